@@ -1,0 +1,1 @@
+"""Compute layer of GPU Explorer: kernels, CPU twins, timing and buffers. Never imports Qt."""

@@ -1,0 +1,123 @@
+"""Which compute backends can run here, and why CUDA cannot when it cannot.
+
+`cpu` always works. `cuda` is a real NVIDIA GPU through numba-cuda. When the environment sets
+NUMBA_ENABLE_CUDASIM=1, numba.cuda is numba's simulator: it is offered as `cuda` with
+`simulated=True` so the GPU code paths can be tested without a GPU, but `auto` never picks it.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+CHOICES = ("auto", "cpu", "cuda")
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run here; str(exc) is a plain-words reason."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str               # "cpu" or "cuda"
+    simulated: bool = False  # True under NUMBA_ENABLE_CUDASIM=1
+    device: str = "CPU"      # human-readable device name
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.name == "cuda"
+
+    @property
+    def label(self) -> str:
+        return "GPU (CUDA simulator)" if self.simulated else ("GPU" if self.is_gpu else "CPU")
+
+
+def simulator_enabled() -> bool:
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+@dataclass(frozen=True)
+class CudaStatus:
+    usable: bool
+    reason: str  # empty when usable
+    device: str = ""
+    simulated: bool = False
+
+
+def _first_line(text: str) -> str:
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
+    return " ".join(lines[:2]) if lines else "unknown error"
+
+
+def _probe_cuda() -> CudaStatus:
+    try:
+        from numba import cuda
+    except ImportError as exc:
+        return CudaStatus(False, f"numba-cuda is not installed ({exc.name or exc}); "
+                                 "install the app with the cuda12 or cuda13 extra")
+    except Exception as exc:  # numba-cuda failing at import, e.g. under an unsupported numpy
+        return CudaStatus(False, f"numba-cuda failed to import: {_first_line(exc)}")
+    if simulator_enabled():
+        return CudaStatus(True, "", "CUDA simulator", simulated=True)
+    try:
+        available = cuda.is_available()
+    except Exception as exc:
+        return CudaStatus(False, f"CUDA check failed: {_first_line(exc)}")
+    if not available:
+        err = None
+        try:
+            err = cuda.cuda_error()
+        except Exception as exc:
+            err = exc
+        if err:
+            text = _first_line(err)
+            if "driver" in text.lower() and "cannot be found" in text.lower():
+                return CudaStatus(False, "no NVIDIA driver found (libcuda is missing): "
+                                         "this machine has no usable NVIDIA GPU")
+            return CudaStatus(False, f"CUDA is unusable: {text}")
+        return CudaStatus(False, "no CUDA-capable GPU was found")
+    try:
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    except Exception as exc:
+        return CudaStatus(False, f"the GPU could not be opened: {_first_line(exc)}")
+    try:
+        from numba.cuda.cudadrv import nvvm
+        if not nvvm.is_available():
+            return CudaStatus(False, "NVVM (the CUDA compiler library) is missing: install the "
+                                     "app with the cuda12 or cuda13 extra matching your driver")
+    except Exception as exc:
+        return CudaStatus(False, f"NVVM (the CUDA compiler library) is unusable: {_first_line(exc)}")
+    return CudaStatus(True, "", name)
+
+
+@functools.lru_cache(maxsize=1)
+def cuda_status() -> CudaStatus:
+    """Probe CUDA once per process (cached: the probe opens a context)."""
+    return _probe_cuda()
+
+
+def resolve(choice: str = "auto") -> Backend:
+    """Map a user's choice to a Backend, or raise BackendUnavailable with the reason."""
+    if choice not in CHOICES:
+        raise ValueError(f"unknown backend {choice!r}; choose one of: {', '.join(CHOICES)}")
+    if choice == "cpu":
+        return Backend("cpu")
+    status = cuda_status()
+    if choice == "auto":
+        if status.usable and not status.simulated:
+            return Backend("cuda", device=status.device)
+        return Backend("cpu")
+    if not status.usable:
+        raise BackendUnavailable(status.reason)
+    return Backend("cuda", simulated=status.simulated, device=status.device)
+
+
+def available() -> dict[str, Backend | str]:
+    """Every concrete backend: the Backend when it runs here, else the reason it does not."""
+    out: dict[str, Backend | str] = {"cpu": Backend("cpu")}
+    try:
+        out["cuda"] = resolve("cuda")
+    except BackendUnavailable as exc:
+        out["cuda"] = str(exc)
+    return out

@@ -1,0 +1,135 @@
+"""Benchmark registry and runner behind `main.py --bench`.
+
+Each compute module offers `workloads() -> list[Workload]`; a workload runs on one backend and
+returns result dicts in the JSON layout of DESIGN.md (median of repeated runs after a warm-up).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import platform
+import statistics
+from dataclasses import dataclass
+from typing import Callable
+
+from .timing import PHASES, Timings
+
+WORKLOAD_MODULES = ("kernels.transfer", "kernels.mandelbrot", "kernels.distance", "kernels.vector_ops")
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    description: str
+    run: Callable  # (backend, repeats:int) -> list[dict]
+    backends: tuple = ("cpu", "cuda")
+
+
+def all_workloads() -> list[Workload]:
+    out: list[Workload] = []
+    for modname in WORKLOAD_MODULES:
+        try:
+            mod = importlib.import_module(modname)
+        except ModuleNotFoundError as exc:
+            if exc.name == modname:  # that view has not landed yet
+                continue
+            raise
+        out.extend(mod.workloads())
+    return out
+
+
+def median_timings(runs: list[Timings]) -> dict:
+    """Per-phase median over runs; a phase stays None when no run measured it."""
+    med = {}
+    for p in PHASES:
+        vals = [t.phases_ms.get(p) for t in runs if t.phases_ms.get(p) is not None]
+        med[p] = statistics.median(vals) if vals else None
+    return med
+
+
+def time_runs(fn: Callable[[], Timings], repeats: int = 20, warmup: int = 2) -> tuple[list[Timings], float | None]:
+    """Run fn warmup+repeats times; return the measured Timings and the first call's compile ms."""
+    compile_ms = None
+    for i in range(warmup):
+        t = fn()
+        if i == 0:
+            compile_ms = t.phases_ms.get("compile")
+    return [fn() for _ in range(repeats)], compile_ms
+
+
+def result(workload: str, backend, variant: str, size: str, runs: list[Timings],
+           compile_ms=None, metrics: dict | None = None) -> dict:
+    phases = median_timings(runs)
+    if compile_ms is not None:
+        phases["compile"] = compile_ms
+    nb = runs[0].bytes if runs else {"h2d": 0, "d2h": 0}
+    return {"workload": workload, "backend": getattr(backend, "name", str(backend)),
+            "variant": variant, "size": size, "phases_ms": phases,
+            "bytes": {"h2d": nb.get("h2d", 0), "d2h": nb.get("d2h", 0)},
+            "metrics": dict(metrics or {})}
+
+
+def versions() -> dict:
+    # package metadata, not imports: --bench must not load Qt just to print its version
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": platform.python_version()}
+    for dist in ("numpy", "numba", "numba-cuda", "cuda-core", "cuda-bindings", "PyQt6", "pyqtgraph", "pycuda"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            continue
+    try:
+        from numba import cuda
+        drv = cuda.cudadrv.driver.driver.get_version()
+        out["cuda_driver"] = ".".join(map(str, drv))
+        out["cuda_runtime"] = ".".join(map(str, cuda.runtime.get_version()))
+    except Exception:
+        pass
+    return out
+
+
+def device_name(backend) -> str:
+    if getattr(backend, "is_gpu", False):
+        return backend.device
+    import os
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu} ({os.cpu_count()} cores)"
+
+
+def run(backend, only: str | None = None, repeats: int = 20, progress=print) -> dict:
+    """Run every workload (or those whose name starts with `only`) on `backend`."""
+    wls = [w for w in all_workloads() if backend.name in w.backends]
+    if only:
+        wls = [w for w in wls if w.name == only or w.name.startswith(only)]
+        if not wls:
+            names = sorted({w.name for w in all_workloads()})
+            raise ValueError(f"no workload named {only!r}; choose one of: {', '.join(names)}")
+    results = []
+    for w in wls:
+        progress(f"# {w.name}: {w.description}")
+        results.extend(w.run(backend, repeats))
+    return {"device": device_name(backend), "versions": versions(),
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "results": results}
+
+
+def _fmt(v, nd=3):
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def table(report: dict) -> str:
+    head = f"{'workload':<22} {'variant':<26} {'size':<12} " + " ".join(f"{p:>9}" for p in PHASES) + "  metrics"
+    lines = [f"device: {report['device']}", head, "-" * len(head)]
+    for r in report["results"]:
+        m = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["metrics"].items())
+        lines.append(f"{r['workload']:<22} {r['variant']:<26} {r['size']:<12} "
+                     + " ".join(f"{_fmt(r['phases_ms'][p]):>9}" for p in PHASES) + "  " + m)
+    return "\n".join(lines)

@@ -1,0 +1,106 @@
+"""Device arrays and pinned host buffers, allocated once per (name, shape, dtype) and reused.
+
+A frame's pixels flow through the same memory frame after frame: allocating per frame costs
+more than the kernels (pinned allocation alone is ~ms) and fragments device memory. Host frames
+come from a small ring so the picture on screen is never overwritten while it is being painted.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class OutOfDeviceMemory(MemoryError):
+    """A device allocation does not fit; str(exc) says how much was asked and how much is free."""
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def device_free_bytes() -> tuple[int, int] | None:
+    """(free, total) bytes on the current CUDA device, or None when it cannot be asked."""
+    try:
+        from numba import cuda
+        from .backend import simulator_enabled
+        if simulator_enabled():
+            return None
+        free, total = cuda.current_context().get_memory_info()
+        return int(free), int(total)
+    except Exception:
+        return None
+
+
+def ensure_device_fits(nbytes: int, margin: float = 0.9, what: str = "this job") -> None:
+    """Raise OutOfDeviceMemory before allocating when `nbytes` would not fit in free memory."""
+    info = device_free_bytes()
+    if info is None:
+        return
+    free, total = info
+    if nbytes > free * margin:
+        raise OutOfDeviceMemory(f"{what} needs {_mb(nbytes)} of GPU memory but only {_mb(free)} of "
+                                f"{_mb(total)} is free; use a smaller size")
+
+
+class BufferPool:
+    """Per-renderer cache of device arrays, pinned host arrays and host rings.
+
+    Not thread-safe by design: a pool belongs to one renderer, used only on the worker thread.
+    """
+
+    RING = 3
+
+    def __init__(self, backend=None):
+        self.backend = backend
+        self._device: dict[str, tuple[tuple, np.dtype, object]] = {}
+        self._host: dict[str, tuple[tuple, np.dtype, list, int]] = {}
+        self.allocations = 0  # counted so tests can prove reuse
+
+    def device(self, name: str, shape, dtype, *, stream=None):
+        """A device array for `name`; reallocated only when shape or dtype change."""
+        shape, dtype = tuple(int(s) for s in shape), np.dtype(dtype)
+        hit = self._device.get(name)
+        if hit and hit[0] == shape and hit[1] == dtype:
+            return hit[2]
+        from numba import cuda
+        if hit:
+            del self._device[name]  # release the old one before asking for a new one
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        ensure_device_fits(nbytes, what=f"buffer {name!r} {shape}")
+        try:
+            arr = cuda.device_array(shape, dtype=dtype, stream=stream or 0)
+        except Exception as exc:
+            if "OUT_OF_MEMORY" in str(exc).upper() or "out of memory" in str(exc).lower():
+                raise OutOfDeviceMemory(f"the GPU ran out of memory allocating {_mb(nbytes)} "
+                                        f"for {name!r}") from exc
+            raise
+        self._device[name] = (shape, dtype, arr)
+        self.allocations += 1
+        return arr
+
+    def host(self, name: str, shape, dtype, *, pinned: bool = True, ring: int = 1) -> np.ndarray:
+        """A host array for `name`, pinned when on a real GPU. With ring > 1, successive calls
+        rotate through `ring` arrays so that earlier results stay valid for a while."""
+        shape, dtype = tuple(int(s) for s in shape), np.dtype(dtype)
+        hit = self._host.get(name)
+        if not (hit and hit[0] == shape and hit[1] == dtype and len(hit[2]) == ring):
+            use_pinned = pinned and self._real_gpu()
+            arrays = []
+            for _ in range(ring):
+                if use_pinned:
+                    from numba import cuda
+                    arrays.append(cuda.pinned_array(shape, dtype=dtype))
+                else:
+                    arrays.append(np.empty(shape, dtype=dtype))
+                self.allocations += 1
+            hit = (shape, dtype, arrays, -1)
+        idx = (hit[3] + 1) % ring
+        self._host[name] = (hit[0], hit[1], hit[2], idx)
+        return hit[2][idx]
+
+    def _real_gpu(self) -> bool:
+        b = self.backend
+        return bool(b is not None and getattr(b, "is_gpu", False) and not getattr(b, "simulated", False))
+
+    def clear(self):
+        self._device.clear()
+        self._host.clear()

@@ -1,0 +1,129 @@
+"""Reference bandwidths measured on the spot: device-to-device copy, host↔device copies (pinned
+and pageable) and the CPU's memory copy. The throughput view draws them as its ceilings.
+
+Bandwidth counts bytes read plus bytes written for copies within one memory (d2d, CPU copy), and
+bytes moved for copies across the bus (h2d, d2h), as the usual tools do.
+"""
+from __future__ import annotations
+
+
+
+import numpy as np
+
+from .bench import Workload, result, time_runs
+from .timing import JobTimer, Timings
+
+DEFAULT_BYTES = 256 * 2**20
+
+
+def _random(n_bytes: int) -> np.ndarray:
+    # never time on zeros: random data, generated once per size
+    rng = np.random.default_rng(12345)
+    return rng.random(n_bytes // 4, dtype=np.float32)
+
+
+class TransferProbe:
+    """Holds the buffers for repeated copy measurements of one size (allocated once)."""
+
+    def __init__(self, backend, nbytes: int = DEFAULT_BYTES):
+        self.backend = backend
+        self.nbytes = nbytes - nbytes % 4
+        self.src_host = _random(self.nbytes)
+        self._dev = None
+
+    def _device(self):
+        if self._dev is None:
+            from numba import cuda
+            from .buffers import ensure_device_fits
+            ensure_device_fits(2 * self.nbytes, what="the bandwidth probe")
+            self.stream = cuda.stream()
+            a = cuda.to_device(self.src_host, stream=self.stream)
+            b = cuda.device_array_like(a, stream=self.stream)
+            pinned = cuda.pinned_array(self.src_host.shape, dtype=self.src_host.dtype)
+            pinned[:] = self.src_host
+            self._dev = (a, b, pinned, np.empty_like(self.src_host))
+        return self._dev
+
+    def d2d(self) -> Timings:
+        a, b, _, _ = self._device()
+        t = JobTimer(self.backend, self.stream, "d2d copy")
+        with t.phase("kernel", gpu=True):
+            b.copy_to_device(a, stream=self.stream)
+        return t.finish()
+
+    def h2d(self, pinned: bool) -> Timings:
+        a, _, pin, _ = self._device()
+        src = pin if pinned else self.src_host
+        t = JobTimer(self.backend, self.stream, "h2d copy")
+        with t.phase("h2d", gpu=True, nbytes=self.nbytes):
+            a.copy_to_device(src, stream=self.stream)
+        return t.finish()
+
+    def d2h(self, pinned: bool) -> Timings:
+        a, _, pin, page = self._device()
+        dst = pin if pinned else page
+        t = JobTimer(self.backend, self.stream, "d2h copy")
+        with t.phase("d2h", gpu=True, nbytes=self.nbytes):
+            a.copy_to_host(dst, stream=self.stream)
+        return t.finish()
+
+    def cpu_copy(self) -> Timings:
+        if not hasattr(self, "_cpu_dst"):
+            self._cpu_dst = np.empty_like(self.src_host)
+            self._cpu_dst[:] = 1.0  # touch the pages so the first timed copy does not fault them in
+        t = JobTimer(self.backend, None, "cpu copy")
+        with t.phase("kernel"):
+            np.copyto(self._cpu_dst, self.src_host)
+        return t.finish()
+
+
+def gbs(nbytes: float, ms) -> float | None:
+    return None if not ms else nbytes / (ms * 1e-3) / 1e9
+
+
+def measure(backend, nbytes: int = DEFAULT_BYTES, repeats: int = 10) -> dict:
+    """The reference lines for one backend: {name: GB/s} (median of `repeats`)."""
+    from .bench import median_timings
+    probe = TransferProbe(backend, nbytes)
+    out = {}
+    runs, _ = time_runs(probe.cpu_copy, repeats, warmup=1)
+    out["cpu-copy"] = gbs(2 * probe.nbytes, median_timings(runs)["kernel"])
+    if backend.is_gpu:
+        for name, fn, phase, factor in (
+                ("d2d-copy", probe.d2d, "kernel", 2),
+                ("h2d-pinned", lambda: probe.h2d(True), "h2d", 1),
+                ("d2h-pinned", lambda: probe.d2h(True), "d2h", 1),
+                ("h2d-pageable", lambda: probe.h2d(False), "h2d", 1),
+                ("d2h-pageable", lambda: probe.d2h(False), "d2h", 1)):
+            runs, _ = time_runs(fn, repeats, warmup=1)
+            out[name] = gbs(factor * probe.nbytes, median_timings(runs)[phase])
+    return out
+
+
+def _bench(backend, repeats: int) -> list[dict]:
+    probe = TransferProbe(backend)
+    size = f"{probe.nbytes // 2**20} MiB"
+    rows = []
+    runs, _ = time_runs(probe.cpu_copy, repeats, warmup=1)
+    ms = sorted(t.phases_ms["kernel"] for t in runs)[len(runs) // 2]
+    rows.append(result("transfer", backend, "cpu-copy", size, runs,
+                       metrics={"GB/s": gbs(2 * probe.nbytes, ms)}))
+    if backend.is_gpu:
+        cases = [("d2d-copy", probe.d2d, "kernel", 2)]
+        for pinned in (True, False):
+            kind = "pinned" if pinned else "pageable"
+            cases.append((f"h2d-{kind}", (lambda p=pinned: probe.h2d(p)), "h2d", 1))
+            cases.append((f"d2h-{kind}", (lambda p=pinned: probe.d2h(p)), "d2h", 1))
+        for variant, fn, phase, factor in cases:
+            runs, _ = time_runs(fn, repeats, warmup=2)
+            r = result("transfer", backend, variant, size, runs)
+            r["metrics"]["GB/s"] = gbs(factor * probe.nbytes, r["phases_ms"][phase])
+            rows.append(r)
+    return rows
+
+
+def workloads() -> list[Workload]:
+    return [Workload("transfer", "memory copy bandwidth: CPU copy, device-to-device, host↔device "
+                                 "pinned and pageable (256 MiB)", _bench)]
+
+
