@@ -1,0 +1,228 @@
+"""The main window: a tab per view, the CPU/GPU toggle, the timing dock and the status bar."""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+from PyQt6.QtCore import QSettings, Qt
+from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
+from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget,
+                             QToolBar)
+
+from kernels import backend as backends
+
+from .timing_panel import TimingDock
+from .views import VIEW_IDS, VIEWS
+from .views.base import BaseView, PlaceholderView
+from .worker import RenderWorker
+
+log = logging.getLogger("gpu_explorer")
+ORG, APP = "GPU Explorer", "GPU Explorer"
+
+
+def _load_view_class(module: str, cls: str):
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+    return getattr(mod, cls)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, backend_choice: str = "auto", view: str | None = None, settings: QSettings | None = None):
+        super().__init__()
+        self.setWindowTitle("GPU Explorer")
+        self.settings = settings if settings is not None else QSettings(ORG, APP)
+        self._closing = False
+        self.cuda_status = backends.cuda_status()
+        self.gpu_backend = None
+        if self.cuda_status.usable:
+            try:
+                self.gpu_backend = backends.resolve("cuda")
+            except backends.BackendUnavailable:
+                self.gpu_backend = None
+        self.backend = backends.resolve(backend_choice)
+        self._stale: set[str] = set()  # views that have not rendered since the backend changed
+
+        self.worker = RenderWorker(self)
+        self.worker.busy_changed.connect(self._on_busy)
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.views: dict[str, BaseView] = {}
+        for view_id, title, module, cls in VIEWS:
+            klass = _load_view_class(module, cls)
+            v = klass(self.worker, self.backend) if klass else PlaceholderView(self.worker, self.backend, view_id, title)
+            v.timings_ready.connect(self._on_timings)
+            v.status_message.connect(self.show_status)
+            v.error_message.connect(self.show_error)
+            self.views[view_id] = v
+            self.tabs.addTab(v, title)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+
+        self.timing = TimingDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.timing)
+
+        self._build_actions()
+        self._build_status_bar()
+
+        start = view or self.settings.value("view", VIEW_IDS[0])
+        if start in self.views:
+            self.tabs.setCurrentIndex(list(self.views).index(start))
+        geo = self.settings.value("geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1400, 860)
+        state = self.settings.value("windowState")
+        if state is not None:
+            self.restoreState(state)
+        else:
+            self.resizeDocks([self.timing], [430], Qt.Orientation.Horizontal)
+        self._update_backend_ui()
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build_actions(self):
+        tb = QToolBar("Backend")
+        tb.setObjectName("BackendToolbar")
+        tb.setMovable(False)
+        self.addToolBar(tb)
+        tb.addWidget(QLabel(" Compute on: "))
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        self.act_cpu = QAction("CPU", self, checkable=True)
+        self.act_cpu.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.act_cpu.setToolTip("Render on the CPU (numba, all cores)  [Ctrl+Shift+C]")
+        self.act_gpu = QAction("GPU", self, checkable=True)
+        self.act_gpu.setShortcut(QKeySequence("Ctrl+Shift+G"))
+        for a in (self.act_cpu, self.act_gpu):
+            group.addAction(a)
+            tb.addAction(a)
+        self.act_cpu.triggered.connect(lambda: self.set_backend("cpu"))
+        self.act_gpu.triggered.connect(lambda: self.set_backend("cuda"))
+
+        menu = self.menuBar()
+        m_file = menu.addMenu("&File")
+        act_quit = m_file.addAction("&Quit")
+        act_quit.setShortcut(QKeySequence.StandardKey.Quit)
+        act_quit.triggered.connect(self.close)
+        m_view = menu.addMenu("&View")
+        for i, (view_id, title, _, _) in enumerate(VIEWS):
+            a = m_view.addAction(title)
+            a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            a.triggered.connect(lambda _=False, k=i: self.tabs.setCurrentIndex(k))
+        m_view.addSeparator()
+        toggle = self.timing.toggleViewAction()
+        toggle.setText("Timing panel")
+        toggle.setShortcut(QKeySequence("F9"))
+        m_view.addAction(toggle)
+        m_compute = menu.addMenu("&Compute")
+        m_compute.addAction(self.act_cpu)
+        m_compute.addAction(self.act_gpu)
+        m_help = menu.addMenu("&Help")
+        m_help.addAction("About GPU Explorer", self._about)
+
+    def _build_status_bar(self):
+        sb = self.statusBar()
+        self.backend_label = QLabel()
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)
+        self.busy_bar.setMaximumWidth(90)
+        self.busy_bar.setMaximumHeight(14)
+        self.busy_bar.setToolTip("The render worker is busy")
+        self.busy_bar.hide()
+        sb.addPermanentWidget(self.busy_bar)
+        sb.addPermanentWidget(self.backend_label)
+
+    # ---- backend ---------------------------------------------------------------------------------
+    def _update_backend_ui(self):
+        gpu_ok = self.gpu_backend is not None
+        self.act_gpu.setEnabled(gpu_ok)
+        if gpu_ok:
+            self.act_gpu.setToolTip(f"Render on the GPU: {self.gpu_backend.device}  [Ctrl+Shift+G]")
+        else:
+            self.act_gpu.setToolTip(f"GPU unavailable: {self.cuda_status.reason}")
+        (self.act_gpu if self.backend.is_gpu else self.act_cpu).setChecked(True)
+        where = (f"GPU: {self.backend.device}" if self.backend.is_gpu else "CPU")
+        self.backend_label.setText(f" {where} ")
+        if not gpu_ok:
+            self.backend_label.setToolTip(f"Running on the CPU because {self.cuda_status.reason}")
+            self.show_status(f"Running on the CPU: {self.cuda_status.reason}", 0)
+        else:
+            self.backend_label.setToolTip(where)
+
+    def set_backend(self, name: str):
+        if name == "cuda":
+            if self.gpu_backend is None:
+                self.show_error(f"GPU unavailable: {self.cuda_status.reason}")
+                self._update_backend_ui()
+                return
+            new = self.gpu_backend
+        else:
+            new = backends.resolve("cpu")
+        if new == self.backend:
+            return
+        self.backend = new
+        self._update_backend_ui()
+        self.show_status(f"Switched to {'the GPU' if new.is_gpu else 'the CPU'}", 3000)
+        for v in self.views.values():
+            v.backend = new
+        cur = self.current_view()
+        self._stale = {k for k, v in self.views.items() if v is not cur}
+        cur.request_render()
+
+    # ---- slots ---------------------------------------------------------------------------------------
+    def current_view(self) -> BaseView:
+        return self.tabs.currentWidget()
+
+    def _on_tab_changed(self, idx: int):
+        view = self.tabs.widget(idx)
+        if view is not None:
+            self.settings.setValue("view", view.view_id)
+            if view.view_id in self._stale:
+                self._stale.discard(view.view_id)
+                view.request_render()
+
+    def _on_timings(self, t):
+        self.timing.panel.add(t)
+
+    def _on_busy(self, busy: bool):
+        self.busy_bar.setVisible(busy)
+
+    def show_status(self, text: str, ms: int = 0):
+        self.statusBar().showMessage(text, ms)
+
+    def show_error(self, text: str):
+        log.warning("%s", text)
+        self.statusBar().showMessage(f"Error: {text}", 15000)
+
+    def _about(self):
+        QMessageBox.about(self, "About GPU Explorer",
+                          "GPU Explorer makes GPU computing visible: every view renders on an NVIDIA "
+                          "GPU through numba.cuda or on the CPU, and the timing panel shows where each "
+                          f"frame's time went.\n\nBackend: {self.backend.label} ({self.backend.device})")
+
+    def closeEvent(self, ev):
+        self._closing = True
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState())
+        for v in self.views.values():
+            v.shutdown()
+        self.worker.shutdown()
+        super().closeEvent(ev)
+
+
+def run(backend_choice: str = "auto", view: str | None = None, argv=None) -> int:
+    from .errors import install_excepthook
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
+    app.setOrganizationName(ORG)
+    app.setApplicationName(APP)
+    win = MainWindow(backend_choice, view)
+    install_excepthook(lambda: win)
+    win.show()
+    return app.exec()

@@ -1,0 +1,106 @@
+import pytest
+from PyQt6.QtCore import QSettings
+
+from explorer.app import MainWindow
+from explorer.errors import format_exception, install_excepthook
+from explorer.views import VIEW_IDS
+from kernels import backend
+from kernels.timing import Timings
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    st = backend.CudaStatus(False, "no CUDA-capable GPU was found")
+    monkeypatch.setattr(backend, "cuda_status", lambda: st)
+    return st
+
+
+def make(qtbot, settings, **kw):
+    w = MainWindow("cpu", settings=settings, **kw)
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_opens_switches_tabs_and_closes(qtbot, settings, no_gpu):
+    w = make(qtbot, settings)
+    assert w.tabs.count() == len(VIEW_IDS)
+    for i in range(w.tabs.count()):
+        w.tabs.setCurrentIndex(i)
+        assert w.current_view().view_id == VIEW_IDS[i]
+    w.close()
+    assert not w.worker.isRunning()
+
+
+def test_gpu_toggle_disabled_with_reason(qtbot, settings, no_gpu):
+    w = make(qtbot, settings)
+    assert not w.act_gpu.isEnabled()
+    assert no_gpu.reason in w.act_gpu.toolTip()
+    assert no_gpu.reason in w.statusBar().currentMessage()
+    assert w.act_cpu.isChecked()
+    w.set_backend("cuda")  # e.g. from a shortcut: refused with the reason, stays on the CPU
+    assert w.backend.name == "cpu"
+    assert no_gpu.reason in w.statusBar().currentMessage()
+
+
+def test_remembers_last_view(qtbot, settings, no_gpu):
+    w = make(qtbot, settings)
+    w.tabs.setCurrentIndex(2)
+    w.close()
+    w2 = make(qtbot, settings)
+    assert w2.current_view().view_id == VIEW_IDS[2]
+    w2.close()
+
+
+def test_switching_backend_rerenders_current_view(qtbot, settings, monkeypatch):
+    sim = backend.CudaStatus(True, "", "Fake GPU")
+    monkeypatch.setattr(backend, "cuda_status", lambda: sim)
+    w = make(qtbot, settings, view="distance")
+    calls = []
+    for v in w.views.values():
+        monkeypatch.setattr(v, "request_render", lambda v=v: calls.append(v.view_id))
+    w.act_gpu.trigger()
+    assert w.backend.is_gpu and calls == ["distance"]
+    assert all(v.backend.is_gpu for v in w.views.values())
+    w.tabs.setCurrentIndex(0)  # a view rendered on the old backend catches up when shown
+    assert calls == ["distance", "mandelbrot"]
+    w.close()
+
+
+def test_timing_panel_table_counts_jobs(qtbot, settings, no_gpu):
+    w = make(qtbot, settings)
+    panel = w.timing.panel
+    for k in range(3):
+        t = Timings(backend="cuda", label="test")
+        t.phases_ms.update(kernel=1.0, d2h=0.5, total=2.0, compile=100.0 if k == 0 else None)
+        t.bytes["d2h"] = 4_000_000
+        w._on_timings(t)
+    panel.refresh()
+    stats = panel.stats()
+    assert stats["kernel"] == (3.0, 3) and stats["d2h"] == (1.5, 3) and stats["compile"] == (100.0, 1)
+    rows = {panel.table.item(r, 0).text(): panel.table.item(r, 2).text() for r in range(panel.table.rowCount())}
+    assert rows["kernel / compute"] == "66.7 %" and rows["JIT compile"] == "—"
+    assert "8.0 GB/s" in panel.numbers.text()
+    panel.reset()
+    assert panel.table.rowCount() == 0
+    w.close()
+
+
+def test_excepthook_formats_plainly(monkeypatch):
+    import sys
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError as exc:
+        summary, details = format_exception(type(exc), exc, exc.__traceback__)
+    assert summary == "RuntimeError: boom" and "Traceback" in details
+    old = sys.excepthook
+    try:
+        hook = install_excepthook()
+        assert sys.excepthook is hook
+    finally:
+        sys.excepthook = old
