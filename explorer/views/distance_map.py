@@ -1,0 +1,267 @@
+"""The distance view's map: a lon/lat plot holding the heatmap image, coastlines, iso-distance
+rings, the reference marker and a colour bar. Display only; it computes no pixels.
+
+Longitudes are drawn as they are (the view may pan past ±180°); coastlines and rings are drawn
+three times, shifted by a full turn either way, so the picture wraps wherever the user looks.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PyQt6.QtCore import QRectF, Qt, pyqtSignal
+from PyQt6.QtGui import QColor, QPen
+
+from kernels import distance as kd
+from kernels import palettes
+
+COASTLINE_PATH = Path(__file__).resolve().parents[2] / "resources" / "ne_110m_coastline.geojson"
+COASTLINE_CREDIT = "Natural Earth 1:110m coastline, public domain"
+LON_LIMIT = 540.0            # panning stops one and a half turns out: enough to cross either way
+WRAPS = (-360.0, 0.0, 360.0)
+NICE_STEPS = (1, 2, 5)
+LABEL_SPACING_PX = 48        # ring labels closer than this on screen are thinned out
+RING_POINTS = 256
+
+
+@functools.lru_cache(maxsize=1)
+def coastline_xy(path: str = str(COASTLINE_PATH)) -> tuple[np.ndarray, np.ndarray]:
+    """All coastline LineStrings as one (lons, lats) pair with NaN between lines, repeated at
+    each wrap; empty arrays when the file is missing (the map still works without it)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return np.empty(0), np.empty(0)
+    parts = []
+    for feat in data.get("features", []):
+        geom = feat.get("geometry") or {}
+        lines = geom.get("coordinates", [])
+        if geom.get("type") == "LineString":
+            lines = [lines]
+        elif geom.get("type") != "MultiLineString":
+            continue
+        for line in lines:
+            pts = np.asarray(line, dtype=np.float64)
+            if pts.ndim == 2 and len(pts) >= 2:
+                parts.append(pts[:, :2])
+                parts.append(np.full((1, 2), np.nan))
+    if not parts:
+        return np.empty(0), np.empty(0)
+    one = np.concatenate(parts)
+    xs = np.concatenate([one[:, 0] + w for w in WRAPS])
+    ys = np.tile(one[:, 1], len(WRAPS))
+    return xs, ys
+
+
+def ring_step(view_height_km: float) -> float:
+    """A round ring spacing (1, 2 or 5 × 10^k), about fifteen to the view's height: 1000 km on
+    the whole world, tens of km over a region."""
+    target = max(view_height_km, 1e-6) / 15.0
+    exp = math.floor(math.log10(target))
+    best = None
+    for k in (exp - 1, exp, exp + 1):
+        for m in NICE_STEPS:
+            step = m * 10.0 ** k
+            if best is None or abs(math.log(step / target)) < abs(math.log(best / target)):
+                best = step
+    return best
+
+
+def split_at_jumps(lons: np.ndarray, lats: np.ndarray, jump: float = 180.0):
+    """Insert NaN where consecutive longitudes jump by more than `jump` degrees (a ring round a
+    pole), so no line crosses the whole map."""
+    cut = np.nonzero(np.abs(np.diff(lons)) > jump)[0] + 1
+    return np.insert(lons, cut, np.nan), np.insert(lats, cut, np.nan)
+
+
+def rings_xy(ref_lat: float, ref_lon: float, step_unit: float, unit: str):
+    """Iso-distance rings every `step_unit` (in `unit`) up to the antipode, with wraps."""
+    km = kd.UNIT_KM[unit]
+    max_km = kd.HALF_CIRCUMFERENCE_KM
+    xs, ys = [], []
+    r = step_unit
+    count = 0
+    while r * km < max_km - 1e-6 and count < 200:
+        lats, lons = kd.ring_polyline(ref_lat, ref_lon, r * km, RING_POINTS)
+        lons, lats = split_at_jumps(lons, lats)
+        for w in WRAPS:
+            xs.append(lons + w)
+            ys.append(lats)
+            xs.append([np.nan])
+            ys.append([np.nan])
+        r += step_unit
+        count += 1
+    if not xs:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def ring_label_points(ref_lat: float, ref_lon: float, step_unit: float, unit: str,
+                      every: int = 1, limit: int = 40):
+    """Where to write the distance of every `every`-th ring: straight south of the reference
+    (north once the ring passes the south pole), as (lat, lon, text)."""
+    km = kd.UNIT_KM[unit]
+    out = []
+    r = step_unit * every
+    step_unit = step_unit * every
+    while r * km < kd.HALF_CIRCUMFERENCE_KM - 1e-6 and len(out) < limit:
+        arc = math.degrees(r * km / kd.EARTH_RADIUS_KM)
+        if ref_lat - arc >= -90.0:
+            lat = ref_lat - arc
+        elif ref_lat + arc <= 90.0:
+            lat = ref_lat + arc
+        else:
+            r += step_unit
+            continue
+        out.append((lat, ref_lon, f"{r:g} {unit}"))
+        r += step_unit
+    return out
+
+
+def colour_map(palette: str) -> pg.ColorMap:
+    """The same LUT the kernels colour with, as a pyqtgraph ColorMap for the colour bar."""
+    lut = np.asarray(palettes.lut(palette, 256))
+    return pg.ColorMap(np.linspace(0.0, 1.0, len(lut)), lut)
+
+
+class MapViewBox(pg.ViewBox):
+    """A ViewBox that reports clicks (not drags) in lon/lat and keeps the aspect in degrees."""
+
+    clicked = pyqtSignal(float, float)     # lon, lat
+
+    def __init__(self):
+        super().__init__(lockAspect=1.0, enableMenu=False)
+        self.setLimits(xMin=-LON_LIMIT, xMax=LON_LIMIT, yMin=-90.0, yMax=90.0,
+                       maxYRange=180.0, minXRange=1e-3, minYRange=1e-3)
+
+    def mouseClickEvent(self, ev):
+        if ev.button() == Qt.MouseButton.LeftButton and not ev.double():
+            p = self.mapSceneToView(ev.scenePos())
+            ev.accept()
+            self.clicked.emit(float(p.x()), float(p.y()))
+            return
+        super().mouseClickEvent(ev)
+
+
+class MapCanvas(pg.GraphicsLayoutWidget):
+    """The plot: image (row 0 north), coastlines, rings, reference marker, colour bar."""
+
+    hovered = pyqtSignal(float, float)     # lon, lat under the mouse
+    left = pyqtSignal()                    # the mouse left the map
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setBackground("#202124")
+        self.vb = MapViewBox()
+        self.plot = self.addPlot(row=0, col=0, viewBox=self.vb)
+        self.plot.setLabel("bottom", "longitude (°)")
+        self.plot.setLabel("left", "latitude (°)")
+        self.plot.showGrid(x=False, y=False)
+        self.plot.hideButtons()
+
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setZValue(0)
+        self.plot.addItem(self.image)
+
+        lons, lats = coastline_xy()
+        self.coast = pg.PlotDataItem(lons, lats, connect="finite",
+                                     pen=pg.mkPen(QColor(255, 255, 255, 200), width=1))
+        self.coast.setZValue(2)
+        self.plot.addItem(self.coast)
+
+        ring_pen = QPen(QColor(20, 20, 20, 170))
+        ring_pen.setCosmetic(True)
+        ring_pen.setWidthF(1.2)
+        ring_pen.setStyle(Qt.PenStyle.DashLine)
+        self.rings = pg.PlotDataItem([], [], connect="finite", pen=ring_pen)
+        self.rings.setZValue(3)
+        self.plot.addItem(self.rings)
+
+        self._ring_labels: list[pg.TextItem] = []
+
+        self.marker = pg.ScatterPlotItem(size=13, symbol="o", pen=pg.mkPen("w", width=2),
+                                         brush=pg.mkBrush(220, 30, 40))
+        self.marker.setZValue(4)
+        self.plot.addItem(self.marker)
+
+        self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map(kd.DEFAULT_PALETTE),
+                                   interactive=False, colorMapMenu=False, width=18)
+        self.addItem(self.bar, row=0, col=1)
+        self.bar.axis.setLabel("distance (km)")
+        self.bar.axis.setWidth(62)      # room for the label beside five-digit ticks
+
+        self.scene().sigMouseMoved.connect(self._mouse_moved)
+
+    # ---- updates -------------------------------------------------------------------------------
+    def show_frame(self, rgba: np.ndarray, bounds) -> None:
+        lat0, lat1, lon0, lon1 = bounds
+        self.image.setImage(rgba, autoLevels=False)
+        # negative height: row 0 of the frame is the northern edge, drawn at the top
+        self.image.setRect(QRectF(lon0, lat1, lon1 - lon0, lat0 - lat1))
+
+    def set_scale(self, vmax: float, unit: str, palette: str) -> None:
+        if getattr(self, "_bar_palette", None) != palette:
+            self.bar.setColorMap(colour_map(palette))
+            self._bar_palette = palette
+        self.bar.setLevels((0.0, float(vmax)))
+        self.bar.axis.setLabel(f"distance ({unit})")
+
+    def bar_label(self) -> str:
+        return self.bar.axis.labelText
+
+    def set_reference(self, lat: float, lon: float) -> None:
+        self.marker.setData([lon - w for w in WRAPS], [lat] * len(WRAPS))
+
+    def set_rings(self, xs: np.ndarray, ys: np.ndarray) -> None:
+        self.rings.setData(xs, ys, connect="finite")
+
+    def set_ring_labels(self, points) -> None:
+        """points: (lat, lon, text); written at the wrap copy nearest the view's centre."""
+        (x0, x1), _ = self.vb.viewRange()
+        mid = 0.5 * (x0 + x1)
+        while len(self._ring_labels) < len(points):
+            item = pg.TextItem(color=(15, 15, 15), fill=pg.mkBrush(255, 255, 255, 120), anchor=(0.5, 0.5))
+            font = item.textItem.font()
+            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
+            item.setFont(font)
+            item.setZValue(3.5)
+            self.plot.addItem(item)
+            self._ring_labels.append(item)
+        for item, (lat, lon, text) in zip(self._ring_labels, points):
+            lon = min((lon + w for w in WRAPS), key=lambda x: abs(x - mid))
+            item.setText(text)
+            item.setPos(lon, lat)
+            item.setVisible(True)
+        for item in self._ring_labels[len(points):]:
+            item.setVisible(False)
+
+    def ring_label_texts(self) -> list[str]:
+        return [t.toPlainText() for t in self._ring_labels if t.isVisible()]
+
+    def visible_bounds(self) -> tuple[float, float, float, float]:
+        """The visible lon/lat box clipped to the poles: (lat0, lat1, lon0, lon1)."""
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return max(-90.0, y0), min(90.0, y1), x0, x1
+
+    def pixels_for(self, bounds) -> tuple[int, int]:
+        """Physical pixels the box covers on screen, so frames are as sharp as the display."""
+        lat0, lat1, lon0, lon1 = bounds
+        px, py = self.vb.viewPixelSize()
+        dpr = self.devicePixelRatioF() or 1.0
+        if not px or not py:
+            return 0, 0
+        w = int(round((lon1 - lon0) / px * dpr))
+        h = int(round((lat1 - lat0) / py * dpr))
+        return max(w, 0), max(h, 0)
+
+    def _mouse_moved(self, pos):
+        if self.plot.sceneBoundingRect().contains(pos) and self.vb.sceneBoundingRect().contains(pos):
+            p = self.vb.mapSceneToView(pos)
+            self.hovered.emit(float(p.x()), float(p.y()))
+        else:
+            self.left.emit()
