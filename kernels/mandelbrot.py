@@ -1,0 +1,536 @@
+"""Mandelbrot set: requests, the renderer (GPU or CPU, same pictures), export and the CLI hooks.
+
+The arithmetic lives in kernels.mandelbrot_kernels (one description for both targets); this module
+decides what runs where: buffers per frame size, palette tables on the device, bands of rows so a
+slow frame can be cancelled, the one copy of the finished frame into a pinned host ring.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import palettes
+from . import mandelbrot_kernels as mk
+from .buffers import BufferPool, ensure_device_fits
+from .frame import Frame
+from .timing import JobTimer
+
+MAX_ITER_LIMIT = 10_000_000
+
+# Threads per block (x = columns, y = rows) for the escape kernel.
+# measured: see docs/PERFORMANCE.md (the `mandelbrot-launch` workload times the alternatives)
+BLOCK = (32, 8)
+# the simulator runs one Python thread per CUDA thread: small blocks waste fewer of them
+SIM_BLOCK = (8, 8)
+COLOUR_BLOCK = (32, 8)
+
+# Upper bound on the iterations one GPU launch may do (pixels x max_iter) before the frame is split
+# into bands of rows, with a cancellation check between bands: ~20 ms at ~450 G iterations/s.
+GPU_BAND_WORK = 2 ** 33
+# ... but a GPU band has at least this many pixels (~2 waves of threads on an H100/H200), since
+# a launch of a few thousand threads would leave most of the GPU idle.
+GPU_MIN_BAND_PIXELS = 2 ** 18
+# The same for one CPU band (pixels x max_iter): ~0.2 s at ~0.8 G iterations/s on 2 cores.
+CPU_BAND_WORK = 2 ** 27
+# Export strips: pixels per strip (12 bytes each on the device: value + colour).
+EXPORT_STRIP_PIXELS = 4 * 2 ** 20
+
+# float64 runs out of digits when the pixel spacing nears the spacing of representable numbers at
+# the centre (2.2e-16 x |centre|). Coordinates are rounded to the nearest double, so at a spacing of
+# k ulps each pixel lands up to 0.5/k of a pixel off its place. At 1e-13 x scale (~450 ulps) that
+# error is ~0.1% of a pixel and the picture is perfect, but two more decades of zoom reach the end:
+# warn there. At 2e-15 x scale (~9 ulps) pixels sit up to ~6% off and round-off in the iteration
+# itself starts to show as jagged, noisy filaments: that is the limit.
+PRECISION_WARN = 1e-13
+PRECISION_LIMIT = 2e-15
+
+
+@dataclass(frozen=True)
+class MandelbrotRequest:
+    center_re: float
+    center_im: float
+    width: float                       # extent of the real axis across the picture
+    size: tuple[int, int]              # (W, H) pixels
+    max_iter: int
+    palette: str = palettes.DEFAULT
+    density: float = 1.0               # palette passes scale (> 0)
+    offset: float = 0.0                # palette phase, 0..1 (wraps)
+    interior: tuple[int, int, int, int] = (0, 0, 0, 255)  # RGBA of points inside the set
+    want_values: bool = False
+
+    def validate(self) -> "MandelbrotRequest":
+        """Raise ValueError in plain words when the request cannot be rendered; return self."""
+        for name in ("center_re", "center_im", "width"):
+            v = getattr(self, name)
+            if not _is_real(v) or not math.isfinite(v):
+                raise ValueError(f"{name.replace('_', ' ')} must be a finite number, got {v!r}")
+        if self.width <= 0:
+            raise ValueError(f"width must be greater than 0, got {self.width!r}")
+        size = self.size
+        if (not isinstance(size, (tuple, list)) or len(size) != 2
+                or not all(_is_int(s) for s in size)):
+            raise ValueError(f"size must be two whole numbers (width, height) in pixels, got {size!r}")
+        if size[0] <= 0 or size[1] <= 0:
+            raise ValueError(f"size must be at least 1×1 pixels, got {size[0]}×{size[1]}")
+        if not _is_int(self.max_iter):
+            raise ValueError(f"iterations must be a whole number, got {self.max_iter!r}")
+        if not 1 <= self.max_iter <= MAX_ITER_LIMIT:
+            raise ValueError(f"iterations must be between 1 and {MAX_ITER_LIMIT:,}, got {self.max_iter:,}")
+        if not _is_real(self.density) or not math.isfinite(self.density) or self.density <= 0:
+            raise ValueError(f"palette density must be a finite number above 0, got {self.density!r}")
+        if not _is_real(self.offset) or not math.isfinite(self.offset):
+            raise ValueError(f"palette offset must be a finite number (0..1), got {self.offset!r}")
+        it = self.interior
+        if (not isinstance(it, (tuple, list)) or len(it) != 4
+                or not all(_is_int(v) and 0 <= v <= 255 for v in it)):
+            raise ValueError(f"interior colour must be four integers 0..255 (R, G, B, A), got {it!r}")
+        palettes.lut(self.palette)  # raises ValueError naming the palettes there are
+        return self
+
+    @property
+    def pixel_size(self) -> float:
+        return self.width / self.size[0]
+
+    @property
+    def height(self) -> float:
+        """Extent of the imaginary axis (pixels are square)."""
+        return self.pixel_size * self.size[1]
+
+    def pixel_to_complex(self, row: float, col: float) -> tuple[float, float]:
+        """Centre of pixel (row, col) in the complex plane (row 0 = top = largest imaginary part)."""
+        w, h = self.size
+        step = self.width / w
+        return (self.center_re + (col + 0.5 - w / 2) * step,
+                self.center_im - (row + 0.5 - h / 2) * step)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def auto_iterations(width: float) -> int:
+    """A sensible iteration limit for a view `width` wide: 256 for the whole set (width 3), ~2000
+    at width 0.01, ~30,000 at 1e-13; more detail needs more iterations as the zoom deepens."""
+    if not (isinstance(width, (int, float)) and math.isfinite(width)) or width <= 0:
+        return 256
+    depth = max(0.0, math.log10(3.0 / width))
+    n = 256 + 380 * depth ** 1.68
+    return int(min(MAX_ITER_LIMIT, round(n)))
+
+
+def precision_state(center_re: float, center_im: float, width: float, w_pixels: int) -> tuple[str, str]:
+    """("ok" | "warn" | "limit", message) for how close float64 is to running out at this zoom."""
+    scale = max(abs(center_re), abs(center_im), 1e-300)
+    spacing = width / max(1, int(w_pixels))
+    if spacing < PRECISION_LIMIT * scale:
+        return ("limit", "zoom limit of 64-bit floats reached: deeper views turn blocky and noisy")
+    if spacing < PRECISION_WARN * scale:
+        return ("warn", "approaching the precision limit of 64-bit floats "
+                        f"(about {math.log10(spacing / (PRECISION_LIMIT * scale)):.1f} decades of zoom left)")
+    return ("ok", "")
+
+
+# ------------------------------------------------------------------------------ rendering
+
+@dataclass(frozen=True)
+class _Grid:
+    """The picture's pixel grid: pixel (row, col) sits at (cx + (col+0.5-half_w)*step,
+    cy - (row+0.5-half_h)*step). Tiles and bands index into the same grid, so they agree bit for bit."""
+    cx: float
+    cy: float
+    step: float
+    half_w: float
+    half_h: float
+
+    @staticmethod
+    def of(req: MandelbrotRequest) -> "_Grid":
+        w, h = int(req.size[0]), int(req.size[1])
+        return _Grid(float(req.center_re), float(req.center_im), float(req.width) / w, w / 2.0, h / 2.0)
+
+
+def _colour_args(req: MandelbrotRequest):
+    return (int(req.max_iter), mk.colour_scale(req.density), float(req.offset) % 1.0,
+            mk.pack_colour(req.interior))
+
+
+class Renderer:
+    """Renders MandelbrotRequests on one backend, reusing its buffers frame after frame.
+
+    Use from one thread (the render worker). When a request differs from the previous one only in
+    colour (palette, density, offset, interior), the escape values still on the device (or in host
+    memory on the CPU) are recoloured instead of recomputed (`Frame.meta["recoloured"]`).
+    """
+
+    VALUE_SLOTS = 3  # like the host ring: the values of the last 3 computed frames stay readable
+
+    def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True):
+        self.backend = backend
+        self.pool = BufferPool(backend)
+        self.reuse_values = reuse_values
+        self.block = tuple(block) if block else (SIM_BLOCK if backend.simulated else BLOCK)
+        self._compiled = False
+        self._stream = None
+        self._luts: dict[str, object] = {}
+        self._slot = -1
+        self._slot_key: list = [None] * self.VALUE_SLOTS   # geometry held by each slot
+        self._slot_gen: list[int] = [0] * self.VALUE_SLOTS
+        self._gen = 0
+        if backend.is_gpu and mk.cuda is None:
+            raise RuntimeError(f"numba-cuda failed to import: {mk.GPU_IMPORT_ERROR}")
+
+    # ---- public API ------------------------------------------------------------------------
+    def warmup(self) -> float:
+        """Compile every kernel this backend uses (a tiny render); return the milliseconds spent
+        (0 when already compiled). Loaded from numba's on-disk cache when possible."""
+        if self._compiled:
+            return 0.0
+        t = time.perf_counter()
+        req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8)
+        pool = BufferPool(self.backend)
+        grid = _Grid.of(req)
+        values = self._values_buffer(pool, "warm-values", 3, 4)
+        rgba = self._rgba_buffer(pool, "warm-rgba", 3, 4)
+        timer = JobTimer(self.backend, self._get_stream(), "warm-up")
+        with warnings.catch_warnings():
+            # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
+            warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
+            self._escape(values, grid, 0, 0, req.max_iter, timer, None)
+            self._colour(values, rgba, req, timer)
+        timer.finish()
+        self._compiled = True
+        return (time.perf_counter() - t) * 1e3
+
+    def render(self, request: MandelbrotRequest, cancel=None) -> Frame:
+        """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
+        Frame.values (when asked for) from 3 value buffers: both stay valid until three newer frames
+        of the same size have been rendered; copy them to keep them longer."""
+        request.validate()
+        w, h = int(request.size[0]), int(request.size[1])
+        compile_ms = self.warmup() if not self._compiled else None
+        stream = self._get_stream()
+        timer = JobTimer(self.backend, stream, f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
+        if compile_ms is not None:
+            timer.add_host_ms("compile", compile_ms)
+
+        key = (request.center_re, request.center_im, request.width, w, h, request.max_iter)
+        recolour = (self.reuse_values and self._slot >= 0 and self._slot_key[self._slot] == key)
+        if not recolour:
+            self._slot = (self._slot + 1) % self.VALUE_SLOTS
+            # invalid until the escape pass has finished (older frames' read-outs answer NaN)
+            self._slot_key[self._slot] = None
+            self._slot_gen[self._slot] = -1
+        slot = self._slot
+        # every slot is sized on the first frame of a size, so later frames never allocate
+        slots = [self._values_buffer(self.pool, f"values{s}", h, w) for s in range(self.VALUE_SLOTS)]
+        values = slots[slot]
+        rgba = self._rgba_buffer(self.pool, "rgba", h, w)
+        if not recolour:
+            self._escape(values, _Grid.of(request), 0, 0, request.max_iter, timer, cancel)
+            self._gen += 1
+            self._slot_key[slot] = key
+            self._slot_gen[slot] = self._gen
+        self._colour(values, rgba, request, timer)
+
+        host_values = None
+        if self.backend.is_gpu:
+            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
+            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
+                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
+            if request.want_values:
+                host_values = self.pool.host("values", (h, w), np.float64, ring=3)
+                with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
+                    values.copy_to_host(host_values, stream=stream)
+        else:
+            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
+            if request.want_values:
+                host_values = values
+        timings = timer.finish()
+        return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+                     fetch_value=self._fetcher(slot, self._slot_gen[slot], values, h, w),
+                     meta={"recoloured": recolour, "max_iter": request.max_iter,
+                           "precision": precision_state(request.center_re, request.center_im,
+                                                        request.width, w)[0],
+                           "backend": self.backend.label})
+
+    def export(self, request: MandelbrotRequest, path: str, cancel=None, progress=None,
+               tile_rows: int | None = None) -> str:
+        """Render `request` at any size to `path`: .png (colours) or .npy (float64 smooth counts),
+        in strips of rows so device memory stays bounded; progress(fraction) after each strip."""
+        request.validate()
+        ext = os.path.splitext(str(path))[1].lower()
+        if ext not in (".png", ".npy"):
+            raise ValueError(f"cannot export to {path!r}: the file name must end in .png (picture) "
+                             "or .npy (raw values)")
+        w, h = int(request.size[0]), int(request.size[1])
+        rows = int(tile_rows) if tile_rows else max(1, EXPORT_STRIP_PIXELS // w)
+        if rows < 1:
+            raise ValueError(f"tile_rows must be at least 1, got {tile_rows!r}")
+        rows = min(rows, h)
+        if self.backend.is_gpu:
+            ensure_device_fits(rows * w * 12, what=f"exporting {w}×{h} in strips of {rows} rows")
+        if ext == ".png":
+            _ensure_host_fits(w * h * 4, f"a {w}×{h} PNG")
+            try:
+                from PIL import Image
+            except ImportError as exc:
+                raise RuntimeError("writing PNG files needs Pillow: pip install pillow") from exc
+            out = np.empty((h, w, 4), dtype=np.uint8)
+            out32 = out.view(np.uint32).reshape(h, w)
+            created = False
+        else:
+            out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(h, w))
+            created = True
+        self.warmup()
+        pool = BufferPool(self.backend)   # export buffers go when the export is done
+        grid = _Grid.of(request)
+        stream = self._get_stream()
+        gpu = self.backend.is_gpu
+        try:
+            for r0 in range(0, h, rows):
+                if cancel is not None:
+                    cancel.check()
+                n = min(rows, h - r0)
+                timer = JobTimer(self.backend, stream, "export strip")
+                values = self._values_buffer(pool, "export-values", n, w)
+                self._escape(values, grid, r0, 0, request.max_iter, timer, cancel)
+                if ext == ".png":
+                    # the CPU colours straight into the picture; the GPU copies its strip there
+                    rgba = pool.device("export-rgba", (n, w), np.uint32, stream=stream) if gpu \
+                        else out32[r0:r0 + n]
+                    self._colour(values, rgba, request, timer)
+                    if gpu:
+                        rgba.copy_to_host(out32[r0:r0 + n], stream=stream)
+                elif gpu:
+                    staging = pool.host("export-staging", (n, w), np.float64)
+                    values.copy_to_host(staging, stream=stream)
+                    stream.synchronize()
+                    out[r0:r0 + n] = staging
+                else:
+                    out[r0:r0 + n] = values
+                timer.finish()
+                if progress is not None:
+                    progress(min(1.0, (r0 + n) / h))
+            if ext == ".png":
+                created = True
+                Image.fromarray(out, "RGBA").save(path)
+            else:
+                out.flush()
+        except BaseException:
+            del out
+            if created:  # never leave half a file behind
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
+            raise
+        return str(path)
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _get_stream(self):
+        if self.backend.is_gpu and self._stream is None:
+            self._stream = mk.cuda.stream()
+        return self._stream
+
+    def _values_buffer(self, pool, name, h, w):
+        if self.backend.is_gpu:
+            return pool.device(name, (h, w), np.float64, stream=self._get_stream())
+        return pool.host(name, (h, w), np.float64, pinned=False)
+
+    def _rgba_buffer(self, pool, name, h, w):
+        if self.backend.is_gpu:
+            return pool.device(name, (h, w), np.uint32, stream=self._get_stream())
+        return pool.host(name, (h, w), np.uint32, pinned=False, ring=3)
+
+    def _lut(self, name, timer):
+        hit = self._luts.get(name)
+        if hit is not None:
+            return hit
+        packed = mk.pack_rgba(palettes.lut(name))
+        if self.backend.is_gpu:
+            dev = self.pool.device(f"lut:{name}", packed.shape, np.uint32, stream=self._stream)
+            with timer.phase("h2d", gpu=True, nbytes=packed.nbytes):
+                dev.copy_to_device(packed, stream=self._stream)
+            hit = dev
+        else:
+            hit = packed
+        self._luts[name] = hit
+        return hit
+
+    def _escape(self, values, grid: _Grid, grid_row0, grid_col0, max_iter, timer, cancel):
+        """Escape values for the buffer's rows, in bands small enough to cancel between."""
+        rows, cols = values.shape
+        max_iter = int(max_iter)
+        budget = GPU_BAND_WORK if self.backend.is_gpu else CPU_BAND_WORK
+        band = budget // max(1, cols * max_iter)
+        # but never so few rows that a band leaves the GPU (or the CPU's threads) half idle
+        floor_pixels = GPU_MIN_BAND_PIXELS if self.backend.is_gpu else 4 * cols
+        band = max(1, min(rows, max(band, -(-floor_pixels // cols))))
+        args = (int(grid_row0), int(grid_col0), grid.cx, grid.cy, grid.step, grid.half_w,
+                grid.half_h, max_iter)
+        for b0 in range(0, rows, band):
+            n = min(band, rows - b0)
+            if self.backend.is_gpu:
+                bx, by = self.block
+                blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+                with timer.phase("kernel", gpu=True):
+                    mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
+                if band < rows and cancel is not None:
+                    self._stream.synchronize()
+                    cancel.check()
+            else:
+                with timer.phase("kernel"):
+                    mk.escape_rows_cpu(values, b0, n, mk.row_stride(n), *args)
+                if cancel is not None:
+                    cancel.check()
+
+    def _colour(self, values, rgba, req: MandelbrotRequest, timer):
+        lut = self._lut(req.palette, timer)
+        max_iter, dens, offset, interior = _colour_args(req)
+        rows, cols = values.shape
+        if self.backend.is_gpu:
+            bx, by = SIM_BLOCK if self.backend.simulated else COLOUR_BLOCK
+            blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
+            with timer.phase("kernel", gpu=True, detail="colourise"):
+                mk.colour_kernel[blocks, (bx, by), self._stream](values, rgba, max_iter, dens, offset,
+                                                                 lut, interior)
+        else:
+            with timer.phase("kernel", detail="colourise"):
+                mk.colour_rows_cpu(values, rgba, max_iter, dens, offset, lut, interior)
+
+    def _fetcher(self, slot, gen, values, h, w):
+        """fetch_value(row, col) for one frame: one element copied (8 bytes on the GPU). Returns
+        NaN once three newer frames have reused this frame's buffer."""
+        def fetch_value(row: int, col: int) -> float:
+            row, col = int(row), int(col)
+            if not (0 <= row < h and 0 <= col < w):
+                raise IndexError(f"pixel ({row}, {col}) is outside the {w}×{h} frame")
+            if self._slot_gen[slot] != gen:
+                return float("nan")
+            if not self.backend.is_gpu:
+                return float(values[row, col])
+            one = self.pool.host("probe", (1,), np.float64)
+            values[row, col:col + 1].copy_to_host(one, stream=self._stream)
+            self._stream.synchronize()
+            return float(one[0])
+        return fetch_value
+
+
+def _host_available_bytes() -> int | None:
+    """Memory the OS can hand out now (MemAvailable counts reclaimable caches; MemFree does not)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _ensure_host_fits(nbytes: int, what: str) -> None:
+    avail = _host_available_bytes()
+    if avail is not None and nbytes > 0.8 * avail:
+        raise ValueError(f"{what} needs {nbytes / 2**30:.1f} GiB of memory but only "
+                         f"{avail / 2**30:.1f} GiB is free; choose a smaller size or export .npy")
+
+
+def iteration_counts(values: np.ndarray, max_iter: int) -> np.ndarray:
+    """Iterations the plain algorithm performs per pixel: n for a point escaping at z_n, max_iter
+    inside (int64). Exact: the kernels keep floor(value) == n - 1."""
+    v = np.asarray(values)
+    return np.where(v >= max_iter, max_iter, np.floor(v).astype(np.int64) + 1).astype(np.int64)
+
+
+def executed_iterations(request: MandelbrotRequest, values: np.ndarray) -> int:
+    """Iterations the kernels really perform for this frame: the plain count, minus the interior
+    points that the cardioid/bulb test answers without iterating."""
+    w, h = request.size
+    g = _Grid.of(request)
+    cols = g.cx + (np.arange(w) + 0.5 - g.half_w) * g.step
+    rows = g.cy - (np.arange(h) + 0.5 - g.half_h) * g.step
+    skipped = mk.shortcut_mask(cols[None, :], rows[:, None])
+    counts = iteration_counts(values, request.max_iter)
+    return int(counts[~skipped].sum())
+
+
+# ------------------------------------------------------------------------------ CLI
+
+CLI_OPTIONS = ("center", "width", "iters", "palette")
+
+
+def request_from_cli(opts: dict, width: int, height: int, want_values: bool) -> MandelbrotRequest:
+    """Build a request from `--center X,Y --width W --iters N --palette NAME` (raw strings or None)."""
+    opts = opts or {}
+    center = opts.get("center")
+    cx, cy = -0.5, 0.0
+    if center is not None:
+        parts = [p.strip() for p in str(center).split(",")]
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            cx, cy = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise ValueError(f"--center must be two numbers X,Y such as -0.5,0; got {center!r}") from None
+        if not (math.isfinite(cx) and math.isfinite(cy)):
+            raise ValueError(f"--center must be two finite numbers X,Y such as -0.5,0; got {center!r}")
+    view_width = 3.0
+    if opts.get("width") is not None:
+        raw = opts["width"]
+        try:
+            view_width = float(raw)
+        except ValueError:
+            raise ValueError(f"--width must be a number above 0 such as 3 or 1e-6; got {raw!r}") from None
+        if not math.isfinite(view_width) or view_width <= 0:
+            raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; got {raw!r}")
+    if opts.get("iters") is not None and str(opts["iters"]).strip().lower() != "auto":
+        raw = str(opts["iters"]).strip()
+        try:
+            iters = int(raw)
+        except ValueError:
+            try:  # "1e6" is a fine way to say a million, "2.5" is not a count
+                f = float(raw)
+                iters = int(f) if math.isfinite(f) and f == int(f) else None
+            except (ValueError, OverflowError):
+                iters = None
+            if iters is None:
+                raise ValueError(f"--iters must be a whole number from 1 to {MAX_ITER_LIMIT:,} "
+                                 f"(or auto); got {raw!r}") from None
+        if not 1 <= iters <= MAX_ITER_LIMIT:
+            raise ValueError(f"--iters must be from 1 to {MAX_ITER_LIMIT:,} (or auto); got {raw!r}")
+    else:
+        iters = auto_iterations(view_width)
+    palette = palettes.DEFAULT
+    if opts.get("palette") is not None:
+        palette = str(opts["palette"]).strip()
+        try:
+            palettes.lut(palette)
+        except ValueError:
+            raise ValueError(f"--palette {palette!r} is unknown; choose one of: "
+                             f"{', '.join(palettes.names())}") from None
+    try:
+        size = (int(width), int(height))
+    except (TypeError, ValueError):
+        raise ValueError(f"size must be two whole numbers WxH, got {width!r}x{height!r}") from None
+    req = MandelbrotRequest(cx, cy, view_width, size, iters, palette=palette,
+                            want_values=bool(want_values))
+    req.validate()
+    return req
+
+
+# ------------------------------------------------------------------------------ benchmarks
+
+def workloads():
+    from .mandelbrot_bench import workloads as _workloads
+    return _workloads()

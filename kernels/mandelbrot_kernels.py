@@ -1,0 +1,275 @@
+"""The Mandelbrot escape-time and colouring kernels: a CUDA version and its CPU twin.
+
+Both are built from ONE description of the per-pixel arithmetic (`_make_escape`, `_make_colour`),
+instantiated with the multiply and add each target must use:
+
+* CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
+  (it emits no `contract` flag without fastmath).
+* GPU: libdevice's `dmul_rn` / `dadd_rn`. NVVM contracts a plain `x * x - y * y + c` into fused
+  multiply-adds by default (numba-cuda passes no `-fma=0`), which rounds differently from the CPU
+  and changes escape counts near the boundary. PTX arithmetic with an explicit rounding mode is
+  never fused, so the GPU performs exactly the CPU's operations, in the same order, and both give
+  bit-identical iterates and therefore identical escape counts. Only `log`/`log2` in the smooth
+  fraction may differ in the last bit (libdevice vs libm), which moves the smooth value by ~1e-16.
+* CUDA simulator: plain Python operators, i.e. the CPU's arithmetic.
+
+The CPU twin iterates two neighbouring pixels in lockstep (`escape_pair`): one pixel's recurrence
+is a chain of dependent operations that leaves a core waiting on latency, two independent chains
+nearly double the throughput. Each pixel still sees exactly the operations `escape` performs.
+
+Smooth count: with z_0 = 0, z_k = z_{k-1}^2 + c, n = the first k with |z_k|^2 > BAILOUT2, the value is
+(n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) in [0, 1). This is the usual renormalised
+count n + 1 - log2(log|z_n|) shifted by a constant, so floor(value) + 1 == n exactly, escaped points
+stay below max_iter, and points that never escape within max_iter iterations get max_iter exactly.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numba import njit, prange
+
+from .backend import simulator_enabled
+
+# |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
+BAILOUT2 = 65536.0
+_INV_LOG_BAILOUT2 = 1.0 / math.log(BAILOUT2)
+# keeps floor(value) == n even when |z_n| overshoots R^2 or the fraction rounds up to 1
+_FRAC_MAX = 1.0 - 2.0 ** -20
+# colour phase advances by density * sqrt(value) * COLOUR_SCALE; see colour_scale()
+COLOUR_SCALE = 0.125
+
+
+def _make_escape(mul, add, jit):
+    """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
+    the helpers for the target. Returns (escape, escape_pair)."""
+
+    @jit
+    def shortcut(cx, cy):
+        # main cardioid and period-2 bulb never escape: answer max_iter without iterating
+        xq = add(cx, -0.25)
+        cy2 = mul(cy, cy)
+        q = add(mul(xq, xq), cy2)
+        if mul(q, add(q, xq)) <= mul(0.25, cy2):
+            return True
+        xb = add(cx, 1.0)
+        return add(mul(xb, xb), cy2) <= 0.0625
+
+    @jit
+    def smooth(r2, n):
+        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
+        if f < 0.0:
+            f = 0.0
+        elif f > _FRAC_MAX:
+            f = _FRAC_MAX
+        return float(n - 1) + f
+
+    @jit
+    def resume(cx, cy, x, y, x2, y2, n0, max_iter):
+        """Iterate on from iterate n0 (z_n0 = x + iy, x2 = x*x, y2 = y*y)."""
+        for n in range(n0 + 1, max_iter + 1):
+            y = add(mul(add(x, x), y), cy)
+            x = add(add(x2, -y2), cx)
+            x2 = mul(x, x)
+            y2 = mul(y, y)
+            r2 = add(x2, y2)
+            if r2 > BAILOUT2:
+                return smooth(r2, n)
+        return float(max_iter)
+
+    @jit
+    def escape(cx, cy, max_iter):
+        if shortcut(cx, cy):
+            return float(max_iter)
+        return resume(cx, cy, 0.0, 0.0, 0.0, 0.0, 0, max_iter)
+
+    @jit
+    def escape_pair(ax, bx, cy, max_iter):
+        """Two points of one row in lockstep: two independent dependency chains keep a CPU core
+        busy where one chain waits on its own latency. Same operations per point as escape()."""
+        inside = float(max_iter)
+        a_in = shortcut(ax, cy)
+        b_in = shortcut(bx, cy)
+        if a_in or b_in:
+            va = inside if a_in else resume(ax, cy, 0.0, 0.0, 0.0, 0.0, 0, max_iter)
+            vb = inside if b_in else resume(bx, cy, 0.0, 0.0, 0.0, 0.0, 0, max_iter)
+            return va, vb
+        xa = ya = x2a = y2a = 0.0
+        xb = yb = x2b = y2b = 0.0
+        for n in range(1, max_iter + 1):
+            ya = add(mul(add(xa, xa), ya), cy)
+            xa = add(add(x2a, -y2a), ax)
+            yb = add(mul(add(xb, xb), yb), cy)
+            xb = add(add(x2b, -y2b), bx)
+            x2a = mul(xa, xa)
+            y2a = mul(ya, ya)
+            x2b = mul(xb, xb)
+            y2b = mul(yb, yb)
+            ra = add(x2a, y2a)
+            rb = add(x2b, y2b)
+            if ra > BAILOUT2:
+                if rb > BAILOUT2:
+                    return smooth(ra, n), smooth(rb, n)
+                return smooth(ra, n), resume(bx, cy, xb, yb, x2b, y2b, n, max_iter)
+            if rb > BAILOUT2:
+                return resume(ax, cy, xa, ya, x2a, y2a, n, max_iter), smooth(rb, n)
+        return inside, inside
+
+    return escape, escape_pair
+
+
+def _make_colour(mul, add):
+    """Packed RGBA (uint32) for one escape value: a mirrored walk through the palette LUT."""
+
+    def colour(value, max_iter, dens, offset, lut, interior):
+        if value >= max_iter:
+            return interior
+        # phase s; p = s mod 2 folded back on [0, 1] so that a non-cyclic palette has no seam
+        s = add(offset, mul(dens, math.sqrt(value)))
+        p = add(s, -mul(2.0, math.floor(mul(s, 0.5))))
+        if p > 1.0:
+            p = add(2.0, -p)
+        last = lut.shape[0] - 1
+        idx = int(add(mul(p, float(last)), 0.5))
+        if idx > last:
+            idx = last
+        elif idx < 0:
+            idx = 0
+        return lut[idx]
+
+    return colour
+
+
+def colour_scale(density: float) -> float:
+    """What the kernels multiply sqrt(value) by: one mirrored palette pass per 1/(density*scale)."""
+    return float(density) * COLOUR_SCALE
+
+
+# ---------------------------------------------------------------- CPU twin (numba, parallel)
+
+@njit(inline="always")
+def _cpu_mul(a, b):
+    return a * b
+
+
+@njit(inline="always")
+def _cpu_add(a, b):
+    return a + b
+
+
+_escape_cpu, _escape_pair_cpu = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
+
+
+@njit(cache=True)
+def escape_value(cx, cy, max_iter):
+    """Smooth escape value of one point c = cx + i*cy (CPU)."""
+    return _escape_cpu(cx, cy, max_iter)
+
+
+_colour_cpu = njit(inline="always")(_make_colour(_cpu_mul, _cpu_add))
+
+
+@njit(parallel=True, cache=True)
+def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
+                    cx, cy, step, half_w, half_h, max_iter):
+    """Fill values[band_row0 : band_row0 + band_rows] (a band of the buffer).
+
+    Buffer row r is picture row grid_row0 + r. Rows are visited in the order (k * stride) % band_rows
+    (stride coprime to band_rows) so that each thread's contiguous share of k mixes cheap and
+    expensive parts of the picture instead of taking one half of it.
+    """
+    cols = values.shape[1]
+    for k in prange(band_rows):
+        br = band_row0 + (k * stride) % band_rows
+        gy = float(grid_row0 + br) + 0.5 - half_h
+        y = cy - gy * step
+        for c in range(0, cols - 1, 2):
+            ax = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
+            bx = cx + (float(grid_col0 + c + 1) + 0.5 - half_w) * step
+            va, vb = _escape_pair_cpu(ax, bx, y, max_iter)
+            values[br, c] = va
+            values[br, c + 1] = vb
+        if cols % 2:
+            c = cols - 1
+            values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y, max_iter)
+
+
+@njit(parallel=True, cache=True)
+def colour_rows_cpu(values, rgba, max_iter, dens, offset, lut, interior):
+    """rgba (H, W) uint32 = colour of each value through the packed LUT."""
+    rows, cols = values.shape
+    for r in prange(rows):
+        for c in range(cols):
+            rgba[r, c] = _colour_cpu(values[r, c], max_iter, dens, offset, lut, interior)
+
+
+def row_stride(rows: int) -> int:
+    """A step coprime to `rows` near rows/phi: spreads consecutive k over the whole band."""
+    if rows <= 2:
+        return 1
+    s = max(1, int(rows * 0.6180339887))
+    while math.gcd(s, rows) != 1:
+        s += 1
+    return s
+
+
+# ---------------------------------------------------------------- GPU (numba-cuda)
+
+GPU_IMPORT_ERROR = None
+try:
+    from numba import cuda
+except Exception as exc:  # the CPU path must work even where numba-cuda does not import
+    cuda = None
+    GPU_IMPORT_ERROR = exc
+
+if cuda is not None:
+    if simulator_enabled():
+        _gpu_mul, _gpu_add = operator.mul, operator.add
+    else:
+        from numba.cuda import libdevice
+        _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
+
+    _escape_gpu = _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True))[0]
+    _colour_gpu = cuda.jit(device=True)(_make_colour(_gpu_mul, _gpu_add))
+
+    @cuda.jit(cache=True)
+    def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
+                      cx, cy, step, half_w, half_h, max_iter):
+        """One thread per pixel of rows band_row0 .. band_row0 + band_rows of `values`."""
+        c, r = cuda.grid(2)
+        if c < values.shape[1] and r < band_rows:
+            br = band_row0 + r
+            gx = float(grid_col0 + c) + 0.5 - half_w
+            gy = float(grid_row0 + br) + 0.5 - half_h
+            x = _gpu_add(cx, _gpu_mul(gx, step))
+            y = _gpu_add(cy, -_gpu_mul(gy, step))
+            values[br, c] = _escape_gpu(x, y, max_iter)
+
+    @cuda.jit(cache=True)
+    def colour_kernel(values, rgba, max_iter, dens, offset, lut, interior):
+        """rgba (H, W) uint32 = colour of each value: one 4-byte store per pixel."""
+        c, r = cuda.grid(2)
+        if c < values.shape[1] and r < values.shape[0]:
+            rgba[r, c] = _colour_gpu(values[r, c], max_iter, dens, offset, lut, interior)
+else:  # pragma: no cover - only where numba-cuda is broken
+    escape_kernel = colour_kernel = None
+
+
+def pack_rgba(rgba_rows: np.ndarray) -> np.ndarray:
+    """(N, 4) uint8 RGBA → (N,) uint32 with the same bytes in memory (so stores stay RGBA)."""
+    return np.ascontiguousarray(rgba_rows, dtype=np.uint8).view(np.uint32).reshape(-1).copy()
+
+
+def pack_colour(rgba) -> int:
+    return int(np.asarray(rgba, dtype=np.uint8).reshape(1, 4).view(np.uint32)[0, 0])
+
+
+def shortcut_mask(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+    """Where the cardioid/bulb test answers without iterating (NumPy, same formula, for counting)."""
+    xq = cx - 0.25
+    cy2 = cy * cy
+    q = xq * xq + cy2
+    card = q * (q + xq) <= 0.25 * cy2
+    xb = cx + 1.0
+    return card | (xb * xb + cy2 <= 0.0625)

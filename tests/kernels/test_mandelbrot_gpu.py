@@ -1,0 +1,170 @@
+"""Mandelbrot on the GPU (real, or numba's simulator with tiny sizes): the same pictures and values
+as the CPU twin, buffers reused, one element copied per hover read-out, timings honest.
+
+The GPU does the CPU's exact arithmetic (explicitly rounded multiplies and adds, never contracted
+into FMAs), so escape counts must agree exactly; only the smooth fraction's log may differ in the
+last bit, so values are compared to 1e-9 and colours must agree on at least 99.9% of the pixels."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from kernels import mandelbrot as m
+
+pytestmark = pytest.mark.gpu
+
+SEAHORSE = (-0.743643887037151, 0.131825904205330)
+
+
+def _req(cx, cy, width, size, iters, **kw):
+    return m.MandelbrotRequest(cx, cy, width, size, iters, want_values=True, **kw)
+
+
+def assert_same_frames(gpu_frame, cpu_frame, max_iter, exact_colours):
+    np.testing.assert_array_equal(m.iteration_counts(gpu_frame.values, max_iter),
+                                  m.iteration_counts(cpu_frame.values, max_iter))
+    np.testing.assert_allclose(gpu_frame.values, cpu_frame.values, rtol=0, atol=1e-9)
+    same = np.all(gpu_frame.rgba == cpu_frame.rgba, axis=-1)
+    if exact_colours:
+        assert same.all()
+    else:
+        assert same.mean() >= 0.999
+        diff = np.abs(gpu_frame.rgba.astype(int) - cpu_frame.rgba.astype(int))
+        assert diff.max() <= 8   # neighbouring palette entries at most
+
+
+@pytest.fixture
+def gpu(gpu_backend):
+    return m.Renderer(gpu_backend)
+
+
+@pytest.fixture
+def cpu(cpu_backend):
+    return m.Renderer(cpu_backend)
+
+
+def _cases(simulated):
+    if simulated:
+        return [_req(-0.5, 0.0, 3.0, (16, 12), 40), _req(*SEAHORSE, 0.01, (12, 9), 50),
+                _req(-0.1, 0.9, 0.3, (17, 9), 30, palette="viridis", density=2.5, offset=0.4)]
+    return [_req(-0.5, 0.0, 3.0, (64, 48), 256), _req(*SEAHORSE, 0.01, (64, 48), 2000),
+            _req(-0.1, 0.9, 0.3, (129, 33), 500),        # sizes around block edges
+            _req(*SEAHORSE, 0.01, (127, 65), 1000, palette="viridis", density=2.5, offset=0.4)]
+
+
+def test_gpu_matches_cpu_twin(gpu, cpu, simulated):
+    for req in _cases(simulated):
+        g, c = gpu.render(req), cpu.render(req)
+        assert g.rgba.shape == (req.size[1], req.size[0], 4) and g.rgba.dtype == np.uint8
+        assert g.rgba.flags.c_contiguous
+        assert_same_frames(g, c, req.max_iter, exact_colours=simulated)
+
+
+def test_seahorse_full_hd_agrees_with_cpu(gpu, cpu, simulated):
+    if simulated:
+        pytest.skip("a 1920x1080 frame is far too slow for the simulator")
+    req = _req(*SEAHORSE, 0.01, (1920, 1080), 2000)
+    g, c = gpu.render(req), cpu.render(req)
+    counts_g = m.iteration_counts(g.values, 2000)
+    counts_c = m.iteration_counts(c.values, 2000)
+    assert (counts_g == counts_c).mean() >= 0.999   # designed to be exact; see the module docstring
+    np.testing.assert_array_equal(counts_g, counts_c)
+    assert np.all(g.rgba == c.rgba, axis=-1).mean() >= 0.999
+
+
+def test_gpu_buffers_reused_timings_and_fetch(gpu, simulated):
+    size = (16, 12) if simulated else (640, 360)
+    req = _req(-0.5, 0.0, 3.0, size, 30)
+    first = gpu.render(req)
+    assert first.timings.phases_ms["compile"] is not None and first.timings.backend == "cuda"
+    before = gpu.pool.allocations
+    second = gpu.render(replace(req, center_re=-0.49))
+    assert gpu.pool.allocations == before
+    t = second.timings
+    assert t.bytes["d2h"] == size[0] * size[1] * (4 + 8)   # the frame and the requested values
+    if simulated:
+        assert t.phases_ms["kernel"] is None and t.phases_ms["d2h"] is None   # never invented
+    else:
+        assert t.phases_ms["kernel"] > 0 and t.phases_ms["d2h"] > 0 and t.detail["colourise"] > 0
+    for row, col in [(0, 0), (size[1] - 1, size[0] - 1), (5, 7)]:
+        assert second.fetch_value(row, col) == second.values[row, col]
+    no_values = gpu.render(replace(req, center_re=-0.48, want_values=False))
+    assert no_values.values is None and no_values.timings.bytes["d2h"] == size[0] * size[1] * 4
+    assert no_values.fetch_value(2, 3) == gpu.render(replace(no_values.request, want_values=True)
+                                                     ).values[2, 3]
+
+
+def test_gpu_recolour_and_bands_match_cpu(gpu, cpu, monkeypatch, simulated):
+    req = _req(*SEAHORSE, 0.01, (12, 10) if simulated else (200, 150), 40 if simulated else 800)
+    gpu.render(req)
+    recoloured = gpu.render(replace(req, palette="viridis", offset=0.25))
+    assert recoloured.meta["recoloured"]
+    monkeypatch.setattr(m, "GPU_BAND_WORK", 1)      # one launch per row, cancel checked between
+    monkeypatch.setattr(m, "GPU_MIN_BAND_PIXELS", 1)
+    banded = m.Renderer(gpu.backend).render(replace(req, palette="viridis", offset=0.25),
+                                            cancel=_Never())
+    c = cpu.render(replace(req, palette="viridis", offset=0.25))
+    for f in (recoloured, banded):
+        assert_same_frames(f, c, req.max_iter, exact_colours=simulated)
+    with pytest.raises(RuntimeError, match="cancelled"):
+        m.Renderer(gpu.backend).render(replace(req, center_im=0.13), cancel=_CancelAfter(2))
+
+
+def test_gpu_export_matches_cpu_export(gpu, cpu, tmp_path, simulated):
+    size = (13, 11) if simulated else (300, 170)
+    req = _req(*SEAHORSE, 0.01, size, 40 if simulated else 600)
+    seen = []
+    gpu.export(req, str(tmp_path / "g.npy"), tile_rows=4, progress=seen.append)
+    cpu.export(req, str(tmp_path / "c.npy"), tile_rows=5)
+    assert seen[-1] == 1.0 and len(seen) == -(-size[1] // 4)
+    g, c = np.load(tmp_path / "g.npy"), np.load(tmp_path / "c.npy")
+    assert g.shape == (size[1], size[0])
+    np.testing.assert_array_equal(m.iteration_counts(g, req.max_iter),
+                                  m.iteration_counts(c, req.max_iter))
+    gpu.export(req, str(tmp_path / "g.png"), tile_rows=3)
+    from PIL import Image
+    img = np.asarray(Image.open(tmp_path / "g.png"))
+    shown = m.Renderer(gpu.backend).render(req)
+    np.testing.assert_array_equal(img, shown.rgba)
+
+
+def test_warmup_reports_compile_once(gpu_backend):
+    r = m.Renderer(gpu_backend)
+    assert r.warmup() > 0
+    assert r.warmup() == 0.0
+
+
+class _Never:
+    def check(self):
+        pass
+
+
+class _CancelAfter:
+    def __init__(self, n):
+        self.n = n
+
+    def check(self):
+        self.n -= 1
+        if self.n < 0:
+            raise RuntimeError("cancelled")
+
+
+def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, simulated):
+    from kernels.mandelbrot_bench import LAUNCH_SHAPES
+    shapes = [(4, 4), (16, 1), (3, 5)] if simulated else LAUNCH_SHAPES
+    req = _req(-0.1, 0.9, 0.3, (13, 7) if simulated else (129, 33), 25 if simulated else 400)
+    want = cpu.render(req).values
+    for shape in shapes:
+        got = m.Renderer(gpu_backend, block=shape).render(req).values
+        np.testing.assert_array_equal(m.iteration_counts(got, req.max_iter),
+                                      m.iteration_counts(want, req.max_iter), err_msg=str(shape))
+
+
+def test_size_changes_keep_frames_right(gpu, cpu, simulated):
+    small, big = ((9, 7), (14, 10)) if simulated else ((100, 60), (321, 123))
+    for size in (small, big, small):
+        req = _req(*SEAHORSE, 0.01, size, 30 if simulated else 300)
+        g = gpu.render(req)
+        assert g.rgba.shape == (size[1], size[0], 4)
+        np.testing.assert_array_equal(m.iteration_counts(g.values, req.max_iter),
+                                      m.iteration_counts(cpu.render(req).values, req.max_iter))
