@@ -148,8 +148,27 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+VALUE_OPTIONS = ("--center", "--ref", "--bounds", "--width")
+
+
+def join_negative_values(argv: list[str]) -> list[str]:
+    """argparse takes '--center -0.75,0.1' for two options; users should not have to write '='."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and argv[i + 1][1:2] in "0123456789.":
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(join_negative_values(argv))
     headless_only = [k for k in ("out", "only", "json") if getattr(args, k) is not None]
     if args.render and args.bench:
         return fail(2, "choose one of --render and --bench")

@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
             self.act_gpu.setToolTip(f"GPU unavailable: {self.cuda_status.reason}")
         (self.act_gpu if self.backend.is_gpu else self.act_cpu).setChecked(True)
         where = (f"GPU: {self.backend.device}" if self.backend.is_gpu else "CPU")
-        self.backend_label.setText(f" {where} ")
+        self.backend_label.setText(f" {where}{'' if gpu_ok else ' (GPU unavailable)'} ")
         if not gpu_ok:
             self.backend_label.setToolTip(f"Running on the CPU because {self.cuda_status.reason}")
             self.show_status(f"Running on the CPU: {self.cuda_status.reason}", 0)

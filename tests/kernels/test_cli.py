@@ -42,3 +42,35 @@ def test_parse_size():
     for bad in ("640", "0x10", "axb", "-3x4"):
         with pytest.raises(ValueError):
             main.parse_size(bad)
+
+
+def test_negative_values_need_no_equals_sign():
+    assert main.join_negative_values(["--center", "-0.75,0.1", "--ref", "-33.9,151.2", "--iters", "5"]) == \
+        ["--center=-0.75,0.1", "--ref=-33.9,151.2", "--iters", "5"]
+    assert main.join_negative_values(["--center", "--bench"]) == ["--center", "--bench"]
+
+
+def test_render_mandelbrot_png_and_npy(tmp_path, capsys):
+    import numpy as np
+    from PIL import Image
+    png, npy = tmp_path / "m.png", tmp_path / "m.npy"
+    base = ["--render", "mandelbrot", "--backend", "cpu", "--size", "40x30", "--center", "-0.5,0",
+            "--width", "3", "--iters", "50"]
+    assert main.main(base + ["--out", str(png)]) == 0
+    assert Image.open(png).size == (40, 30)
+    assert main.main(base + ["--out", str(npy)]) == 0
+    v = np.load(npy)
+    assert v.shape == (30, 40) and v.dtype == np.float64
+    assert v.max() == 50  # points inside the set hold the iteration limit
+
+
+def test_render_rejects_options_of_another_view(capsys):
+    assert main.main(["--render", "mandelbrot", "--ref", "1,2", "--out", "x.png"]) == 2
+    assert "--ref does not apply" in capsys.readouterr().err
+
+
+def test_render_bad_values_exit_2(tmp_path, capsys):
+    for extra in (["--center", "nan,0"], ["--iters", "0"], ["--iters", "20000000"], ["--width", "abc"]):
+        assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--out", str(tmp_path / "x.png")] + extra) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
