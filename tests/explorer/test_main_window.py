@@ -116,7 +116,7 @@ def test_failing_job_shows_in_status_bar_and_app_keeps_working(qtbot, settings, 
     with qtbot.waitSignal(view.error_message, timeout=5000):
         view.submit(bad)
     assert "too many resources requested" in w.statusBar().currentMessage()
-    with qtbot.waitSignal(w.worker.result, timeout=5000) as sig:
+    with qtbot.waitSignal(w.worker.result, timeout=5000, check_params_cb=lambda k, g, v: k == "probe") as sig:
         w.worker.submit("probe", lambda t: "fine")
     assert sig.args[2] == "fine"
     w.close()
