@@ -46,7 +46,13 @@ def _no_dangling_render_threads(request):
     if "explorer.worker" not in sys.modules:
         return
     from explorer.worker import RenderWorker
-    running = [w for w in list(RenderWorker.instances) if w.isRunning()]
+
+    def alive_and_running(w):
+        try:
+            return w.isRunning()
+        except RuntimeError:  # its C++ side was deleted with its window: not running
+            return False
+    running = [w for w in list(RenderWorker.instances) if alive_and_running(w)]
     for w in running:
         w.shutdown(5000)
     assert not running, f"test left {len(running)} render thread(s) running"

@@ -1,0 +1,519 @@
+"""Mandelbrot zoom: a camera over the complex plane, rendered on the worker at the canvas's
+physical pixel size, with a side panel for iterations, colour, bookmarks, location and export.
+
+Flow: a camera change moves the last frame at once (setRect) and asks for a render. At most one
+render is in flight; while it runs, further changes only mark the view dirty, and the newest
+camera is submitted as soon as the frame comes back (before that frame is displayed, so the
+worker computes while the GUI paints). On the CPU a render first yields a quarter-resolution
+frame, shown upscaled, so a slow machine still answers the mouse.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+
+from PyQt6.QtCore import QObject, QRectF, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
+
+from kernels import mandelbrot as km
+from kernels.timing import Timings
+
+from .base import BaseView
+from .mandelbrot_camera import Camera, CameraState
+from .mandelbrot_canvas import Canvas
+from .mandelbrot_controls import Bookmark, MandelbrotControls
+from .mandelbrot_location import format_location, parse_location
+
+HOVER_KEY = "mandelbrot-hover"
+EXPORT_KEY = "mandelbrot-export"
+COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
+PROGRESSIVE_MIN_PIXELS = 160 * 120
+WHEEL_GESTURE_MS = 400      # wheel steps closer than this form one history entry
+
+
+@dataclass(frozen=True)
+class _Ticket:
+    """What a submitted frame shows: the camera and the canvas size it was rendered for."""
+    state: CameraState
+    w: int
+    h: int
+    coarse: bool = False
+
+
+class _ExportRelay(QObject):
+    """Carries export progress from the worker thread to the GUI (queued signal)."""
+    progress = pyqtSignal(float)
+
+    def report(self, *args):
+        if len(args) >= 2 and args[1]:
+            self.progress.emit(float(args[0]) / float(args[1]))
+        elif args:
+            self.progress.emit(float(args[0]))
+
+
+class MandelbrotView(BaseView):
+    view_id = "mandelbrot"
+    title = "Mandelbrot zoom"
+
+    frame_displayed = pyqtSignal(object, float)   # Frame, display ms (setImage [+ repaint])
+    export_finished = pyqtSignal(str)             # path written
+    export_failed = pyqtSignal(str)               # plain message (also on cancel)
+    hover_value = pyqtSignal(float, float, float)  # row, col, smooth count
+
+    def __init__(self, worker, backend, parent=None):
+        super().__init__(worker, backend, parent)
+        self.camera = Camera(precision=km.precision_state)
+        self.progressive = True          # CPU coarse-then-full frames
+        self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
+        self._renderers: dict = {}       # (backend, role) -> Renderer; touched on the worker only
+        self._warm: set = set()          # backends whose kernels are compiled (GUI thread)
+        self._started = False
+        self._dirty = False
+        self._shown: _Ticket | None = None
+        self._frame = None
+        self._precision_level = "ok"
+        self._hover_gen = -1
+        self._hover_busy = False
+        self._hover_next = None
+        self._export_gen = -1
+        self._export_dialog: QProgressDialog | None = None
+        self._export_relay = _ExportRelay(self)
+
+        self.canvas = Canvas()
+        self.controls = MandelbrotControls()
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.canvas)
+        split.addWidget(self.controls)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setCollapsible(0, True)     # dragged shut, the canvas has no area: nothing renders
+        split.setCollapsible(1, True)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.splitter = split
+
+        self._wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
+        self._wheel_timer.timeout.connect(self.camera.end_gesture)
+        self._resize_timer = QTimer(self, singleShot=True, interval=0)
+        self._resize_timer.timeout.connect(self._canvas_resized)
+
+        vb = self.canvas.vb
+        vb.drag_started.connect(self.camera.begin_gesture)
+        vb.panned.connect(self._on_pan)
+        vb.drag_finished.connect(self.camera.end_gesture)
+        vb.box_zoom.connect(self._on_box)
+        vb.wheel_zoom.connect(self._on_wheel)
+        vb.double_clicked.connect(self._on_double_click)
+        self.canvas.key_pressed.connect(self._on_key)
+        self.canvas.resized.connect(self._resize_timer.start)
+        self.canvas.hovered.connect(self._on_hover)
+
+        c = self.controls
+        c.colouring_changed.connect(self.request_render)
+        c.bookmark_chosen.connect(self.go_to_bookmark)
+        c.copy_requested.connect(self.copy_location)
+        c.paste_requested.connect(self.paste_location)
+        c.export_requested.connect(self.export_dialog)
+        self._export_relay.progress.connect(self._export_progress)
+        worker.result.connect(self._side_result)
+        worker.failed.connect(self._side_failed)
+        worker.cancelled.connect(self._side_cancelled)
+
+        for seq, slot, widget, ctx in (
+                ("Ctrl+C", self.copy_location, self.canvas, Qt.ShortcutContext.WidgetShortcut),
+                ("Ctrl+V", self.paste_location, self.canvas, Qt.ShortcutContext.WidgetShortcut),
+                ("Ctrl+E", self.export_dialog, self, Qt.ShortcutContext.WidgetWithChildrenShortcut)):
+            sc = QShortcut(QKeySequence(seq), widget)
+            sc.setContext(ctx)
+            sc.activated.connect(slot)
+        self._update_precision(announce=False)
+
+    # ---- state -> request --------------------------------------------------------------------
+    def canvas_size(self) -> tuple[int, int]:
+        """The canvas in physical pixels (the size frames are rendered at)."""
+        return self.canvas.physical_size()
+
+    def iterations(self) -> int:
+        n = self.controls.iterations()
+        return int(n) if n is not None else int(km.auto_iterations(self.camera.width))
+
+    def build_request(self, w: int, h: int):
+        s = self.camera.state
+        c = self.controls
+        return km.MandelbrotRequest(
+            center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
+            size=(int(w), int(h)), max_iter=self.iterations(), palette=c.palette.currentText(),
+            density=float(c.density.value()), offset=float(c.offset.value()),
+            interior=tuple(c.interior()), want_values=False)
+
+    # ---- rendering -----------------------------------------------------------------------------
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        if not self._started:
+            self._started = True
+            if self.controls.isVisibleTo(self):     # the picture gets all the room it can
+                panel = self.controls.minimumSizeHint().width()
+                self.splitter.setSizes([max(0, self.width() - panel), panel])
+            self._dirty = True
+            self._pump()
+
+    def request_render(self):
+        self._dirty = True
+        self._pump()
+
+    def _renderer(self, backend, role="view"):
+        """Worker thread only: one Renderer (and so one buffer pool) per backend and role."""
+        key = (backend, role)
+        r = self._renderers.get(key)
+        if r is None:
+            r = self._renderers[key] = km.Renderer(backend)
+        return r
+
+    def _pump(self):
+        """Submit the next job if none is in flight: the kernels' warm-up first, then a frame."""
+        if not self._started or self.in_flight or not self._dirty:
+            return
+        w, h = self.canvas_size()
+        if w <= 0 or h <= 0:
+            return              # resumes from the resize that gives the canvas an area
+        backend = self.backend
+        if backend not in self._warm:
+            self.status_message.emit("Compiling kernels…", 0)
+
+            def warmup(token):
+                ms = self._renderer(backend).warmup()
+                if not backend.is_gpu:       # the CPU's coarse pass has its own buffers
+                    ms += self._renderer(backend, "coarse").warmup()
+                return "warmup", backend, ms
+            self.submit(warmup)
+            return
+        self._submit_frame(w, h)
+
+    def _submit_frame(self, w: int, h: int, *, replace_running: bool = False):
+        try:
+            req = self.build_request(w, h)
+            req.validate()
+        except ValueError as exc:
+            self._dirty = False
+            self.status_message.emit(f"Cannot render this view: {exc}", 5000)
+            return
+        self._dirty = False
+        backend = self.backend
+        ticket = _Ticket(self.camera.state, w, h)
+        progressive = (self.progressive and not backend.is_gpu and w * h >= PROGRESSIVE_MIN_PIXELS)
+        if progressive:
+            coarse_req = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
+            coarse_ticket = dataclasses.replace(ticket, coarse=True)
+
+            def job(token):
+                coarse = self._renderer(backend, "coarse").render(coarse_req, cancel=token)
+                yield coarse_ticket, coarse
+                token.check()
+                return self._renderer(backend).render(req, cancel=token)
+        else:
+            def job(token):
+                return self._renderer(backend).render(req, cancel=token)
+        self.submit(job, cancel_running=replace_running)
+        # kept beside the job: the frame's request carries only float64 centres, not the camera
+        self._submitted_ticket = ticket
+
+    def on_result(self, value):
+        if isinstance(value, tuple) and value and value[0] == "warmup":
+            _, backend, ms = value
+            self._warm.add(backend)
+            t = Timings(backend=backend.name, label="mandelbrot: compile kernels")
+            t.add("compile", ms)
+            self.report_timings(t)
+            self.status_message.emit(
+                f"Kernels compiled in {ms:.0f} ms" if ms is not None else "Kernels ready", 3000)
+            self._dirty = True
+            self._pump()
+            return
+        ticket = self._submitted_ticket
+        self._pump()            # the next frame computes while this one is painted
+        self._display(ticket, value)
+
+    def on_progress(self, item):
+        ticket, frame = item
+        self._display(ticket, frame)
+        if self._dirty:         # drop the full pass of a view that is already out of date
+            w, h = self.canvas_size()
+            if w > 0 and h > 0 and self.backend in self._warm:
+                self._submit_frame(w, h, replace_running=True)
+
+    def on_failed(self, message, tb):
+        if self.backend not in self._warm:
+            self._warm.add(self.backend)    # do not retry a failing compile in a loop
+        self.error_message.emit(f"Mandelbrot render failed: {message}")
+        self._pump()
+
+    def on_cancelled(self):
+        self._pump()
+
+    def _display(self, ticket: _Ticket, frame):
+        t0 = time.perf_counter()
+        self.canvas.image.setImage(frame.rgba, autoLevels=False)
+        self._shown, self._frame = ticket, frame
+        self._place_image()
+        if self.paint_synchronously:
+            self.canvas.viewport().repaint()
+        ms = (time.perf_counter() - t0) * 1e3
+        frame.timings.add("host", ms)
+        self.report_timings(frame.timings)
+        self.frame_displayed.emit(frame, ms)
+
+    def _place_image(self):
+        """Put the shown frame where its camera says, relative to the current camera."""
+        t = self._shown
+        if t is None or self.canvas.image.image is None:
+            return
+        w, h = self.canvas_size()
+        cur = self.camera.state
+        k = (t.state.width / t.w) / (cur.width / max(w, 1))
+        x0, y0 = cur.to_pixel(*t.state.to_complex(0.0, 0.0, t.w, t.h), max(w, 1), max(h, 1))
+        self.canvas.image.setRect(QRectF(x0, y0, t.w * k, t.h * k))
+
+    def _canvas_resized(self):
+        self._place_image()
+        self._update_precision(announce=False)
+        self.request_render()
+
+    # ---- camera changes ----------------------------------------------------------------------
+    def _camera_changed(self, ok: bool = True):
+        if not ok:
+            if self.camera.refusal:
+                self.status_message.emit(self.camera.refusal, 5000)
+            return
+        self._place_image()
+        self._update_precision(announce=True)
+        self.controls.show_auto_iterations(km.auto_iterations(self.camera.width))
+        self.request_render()
+
+    def _update_precision(self, announce: bool):
+        w, _ = self.canvas_size()
+        level, message = self.camera.precision_state(max(w, 1))
+        if (level, message) != getattr(self, "_precision_shown", None):    # rich text is slow
+            self._precision_shown = (level, message)
+            self.controls.set_precision(level, message)
+        if announce and level != "ok" and level != self._precision_level:
+            self.status_message.emit(message or "Near the limit of float64 precision", 6000)
+        self._precision_level = level
+
+    def _on_pan(self, dx, dy):
+        w, _ = self.canvas_size()
+        self._camera_changed(self.camera.pan_pixels(dx, dy, w))
+
+    def _on_wheel(self, factor, x, y):
+        w, h = self.canvas_size()
+        self.camera.begin_gesture()
+        self._wheel_timer.start()
+        self._camera_changed(self.camera.zoom_about(factor, x, y, w, h))
+
+    def _on_box(self, x0, y0, x1, y1):
+        w, h = self.canvas_size()
+        if abs(x1 - x0) < 3 and abs(y1 - y0) < 3:
+            return
+        self._camera_changed(self.camera.zoom_to_box(x0, y0, x1, y1, w, h))
+
+    def _on_double_click(self, x, y):
+        w, h = self.canvas_size()
+        self._camera_changed(self.camera.centre_on(x, y, w, h))
+
+    def _on_key(self, ev):
+        w, h = self.canvas_size()
+        k, cam = ev.key(), self.camera
+        step = 0.10
+        if k == Qt.Key.Key_Left:
+            self._camera_changed(cam.pan_fraction(-step, 0, w, h))
+        elif k == Qt.Key.Key_Right:
+            self._camera_changed(cam.pan_fraction(step, 0, w, h))
+        elif k == Qt.Key.Key_Up:
+            self._camera_changed(cam.pan_fraction(0, step, w, h))
+        elif k == Qt.Key.Key_Down:
+            self._camera_changed(cam.pan_fraction(0, -step, w, h))
+        elif k in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self._camera_changed(cam.zoom_centre(2.0, w, h))
+        elif k == Qt.Key.Key_Minus:
+            self._camera_changed(cam.zoom_centre(0.5, w, h))
+        elif k == Qt.Key.Key_Home:
+            self._camera_changed(cam.reset())
+        elif k == Qt.Key.Key_Backspace:
+            if cam.back():
+                self._camera_changed()
+            else:
+                self.status_message.emit("No earlier view to go back to", 2000)
+        elif k == Qt.Key.Key_Escape:
+            self.canvas.vb.cancel_box()
+
+    # ---- bookmarks, location -----------------------------------------------------------------
+    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
+        w, _ = self.canvas_size()
+        ok = self.camera.go_to(CameraState.of(center_re, center_im, width), max(w, 1))
+        if ok and not keep_iterations:
+            self.controls.blockSignals(True)
+            self.controls.set_iterations(iterations)
+            self.controls.blockSignals(False)
+        self._camera_changed(ok)
+        return ok
+
+    def go_to_bookmark(self, b: Bookmark):
+        if self.go_to(b.center_re, b.center_im, b.width, b.iterations):
+            self.status_message.emit(f"{b.name}", 3000)
+
+    def location_text(self) -> str:
+        s = self.camera.state
+        return format_location(s.center_re, s.center_im, s.width, self.controls.iterations())
+
+    def copy_location(self):
+        text = self.location_text()
+        QGuiApplication.clipboard().setText(text)
+        self.status_message.emit(f"Copied: {text}", 4000)
+
+    def paste_location(self, text: str | None = None) -> bool:
+        """Go to the location in `text` (default: the clipboard). Bad text leaves the view
+        unchanged and says why in the status bar."""
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        try:
+            loc = parse_location(text)
+            km.MandelbrotRequest(center_re=float(loc.center_re), center_im=float(loc.center_im),
+                                 width=loc.width, size=(16, 16),
+                                 max_iter=loc.iterations or 100).validate()
+        except ValueError as exc:
+            self.status_message.emit(f"Cannot paste location: {exc}", 6000)
+            return False
+        if not self.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
+            self.status_message.emit(f"Cannot paste location: {self.camera.refusal}", 6000)
+            return False
+        self.status_message.emit("Pasted location", 2000)
+        return True
+
+    # ---- hover readout -----------------------------------------------------------------------
+    def _on_hover(self, x, y):
+        w, h = self.canvas_size()
+        if not (0 <= x < w and 0 <= y < h):
+            return
+        re_, im_ = self.camera.state.to_complex(x, y, w, h)
+        self._hover_text = self._coord_text(re_, im_)
+        self.status_message.emit(self._hover_text, 0)
+        t, frame = self._shown, self._frame
+        if (t is None or frame is None or t.coarse or frame.fetch_value is None
+                or t.state != self.camera.state or (t.w, t.h) != (w, h)):
+            return
+        self._hover_next = (int(y), int(x), frame)
+        if not self._hover_busy:
+            self._submit_hover()
+
+    def _coord_text(self, re_, im_) -> str:
+        w, _ = self.canvas_size()
+        places = max(3, int(math.ceil(-math.log10(self.camera.state.pixel_size(max(w, 1))))) + 1)
+        return f"c = {re_:+.{places}f} {im_:+.{places}f}i"
+
+    def _submit_hover(self):
+        row, col, frame = self._hover_next
+        self._hover_next = None
+        self._hover_busy = True
+        fetch = frame.fetch_value
+        self._hover_gen = self.worker.submit(HOVER_KEY, lambda token: (row, col, fetch(row, col)))
+
+    def _hover_done(self, value):
+        self._hover_busy = False
+        if value is not None:
+            row, col, v = value
+            if v == v:          # NaN: that frame's values have been reused since
+                limit = self._frame.request.max_iter if self._frame is not None else None
+                inside = limit is not None and v >= limit
+                what = "inside the set" if inside else f"smooth count {v:,.2f}"
+                self.status_message.emit(f"{getattr(self, '_hover_text', '')}   {what}", 0)
+                self.hover_value.emit(float(row), float(col), float(v))
+        if self._hover_next is not None:
+            self._submit_hover()
+
+    # ---- export ------------------------------------------------------------------------------
+    def export_dialog(self):
+        from .mandelbrot_export import ask_export
+        choice = ask_export(self, self.canvas_size())
+        if choice is not None:
+            path, (w, h) = choice
+            self.start_export(path, w, h)
+
+    def start_export(self, path: str, w: int, h: int, *, show_progress: bool = True) -> bool:
+        """Render the current view at w×h into path (.png or .npy) on the worker."""
+        try:
+            req = dataclasses.replace(self.build_request(w, h), want_values=path.lower().endswith(".npy"))
+            req.validate()
+        except ValueError as exc:
+            self.status_message.emit(f"Cannot export: {exc}", 6000)
+            return False
+        backend, relay = self.backend, self._export_relay
+
+        def job(token):
+            km.Renderer(backend).export(req, path, cancel=token, progress=relay.report)
+            return path
+        self._export_gen = self.worker.submit(EXPORT_KEY, job)
+        if show_progress:
+            dlg = QProgressDialog(f"Rendering {w}×{h}…", "Cancel", 0, 1000, self)
+            dlg.setWindowTitle("Export")
+            dlg.setMinimumDuration(0)
+            dlg.setAutoClose(False)
+            dlg.setAutoReset(False)
+            dlg.canceled.connect(self.cancel_export)
+            dlg.setValue(0)
+            dlg.show()
+            self._export_dialog = dlg
+        self.status_message.emit(f"Exporting {w}×{h} to {path}…", 0)
+        return True
+
+    def cancel_export(self):
+        # the job stops at its next tile; the user need not wait for that
+        self.worker.cancel(EXPORT_KEY)
+        self._export_gen = -1
+        self._close_export_dialog()
+        self.status_message.emit("Export cancelled", 4000)
+        self.export_failed.emit("cancelled")
+
+    def _export_progress(self, fraction: float):
+        if self._export_dialog is not None:
+            self._export_dialog.setValue(int(max(0.0, min(1.0, fraction)) * 1000))
+
+    def _close_export_dialog(self):
+        if self._export_dialog is not None:
+            self._export_dialog.canceled.disconnect(self.cancel_export)
+            self._export_dialog.close()
+            self._export_dialog.deleteLater()
+            self._export_dialog = None
+
+    # ---- worker results under the view's other keys -------------------------------------------
+    def _side_result(self, key, generation, value):
+        if key == HOVER_KEY and generation == self._hover_gen:
+            self._hover_done(value)
+        elif key == EXPORT_KEY and generation == self._export_gen:
+            self._close_export_dialog()
+            self.status_message.emit(f"Exported {value}", 5000)
+            self.export_finished.emit(str(value))
+
+    def _side_failed(self, key, generation, message, tb):
+        if key == HOVER_KEY and generation == self._hover_gen:
+            self._hover_done(None)
+        elif key == EXPORT_KEY and generation == self._export_gen:
+            self._close_export_dialog()
+            self.error_message.emit(f"Export failed: {message}")
+            self.export_failed.emit(message)
+
+    def _side_cancelled(self, key, generation):
+        if key == HOVER_KEY and generation == self._hover_gen:
+            self._hover_done(None)
+        elif key == EXPORT_KEY and generation == self._export_gen:
+            self._close_export_dialog()
+            self.status_message.emit("Export cancelled", 4000)
+            self.export_failed.emit("cancelled")
+
+    def shutdown(self):
+        self.worker.cancel(HOVER_KEY)
+        self.worker.cancel(EXPORT_KEY)
+        self._close_export_dialog()
+        super().shutdown()

@@ -1,0 +1,265 @@
+"""The Mandelbrot view's side panel: iterations, colouring, bookmarks, location and export.
+
+The panel holds no camera; it reports what the user changed through signals and the view applies
+it. Every change applies live.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from decimal import Decimal
+
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtGui import QColor
+from PyQt6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QFormLayout,
+                             QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                             QPushButton, QSlider, QSpinBox, QVBoxLayout, QWidget)
+
+from kernels import palettes
+
+MAX_ITER = 10_000_000
+BOOKMARKS_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "resources", "bookmarks.json")
+
+
+@dataclass(frozen=True)
+class Bookmark:
+    name: str
+    center_re: Decimal
+    center_im: Decimal
+    width: float
+    iterations: int | None
+    note: str = ""
+
+
+def load_bookmarks(path: str = BOOKMARKS_PATH) -> list[Bookmark]:
+    """Bookmarks from the JSON file; numbers are read as Decimal so no digit is lost."""
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
+    out = []
+    for b in data["bookmarks"]:
+        re_, im_ = (Decimal(str(v)) for v in b["center"])
+        it = b.get("iterations")
+        out.append(Bookmark(str(b["name"]), re_, im_, float(b["width"]),
+                            None if it in (None, "auto") else int(it), str(b.get("note", ""))))
+    return out
+
+
+class MandelbrotControls(QWidget):
+    """Signals: colouring_changed() (palette, density, offset, interior, iterations),
+    bookmark_chosen(Bookmark), copy_requested(), paste_requested(), export_requested()."""
+
+    colouring_changed = pyqtSignal()
+    bookmark_chosen = pyqtSignal(object)
+    copy_requested = pyqtSignal()
+    paste_requested = pyqtSignal()
+    export_requested = pyqtSignal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._interior = (0, 0, 0, 255)
+        self._auto_value = 256
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+
+        # iterations
+        it_box = QGroupBox("Iterations")
+        it_lay = QHBoxLayout(it_box)
+        self.auto_iters = QCheckBox("Auto")
+        self.auto_iters.setChecked(True)
+        self.auto_iters.setToolTip("Choose the iteration limit from the zoom depth (deeper needs more)")
+        self.iters = QSpinBox()
+        self.iters.setRange(1, MAX_ITER)
+        self.iters.setGroupSeparatorShown(True)
+        self.iters.setValue(self._auto_value)
+        self.iters.setEnabled(False)
+        self.iters.setKeyboardTracking(False)
+        self.iters.setToolTip("Iteration limit (1 to 10,000,000): higher shows finer detail near "
+                              "the set's boundary and costs proportionally more time")
+        it_lay.addWidget(self.auto_iters)
+        it_lay.addWidget(self.iters, 1)
+        lay.addWidget(it_box)
+
+        # colouring
+        col_box = QGroupBox("Colour")
+        form = QFormLayout(col_box)
+        self.palette = QComboBox()
+        self.palette.addItems(palettes.names())
+        self.palette.setCurrentText(palettes.DEFAULT)
+        self.palette.setToolTip("Palette the smooth iteration count is mapped through")
+        form.addRow("Palette", self.palette)
+
+        self.density = QDoubleSpinBox()
+        self.density.setRange(0.01, 100.0)
+        self.density.setDecimals(2)
+        self.density.setSingleStep(0.1)
+        self.density.setValue(1.0)
+        self.density.setToolTip("How many times the palette repeats per unit of (log) iteration count")
+        self.density_slider = QSlider(Qt.Orientation.Horizontal)
+        self.density_slider.setRange(-200, 200)          # log10(density) × 100
+        self.density_slider.setToolTip(self.density.toolTip())
+        form.addRow("Density", self._pair(self.density_slider, self.density))
+
+        self.offset = QDoubleSpinBox()
+        self.offset.setRange(0.0, 1.0)
+        self.offset.setDecimals(3)
+        self.offset.setSingleStep(0.01)
+        self.offset.setWrapping(True)
+        self.offset.setToolTip("Shift of the palette along the iteration count (0 to 1, wraps round)")
+        self.offset_slider = QSlider(Qt.Orientation.Horizontal)
+        self.offset_slider.setRange(0, 1000)
+        self.offset_slider.setToolTip(self.offset.toolTip())
+        form.addRow("Offset", self._pair(self.offset_slider, self.offset))
+
+        self.interior_btn = QPushButton()
+        self.interior_btn.setToolTip("Colour of the points inside the set (never escape)")
+        self.interior_btn.clicked.connect(self._pick_interior)
+        form.addRow("Interior", self.interior_btn)
+        lay.addWidget(col_box)
+        self._show_interior()
+
+        # bookmarks
+        bm_box = QGroupBox("Bookmarks")
+        bm_lay = QVBoxLayout(bm_box)
+        self.bookmarks = QListWidget()
+        self.bookmarks.setToolTip("Famous places: click (or Enter) to fly there")
+        self.bookmarks.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.bookmarks.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.bookmarks.itemActivated.connect(self._bookmark_activated)
+        self.bookmarks.itemClicked.connect(self._bookmark_activated)
+        bm_lay.addWidget(self.bookmarks)
+        lay.addWidget(bm_box, 1)
+        try:
+            for b in load_bookmarks():
+                item = QListWidgetItem(b.name)
+                item.setData(Qt.ItemDataRole.UserRole, b)
+                item.setToolTip(f"{b.note}\ncentre {b.center_re}, {b.center_im}; width {b.width:g}".strip())
+                self.bookmarks.addItem(item)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.bookmarks.addItem(f"(bookmarks unavailable: {exc})")
+
+        # location and export
+        loc_box = QGroupBox("Location")
+        loc_lay = QVBoxLayout(loc_box)
+        row = QHBoxLayout()
+        self.copy_btn = QPushButton("Copy location")
+        self.copy_btn.setToolTip("Copy centre, width and iterations as text (Ctrl+C on the image)")
+        self.paste_btn = QPushButton("Paste location")
+        self.paste_btn.setToolTip("Go to a location pasted as text, e.g. "
+                                  "'center=-0.75,0 width=3.5 iters=500' (Ctrl+V on the image)")
+        row.addWidget(self.copy_btn)
+        row.addWidget(self.paste_btn)
+        loc_lay.addLayout(row)
+        self.export_btn = QPushButton("Export PNG…")
+        self.export_btn.setToolTip("Render the current view at any size to a PNG (or raw .npy) "
+                                   "file (Ctrl+E)")
+        loc_lay.addWidget(self.export_btn)
+        self.precision = QLabel()
+        self.precision.setWordWrap(True)
+        self.precision.setToolTip("How close the zoom is to the limit of float64 arithmetic")
+        loc_lay.addWidget(self.precision)
+        lay.addWidget(loc_box)
+        self.set_precision("ok", "")
+
+        self.copy_btn.clicked.connect(self.copy_requested)
+        self.paste_btn.clicked.connect(self.paste_requested)
+        self.export_btn.clicked.connect(self.export_requested)
+        self.auto_iters.toggled.connect(self._auto_toggled)
+        self.iters.valueChanged.connect(self._changed)
+        self.palette.currentTextChanged.connect(self._changed)
+        self.density.valueChanged.connect(self._density_spin)
+        self.density_slider.valueChanged.connect(self._density_slide)
+        self.offset.valueChanged.connect(self._offset_spin)
+        self.offset_slider.valueChanged.connect(self._offset_slide)
+
+    @staticmethod
+    def _pair(slider, spin) -> QWidget:
+        w = QWidget()
+        h = QHBoxLayout(w)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(slider, 1)
+        h.addWidget(spin)
+        return w
+
+    # ---- values ------------------------------------------------------------------------------
+    def iterations(self) -> int | None:
+        """The user's iteration limit, or None when it is automatic."""
+        return None if self.auto_iters.isChecked() else int(self.iters.value())
+
+    def set_iterations(self, n: int | None):
+        if n is None:
+            self.auto_iters.setChecked(True)
+        else:
+            self.auto_iters.setChecked(False)
+            self.iters.setValue(int(n))
+
+    def show_auto_iterations(self, n: int):
+        """Display the automatic limit in the (disabled) spin box."""
+        self._auto_value = int(n)
+        if self.auto_iters.isChecked():
+            self.iters.blockSignals(True)
+            self.iters.setValue(int(n))
+            self.iters.blockSignals(False)
+
+    def interior(self) -> tuple[int, int, int, int]:
+        return self._interior
+
+    def set_interior(self, rgba):
+        self._interior = tuple(int(v) for v in rgba)
+        self._show_interior()
+        self._changed()
+
+    def set_precision(self, level: str, message: str):
+        colours = {"ok": "#2e7d32", "warn": "#b26a00", "limit": "#c62828"}
+        words = {"ok": "Precision: fine", "warn": "Precision: near the float64 limit",
+                 "limit": "Precision: float64 limit reached"}
+        self.precision.setText(f"<span style='color:{colours.get(level, '#000')}'>●</span> "
+                               f"{words.get(level, level)}")
+        self.precision.setToolTip(message or "How close the zoom is to the limit of float64 arithmetic")
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _changed(self, *_):
+        self.colouring_changed.emit()
+
+    def _auto_toggled(self, auto: bool):
+        self.iters.setEnabled(not auto)
+        if auto:
+            self.show_auto_iterations(self._auto_value)
+        self._changed()
+
+    def _density_spin(self, v: float):
+        self.density_slider.blockSignals(True)
+        self.density_slider.setValue(int(round(math.log10(max(v, 0.01)) * 100)))
+        self.density_slider.blockSignals(False)
+        self._changed()
+
+    def _density_slide(self, v: int):
+        self.density.setValue(10 ** (v / 100.0))
+
+    def _offset_spin(self, v: float):
+        self.offset_slider.blockSignals(True)
+        self.offset_slider.setValue(int(round(v * 1000)))
+        self.offset_slider.blockSignals(False)
+        self._changed()
+
+    def _offset_slide(self, v: int):
+        self.offset.setValue(v / 1000.0)
+
+    def _show_interior(self):
+        r, g, b, _ = self._interior
+        text = "#%02x%02x%02x" % (r, g, b)
+        fg = "#fff" if (r * 299 + g * 587 + b * 114) < 128000 else "#000"
+        self.interior_btn.setText(text)
+        self.interior_btn.setStyleSheet(f"background:{text}; color:{fg}")
+
+    def _pick_interior(self):
+        c = QColorDialog.getColor(QColor(*self._interior), self, "Interior colour")
+        if c.isValid():
+            self.set_interior((c.red(), c.green(), c.blue(), 255))
+
+    def _bookmark_activated(self, item: QListWidgetItem):
+        b = item.data(Qt.ItemDataRole.UserRole)
+        if isinstance(b, Bookmark):
+            self.bookmark_chosen.emit(b)

@@ -1,0 +1,86 @@
+"""The export dialog: an output size independent of the window, and a file to write."""
+from __future__ import annotations
+
+import os
+
+from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                             QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget)
+
+DEFAULT_SIZE = (3840, 2160)
+PRESETS = (("4K UHD 3840×2160", (3840, 2160)), ("Full HD 1920×1080", (1920, 1080)),
+           ("8K 7680×4320", (7680, 4320)), ("Square 4096×4096", (4096, 4096)),
+           ("Window size", None), ("Custom", None))
+MAX_SIDE = 65_535
+
+
+class ExportDialog(QDialog):
+    def __init__(self, parent=None, window_size=(1920, 1080), path: str | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Export Mandelbrot picture")
+        self._window_size = window_size
+        form = QFormLayout(self)
+        self.preset = QComboBox()
+        for label, _ in PRESETS:
+            self.preset.addItem(label)
+        self.preset.setToolTip("Common picture sizes; the window's size does not limit the export")
+        form.addRow("Size", self.preset)
+        self.w, self.h = QSpinBox(), QSpinBox()
+        for spin, tip in ((self.w, "Width in pixels"), (self.h, "Height in pixels")):
+            spin.setRange(1, MAX_SIDE)
+            spin.setGroupSeparatorShown(True)
+            spin.setToolTip(tip)
+        self.w.setValue(DEFAULT_SIZE[0])
+        self.h.setValue(DEFAULT_SIZE[1])
+        row = QHBoxLayout()
+        row.addWidget(self.w)
+        row.addWidget(self.h)
+        box = QWidget()
+        box.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Width × height", box)
+        self.path = QLineEdit(path or os.path.join(os.path.expanduser("~"), "mandelbrot.png"))
+        self.path.setToolTip(".png writes the coloured picture; .npy the raw smooth iteration counts")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        prow = QHBoxLayout()
+        prow.addWidget(self.path, 1)
+        prow.addWidget(browse)
+        pbox = QWidget()
+        pbox.setLayout(prow)
+        prow.setContentsMargins(0, 0, 0, 0)
+        form.addRow("File", pbox)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+        self.preset.currentIndexChanged.connect(self._preset)
+
+    def _preset(self, i: int):
+        label, size = PRESETS[i]
+        if label == "Window size":
+            size = self._window_size
+        if size:
+            self.w.setValue(int(size[0]))
+            self.h.setValue(int(size[1]))
+
+    def _browse(self):
+        path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
+                                              "PNG picture (*.png);;Raw values (*.npy)")
+        if path:
+            self.path.setText(path)
+
+    def choice(self):
+        path = self.path.text().strip()
+        if path and not path.lower().endswith((".png", ".npy")):
+            path += ".png"
+        return path, (self.w.value(), self.h.value())
+
+
+def ask_export(parent, window_size):
+    """(path, (w, h)) or None when the user cancels."""
+    dlg = ExportDialog(parent, window_size)
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return None
+    path, size = dlg.choice()
+    return (path, size) if path else None

@@ -1,0 +1,106 @@
+"""Locations as text the user can copy, paste and share, e.g.
+
+    center=-0.7436438870371,0.1318259043 width=0.01 iters=2000
+
+Parsing is forgiving about spacing, separators and key spelling, and strict about numbers:
+anything that is not a finite, sensible location raises ValueError with a plain message.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+MAX_ITER = 10_000_000
+EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)"
+_KEYS = {"center": "center", "centre": "center", "c": "center",
+         "re": "re", "x": "re", "real": "re",
+         "im": "im", "y": "im", "imag": "im",
+         "width": "width", "w": "width", "span": "width",
+         "iters": "iters", "iter": "iters", "iterations": "iters", "max_iter": "iters", "n": "iters"}
+
+
+@dataclass(frozen=True)
+class Location:
+    center_re: Decimal
+    center_im: Decimal
+    width: float
+    iterations: int | None   # None = automatic
+
+
+def _digits_for(width: float) -> int:
+    """Decimal places that pin the centre to 1e-10 of the view width (far below a pixel)."""
+    return max(4, int(math.ceil(-math.log10(width))) + 10) if width > 0 else 20
+
+
+def _plain(d: Decimal, places: int) -> str:
+    # a centre typed or pasted with a few more digits keeps them all; one computed by panning
+    # (60 digits) is rounded to what the zoom needs
+    exact = -d.as_tuple().exponent <= max(places, 17)
+    text = format(d, "f") if exact else f"{d:.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def format_location(center_re, center_im, width: float, iterations: int | None) -> str:
+    places = _digits_for(width)
+    re_s, im_s = _plain(Decimal(str(center_re)), places), _plain(Decimal(str(center_im)), places)
+    iters = "auto" if iterations is None else str(int(iterations))
+    return f"center={re_s},{im_s} width={float(width):.6g} iters={iters}"
+
+
+def _number(text: str, what: str, far: float | None = 1e6) -> Decimal:
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"{what} {text!r} is not a number") from None
+    if not d.is_finite():
+        raise ValueError(f"{what} must be a finite number, not {text}")
+    if far is not None and abs(d) > far:
+        raise ValueError(f"{what} {text} is too far out; the set lies within |c| ≤ 2")
+    return d
+
+
+def parse_location(text: str) -> Location:
+    """Read a location from `text`; ValueError with a plain message when it is not one."""
+    t = (text or "").strip()
+    if not t:
+        raise ValueError(f"nothing to paste: expected text like '{EXAMPLE}'")
+    if len(t) > 2000:
+        raise ValueError("the pasted text is too long to be a location")
+    found: dict[str, str] = {}
+    pair = re.compile(r"([A-Za-z_]+)\s*[=:]\s*(\(?\s*(?:" + _NUM + r")(?:\s*[, ]\s*(?:" + _NUM +
+                      r"))*\s*\)?|auto)", re.IGNORECASE)
+    for m in pair.finditer(t):
+        key = _KEYS.get(m.group(1).lower())
+        if key and key not in found:
+            found[key] = m.group(2).strip().strip("()").strip()
+    if "center" in found:
+        parts = [p for p in re.split(r"[,\s]+", found["center"]) if p]
+        if len(parts) != 2:
+            raise ValueError(f"the centre needs two numbers, re,im (e.g. '{EXAMPLE}')")
+        re_s, im_s = parts
+    elif "re" in found and "im" in found:
+        re_s, im_s = found["re"], found["im"]
+    else:
+        raise ValueError(f"no centre found: expected text like '{EXAMPLE}'")
+    c_re, c_im = _number(re_s, "the real part"), _number(im_s, "the imaginary part")
+    if "width" not in found:
+        raise ValueError(f"no width found: expected text like '{EXAMPLE}'")
+    w = _number(found["width"].split(",")[0].split()[0], "the width")
+    width = float(w)
+    if not (width > 0 and math.isfinite(width)):
+        raise ValueError(f"the width must be a positive number, not {found['width']}")
+    if width > 1e3:
+        raise ValueError(f"the width {found['width']} is too large; the whole set is about 3 wide")
+    iterations = None
+    raw = found.get("iters")
+    if raw is not None and raw.lower() != "auto":
+        n = _number(raw.split(",")[0].split()[0], "the iteration count", far=None)
+        if n != n.to_integral_value() or not (1 <= n <= MAX_ITER):
+            raise ValueError(f"iters must be a whole number from 1 to {MAX_ITER:,} (or auto), not {raw}")
+        iterations = int(n)
+    return Location(c_re, c_im, width, iterations)
