@@ -23,8 +23,9 @@ from .timing import JobTimer
 MAX_ITER_LIMIT = 10_000_000
 
 # Threads per block (x = columns, y = rows) for the escape kernel.
-# measured: see docs/PERFORMANCE.md (the `mandelbrot-launch` workload times the alternatives)
-BLOCK = (32, 8)
+# measured (`--bench --only mandelbrot-launch`, H100, 2026-11-22): 16×8 was fastest, escape 0.81 ms
+# on the seahorse frame against 0.82–0.93 ms for the other shapes; see docs/PERFORMANCE.md
+BLOCK = (16, 8)
 # the simulator runs one Python thread per CUDA thread: small blocks waste fewer of them
 SIM_BLOCK = (8, 8)
 COLOUR_BLOCK = (32, 8)

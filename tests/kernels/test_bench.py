@@ -45,3 +45,17 @@ def test_transfer_probe_on_gpu(gpu_backend, simulated):
     assert set(refs) >= {"cpu-copy", "d2d-copy", "h2d-pinned", "d2h-pinned"}
     if not simulated:
         assert refs["d2d-copy"] > refs["h2d-pageable"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 1023])
+def test_copy_kernels_copy_every_element(gpu_backend, n):
+    from numba import cuda
+    import numpy as np
+    src = np.random.default_rng(n).random(n, dtype=np.float32)
+    d_src = cuda.to_device(src)
+    for launch in (lambda d: transfer._copy[(n + 255) // 256, 256](d, d_src),
+                   lambda d: transfer._copy4[((n + 3) // 4 + 255) // 256, 256](d, d_src, (n + 3) // 4)):
+        d = cuda.to_device(np.full(n, -1.0, dtype=np.float32))  # poisoned: an unwritten element shows
+        launch(d)
+        np.testing.assert_array_equal(d.copy_to_host(), src)
