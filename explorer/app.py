@@ -5,7 +5,7 @@ import importlib
 import logging
 import sys
 
-from PyQt6.QtCore import QSettings, Qt
+from PyQt6.QtCore import QSettings, Qt, QTimer
 from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
 from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget,
                              QToolBar)
@@ -82,7 +82,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         else:
-            self.resizeDocks([self.timing], [430], Qt.Orientation.Horizontal)
+            # docks take their size once the window is laid out, hence after the first show
+            QTimer.singleShot(0, lambda: self.resizeDocks([self.timing], [400], Qt.Orientation.Horizontal))
         self._update_backend_ui()
 
     # ---- construction ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import QRectF, Qt, QTimer
 from PyQt6.QtGui import QColor, QPainter
-from PyQt6.QtWidgets import (QDockWidget, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
+from PyQt6.QtWidgets import (QDockWidget, QGridLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
                              QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from kernels.timing import Timings
@@ -59,8 +59,8 @@ def describe(t: Timings) -> str:
             bw = t.bandwidth_gbs(p)
             text += f", {bw:.1f} GB/s)" if bw else ")"
         lines.append(text)
-    for name, ms in t.detail.items():
-        lines.append(f"  · {name}: {fmt_ms(ms)}")
+        if p == "kernel":  # sub-phases (e.g. colourise) are timed inside the compute phase
+            lines.extend(f"  incl. {name}: {fmt_ms(v)}" for name, v in t.detail.items())
     lines.append(f"total (wall clock): {fmt_ms(t.phases_ms.get('total'))}")
     return "\n".join(lines)
 
@@ -130,11 +130,9 @@ class TimingPanel(QWidget):
         self.compile_label = QLabel("JIT compile: none yet")
         self.compile_label.setToolTip("Compile time is kept apart so the first call's JIT does not "
                                       "squash the chart; numba caches kernels on disk after it.")
-        legend = QHBoxLayout()
-        for ph in STACK:
-            sw = QLabel(f"<span style='color:{COLOURS[ph]}'>■</span> {NAMES[ph]}")
-            legend.addWidget(sw)
-        legend.addStretch(1)
+        legend = QGridLayout()
+        for i, ph in enumerate(STACK):
+            legend.addWidget(QLabel(f"<span style='color:{COLOURS[ph]}'>■</span> {NAMES[ph]}"), i // 2, i % 2)
 
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMinimumHeight(140)
