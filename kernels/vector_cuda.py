@@ -1,0 +1,180 @@
+"""The vector ops as numba CUDA kernels: @cuda.jit (one element per thread, and grid-stride) and
+@vectorize(target='cuda') ufuncs. Imported only when a GPU implementation first runs.
+
+The @cuda.jit kernels are declared without signatures, so nothing compiles at import; the
+ufuncs are built on first use because @vectorize with signatures compiles at decoration.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda, vectorize
+
+from .vector_ops import _FIVE, _TEN, _TWO, SCALAR, THREADS_PER_BLOCK, ImplUnavailable, _first_line
+
+
+# one element per thread: the simplest mapping
+@cuda.jit(cache=True)
+def k_copy(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i]
+
+
+@cuda.jit(cache=True)
+def k_scale(a, out, s):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = s * a[i]
+
+
+@cuda.jit(cache=True)
+def k_add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+
+@cuda.jit(cache=True)
+def k_triad(b, c, out, s):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = b[i] + s * c[i]
+
+
+@cuda.jit(cache=True)
+def k_saxpy(x, y, s):
+    i = cuda.grid(1)
+    if i < y.size:
+        y[i] = s * x[i] + y[i]
+
+
+@cuda.jit(cache=True)
+def k_seed(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
+
+
+# grid-stride loops over a fixed grid sized to the device: measured against the above
+@cuda.jit(cache=True)
+def g_copy(a, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = a[i]
+
+
+@cuda.jit(cache=True)
+def g_scale(a, out, s):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = s * a[i]
+
+
+@cuda.jit(cache=True)
+def g_add(a, b, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = a[i] + b[i]
+
+
+@cuda.jit(cache=True)
+def g_triad(b, c, out, s):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = b[i] + s * c[i]
+
+
+@cuda.jit(cache=True)
+def g_saxpy(x, y, s):
+    for i in range(cuda.grid(1), y.size, cuda.gridsize(1)):
+        y[i] = s * x[i] + y[i]
+
+
+@cuda.jit(cache=True)
+def g_seed(a, b, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
+
+
+KERNELS = {
+    "per-thread": {"copy": k_copy, "scale": k_scale, "add": k_add, "triad": k_triad,
+                   "saxpy": k_saxpy, "seed-expr": k_seed},
+    "stride": {"copy": g_copy, "scale": g_scale, "add": g_add, "triad": g_triad,
+               "saxpy": g_saxpy, "seed-expr": g_seed},
+}
+_SCALAR_ARG = {"scale", "triad", "saxpy"}
+_stride_blocks: int | None = None
+
+
+def stride_blocks() -> int:
+    """Enough blocks to keep every SM busy (8 resident blocks of 256 threads each)."""
+    global _stride_blocks
+    if _stride_blocks is None:
+        try:
+            sms = int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+        except Exception:
+            sms = 1
+        _stride_blocks = max(1, sms * 8)
+    return _stride_blocks
+
+
+def run_jit(variant: str, op_name: str, ins, out, s, stream=None):
+    n = out.size
+    if n == 0:
+        return  # a launch with no blocks is an error, and there is nothing to do
+    blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+    if variant == "stride":
+        blocks = min(blocks, stride_blocks())
+    args = tuple(ins) if op_name == "saxpy" else (*ins, out)
+    if op_name in _SCALAR_ARG:
+        args = (*args, np.float32(s))
+    KERNELS[variant][op_name][blocks, THREADS_PER_BLOCK, stream or 0](*args)
+
+
+# ---- @vectorize(target='cuda') -----------------------------------------------------------------
+def _v_copy(a):
+    return a
+
+
+def _v_scale(a):
+    return SCALAR * a
+
+
+def _v_add(a, b):
+    return a + b
+
+
+def _v_triad(b, c):
+    return b + SCALAR * c
+
+
+def _v_saxpy(x, y):
+    return SCALAR * x + y
+
+
+def _v_seed(a, b):
+    return (a * _TEN + _TWO) * ((b + _TWO) * _TEN - _FIVE) * _FIVE
+
+
+_UFUNCS: dict | None = None
+
+
+def ufuncs() -> dict:
+    global _UFUNCS
+    if _UFUNCS is None:
+        one, two = ["float32(float32)"], ["float32(float32, float32)"]
+        try:
+            _UFUNCS = {"copy": vectorize(one, target="cuda")(_v_copy),
+                       "scale": vectorize(one, target="cuda")(_v_scale),
+                       "add": vectorize(two, target="cuda")(_v_add),
+                       "triad": vectorize(two, target="cuda")(_v_triad),
+                       "saxpy": vectorize(two, target="cuda")(_v_saxpy),
+                       "seed-expr": vectorize(two, target="cuda")(_v_seed)}
+        except Exception as exc:
+            raise ImplUnavailable("numba could not build @vectorize(target='cuda') ufuncs: "
+                                  f"{_first_line(exc)}") from exc
+    return _UFUNCS
+
+
+def run_ufunc(op_name: str, ins, out, s, stream=None):
+    if np.float32(s) != SCALAR:
+        raise ValueError(f"the @vectorize ufuncs fold in s = {SCALAR}; got s = {s}")
+    if out.size == 0:
+        return
+    ufuncs()[op_name](*ins, out=out, stream=stream or 0)

@@ -1,0 +1,436 @@
+"""Measure vector-op throughput over sizes, implementations and modes, one point at a time.
+
+`sweep()` is a generator so the render worker can run it as a generator job: each yielded item is
+a progress report, other views are served between items, and cancelling takes effect before the
+next point (or the next repeat). The first item is the reference bandwidths of this machine.
+
+Modes:
+  kernel    data already where the implementation computes (device arrays, or NumPy arrays for the
+            CPU implementations); only the compute is timed (CUDA events, or a wall clock).
+  pinned    end to end from and to page-locked host buffers: h2d, kernel, d2h on one stream.
+  pageable  end to end from and to ordinary NumPy arrays, the seed's way.
+
+Bandwidth: kernel mode counts the op's bytes read + written per element; the end-to-end modes
+count the bytes crossing the bus (inputs in, result out) over h2d + kernel + d2h.
+"""
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+
+import numpy as np
+
+from . import buffers as _buffers
+from .buffers import BufferPool, OutOfDeviceMemory
+from .timing import JobTimer, Timings
+from .vector_ops import OPS, SCALAR, Impl, ImplUnavailable, _first_line, get_op, implementations
+
+MODES = ("kernel", "pinned", "pageable")
+MIN_EXP = 10
+REF_BYTES = 64 * 2**20
+HOST_MARGIN = 0.8      # use at most this share of the available host memory
+DEVICE_MARGIN = 0.9
+
+
+def host_free_bytes() -> int | None:
+    """Host memory available to a new allocation (MemAvailable), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def device_free_bytes() -> int | None:
+    info = _buffers.device_free_bytes()
+    return None if info is None else info[0]
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def sizes_up_to(max_exp: int, min_exp: int = MIN_EXP) -> list[int]:
+    return [2**k for k in range(min_exp, max_exp + 1)]
+
+
+def host_bytes_needed(n: int, gpu: bool, pinned: bool) -> int:
+    # two random inputs, an output, and for the GPU the pageable result of end-to-end runs;
+    # the pinned mode keeps its own page-locked copies of all three
+    return 4 * n * ((4 if gpu else 3) + (3 if pinned else 0))
+
+
+def device_bytes_needed(n: int) -> int:
+    return 4 * n * 3
+
+
+def fit_problem(n: int, gpu: bool, pinned: bool) -> str:
+    """Why a size cannot be run here, or "" when it fits in free host (and device) memory."""
+    need = host_bytes_needed(n, gpu, pinned)
+    free = host_free_bytes()
+    if free is not None and need > free * HOST_MARGIN:
+        return (f"N = {n:,} needs {_mib(need)} of host memory but only {_mib(free)} is available")
+    if gpu:
+        need = device_bytes_needed(n)
+        free = device_free_bytes()
+        if free is not None and need > free * DEVICE_MARGIN:
+            return (f"N = {n:,} needs {_mib(need)} of GPU memory but only {_mib(free)} is free")
+    return ""
+
+
+def max_fitting_exponent(gpu: bool, pinned: bool, cap: int = 40) -> int:
+    """The largest k with 2^k elements fitting in memory now (at least MIN_EXP)."""
+    k = MIN_EXP
+    while k < cap and not fit_problem(2 ** (k + 1), gpu, pinned):
+        k += 1
+    return k
+
+
+def _cancelled(cancel) -> bool:
+    if cancel is None:
+        return False
+    if callable(cancel) and not hasattr(cancel, "cancelled"):
+        return bool(cancel())
+    return bool(getattr(cancel, "cancelled", False))
+
+
+def _stop(cancel):
+    """Leave the sweep: raise the worker's Cancelled when the token can, else return quietly."""
+    check = getattr(cancel, "check", None)
+    if check is not None:
+        check()
+
+
+class _SizeData:
+    """Random inputs and outputs of one size, allocated once and reused by every point."""
+
+    def __init__(self, runner: "PointRunner", n: int):
+        self.n = n
+        self.runner = runner
+        pool = runner.pool
+        rng = np.random.default_rng(2024 + n)
+        # random data, never zeros; inputs in [0.5, 1.5) keep every op away from cancellation
+        self.host_in = [pool.host(f"in{j}", (n,), np.float32, pinned=False) for j in range(2)]
+        for arr in self.host_in:
+            rng.random(out=arr, dtype=np.float32)
+            arr += np.float32(0.5)
+        self.host_out = pool.host("out", (n,), np.float32, pinned=False)
+        self.host_out[:] = 1.0  # touch the pages so the first timed write does not fault them in
+        self.dev_in = self.dev_out = None
+        self.pin_in = self.pin_out = self.page_out = None
+        if runner.gpu:
+            self.dev_in = [pool.device(f"d_in{j}", (n,), np.float32) for j in range(2)]
+            self.dev_out = pool.device("d_out", (n,), np.float32)
+            for d, h in zip(self.dev_in, self.host_in):
+                d.copy_to_device(h, stream=runner.stream)
+            self.dev_out.copy_to_device(self.host_out, stream=runner.stream)
+            self.page_out = pool.host("page_out", (n,), np.float32, pinned=False)
+            self.page_out[:] = 1.0
+            runner.stream.synchronize()
+
+    def ensure_pinned(self):
+        if self.pin_in is not None:
+            return
+        pool = self.runner.pool
+        self.pin_in = [pool.host(f"pin_in{j}", (self.n,), np.float32) for j in range(2)]
+        for p, h in zip(self.pin_in, self.host_in):
+            p[:] = h
+        self.pin_out = pool.host("pin_out", (self.n,), np.float32)
+        self.pin_out[:] = 1.0
+
+    def arrays(self, op, where: str):
+        """(ins, out) for an op on the host (CPU implementations) or the device."""
+        k = len(op.inputs)
+        src, dst = (self.host_in, self.host_out) if where == "host" else (self.dev_in, self.dev_out)
+        ins = tuple(src[:k])
+        return ins, (ins[1] if op.inplace else dst)
+
+
+class PointRunner:
+    """Measures single points; holds the buffers of the current size and the job's stream."""
+
+    def __init__(self, backend, repeats: int = 5, budget_s: float = 0.5):
+        self.backend = backend
+        self.gpu = bool(getattr(backend, "is_gpu", False))
+        self.pool = BufferPool(backend)
+        self.repeats = max(1, int(repeats))
+        self.budget_s = budget_s
+        self.stream = None
+        if self.gpu:
+            from numba import cuda
+            self.stream = cuda.stream()
+        self._data: _SizeData | None = None
+        self._warm: set = set()
+
+    def data(self, n: int, pinned: bool) -> _SizeData | str:
+        """The buffers for size n, or the reason they do not fit in memory."""
+        d = self._data
+        if d is not None and d.n == n:
+            if pinned and self.gpu and d.pin_in is None:
+                problem = fit_problem(n, False, True)
+                if problem:
+                    return problem
+                d.ensure_pinned()
+            return d
+        self.release()
+        problem = fit_problem(n, self.gpu, pinned)
+        if problem:
+            return problem
+        try:
+            d = _SizeData(self, n)
+            if pinned and self.gpu:
+                d.ensure_pinned()
+        except OutOfDeviceMemory as exc:
+            self.release()
+            return str(exc)
+        self._data = d
+        return d
+
+    def release(self):
+        self._data = None
+        self.pool.clear()
+        if self.gpu:
+            try:  # hand freed device buffers back now, so the fit check sees them as free
+                from numba import cuda
+                cuda.current_context().deallocations.clear()
+            except Exception:
+                pass
+
+    # ---- one run ------------------------------------------------------------------------------
+    def _run_once(self, op, impl: Impl, mode: str, d: _SizeData, label: str) -> Timings:
+        fn = impl.ops[op.name]
+        if impl.device == "cpu":
+            ins, out = d.arrays(op, "host")
+            t = JobTimer(self.backend, None, label)
+            with t.phase("kernel"):
+                fn(ins, out, SCALAR)
+            return t.finish()
+        ins, out = d.arrays(op, "device")
+        st = self.stream
+        t = JobTimer(self.backend, st, label)
+        if mode == "kernel":
+            with t.phase("kernel", gpu=True):
+                fn(ins, out, SCALAR, st)
+            return t.finish()
+        host_ins = d.pin_in if mode == "pinned" else d.host_in
+        host_out = d.pin_out if mode == "pinned" else d.page_out
+        n = d.n
+        with t.phase("h2d", gpu=True, nbytes=4 * n * len(ins)):
+            for dev, host in zip(ins, host_ins):
+                dev.copy_to_device(host, stream=st)
+        with t.phase("kernel", gpu=True):
+            fn(ins, out, SCALAR, st)
+        with t.phase("d2h", gpu=True, nbytes=4 * n):
+            out.copy_to_host(host_out, stream=st)
+        return t.finish()
+
+    def measure(self, op_name: str, impl: Impl, mode: str, n: int, cancel=None,
+                repeats: int | None = None) -> dict:
+        """One point: warm-up, then the median of up to `repeats` runs (fewer when slow)."""
+        op = get_op(op_name)
+        point = base_point(op_name, impl.name, mode, n)
+        d = self.data(n, pinned=(mode == "pinned"))
+        if isinstance(d, str):
+            point["skipped"] = d
+            return point
+        label = f"{op_name} {impl.name}/{mode} N=2^{int(math.log2(n)) if n else 0}"
+        compile_ms = None
+        key = (impl.name, op_name)
+        if key not in self._warm:
+            t0 = time.perf_counter()
+            self._run_once(op, impl, mode, d, label)  # first call compiles
+            if impl.jit:
+                compile_ms = (time.perf_counter() - t0) * 1e3
+            self._warm.add(key)
+        self._run_once(op, impl, mode, d, label)      # warm caches, pages, clocks
+        runs: list[Timings] = []
+        t_start = time.perf_counter()
+        want = max(1, int(repeats)) if repeats else self.repeats
+        while len(runs) < want:
+            if runs and _cancelled(cancel):
+                break
+            runs.append(self._run_once(op, impl, mode, d, label))
+            if len(runs) >= 3 and time.perf_counter() - t_start > self.budget_s:
+                break
+        return fill_point(point, op, n, runs, compile_ms, self.backend, label)
+
+
+def base_point(op: str, impl: str, mode: str, n: int) -> dict:
+    return {"type": "point", "op": op, "impl": impl, "mode": mode, "N": int(n), "skipped": None,
+            "phases_ms": {}, "ms": None, "GB/s": None, "Gelem/s": None, "bytes": 0,
+            "bus_bytes": 0, "repeats": 0, "timings": None}
+
+
+def fill_point(point: dict, op, n: int, runs: list[Timings], compile_ms, backend, label) -> dict:
+    phases = {}
+    for p in ("h2d", "kernel", "d2h", "total"):
+        vals = [r.phases_ms.get(p) for r in runs if r.phases_ms.get(p) is not None]
+        phases[p] = statistics.median(vals) if vals else None
+    phases["compile"] = compile_ms
+    mode = point["mode"]
+    if mode == "kernel":
+        ms = phases["kernel"]
+        nbytes = op.bytes_per_element * n
+    else:
+        parts = [phases[p] for p in ("h2d", "kernel", "d2h")]
+        ms = None if any(v is None for v in parts) else sum(parts)
+        nbytes = op.bus_bytes_per_element * n
+    point.update({
+        "phases_ms": phases, "ms": ms, "repeats": len(runs),
+        "bytes": op.bytes_per_element * n,
+        "bus_bytes": op.bus_bytes_per_element * n if mode != "kernel" else 0,
+        "GB/s": nbytes / (ms * 1e-3) / 1e9 if ms else None,
+        "Gelem/s": n / (ms * 1e-3) / 1e9 if ms else None,
+    })
+    if ms is None and runs:
+        point["note"] = ("not timed: the CUDA simulator has no event timing"
+                         if getattr(backend, "simulated", False) else "not timed")
+    t = Timings(backend=getattr(backend, "name", str(backend)), label=label)
+    for p, v in phases.items():
+        t.phases_ms[p] = v
+    if runs:
+        t.bytes = dict(runs[0].bytes)
+    point["timings"] = t
+    return point
+
+
+def _resolve_impls(backend, impls) -> list[Impl]:
+    known = {i.name: i for i in implementations(backend)}
+    out = []
+    for item in impls if impls is not None else known.values():
+        if isinstance(item, Impl):
+            out.append(item)
+        elif item in known:
+            out.append(known[item])
+        else:
+            raise ValueError(f"unknown implementation {item!r}; choose from: {', '.join(known)}")
+    return out
+
+
+def plan(backend, ops, impls, modes) -> list[tuple]:
+    """The (op, impl, mode) combinations a sweep measures, CPU implementations in kernel mode only."""
+    gpu = bool(getattr(backend, "is_gpu", False))
+    combos = []
+    for op in ops:
+        get_op(op)
+        for impl in impls:
+            for mode in modes:
+                if mode not in MODES:
+                    raise ValueError(f"unknown mode {mode!r}; choose from: {', '.join(MODES)}")
+                if mode not in impl.modes or (impl.device == "gpu" and not gpu):
+                    continue
+                combos.append((op, impl, mode))
+    return combos
+
+
+def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, repeats: int = 5,
+          ref_bytes: int = REF_BYTES, budget_s: float = 0.5):
+    """Yield the references, then one point dict per (size, op, impl, mode); return a summary.
+
+    Items: {"type": "references", "refs": {name: GB/s}} first; {"type": "point", ...} per step
+    (with "skipped": reason when it could not run); {"type": "unavailable", "impl", "reason"}
+    when an implementation turns out unusable (its later points are skipped with that reason);
+    {"type": "error", "message"} when the GPU failed, after which the sweep stops.
+    """
+    from .transfer import measure
+    ops = list(ops)
+    impl_list = _resolve_impls(backend, impls)
+    sizes = list(sizes) if sizes is not None else sizes_up_to(20)
+    combos = plan(backend, ops, impl_list, modes)
+    total = len(combos) * len(sizes)
+    summary = {"points": 0, "total": total, "cancelled": False, "error": None}
+
+    if _cancelled(cancel):
+        summary["cancelled"] = True
+        _stop(cancel)
+        return summary
+    if getattr(backend, "simulated", False):
+        ref_bytes = min(ref_bytes, 2**16)  # the simulator runs a Python thread per CUDA thread
+    try:
+        refs = measure(backend, ref_bytes, repeats=3)
+    except Exception as exc:
+        refs = {}
+        yield {"type": "notice", "message": f"the reference bandwidths could not be measured: "
+                                            f"{_first_line(exc)}"}
+    yield {"type": "references", "refs": refs, "bytes": ref_bytes}
+
+    runner = PointRunner(backend, repeats=repeats, budget_s=budget_s)
+    dead: dict[str, str] = {i.name: i.reason for i in impl_list if not i.available}
+    for name, reason in dead.items():
+        yield {"type": "unavailable", "impl": name, "reason": reason or "not available here"}
+    index = 0
+    try:
+        for n in sizes:
+            for op, impl, mode in combos:
+                if _cancelled(cancel):
+                    summary["cancelled"] = True
+                    _stop(cancel)
+                    return summary
+                index += 1
+                if impl.name in dead:
+                    point = base_point(op, impl.name, mode, n)
+                    point["skipped"] = dead[impl.name] or "not available here"
+                else:
+                    try:
+                        point = runner.measure(op, impl, mode, n, cancel)
+                    except ImplUnavailable as exc:
+                        dead[impl.name] = str(exc)
+                        yield {"type": "unavailable", "impl": impl.name, "reason": str(exc)}
+                        point = base_point(op, impl.name, mode, n)
+                        point["skipped"] = str(exc)
+                    except Exception as exc:  # a CUDA error leaves the context unusable: stop
+                        msg = (f"{impl.name} failed on {op} ({mode}, N = {n:,}): "
+                               f"{_first_line(exc)}; the sweep stopped")
+                        summary["error"] = msg
+                        yield {"type": "error", "message": msg}
+                        return summary
+                point["index"], point["total"] = index, total
+                summary["points"] += 1
+                yield point
+    finally:
+        runner.release()
+    return summary
+
+
+# ---- after a sweep -----------------------------------------------------------------------------
+def crossover(points: list[dict], op: str | None = None) -> int | None:
+    """The smallest N from which the best GPU end-to-end run beats the best CPU run at every
+    larger N measured (elements per second, same op); None when it never does or is unknown."""
+    best_gpu: dict[int, float] = {}
+    best_cpu: dict[int, float] = {}
+    for p in points:
+        if p.get("type") != "point" or p.get("skipped") or not p.get("Gelem/s"):
+            continue
+        if op is not None and p["op"] != op:
+            continue
+        if p["impl"] in ("cpu-numba", "numpy"):
+            best_cpu[p["N"]] = max(best_cpu.get(p["N"], 0.0), p["Gelem/s"])
+        elif p["mode"] in ("pinned", "pageable"):
+            best_gpu[p["N"]] = max(best_gpu.get(p["N"], 0.0), p["Gelem/s"])
+    common = sorted(set(best_gpu) & set(best_cpu))
+    if not common:
+        return None
+    answer = None
+    for n in reversed(common):
+        if best_gpu[n] > best_cpu[n]:
+            answer = n
+        else:
+            break
+    return answer
+
+
+def json_safe(point: dict) -> dict:
+    """A point without its Timings object, for export."""
+    return {k: v for k, v in point.items() if k != "timings"}
+
+
+__all__ = ["MODES", "sweep", "crossover", "PointRunner", "fit_problem", "max_fitting_exponent",
+           "sizes_up_to", "host_free_bytes", "device_free_bytes", "json_safe", "OPS"]

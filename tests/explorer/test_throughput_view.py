@@ -1,0 +1,187 @@
+"""The throughput view: a small CPU sweep draws curves, fills the table, exports what it shows;
+cancel, failures and unavailable implementations keep the view usable."""
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QApplication
+
+from explorer.views.throughput import COLUMNS, ThroughputView
+from kernels import vector_sweep
+from kernels.vector_ops import Impl, ImplUnavailable
+
+
+@pytest.fixture
+def view(qtbot, worker, cpu_backend):
+    v = ThroughputView(worker, cpu_backend)
+    qtbot.addWidget(v)
+    v.ref_bytes = 2**16
+    v.REPEATS = 2
+    v.set_max_exponent(12)
+    v.resize(1100, 650)
+    yield v
+    v.shutdown()
+
+
+def _run(qtbot, view, timeout=60000):
+    with qtbot.waitSignal(view.worker.result, timeout=timeout):
+        view.start_sweep()
+    qtbot.waitUntil(lambda: not view.in_flight, timeout=timeout)
+
+
+def test_cpu_backend_offers_cpu_implementations_only(view):
+    assert view.checked_impls() == ["cpu-numba", "numpy"]
+    assert view.checked_modes() == ["kernel"]
+    items = {view.impl_list.item(i).text(): view.impl_list.item(i) for i in range(view.impl_list.count())}
+    for name in ("vectorize", "cuda-jit", "nvrtc", "pycuda"):
+        assert not items[name].flags() & Qt.ItemFlag.ItemIsEnabled
+        assert "unavailable: needs the CUDA backend" in items[name].toolTip()
+    assert not view.mode_checks["pinned"].isEnabled()
+    assert view.max_combo.currentData() == 12
+
+
+def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
+    timings = []
+    view.timings_ready.connect(timings.append)
+    view.op_combo.setCurrentText("triad")
+    _run(qtbot, view)
+    # references first, then 3 sizes × 2 implementations
+    assert view.refs["cpu-copy"] > 0
+    assert len(view.points) == 6 and view.table.rowCount() == 6
+    assert set(view._curves) == {("cpu-numba", "kernel"), ("numpy", "kernel")}
+    for curve in view._curves.values():
+        x, y = curve.getOriginalDataset()
+        assert list(x) == [1024, 2048, 4096] and np.all(y > 0)
+    assert len(view._ref_items) == 1 and "CPU copy" in view._ref_items[0].label.toPlainText()
+    assert len(timings) == 6 and all(t.phases_ms["kernel"] > 0 for t in timings)
+    assert view.progress.value() == view.progress.maximum() == 6
+    assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
+
+    path = tmp_path / "sweep.csv"
+    view.export_csv(str(path))
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == COLUMNS
+    assert rows[1:] == view.table_rows()
+    assert rows[1][0] == "triad" and float(rows[1][8]) > 0
+
+    jpath = tmp_path / "sweep.json"
+    view.export_json(str(jpath))
+    doc = json.loads(jpath.read_text())
+    assert doc["op"] == "triad" and len(doc["points"]) == 6
+    assert doc["points"][0]["GB/s"] == pytest.approx(float(rows[1][8]), rel=1e-3)
+
+    view.metric_combo.setCurrentIndex(1)   # G elements/s
+    x, y = view._curves[("numpy", "kernel")].getOriginalDataset()
+    gelem = [p["Gelem/s"] for p in view.points if p["impl"] == "numpy"]
+    assert list(y) == pytest.approx(gelem)
+    # the CPU-copy line becomes the element rate a copy at that bandwidth allows for triad
+    ref = view._ref_items[0]
+    assert 10 ** ref.value() == pytest.approx(view.refs["cpu-copy"] / 12)
+
+    view.metric_combo.setCurrentIndex(0)
+    QApplication.processEvents()   # let the legend lay itself out before the screenshot
+    view.grab().save("/tmp/throughput_view.png")
+
+
+def test_unticking_an_implementation_hides_its_curve(qtbot, view):
+    _run(qtbot, view)
+    item = view.impl_list.item([view.impl_list.item(i).text()
+                                for i in range(view.impl_list.count())].index("numpy"))
+    item.setCheckState(Qt.CheckState.Unchecked)
+    assert not view._curves[("numpy", "kernel")].isVisible()
+    assert view._curves[("cpu-numba", "kernel")].isVisible()
+
+
+def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
+    view.set_max_exponent(22)
+    first = []
+    view.worker.progress.connect(lambda k, g, item: first.append(item))
+    view.start_sweep()
+    qtbot.waitUntil(lambda: any(i.get("type") == "point" for i in first), timeout=30000)
+    view.cancel_sweep()
+    assert not view.in_flight and view.run_button.isEnabled()
+    assert "cancelled" in view.info.text()
+    assert len(view.points) < 26
+    view.set_max_exponent(10)
+    _run(qtbot, view)
+    assert len(view.points) == 2
+
+
+def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monkeypatch):
+    def flaky_copy(ins, out, s, stream=None):
+        if out.size > 1024:
+            raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS")
+        np.copyto(out, ins[0])
+
+    def broken(ins, out, s, stream=None):
+        raise ImplUnavailable("NVRTC could not compile 'copy': syntax error")
+
+    fakes = [Impl("numpy", True, "", "cpu", "", {"copy": flaky_copy}),
+             Impl("cpu-numba", True, "", "cpu", "", {"copy": broken})]
+    monkeypatch.setattr(vector_sweep, "implementations", lambda backend: fakes)
+    errors = []
+    view.error_message.connect(errors.append)
+    view.op_combo.setCurrentText("copy")
+    _run(qtbot, view)
+    assert errors and "ILLEGAL_ADDRESS" in errors[0]
+    assert "stopped" in view.info.text()
+    assert view.unavailable == {"cpu-numba": "NVRTC could not compile 'copy': syntax error"}
+    item = view.impl_list.item(view.impl_list.count() - 2)
+    assert item.text() == "cpu-numba" and not item.flags() & Qt.ItemFlag.ItemIsEnabled
+    assert "syntax error" in item.toolTip()
+    assert view.run_button.isEnabled()
+    monkeypatch.undo()
+    view.request_render()          # e.g. a backend switch: everything offered again
+    view.set_max_exponent(10)
+    _run(qtbot, view)
+    assert len(view.points) == 2 and not view.last_error
+
+
+def test_crossover_marker(qtbot, view):
+    pts = [{"type": "point", "op": "add", "impl": "cpu-numba", "mode": "kernel", "N": n,
+            "skipped": None, "Gelem/s": 1.0, "GB/s": 12.0} for n in (1024, 2048, 4096)]
+    pts += [{"type": "point", "op": "add", "impl": "cuda-jit", "mode": "pinned", "N": n,
+             "skipped": None, "Gelem/s": g, "GB/s": 12 * g} for n, g in ((1024, 0.2), (2048, 2), (4096, 4))]
+    view._sweep_op = "add"
+    view.points = pts
+    view._update_crossover()
+    assert view._cross_item is not None
+    assert view._cross_item.value() == pytest.approx(math.log10(2048))
+    assert "2^11" in view._cross_item.label.toPlainText()
+
+
+@pytest.mark.gpu
+def test_small_gpu_sweep(qtbot, worker, gpu_backend, simulated):
+    view = ThroughputView(worker, gpu_backend)
+    qtbot.addWidget(view)
+    view.ref_bytes = 2**16
+    view.REPEATS = 2
+    view.set_max_exponent(10 if simulated else 16)
+    assert view.checked_modes() == ["kernel", "pinned", "pageable"]
+    if simulated:
+        for i in range(view.impl_list.count()):
+            item = view.impl_list.item(i)
+            if item.text() in ("vectorize", "nvrtc", "pycuda"):
+                assert not item.flags() & Qt.ItemFlag.ItemIsEnabled and "simulator" in item.toolTip()
+    view.set_checked(impls=["cuda-jit", "cpu-numba"])
+    view.op_combo.setCurrentText("saxpy")
+    timings = []
+    view.timings_ready.connect(timings.append)
+    _run(qtbot, view, timeout=120000)
+    sizes = 1 if simulated else 7
+    assert len(view.points) == 4 * sizes and view.table.rowCount() == 4 * sizes
+    assert all(not p["skipped"] for p in view.points)
+    gpu_pts = [p for p in view.points if p["impl"] == "cuda-jit"]
+    if simulated:   # no event timing in the simulator: nothing drawn, nothing invented
+        assert all(p["GB/s"] is None for p in gpu_pts)
+        assert all(t.phases_ms["kernel"] is None for t in timings if t.backend == "cuda"
+                   and "cuda-jit" in t.label)
+    else:
+        assert all(p["GB/s"] > 0 for p in gpu_pts)
+        assert {("cuda-jit", m) for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
+        assert len(view._ref_items) == 4
+    view.shutdown()

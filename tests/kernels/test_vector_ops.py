@@ -1,0 +1,229 @@
+"""The vector ops: every implementation against the NumPy reference, byte counts, and the reasons
+given when an implementation cannot run."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from kernels import vector_nvrtc, vector_ops, vector_pycuda
+from kernels.vector_ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, implementations, reference
+
+SIZES = (0, 1, 255, 256, 257, 10**5)
+SIM_SIZES = (0, 1, 255, 256, 257)
+
+
+def _inputs(op_name, n, seed=0):
+    rng = np.random.default_rng(seed + n)
+    k = len(get_op(op_name).inputs)
+    return tuple((rng.random(n, dtype=np.float32) + np.float32(0.5)) for _ in range(k))
+
+
+def test_byte_and_flop_counts():
+    expect = {"copy": (8, 4, 0), "scale": (8, 4, 1), "add": (12, 8, 1), "triad": (12, 8, 2),
+              "saxpy": (12, 8, 2), "seed-expr": (12, 8, 7)}
+    for name, (nbytes, h2d, flops) in expect.items():
+        op = get_op(name)
+        assert op.bytes_per_element == nbytes, name
+        assert op.h2d_bytes_per_element == h2d, name
+        assert op.bus_bytes_per_element == h2d + 4, name
+        assert op.flops == flops, name
+    assert get_op("saxpy").inplace and not get_op("add").inplace
+
+
+def test_unknown_op_names_the_choices():
+    with pytest.raises(ValueError, match="seed-expr"):
+        get_op("fma")
+
+
+def test_reference_seed_expression_by_hand():
+    a, b = np.array([1.0], np.float32), np.array([0.0], np.float32)
+    assert reference("seed-expr", (a, b))[0] == pytest.approx((1 * 10 + 2) * ((0 + 2) * 10 - 5) * 5)
+    assert reference("triad", (a, b + 2))[0] == pytest.approx(1 + 3 * 2)
+
+
+def _run_host(impl, op_name, ins):
+    op = get_op(op_name)
+    ins = tuple(x.copy() for x in ins)
+    out = ins[1] if op.inplace else np.full(ins[0].size, np.nan, np.float32)
+    impl.ops[op_name](ins, out, SCALAR)
+    return out
+
+
+@pytest.mark.parametrize("impl_name", ["cpu-numba", "numpy"])
+@pytest.mark.parametrize("op_name", OP_NAMES)
+def test_cpu_implementations_match_reference(cpu_backend, impl_name, op_name):
+    impl = {i.name: i for i in implementations(cpu_backend)}[impl_name]
+    assert impl.available and impl.reason == ""
+    for n in SIZES:
+        ins = _inputs(op_name, n)
+        got = _run_host(impl, op_name, ins)
+        want = reference(op_name, ins)
+        assert got.dtype == np.float32 and got.shape == (n,)
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{impl_name} {op_name} N={n}")
+
+
+def test_gpu_implementations_unavailable_on_cpu_backend(cpu_backend):
+    impls = implementations(cpu_backend)
+    names = [i.name for i in impls]
+    assert names == list(vector_ops.IMPL_NAMES)
+    for impl in impls:
+        if impl.device == "gpu":
+            assert not impl.available and "CUDA backend" in impl.reason
+        else:
+            assert impl.available
+
+
+@pytest.mark.gpu
+def test_gpu_implementations_match_reference(gpu_backend, simulated):
+    from numba import cuda
+    stream = cuda.stream()
+    ran, why = [], {}
+    for impl in implementations(gpu_backend):
+        if impl.device != "gpu":
+            continue
+        if not impl.available:
+            assert impl.reason.strip(), f"{impl.name} unavailable without a reason"
+            continue
+        try:
+            for op_name in OP_NAMES:
+                for n in (SIM_SIZES if simulated else SIZES):
+                    op = get_op(op_name)
+                    ins = _inputs(op_name, n)
+                    d_ins = tuple(cuda.to_device(x, stream=stream) for x in ins)
+                    d_out = d_ins[1] if op.inplace else cuda.to_device(
+                        np.full(n, np.nan, np.float32), stream=stream)
+                    impl.ops[op_name](d_ins, d_out, SCALAR, stream)
+                    got = d_out.copy_to_host(stream=stream)
+                    stream.synchronize()
+                    np.testing.assert_allclose(got, reference(op_name, ins), rtol=1e-6,
+                                               err_msg=f"{impl.name} {op_name} N={n}")
+        except ImplUnavailable as exc:  # e.g. NVRTC failing: a reason, never a silent gap
+            assert str(exc).strip()
+            why[impl.name] = str(exc)
+            continue
+        ran.append(impl.name)
+    assert "cuda-jit" in ran and "cuda-jit-stride" in ran
+    if not simulated:  # on a real GPU the seed's ufuncs and NVRTC must work, not just explain
+        assert "vectorize" in ran, why
+        if vector_ops.module_available("cuda.core"):
+            assert "nvrtc" in ran, why
+    if simulated:
+        reasons = {i.name: i.reason for i in implementations(gpu_backend)}
+        for name in ("nvrtc", "pycuda", "vectorize"):
+            assert "simulator" in reasons[name]
+
+
+_REAL_GPU = SimpleNamespace(is_gpu=True, simulated=False, name="cuda")
+
+
+def test_missing_packages_are_reported(monkeypatch):
+    monkeypatch.setattr(vector_nvrtc, "module_available", lambda name: False)
+    monkeypatch.setattr(vector_pycuda, "module_available", lambda name: False)
+    assert "cuda.core is not installed" in vector_nvrtc.unavailable_reason(_REAL_GPU)
+    assert "PyCUDA is not installed" in vector_pycuda.unavailable_reason(_REAL_GPU)
+    impls = {i.name: i for i in implementations(_REAL_GPU)}
+    assert not impls["nvrtc"].available and "cuda.core" in impls["nvrtc"].reason
+    assert not impls["pycuda"].available and "PyCUDA" in impls["pycuda"].reason
+
+
+def test_nvrtc_compile_failure_becomes_a_reason(monkeypatch):
+    class BrokenProgram:
+        def __init__(self, code, code_type, options=None):
+            self.code = code
+
+        def compile(self, target, logs=None):
+            if logs is not None:
+                logs.write("default_program(2): error: identifier \"flaot\" is undefined")
+            raise RuntimeError("NVRTC_ERROR_COMPILATION")
+
+    fake_core = SimpleNamespace(Program=BrokenProgram, ProgramOptions=lambda **kw: kw)
+    monkeypatch.setattr(vector_nvrtc, "_core", lambda: fake_core)
+    kernels = vector_nvrtc._NvrtcKernels()
+    monkeypatch.setattr(kernels, "_device_current", lambda: SimpleNamespace(arch="90"))
+    with pytest.raises(ImplUnavailable, match="NVRTC could not compile 'add'.*flaot"):
+        kernels.kernel("add")
+
+
+def test_kernel_arguments_follow_the_c_signatures():
+    class FakeDev:
+        def __init__(self, ptr):
+            self.__cuda_array_interface__ = {"data": (ptr, False)}
+
+    a, b, c = FakeDev(16), FakeDev(32), FakeDev(48)
+    args = vector_nvrtc.kernel_args("triad", (a, b), c, 3.0, 1000)
+    assert [int(x) for x in args[:3]] == [16, 32, 48]
+    assert args[3].dtype == np.float32 and args[4].dtype == np.uint64 and int(args[4]) == 1000
+    args = vector_nvrtc.kernel_args("saxpy", (a, b), b, 3.0, 5)
+    assert [int(x) for x in args[:2]] == [16, 32] and len(args) == 4
+    for name in OP_NAMES:
+        assert vector_nvrtc.KERNEL_NAMES[name] in vector_nvrtc.SOURCES[name]
+
+
+def test_kernels_package_stays_free_of_qt():
+    import subprocess
+    import sys
+    code = ("import sys, kernels.vector_ops, kernels.vector_sweep, kernels.vector_bench, "
+            "kernels.vector_nvrtc, kernels.vector_pycuda; "
+            "print(any(m.startswith(('PyQt6', 'pyqtgraph')) for m in sys.modules))")
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_nvrtc_launch_uses_numbas_stream_and_the_current_api(monkeypatch):
+    launches = []
+
+    class FakeKernel:
+        pass
+
+    class FakeModule:
+        def get_kernel(self, name):
+            assert name == "vec_saxpy"
+            return FakeKernel()
+
+    class FakeProgram:
+        def __init__(self, code, code_type, options=None):
+            assert "vec_saxpy" in code and code_type == "c++" and options["arch"] == "sm_90"
+
+        def compile(self, target, logs=None):
+            assert target == "cubin"
+            return FakeModule()
+
+    class FakeLaunchConfig:
+        def __init__(self, grid=None, block=None):
+            self.grid, self.block = grid, block
+
+    fake_core = SimpleNamespace(Program=FakeProgram, ProgramOptions=lambda **kw: kw,
+                                LaunchConfig=FakeLaunchConfig,
+                                launch=lambda *a: launches.append(a))
+
+    class NumbaStream:
+        handle = 1234
+
+        def __cuda_stream__(self):
+            return (0, 1234)
+
+    wrapped = []
+    dev = SimpleNamespace(arch="90", create_stream=lambda obj: wrapped.append(obj) or "core-stream")
+    monkeypatch.setattr(vector_nvrtc, "_core", lambda: fake_core)
+    kernels = vector_nvrtc._NvrtcKernels()
+    monkeypatch.setattr(kernels, "_device_current", lambda: dev)
+
+    class FakeDev:
+        def __init__(self, ptr, n):
+            self.__cuda_array_interface__ = {"data": (ptr, False)}
+            self.size = n
+
+    x, y = FakeDev(0x1000, 1000), FakeDev(0x2000, 1000)
+    st = NumbaStream()
+    kernels.run("saxpy", (x, y), y, 3.0, st)
+    kernels.run("saxpy", (x, y), y, 3.0, st)
+    assert len(wrapped) == 1 and wrapped[0] is st          # one wrapper per numba stream
+    stream, cfg, kernel, *args = launches[0]
+    assert stream == "core-stream" and isinstance(kernel, FakeKernel)
+    assert cfg.grid == 4 and cfg.block == 256              # ceil(1000 / 256)
+    assert [int(a) for a in args] == [0x1000, 0x2000, 3, 1000]
+    kernels.run("saxpy", (x, FakeDev(0x2000, 0)), FakeDev(0x2000, 0), 3.0, st)
+    assert len(launches) == 2                              # nothing launched for N = 0

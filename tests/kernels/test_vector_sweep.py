@@ -1,0 +1,176 @@
+"""The throughput sweep as a plain generator: references first, one point per step, memory checks,
+cancellation, failures; and the bench rows built on it."""
+import numpy as np
+import pytest
+
+from kernels import vector_bench, vector_sweep
+from kernels.vector_ops import Impl, ImplUnavailable, OP_NAMES
+from kernels.vector_sweep import crossover, sizes_up_to, sweep
+
+REF = 2**16
+
+
+def _points(items):
+    return [i for i in items if i["type"] == "point"]
+
+
+def test_cpu_sweep_yields_references_then_points(cpu_backend):
+    items = list(sweep(cpu_backend, ["add", "saxpy"], ["cpu-numba", "numpy"], vector_sweep.MODES,
+                       [2**10, 2**12], ref_bytes=REF, repeats=3))
+    assert items[0]["type"] == "references" and items[0]["refs"]["cpu-copy"] > 0
+    pts = _points(items)
+    # CPU implementations run in kernel mode only: 2 sizes × 2 ops × 2 impls
+    assert len(pts) == 8
+    assert {(p["impl"], p["mode"]) for p in pts} == {("cpu-numba", "kernel"), ("numpy", "kernel")}
+    for p in pts:
+        assert p["skipped"] is None
+        assert p["GB/s"] > 0 and p["Gelem/s"] > 0 and 1 <= p["repeats"] <= 3
+        assert p["bytes"] == 12 * p["N"]
+        assert p["GB/s"] == pytest.approx(12 * p["N"] / (p["phases_ms"]["kernel"] * 1e-3) / 1e9)
+        assert p["timings"].phases_ms["kernel"] == p["phases_ms"]["kernel"]
+    assert [p["index"] for p in pts] == list(range(1, 9)) and pts[-1]["total"] == 8
+
+
+def test_sizes_beyond_host_memory_are_skipped_with_the_reason(cpu_backend, monkeypatch):
+    # 3 arrays of 4 bytes with a 0.8 margin: 2^13 elements fit in 200 kB, 2^14 do not
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 200_000)
+    pts = _points(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(15),
+                        ref_bytes=REF, repeats=1))
+    ran = [p["N"] for p in pts if not p["skipped"]]
+    skipped = [p for p in pts if p["skipped"]]
+    assert ran == [2**10, 2**11, 2**12, 2**13]
+    assert [p["N"] for p in skipped] == [2**14, 2**15]
+    assert all("host memory" in p["skipped"] and p["GB/s"] is None for p in skipped)
+    assert vector_sweep.max_fitting_exponent(gpu=False, pinned=False) == 13
+
+
+def test_cancel_stops_within_one_point(cpu_backend):
+    class Token:
+        cancelled = False
+
+    token = Token()
+    gen = sweep(cpu_backend, OP_NAMES, ["numpy"], ["kernel"], sizes_up_to(14), token,
+                ref_bytes=REF, repeats=2)
+    seen = []
+    for item in gen:
+        seen.append(item)
+        if item["type"] == "point":
+            token.cancelled = True
+    assert len(_points(seen)) == 1
+
+
+def test_cancel_raises_the_workers_exception_when_the_token_has_check(cpu_backend):
+    class Stop(Exception):
+        pass
+
+    class Token:
+        cancelled = False
+
+        def check(self):
+            if self.cancelled:
+                raise Stop()
+
+    token = Token()
+    gen = sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(12), token, ref_bytes=REF)
+    assert next(gen)["type"] == "references"
+    assert next(gen)["type"] == "point"
+    token.cancelled = True
+    with pytest.raises(Stop):
+        next(gen)
+
+
+def _fake_impl(name, fail_at=None, exc=None):
+    def copy(ins, out, s, stream=None):
+        if fail_at is not None and out.size >= fail_at:
+            raise exc
+        np.copyto(out, ins[0])
+    return Impl(name, True, "", "cpu", "test double", {"copy": copy})
+
+
+def test_a_gpu_error_mid_sweep_stops_it_with_a_message(cpu_backend):
+    bad = _fake_impl("flaky", fail_at=2**11,
+                     exc=RuntimeError("[700] Call to cuLaunchKernel results in CUDA_ERROR_ILLEGAL_ADDRESS"))
+    gen = sweep(cpu_backend, ["copy"], [bad], ["kernel"], sizes_up_to(13), ref_bytes=REF, repeats=1)
+    items = list(gen)
+    assert [p["N"] for p in _points(items)] == [2**10]
+    assert items[-1]["type"] == "error"
+    assert "flaky failed on copy" in items[-1]["message"] and "ILLEGAL_ADDRESS" in items[-1]["message"]
+
+
+def test_an_implementation_failing_to_compile_is_reported_and_skipped(cpu_backend):
+    bad = _fake_impl("broken", fail_at=0, exc=ImplUnavailable("NVRTC could not compile 'copy': boom"))
+    items = list(sweep(cpu_backend, ["copy"], [bad, "numpy"], ["kernel"], [2**10, 2**11],
+                       ref_bytes=REF, repeats=1))
+    notes = [i for i in items if i["type"] == "unavailable"]
+    assert notes == [{"type": "unavailable", "impl": "broken",
+                      "reason": "NVRTC could not compile 'copy': boom"}]
+    pts = _points(items)
+    assert [p["skipped"] for p in pts if p["impl"] == "broken"] == ["NVRTC could not compile 'copy': boom"] * 2
+    assert all(p["skipped"] is None for p in pts if p["impl"] == "numpy")
+
+
+def test_unknown_names_are_refused_with_the_choices(cpu_backend):
+    with pytest.raises(ValueError, match="cpu-numba"):
+        list(sweep(cpu_backend, ["copy"], ["fortran"], ["kernel"], [1024], ref_bytes=REF))
+    with pytest.raises(ValueError, match="pageable"):
+        list(sweep(cpu_backend, ["copy"], ["numpy"], ["zero-copy"], [1024], ref_bytes=REF))
+
+
+def _pt(impl, mode, n, gelem):
+    return {"type": "point", "op": "add", "impl": impl, "mode": mode, "N": n, "skipped": None,
+            "Gelem/s": gelem}
+
+
+def test_crossover_is_where_the_gpu_end_to_end_stays_ahead():
+    pts = [_pt("cpu-numba", "kernel", n, 1.0) for n in (1, 2, 4, 8)]
+    pts += [_pt("cuda-jit", "pinned", 1, 0.1), _pt("cuda-jit", "pinned", 2, 2.0),
+            _pt("cuda-jit", "pinned", 4, 0.5), _pt("cuda-jit", "pinned", 8, 3.0),
+            _pt("cuda-jit", "kernel", 1, 50.0)]   # kernel-only never counts
+    assert crossover(pts) == 8
+    pts.append(_pt("nvrtc", "pageable", 4, 1.5))
+    assert crossover(pts) == 2   # 2.0, 1.5, 3.0 all beat 1.0 from N = 2 on
+    assert crossover([p for p in pts if p["impl"] == "cpu-numba"]) is None
+
+
+def test_bench_rows_on_the_cpu(cpu_backend, monkeypatch):
+    monkeypatch.setattr(vector_bench, "REF_BYTES", REF)
+    monkeypatch.setattr(vector_bench, "_refs", {})
+    monkeypatch.setattr(vector_bench, "_runners", {})
+    rows = vector_bench.bench_op("add", cpu_backend, 3, n=2**12)
+    assert [r["variant"] for r in rows] == ["cpu-numba/kernel", "numpy/kernel"]
+    for r in rows:
+        assert r["workload"] == "vector-add" and r["size"] == "2^12"
+        assert r["metrics"]["GB/s"] > 0 and r["metrics"]["% of CPU copy"] > 0
+        assert r["phases_ms"]["kernel"] > 0 and set(r["phases_ms"]) >= {"compile", "h2d", "total"}
+    names = [w.name for w in vector_bench.workloads()]
+    assert names == [f"vector-{op}" for op in OP_NAMES] + ["vector-add-320M"]
+    assert vector_bench.workloads()[-1].backends == ("cuda",)
+
+
+def test_pinned_reference_combines_both_directions():
+    from kernels.vector_ops import get_op
+    refs = {"h2d-pinned": 50.0, "d2h-pinned": 25.0}
+    # add: 8 bytes in at 50 GB/s, 4 out at 25 GB/s -> 12 bytes in 0.32 ns
+    assert vector_bench.pinned_reference(refs, get_op("add")) == pytest.approx(12 / 0.32)
+    assert vector_bench.pinned_reference({}, get_op("add")) is None
+
+
+@pytest.mark.gpu
+def test_gpu_sweep_small(gpu_backend, simulated, monkeypatch):
+    sizes = [2**10] if simulated else [2**10, 2**16]
+    items = list(sweep(gpu_backend, ["saxpy"], ["cuda-jit", "cpu-numba"], vector_sweep.MODES, sizes,
+                       ref_bytes=REF, repeats=2))
+    pts = _points(items)
+    assert len(pts) == 4 * len(sizes)
+    for p in pts:
+        assert p["skipped"] is None
+        if simulated and p["impl"] == "cuda-jit":
+            assert p["GB/s"] is None and p["phases_ms"]["kernel"] is None  # never invented
+        else:
+            assert p["GB/s"] > 0
+    e2e = [p for p in pts if p["mode"] != "kernel"]
+    assert all(p["timings"].bytes == {"h2d": 8 * p["N"], "d2h": 4 * p["N"]} for p in e2e)
+    # a device that is too small: the point is skipped, saying why
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 10_000)
+    pts = _points(sweep(gpu_backend, ["copy"], ["cuda-jit"], ["kernel"], [2**10], ref_bytes=REF))
+    assert "GPU memory" in pts[0]["skipped"]
