@@ -1,5 +1,7 @@
 import json
 
+import numpy as np
+
 import pytest
 
 import main
@@ -59,3 +61,18 @@ def test_copy_kernels_copy_every_element(gpu_backend, n):
         d = cuda.to_device(np.full(n, -1.0, dtype=np.float32))  # poisoned: an unwritten element shows
         launch(d)
         np.testing.assert_array_equal(d.copy_to_host(), src)
+    src16 = np.random.default_rng(n).random(2 * n) + 1j  # complex128: the 16-byte copy's element
+    d_src16 = cuda.to_device(src16)
+    d16 = cuda.to_device(np.zeros_like(src16))
+    half = (src16.size + 1) // 2
+    transfer._copy16[(half + 255) // 256, 256](d16, d_src16, half)
+    np.testing.assert_array_equal(d16.copy_to_host(), src16)
+
+
+def test_cpu_copy_ceiling_is_the_faster_copy(monkeypatch):
+    probe = transfer.TransferProbe(Backend("cpu"), 1 << 16)
+    for par in (False, True):
+        probe.cpu_copy(par)
+        np.testing.assert_array_equal(probe._cpu_dst, probe.src_host)
+    refs = transfer.measure(Backend("cpu"), nbytes=1 << 16, repeats=2)
+    assert refs["cpu-copy"] == max(refs["cpu-copy-numpy"], refs["cpu-copy-parallel"])
