@@ -6,6 +6,7 @@ that was not measured is never shown.
 """
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,25 @@ class Timings:
         return nbytes / (ms * 1e-3) / 1e9
 
 
+_events = threading.local()
+
+
+def _take_event():
+    """A timing event from this thread's free list: creating and destroying two events per phase
+    costs more host time than a small frame's whole GPU work."""
+    free = getattr(_events, "free", None)
+    if free:
+        return free.pop()
+    from numba import cuda
+    return cuda.event(timing=True)
+
+
+def _give_events(evts):
+    if not hasattr(_events, "free"):
+        _events.free = []
+    _events.free.extend(evts)
+
+
 class JobTimer:
     """Collects a job's phases. Use as:
 
@@ -75,8 +95,7 @@ class JobTimer:
                 if detail:
                     self.timings.detail.setdefault(detail, None)
                 return
-            from numba import cuda
-            start, end = cuda.event(timing=True), cuda.event(timing=True)
+            start, end = _take_event(), _take_event()
             start.record(self.stream) if self.stream is not None else start.record()
             yield
             end.record(self.stream) if self.stream is not None else end.record()
@@ -106,6 +125,7 @@ class JobTimer:
             self.timings.add(name, ms)
             if detail:
                 self.timings.detail[detail] = self.timings.detail.get(detail, 0.0) + ms
+            _give_events((start, end))
         self._events.clear()
         self.timings.phases_ms["total"] = (time.perf_counter() - self._t0) * 1e3
         return self.timings
