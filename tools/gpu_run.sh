@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Everything one GPU check needs, in one command on the GPU machine (see docs/PERFORMANCE.md):
 #   source .device-bundle/activate.sh && PYTHONPATH=.:$PYTHONPATH bash tools/gpu_run.sh "$OUT"
-# Writes logs and JSON into the folder given (the device tool brings back at most 8 files).
+# Writes at most 8 files into the folder given (what the device tool brings back).
 set -u
 out=${1:?usage: gpu_run.sh OUTPUT_DIR}
 mkdir -p "$out"
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; } > "$out/device.txt" 2>&1
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; } > "$out/device.txt" 2>&1
 echo "== GPU tests (real GPU)"
-python3 -m pytest -m gpu -q -p no:cacheprovider > "$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; tail -3 "$out/gpu_tests.log"
+python3 -m pytest -m gpu -q -p no:cacheprovider > "$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; tail -4 "$out/gpu_tests.log"
 echo "== bench"
 python3 main.py --bench --backend cuda --json "$out/bench.json" > "$out/bench.txt" 2>&1; echo "bench rc=$?"
 echo "== window frame-rate bench"
-python3 main.py --bench --ui --backend cuda --json "$out/ui_bench.json" > "$out/ui_bench.txt" 2>&1; echo "ui bench rc=$?"
-tail -25 "$out/ui_bench.txt"
-cat "$out/bench.txt" | cut -c1-200
+python3 main.py --bench --ui --backend cuda --json "$out/ui_bench.json" 2>&1 | grep -v Fontconfig | tail -16
+echo "== throughput view sweep on the GPU"
+python3 -m explorer.views.throughput_shot --backend cuda --op add --max-exp 26 --out "$out/throughput" 2>&1 | tail -25

@@ -61,8 +61,8 @@ def _pow2_label(n: int) -> str:
 
 
 def _si(n: float) -> str:
-    # the axis ticks sit at decimal positions, so decimal prefixes
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+    # the axis ticks sit at powers of two, so binary prefixes: 4K, 64K, 16M
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
         if n >= scale * 0.999:
             v = n / scale
             return f"{v:.0f}{unit}" if abs(v - round(v)) < 0.05 else f"{v:.1f}{unit}"
@@ -70,7 +70,21 @@ def _si(n: float) -> str:
 
 
 class SizeAxis(pg.AxisItem):
-    """Vector lengths as 1K, 64K, 16M rather than 10^3-style numbers."""
+    """Vector lengths as 1K, 64K, 16M rather than 10^3-style numbers, ticked at powers of two
+    (the sizes a sweep measures) instead of decades, whose minor labels run into each other."""
+
+    def tickValues(self, minVal, maxVal, size):
+        if not self.logMode:
+            return super().tickValues(minVal, maxVal, size)
+        lg2 = math.log10(2.0)
+        lo, hi = math.ceil(minVal / lg2), math.floor(maxVal / lg2)
+        if hi < lo:
+            return super().tickValues(minVal, maxVal, size)
+        step = 1
+        while (hi - lo) / step > max(2, size / 70):  # about one label per 70 pixels
+            step *= 2
+        first = lo + (-lo) % step
+        return [(step * lg2, [k * lg2 for k in range(first, hi + 1, step)])]
 
     def tickStrings(self, values, scale, spacing):
         if not self.logMode:
@@ -147,8 +161,10 @@ class ThroughputView(BaseView):
         mode_box = QGroupBox("Modes")
         mlay = QVBoxLayout(mode_box)
         self.mode_checks = {}
+        line_hint = {"kernel": "───", "pinned": "– – –", "pageable": "·······"}
         for mode in vector_sweep.MODES:
-            cb = QCheckBox(mode)
+            # the line style names the mode on the chart, so the legend can stay hidden
+            cb = QCheckBox(f"{mode}   {line_hint.get(mode, '')}")
             cb.setToolTip(MODE_TIPS[mode])
             cb.setChecked(True)
             cb.toggled.connect(self._apply_visibility)
@@ -174,12 +190,17 @@ class ThroughputView(BaseView):
         self.json_button.clicked.connect(self._ask_json)
         self.info = QLabel()
         self.info.setWordWrap(True)
+        self.legend_check = QCheckBox("Legend on the chart")
+        self.legend_check.setToolTip("With every implementation × mode the legend covers the curves; "
+                                     "colours follow the implementation list and line styles the modes")
+        self.legend_check.toggled.connect(lambda on: self.legend.setVisible(on))
 
         slay = QVBoxLayout(side)
         slay.setContentsMargins(0, 0, 0, 0)
         slay.addLayout(form)
         slay.addWidget(impl_box, 1)
         slay.addWidget(mode_box)
+        slay.addWidget(self.legend_check)
         row = QHBoxLayout()
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
@@ -205,6 +226,7 @@ class ThroughputView(BaseView):
                                             symbolBrush=(0, 0, 0, 0))
         self.plot.addItem(self._bounds_item)
         self.legend.setToolTip("Click a sample to hide or show its curve")
+        self.legend.setVisible(False)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
