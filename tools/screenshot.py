@@ -2,10 +2,14 @@
 
     QT_QPA_PLATFORM=offscreen python tools/screenshot.py [--backend cpu|cuda] [--view NAME] [OUT.png]
 """
-import argparse
-import os
-import sys
-import tempfile
+import time
+
+T0 = time.perf_counter()  # before Qt, numba and the kernels load: "start-up" includes them
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,7 +32,9 @@ def main():
     win.resize(1500, 900)
     win.show()
     frames = []
+    first = []
     win.current_view().timings_ready.connect(frames.append)
+    win.current_view().timings_ready.connect(lambda _t: first or first.append(time.perf_counter() - T0))
     clock = QElapsedTimer()
     clock.start()
     view = win.current_view()
@@ -41,7 +47,8 @@ def main():
     win.timing.panel.refresh()
     app.processEvents()
     win.grab().save(args.out)
-    print(f"wrote {args.out} after {len(frames)} frame(s)")
+    print(f"wrote {args.out} after {len(frames)} frame(s); first frame {first[0]:.2f} s after start"
+          if first else f"wrote {args.out}: no frame arrived")
     win.close()
 
 
