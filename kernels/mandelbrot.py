@@ -23,8 +23,10 @@ from .timing import JobTimer
 MAX_ITER_LIMIT = 10_000_000
 
 # Threads per block (x = columns, y = rows) for the escape kernel.
-# measured (`--bench --only mandelbrot-launch`, H100, 2026-11-22): 16×8 was fastest, escape 0.81 ms
-# on the seahorse frame against 0.82–0.93 ms for the other shapes; see docs/PERFORMANCE.md
+# measured (`--bench --only mandelbrot-launch`, H100, three runs on 2026-11-22): every shape from 8×8
+# to 256×1 lands within 0.81–0.94 ms on the seahorse frame, and the spread between two runs of one
+# shape in one invocation (16×8: 0.82 and 0.88 ms) is as large as the gaps between shapes. 16×8 was
+# fastest in the first run and is kept; see docs/PERFORMANCE.md.
 BLOCK = (16, 8)
 # the simulator runs one Python thread per CUDA thread: small blocks waste fewer of them
 SIM_BLOCK = (8, 8)

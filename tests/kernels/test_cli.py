@@ -74,3 +74,12 @@ def test_render_bad_values_exit_2(tmp_path, capsys):
         assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--out", str(tmp_path / "x.png")] + extra) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1, err
+
+
+def test_ui_bench_result_has_the_bench_layout():
+    res = {"frames": 10, "fps": 125.0, "per_frame_ms": {"compute": 1.0, "copy": 0.2, "display": 3.0},
+           "backend": "cuda", "size": "1920x1080", "iterations": 2000, "seconds": 5.0}
+    r = main.ui_result(res)
+    assert set(r) == {"workload", "backend", "variant", "size", "phases_ms", "bytes", "metrics"}
+    assert r["phases_ms"]["total"] == 8.0 and r["phases_ms"]["host"] == 3.0
+    assert r["metrics"]["frames/s"] == 125.0
