@@ -6,6 +6,8 @@ come from a small ring so the picture on screen is never overwritten while it is
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 
@@ -39,6 +41,22 @@ def ensure_device_fits(nbytes: int, margin: float = 0.9, what: str = "this job")
     if nbytes > free * margin:
         raise OutOfDeviceMemory(f"{what} needs {_mb(nbytes)} of GPU memory but only {_mb(free)} of "
                                 f"{_mb(total)} is free; use a smaller size")
+
+
+def host_available_bytes() -> int | None:
+    """Memory the OS can hand out now (MemAvailable counts reclaimable caches; MemFree does not),
+    or None when it cannot be told."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 class BufferPool:

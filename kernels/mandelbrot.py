@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import palettes
+from . import buffers, palettes
 from . import mandelbrot_kernels as mk
 from .buffers import BufferPool, ensure_device_fits
 from .frame import Frame
@@ -427,23 +427,8 @@ class Renderer:
         return fetch_value
 
 
-def _host_available_bytes() -> int | None:
-    """Memory the OS can hand out now (MemAvailable counts reclaimable caches; MemFree does not)."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def _ensure_host_fits(nbytes: int, what: str) -> None:
-    avail = _host_available_bytes()
+    avail = buffers.host_available_bytes()
     if avail is not None and nbytes > 0.8 * avail:
         raise ValueError(f"{what} needs {nbytes / 2**30:.1f} GiB of memory but only "
                          f"{avail / 2**30:.1f} GiB is free; choose a smaller size or export .npy")

@@ -333,7 +333,7 @@ def test_size_changes_keep_frames_right(renderer, cpu_backend):
 
 
 def test_export_refuses_a_png_larger_than_memory(renderer, tmp_path, monkeypatch):
-    monkeypatch.setattr(m, "_host_available_bytes", lambda: 1000)
+    monkeypatch.setattr(m.buffers, "host_available_bytes", lambda: 1000)
     with pytest.raises(ValueError, match=r"needs .* GiB of memory .* export \.npy"):
         renderer.export(request(size=(40, 30)), str(tmp_path / "big.png"))
     assert not (tmp_path / "big.png").exists()
