@@ -1,5 +1,6 @@
 """Bench workloads of the vector ops (`main.py --bench --only vector`): every op, implementation and
-mode at N = 2^26 float32, and the seed's 320-million-element add on the GPU.
+mode at N = 2^26 float32 (the four-elements-per-thread kernels in kernel mode only), and the seed's
+320-million-element add on the GPU.
 
 The reference bandwidths are measured once per run, in the same process, so the percentages
 compare numbers taken on the same machine minutes apart.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from .bench import Workload
-from .vector_ops import OP_NAMES, ImplUnavailable, _first_line, get_op, implementations
+from .vector_ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, _first_line, get_op, implementations
 from .vector_sweep import PointRunner
 
 BENCH_N = 2**26
@@ -87,6 +88,8 @@ def _measure_rows(workload: str, backend, repeats: int, op_name: str, n: int, si
         for mode in impl.modes:
             if modes is not None and mode not in modes:
                 continue
+            if impl.name in ILP_IMPLS and mode != "kernel":
+                continue  # end to end the bus sets the pace: the plain kernels show it already
             variant = f"{impl.name}/{mode}"
             if not impl.available:
                 rows.append(_row(workload, backend, variant, size, None,
@@ -133,7 +136,7 @@ def bench_op(op_name: str, backend, repeats: int, n: int | None = None) -> list[
 def bench_seed_add(backend, repeats: int) -> list[dict]:
     n = SEED_N if not backend.simulated else 2**10
     rows = _measure_rows("vector-add-320M", backend, min(repeats, 3), "add", n, f"{n:,}",
-                         impl_names=("vectorize", "cuda-jit"))
+                         impl_names=("vectorize", "cuda-jit", "cuda-jit-ilp4"))
     _runner(backend, repeats).release()  # 3.8 GB of buffers: hand them back
     return rows
 
@@ -143,6 +146,7 @@ def workloads() -> list[Workload]:
                                       "every implementation × mode", partial(bench_op, name))
            for name in OP_NAMES]
     out.append(Workload("vector-add-320M", "the seed's vector add at N = 320,000,000: @vectorize "
-                                           "vs @cuda.jit, on device / pinned / pageable",
+                                           "vs @cuda.jit (and its 4-per-thread variant), on device "
+                                           "/ pinned / pageable",
                         bench_seed_add, backends=("cuda",)))
     return out

@@ -1,5 +1,6 @@
-"""The vector ops as numba CUDA kernels: @cuda.jit (one element per thread, and grid-stride) and
-@vectorize(target='cuda') ufuncs. Imported only when a GPU implementation first runs.
+"""The vector ops as numba CUDA kernels: @cuda.jit (one element per thread, grid-stride, and four
+elements per thread) and @vectorize(target='cuda') ufuncs. Imported only when a GPU implementation
+first runs.
 
 The @cuda.jit kernels are declared without signatures, so nothing compiles at import; the
 ufuncs are built on first use because @vectorize with signatures compiles at decoration.
@@ -92,12 +93,136 @@ def g_seed(a, b, out):
         out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
 
 
+# four elements per thread (instruction-level parallelism): thread i handles i, i+q, i+2q, i+3q
+# with q = ceil(n/4), so each of the four accesses is still coalesced across a warp. Every load is
+# issued before any store: numba knows nothing of aliasing, so it keeps that order, and the four
+# loads are in flight together. A one-element-per-thread kernel keeps only 4 bytes per thread in
+# flight, too few to saturate HBM3 (the transfer probe's 4-load copy is the ceiling it misses).
+# Out-of-range lanes load element i again (always valid, no branch around the load) and skip
+# their store.
+@cuda.jit(device=True)
+def _lane(j, n, i):
+    return j if j < n else i
+
+
+@cuda.jit(cache=True)
+def q_copy(a, out, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = out.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        a0, a1, a2, a3 = a[i], a[_lane(j1, n, i)], a[_lane(j2, n, i)], a[_lane(j3, n, i)]
+        out[i] = a0
+        if j1 < n:
+            out[j1] = a1
+        if j2 < n:
+            out[j2] = a2
+        if j3 < n:
+            out[j3] = a3
+
+
+@cuda.jit(cache=True)
+def q_scale(a, out, s, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = out.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        a0, a1, a2, a3 = a[i], a[_lane(j1, n, i)], a[_lane(j2, n, i)], a[_lane(j3, n, i)]
+        out[i] = s * a0
+        if j1 < n:
+            out[j1] = s * a1
+        if j2 < n:
+            out[j2] = s * a2
+        if j3 < n:
+            out[j3] = s * a3
+
+
+@cuda.jit(cache=True)
+def q_add(a, b, out, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = out.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
+        a0, a1, a2, a3 = a[i], a[k1], a[k2], a[k3]
+        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
+        out[i] = a0 + b0
+        if j1 < n:
+            out[j1] = a1 + b1
+        if j2 < n:
+            out[j2] = a2 + b2
+        if j3 < n:
+            out[j3] = a3 + b3
+
+
+@cuda.jit(cache=True)
+def q_triad(b, c, out, s, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = out.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
+        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
+        c0, c1, c2, c3 = c[i], c[k1], c[k2], c[k3]
+        out[i] = b0 + s * c0
+        if j1 < n:
+            out[j1] = b1 + s * c1
+        if j2 < n:
+            out[j2] = b2 + s * c2
+        if j3 < n:
+            out[j3] = b3 + s * c3
+
+
+@cuda.jit(cache=True)
+def q_saxpy(x, y, s, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = y.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
+        x0, x1, x2, x3 = x[i], x[k1], x[k2], x[k3]
+        y0, y1, y2, y3 = y[i], y[k1], y[k2], y[k3]
+        y[i] = s * x0 + y0
+        if j1 < n:
+            y[j1] = s * x1 + y1
+        if j2 < n:
+            y[j2] = s * x2 + y2
+        if j3 < n:
+            y[j3] = s * x3 + y3
+
+
+@cuda.jit(device=True)
+def _seed(a, b):
+    return (a * _TEN + _TWO) * ((b + _TWO) * _TEN - _FIVE) * _FIVE
+
+
+@cuda.jit(cache=True)
+def q_seed(a, b, out, q):
+    i = cuda.grid(1)
+    if i < q:
+        n = out.size
+        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
+        a0, a1, a2, a3 = a[i], a[k1], a[k2], a[k3]
+        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
+        out[i] = _seed(a0, b0)
+        if j1 < n:
+            out[j1] = _seed(a1, b1)
+        if j2 < n:
+            out[j2] = _seed(a2, b2)
+        if j3 < n:
+            out[j3] = _seed(a3, b3)
+
+
 KERNELS = {
     "per-thread": {"copy": k_copy, "scale": k_scale, "add": k_add, "triad": k_triad,
                    "saxpy": k_saxpy, "seed-expr": k_seed},
     "stride": {"copy": g_copy, "scale": g_scale, "add": g_add, "triad": g_triad,
                "saxpy": g_saxpy, "seed-expr": g_seed},
+    "ilp4": {"copy": q_copy, "scale": q_scale, "add": q_add, "triad": q_triad,
+             "saxpy": q_saxpy, "seed-expr": q_seed},
 }
+ILP = 4
 _SCALAR_ARG = {"scale", "triad", "saxpy"}
 _stride_blocks: int | None = None
 
@@ -124,6 +249,10 @@ def run_jit(variant: str, op_name: str, ins, out, s, stream=None):
     args = tuple(ins) if op_name == "saxpy" else (*ins, out)
     if op_name in _SCALAR_ARG:
         args = (*args, np.float32(s))
+    if variant == "ilp4":
+        q = (n + ILP - 1) // ILP
+        blocks = (q + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        args = (*args, np.int64(q))
     KERNELS[variant][op_name][blocks, THREADS_PER_BLOCK, stream or 0](*args)
 
 

@@ -1,7 +1,8 @@
 """The vector ops as CUDA C++ compiled at run time with NVRTC through CUDA Python's `cuda.core`,
 launched on numba's stream in numba's (primary) context, on numba's device arrays.
 
-One source string per op; PyCUDA's implementation (kernels.vector_pycuda) compiles the same
+One source string per op, plus a four-elements-per-thread variant of each ("nvrtc-ilp4");
+PyCUDA's implementation (kernels.vector_pycuda) compiles the same
 strings. Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
 """
 from __future__ import annotations
@@ -54,6 +55,56 @@ extern "C" __global__ void vec_seed_expr(const float* __restrict__ a, const floa
 }
 KERNEL_NAMES = {name: "vec_" + name.replace("-", "_") for name in OP_NAMES}
 SCALAR_ARG = {"scale", "triad", "saxpy"}
+
+# The same ops with four elements per thread (instruction-level parallelism): thread i handles
+# i, i+q, i+2q, i+3q with q = ceil(n/4), loading all of them into registers before any store, so
+# four independent loads per input are in flight per thread; one element per thread leaves HBM3
+# short of bytes in flight. Out-of-range lanes reload element i (always valid) and skip the store.
+# Same C signatures as above, so kernel_args serves both. Per op: (C parameters, the inputs loaded,
+# the array written, the value stored for lane k).
+_ILP4_SPECS = {
+    "copy": ("const float* __restrict__ a, float* __restrict__ out", ("a",), "out", "ra[k]"),
+    "scale": ("const float* __restrict__ a, float* __restrict__ out, float s", ("a",), "out",
+              "s * ra[k]"),
+    "add": ("const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out",
+            ("a", "b"), "out", "ra[k] + rb[k]"),
+    "triad": ("const float* __restrict__ b, const float* __restrict__ c, float* __restrict__ out, "
+              "float s", ("b", "c"), "out", "rb[k] + s * rc[k]"),
+    "saxpy": ("const float* __restrict__ x, float* __restrict__ y, float s", ("x", "y"), "y",
+              "s * rx[k] + ry[k]"),
+    "seed-expr": ("const float* __restrict__ a, const float* __restrict__ b, "
+                  "float* __restrict__ out", ("a", "b"), "out",
+                  "(ra[k] * 10.0f + 2.0f) * ((rb[k] + 2.0f) * 10.0f - 5.0f) * 5.0f"),
+}
+ILP4_KERNEL_NAMES = {name: KERNEL_NAMES[name] + "_ilp4" for name in OP_NAMES}
+
+
+def _ilp4_source(op_name: str) -> str:
+    params, loaded, written, value = _ILP4_SPECS[op_name]
+    regs = " ".join(f"float r{v}[4];" for v in loaded)
+    loads = " ".join(f"r{v}[k] = {v}[at];" for v in loaded)
+    return f"""
+extern "C" __global__ void {ILP4_KERNEL_NAMES[op_name]}({params}, unsigned long long n) {{
+    const unsigned long long q = (n + 3) / 4;
+    const unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i >= q) return;
+    {regs}
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {{
+        const unsigned long long j = i + k * q;
+        const unsigned long long at = j < n ? j : i;
+        {loads}
+    }}
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {{
+        const unsigned long long j = i + k * q;
+        if (j < n) {written}[j] = {value};
+    }}
+}}"""
+
+
+ILP4_SOURCES = {name: _ilp4_source(name) for name in OP_NAMES}
+VARIANTS = {"plain": (SOURCES, KERNEL_NAMES, 1), "ilp4": (ILP4_SOURCES, ILP4_KERNEL_NAMES, 4)}
 
 
 def device_pointer(arr) -> int:
@@ -130,10 +181,11 @@ class _NvrtcKernels:
             self._threads.add(tid)
         return self._device
 
-    def kernel(self, op_name: str):
-        k = self._kernels.get(op_name)
+    def kernel(self, op_name: str, variant: str = "plain"):
+        k = self._kernels.get((variant, op_name))
         if k is not None:
             return k
+        sources, names, _ = VARIANTS[variant]
         core = _core()
         dev = self._device_current()
         arch = getattr(dev, "arch", None)
@@ -142,12 +194,13 @@ class _NvrtcKernels:
             arch = f"{cc[0]}{cc[1]}"
         log = io.StringIO()
         try:
-            mod = self._compile(core, SOURCES[op_name], f"sm_{arch}", log)
-            k = mod.get_kernel(KERNEL_NAMES[op_name])
+            mod = self._compile(core, sources[op_name], f"sm_{arch}", log)
+            k = mod.get_kernel(names[op_name])
         except Exception as exc:
             detail = log.getvalue().strip() or _first_line(exc)
-            raise ImplUnavailable(f"NVRTC could not compile {op_name!r}: {detail}") from exc
-        self._kernels[op_name] = k
+            which = op_name if variant == "plain" else f"{op_name} ({variant})"
+            raise ImplUnavailable(f"NVRTC could not compile {which!r}: {detail}") from exc
+        self._kernels[(variant, op_name)] = k
         return k
 
     @staticmethod
@@ -192,23 +245,28 @@ class _NvrtcKernels:
             return s
         return s[0]
 
-    def run(self, op_name: str, ins, out, s, stream=None):
+    def run(self, op_name: str, ins, out, s, stream=None, variant: str = "plain"):
         n = int(out.size)
         if n == 0:
             return
         core = _core()
-        k = self.kernel(op_name)
+        k = self.kernel(op_name, variant)
         cs = self.stream(stream)
-        blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+        per_thread = VARIANTS[variant][2]
+        threads = (n + per_thread - 1) // per_thread
+        blocks = (threads + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
         self._launch(core, cs, blocks, k, kernel_args(op_name, ins, out, s, n))
 
 
 _KERNELS = _NvrtcKernels()
 
 
-def ops() -> dict:
+def ops(variant: str = "plain") -> dict:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown NVRTC variant {variant!r}; choose from: {', '.join(VARIANTS)}")
+
     def make(op_name):
         def run(ins, out, s, stream=None):
-            _KERNELS.run(op_name, ins, out, s, stream)
+            _KERNELS.run(op_name, ins, out, s, stream, variant)
         return run
     return {name: make(name) for name in OP_NAMES}

@@ -222,15 +222,25 @@ class Impl:
         return ("kernel", "pinned", "pageable") if self.device == "gpu" else ("kernel",)
 
 
-IMPL_NAMES = ("vectorize", "cuda-jit", "cuda-jit-stride", "nvrtc", "pycuda", "cpu-numba", "numpy")
-GPU_IMPLS = ("vectorize", "cuda-jit", "cuda-jit-stride", "nvrtc", "pycuda")
+IMPL_NAMES = ("vectorize", "cuda-jit", "cuda-jit-stride", "cuda-jit-ilp4", "nvrtc", "nvrtc-ilp4",
+              "pycuda", "cpu-numba", "numpy")
+GPU_IMPLS = ("vectorize", "cuda-jit", "cuda-jit-stride", "cuda-jit-ilp4", "nvrtc", "nvrtc-ilp4",
+             "pycuda")
 CPU_IMPLS = ("cpu-numba", "numpy")
+# Four elements per thread: the same ops written for more bytes in flight. End to end they only
+# wait on the bus like their plain siblings, so the bench times them on the device only.
+ILP_IMPLS = ("cuda-jit-ilp4", "nvrtc-ilp4")
+_ILP_NOTE = ("\nILP (instruction-level parallelism) here: each thread handles elements\n"
+             "i, i+q, i+2q, i+3q (q = N/4) and issues all four loads before any store,\n"
+             "so four independent memory reads per thread are in flight instead of one")
 
 DESCRIPTIONS = {
     "vectorize": "numba @vectorize(target='cuda') ufunc on device arrays (the seed's way)",
     "cuda-jit": "numba @cuda.jit kernel, one element per thread",
     "cuda-jit-stride": "numba @cuda.jit kernel with a grid-stride loop",
+    "cuda-jit-ilp4": "numba @cuda.jit kernel, four elements per thread" + _ILP_NOTE,
     "nvrtc": "CUDA C++ compiled at run time with NVRTC, launched through cuda.core",
+    "nvrtc-ilp4": "CUDA C++ (NVRTC, cuda.core), four elements per thread" + _ILP_NOTE,
     "pycuda": "CUDA C++ compiled by PyCUDA's SourceModule",
     "cpu-numba": "numba @njit(parallel=True) loop on the CPU",
     "numpy": "NumPy ufuncs on the CPU",
@@ -246,6 +256,9 @@ def _gpu_reason(backend) -> str:
     if not getattr(backend, "is_gpu", False):
         return "needs the CUDA backend (the CPU backend is selected)"
     return ""
+
+
+_JIT_VARIANTS = {"cuda-jit": "per-thread", "cuda-jit-stride": "stride", "cuda-jit-ilp4": "ilp4"}
 
 
 def implementations(backend) -> list[Impl]:
@@ -264,22 +277,23 @@ def implementations(backend) -> list[Impl]:
                     reason = "numba's CUDA simulator cannot build @vectorize(target='cuda') ufuncs"
                 else:
                     ops = _vectorize_ops()
-            elif name in ("cuda-jit", "cuda-jit-stride"):
-                ops = _cuda_jit_ops("per-thread" if name == "cuda-jit" else "stride")
-            elif name == "nvrtc":
+            elif name in _JIT_VARIANTS:
+                ops = _cuda_jit_ops(_JIT_VARIANTS[name])
+            elif name in ("nvrtc", "nvrtc-ilp4"):
                 from . import vector_nvrtc
                 reason = vector_nvrtc.unavailable_reason(backend)
                 if not reason:
-                    ops = vector_nvrtc.ops()
+                    ops = vector_nvrtc.ops("ilp4" if name == "nvrtc-ilp4" else "plain")
             elif name == "pycuda":
                 from . import vector_pycuda
                 reason = vector_pycuda.unavailable_reason(backend)
                 if not reason:
                     ops = vector_pycuda.ops()
         desc = DESCRIPTIONS[name]
-        if name == "nvrtc" and module_available("cuda.core"):
+        if name in ("nvrtc", "nvrtc-ilp4") and module_available("cuda.core"):
             from . import vector_nvrtc
-            desc += f" (cuda.core {vector_nvrtc.core_version()})"
+            first, _, rest = desc.partition("\n")
+            desc = f"{first} (cuda.core {vector_nvrtc.core_version()})" + ("\n" + rest if rest else "")
         out.append(Impl(name, not reason, reason, "gpu", desc, ops))
     out.append(Impl("cpu-numba", True, "", "cpu", DESCRIPTIONS["cpu-numba"], _cpu_numba_ops()))
     out.append(Impl("numpy", True, "", "cpu", DESCRIPTIONS["numpy"], _numpy_ops(), jit=False))

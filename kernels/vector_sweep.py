@@ -29,24 +29,20 @@ from .vector_ops import OPS, SCALAR, Impl, ImplUnavailable, _first_line, get_op,
 
 MODES = ("kernel", "pinned", "pageable")
 MIN_EXP = 10
-REF_BYTES = 64 * 2**20
+# The reference copies run at 256 MiB, well beyond any CPU's caches (at 64 MiB a 16-core host's
+# copy partly ran in its caches: twice the bandwidth its memory gives) and large enough for the GPU
+# copies to reach their plateau; halved while the probe's buffers do not fit, down to MIN_REF_BYTES.
+REF_BYTES = 256 * 2**20
+MIN_REF_BYTES = 16 * 2**20
+SIM_REF_BYTES = 2**12
+REF_REPEATS = 3        # 4 runs of each probe with the warm-up: about a second at 256 MiB
 HOST_MARGIN = 0.8      # use at most this share of the available host memory
 DEVICE_MARGIN = 0.9
 
 
 def host_free_bytes() -> int | None:
-    """Host memory available to a new allocation (MemAvailable), or None when unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
+    """Host memory available to a new allocation (a seam the tests patch)."""
+    return _buffers.host_available_bytes()
 
 
 def device_free_bytes() -> int | None:
@@ -86,6 +82,26 @@ def fit_problem(n: int, gpu: bool, pinned: bool) -> str:
     return ""
 
 
+def reference_host_bytes(nbytes: int, gpu: bool) -> int:
+    # kernels.transfer.TransferProbe: the source and the CPU copy's destination, and on the GPU a
+    # pinned and a pageable buffer for the host<->device copies
+    return nbytes * (4 if gpu else 2)
+
+
+def reference_bytes(gpu: bool, want: int = REF_BYTES) -> int:
+    """The size of the reference copies: `want`, halved while the probe does not fit in free host
+    (and device: source and destination) memory, never below MIN_REF_BYTES nor above `want`."""
+    nbytes = int(want)
+    while nbytes > MIN_REF_BYTES:
+        host, dev = host_free_bytes(), device_free_bytes() if gpu else None
+        host_ok = host is None or reference_host_bytes(nbytes, gpu) <= host * HOST_MARGIN
+        dev_ok = dev is None or 2 * nbytes <= dev * DEVICE_MARGIN
+        if host_ok and dev_ok:
+            break
+        nbytes //= 2
+    return max(nbytes, min(int(want), MIN_REF_BYTES))
+
+
 def max_fitting_exponent(gpu: bool, pinned: bool, cap: int = 40) -> int:
     """The largest k with 2^k elements fitting in memory now (at least MIN_EXP)."""
     k = MIN_EXP
@@ -107,6 +123,14 @@ def _stop(cancel):
     check = getattr(cancel, "check", None)
     if check is not None:
         check()
+
+
+def _release_device_garbage():
+    try:  # hand freed device buffers back now, so the fit check sees them as free
+        from numba import cuda
+        cuda.current_context().deallocations.clear()
+    except Exception:
+        pass
 
 
 class _SizeData:
@@ -198,11 +222,7 @@ class PointRunner:
         self._data = None
         self.pool.clear()
         if self.gpu:
-            try:  # hand freed device buffers back now, so the fit check sees them as free
-                from numba import cuda
-                cuda.current_context().deallocations.clear()
-            except Exception:
-                pass
+            _release_device_garbage()
 
     # ---- one run ------------------------------------------------------------------------------
     def _run_once(self, op, impl: Impl, mode: str, d: _SizeData, label: str) -> Timings:
@@ -352,10 +372,16 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
         summary["cancelled"] = True
         _stop(cancel)
         return summary
+    gpu = bool(getattr(backend, "is_gpu", False))
     if getattr(backend, "simulated", False):
-        ref_bytes = min(ref_bytes, 2**16)  # the simulator runs a Python thread per CUDA thread
+        # the simulator runs a Python thread per CUDA thread: 1024 elements are plenty there
+        ref_bytes = min(ref_bytes, SIM_REF_BYTES)
+    else:
+        ref_bytes = reference_bytes(gpu, ref_bytes)
     try:
-        refs = measure(backend, ref_bytes, repeats=3)
+        refs = measure(backend, ref_bytes, repeats=REF_REPEATS)
+        if gpu:   # the probe's buffers are garbage now: free them before the first size's fit check
+            _release_device_garbage()
     except Exception as exc:
         refs = {}
         yield {"type": "notice", "message": f"the reference bandwidths could not be measured: "
@@ -433,4 +459,4 @@ def json_safe(point: dict) -> dict:
 
 
 __all__ = ["MODES", "sweep", "crossover", "PointRunner", "fit_problem", "max_fitting_exponent",
-           "sizes_up_to", "host_free_bytes", "device_free_bytes", "json_safe", "OPS"]
+           "reference_bytes", "sizes_up_to", "host_free_bytes", "device_free_bytes", "json_safe", "OPS"]

@@ -29,7 +29,8 @@ from .base import BaseView
 COLUMNS = ("op", "implementation", "mode", "N", "h2d ms", "kernel ms", "d2h ms", "time ms",
            "GB/s", "G elem/s", "note")
 IMPL_COLOURS = {"vectorize": "#e6550d", "cuda-jit": "#31a354", "cuda-jit-stride": "#74c476",
-                "nvrtc": "#3182bd", "pycuda": "#9e9ac8", "cpu-numba": "#d62728", "numpy": "#8c564b"}
+                "cuda-jit-ilp4": "#006d2c", "nvrtc": "#3182bd", "nvrtc-ilp4": "#08519c",
+                "pycuda": "#9e9ac8", "cpu-numba": "#d62728", "numpy": "#8c564b"}
 MODE_STYLES = {"kernel": Qt.PenStyle.SolidLine, "pinned": Qt.PenStyle.DashLine,
                "pageable": Qt.PenStyle.DotLine}
 MODE_SYMBOLS = {"kernel": "o", "pinned": "s", "pageable": "t"}

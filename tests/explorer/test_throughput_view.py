@@ -36,9 +36,12 @@ def test_cpu_backend_offers_cpu_implementations_only(view):
     assert view.checked_impls() == ["cpu-numba", "numpy"]
     assert view.checked_modes() == ["kernel"]
     items = {view.impl_list.item(i).text(): view.impl_list.item(i) for i in range(view.impl_list.count())}
-    for name in ("vectorize", "cuda-jit", "nvrtc", "pycuda"):
+    for name in ("vectorize", "cuda-jit", "cuda-jit-ilp4", "nvrtc", "nvrtc-ilp4", "pycuda"):
         assert not items[name].flags() & Qt.ItemFlag.ItemIsEnabled
         assert "unavailable: needs the CUDA backend" in items[name].toolTip()
+    for name in ("cuda-jit-ilp4", "nvrtc-ilp4"):   # the tooltip says what ILP means here
+        assert "ILP (instruction-level parallelism)" in items[name].toolTip()
+        assert "before any store" in items[name].toolTip()
     assert not view.mode_checks["pinned"].isEnabled()
     assert view.max_combo.currentData() == 12
 
@@ -165,23 +168,26 @@ def test_small_gpu_sweep(qtbot, worker, gpu_backend, simulated):
     if simulated:
         for i in range(view.impl_list.count()):
             item = view.impl_list.item(i)
-            if item.text() in ("vectorize", "nvrtc", "pycuda"):
+            if item.text() in ("vectorize", "nvrtc", "nvrtc-ilp4", "pycuda"):
                 assert not item.flags() & Qt.ItemFlag.ItemIsEnabled and "simulator" in item.toolTip()
-    view.set_checked(impls=["cuda-jit", "cpu-numba"])
+            if item.text() == "cuda-jit-ilp4":   # runs in the simulator too
+                assert item.flags() & Qt.ItemFlag.ItemIsEnabled
+    view.set_checked(impls=["cuda-jit", "cuda-jit-ilp4", "cpu-numba"])
     view.op_combo.setCurrentText("saxpy")
     timings = []
     view.timings_ready.connect(timings.append)
     _run(qtbot, view, timeout=120000)
     sizes = 1 if simulated else 7
-    assert len(view.points) == 4 * sizes and view.table.rowCount() == 4 * sizes
+    assert len(view.points) == 7 * sizes and view.table.rowCount() == 7 * sizes
     assert all(not p["skipped"] for p in view.points)
-    gpu_pts = [p for p in view.points if p["impl"] == "cuda-jit"]
+    gpu_pts = [p for p in view.points if p["impl"].startswith("cuda-jit")]
     if simulated:   # no event timing in the simulator: nothing drawn, nothing invented
         assert all(p["GB/s"] is None for p in gpu_pts)
         assert all(t.phases_ms["kernel"] is None for t in timings if t.backend == "cuda"
                    and "cuda-jit" in t.label)
     else:
         assert all(p["GB/s"] > 0 for p in gpu_pts)
-        assert {("cuda-jit", m) for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
+        assert {(i, m) for i in ("cuda-jit", "cuda-jit-ilp4")
+                for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
         assert len(view._ref_items) == 4
     view.shutdown()

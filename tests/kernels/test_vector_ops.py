@@ -8,8 +8,9 @@ import pytest
 from kernels import vector_nvrtc, vector_ops, vector_pycuda
 from kernels.vector_ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, implementations, reference
 
-SIZES = (0, 1, 255, 256, 257, 10**5)
-SIM_SIZES = (0, 1, 255, 256, 257)
+# 255, 256, 257 and 258: every remainder mod 4, which the four-per-thread kernels must handle
+SIZES = (0, 1, 255, 256, 257, 258, 10**5)
+SIM_SIZES = (0, 1, 255, 256, 257, 258)
 
 
 def _inputs(op_name, n, seed=0):
@@ -90,6 +91,8 @@ def test_gpu_implementations_match_reference(gpu_backend, simulated):
                     op = get_op(op_name)
                     ins = _inputs(op_name, n)
                     d_ins = tuple(cuda.to_device(x, stream=stream) for x in ins)
+                    # poisoned output: an element left unwritten stays NaN and fails; in place
+                    # (saxpy) an unwritten element keeps y, which differs from s·x + y
                     d_out = d_ins[1] if op.inplace else cuda.to_device(
                         np.full(n, np.nan, np.float32), stream=stream)
                     impl.ops[op_name](d_ins, d_out, SCALAR, stream)
@@ -102,14 +105,16 @@ def test_gpu_implementations_match_reference(gpu_backend, simulated):
             why[impl.name] = str(exc)
             continue
         ran.append(impl.name)
-    assert "cuda-jit" in ran and "cuda-jit-stride" in ran
-    if not simulated:  # on a real GPU the seed's ufuncs and NVRTC must work, not just explain
+    assert {"cuda-jit", "cuda-jit-stride", "cuda-jit-ilp4"} <= set(ran), why
+    if not simulated:  # on a real GPU the seed's ufuncs, NVRTC and PyCUDA must work, not just explain
         assert "vectorize" in ran, why
         if vector_ops.module_available("cuda.core"):
-            assert "nvrtc" in ran, why
+            assert "nvrtc" in ran and "nvrtc-ilp4" in ran, why
+        if vector_ops.module_available("pycuda"):
+            assert "pycuda" in ran, why
     if simulated:
         reasons = {i.name: i.reason for i in implementations(gpu_backend)}
-        for name in ("nvrtc", "pycuda", "vectorize"):
+        for name in ("nvrtc", "nvrtc-ilp4", "pycuda", "vectorize"):
             assert "simulator" in reasons[name]
 
 
@@ -227,3 +232,193 @@ def test_nvrtc_launch_uses_numbas_stream_and_the_current_api(monkeypatch):
     assert [int(a) for a in args] == [0x1000, 0x2000, 3, 1000]
     kernels.run("saxpy", (x, FakeDev(0x2000, 0)), FakeDev(0x2000, 0), 3.0, st)
     assert len(launches) == 2                              # nothing launched for N = 0
+
+
+def test_ilp_implementations_explain_themselves(cpu_backend):
+    impls = {i.name: i for i in implementations(cpu_backend)}
+    for name in vector_ops.ILP_IMPLS:
+        desc = impls[name].description
+        assert "ILP" in desc and "i+3q" in desc and "before any store" in desc
+    names = list(vector_ops.IMPL_NAMES)
+    assert names.index("cuda-jit-ilp4") == names.index("cuda-jit-stride") + 1
+    assert names.index("nvrtc-ilp4") == names.index("nvrtc") + 1
+
+
+def test_ilp4_jit_launch_geometry(monkeypatch):
+    from kernels import vector_cuda
+    launches = []
+
+    class FakeKernel:
+        def __getitem__(self, config):
+            def launch(*args):
+                launches.append((config, args))
+            return launch
+
+    monkeypatch.setitem(vector_cuda.KERNELS["ilp4"], "triad", FakeKernel())
+    b, c, out = np.ones(1025, np.float32), np.ones(1025, np.float32), np.ones(1025, np.float32)
+    vector_cuda.run_jit("ilp4", "triad", (b, c), out, 3.0)
+    (blocks, threads, stream), args = launches[0]
+    # q = ceil(1025 / 4) = 257 threads' worth of work -> 2 blocks of 256
+    assert (blocks, threads, stream) == (2, 256, 0)
+    assert args[:3] == (b, c, out) and args[3] == np.float32(3.0) and args[4] == 257
+    vector_cuda.run_jit("ilp4", "triad", (b[:0], c[:0]), out[:0], 3.0)
+    assert len(launches) == 1                              # nothing launched for N = 0
+
+
+def test_nvrtc_ilp4_sources_load_everything_before_storing():
+    for name in OP_NAMES:
+        src = vector_nvrtc.ILP4_SOURCES[name]
+        assert vector_nvrtc.ILP4_KERNEL_NAMES[name] in src
+        assert src.count("__restrict__") == len(get_op(name).inputs) + (0 if get_op(name).inplace else 1)
+        assert "(n + 3) / 4" in src
+        # every load ("...[at];", clamped to a valid index) comes before the one store
+        assert src.rindex("[at];") < src.index("if (j < n)") and src.count("if (j < n)") == 1
+
+
+def test_nvrtc_ilp4_launch_covers_a_quarter_of_the_threads(monkeypatch):
+    launches, compiled = [], []
+
+    class FakeModule:
+        def get_kernel(self, name):
+            compiled.append(name)
+            return name
+
+    class FakeProgram:
+        def __init__(self, code, code_type, options=None):
+            self.code = code
+
+        def compile(self, target, logs=None):
+            return FakeModule()
+
+    class FakeLaunchConfig:
+        def __init__(self, grid=None, block=None):
+            self.grid, self.block = grid, block
+
+    fake_core = SimpleNamespace(Program=FakeProgram, ProgramOptions=lambda **kw: kw,
+                                LaunchConfig=FakeLaunchConfig,
+                                launch=lambda *a: launches.append(a))
+    monkeypatch.setattr(vector_nvrtc, "_core", lambda: fake_core)
+    kernels = vector_nvrtc._NvrtcKernels()
+    monkeypatch.setattr(kernels, "_device_current", lambda: SimpleNamespace(arch="90"))
+    monkeypatch.setattr(kernels, "stream", lambda s: "core-stream")
+
+    class FakeDev:
+        def __init__(self, ptr, n):
+            self.__cuda_array_interface__ = {"data": (ptr, False)}
+            self.size = n
+
+    a, out = FakeDev(0x1000, 4097), FakeDev(0x2000, 4097)
+    kernels.run("copy", (a,), out, 3.0, None, "ilp4")
+    kernels.run("copy", (a,), out, 3.0, None)
+    assert compiled == ["vec_copy_ilp4", "vec_copy"]       # one kernel per variant, cached apart
+    assert launches[0][1].grid == 5                        # ceil(ceil(4097 / 4) / 256)
+    assert launches[1][1].grid == 17                       # ceil(4097 / 256)
+    assert [int(x) for x in launches[0][3:]] == [0x1000, 0x2000, 4097]
+    with pytest.raises(ValueError, match="ilp4"):
+        vector_nvrtc.ops("ilp8")
+
+
+class _FakePycudaDriver:
+    """Stands in for pycuda.driver: records the context stack of the calling thread."""
+
+    def __init__(self):
+        self.stack, self.events = [], []
+        driver = self
+
+        class Context:
+            @staticmethod
+            def pop():
+                driver.events.append("pop")
+                driver.stack.pop()
+
+        self.Context = Context
+
+    def context(self):
+        driver = self
+
+        class Ctx:
+            def push(self):
+                driver.events.append("push")
+                driver.stack.append(self)
+        return Ctx()
+
+
+def test_pycuda_leaves_no_context_pushed(monkeypatch):
+    import sys
+    drv = _FakePycudaDriver()
+    launched = []
+
+    class FakeSourceModule:
+        def __init__(self, source, no_extern_c=False):
+            if "vec_add" in source:
+                raise RuntimeError("nvcc compilation failed: boom")
+            self.source = source
+
+        def get_function(self, name):
+            def f(*args, block, grid):
+                launched.append((name, drv.stack[:], grid))
+            return f
+
+    monkeypatch.setitem(sys.modules, "pycuda", SimpleNamespace(driver=drv))
+    monkeypatch.setitem(sys.modules, "pycuda.driver", drv)
+    monkeypatch.setitem(sys.modules, "pycuda.compiler", SimpleNamespace(SourceModule=FakeSourceModule))
+    monkeypatch.setattr(vector_pycuda, "_primary", drv.context())
+    monkeypatch.setattr(vector_pycuda, "_functions", {})
+
+    class FakeDev:
+        def __init__(self, ptr, n):
+            self.__cuda_array_interface__ = {"data": (ptr, False)}
+            self.size = n
+
+    a, out = FakeDev(0x1000, 300), FakeDev(0x2000, 300)
+    vector_pycuda.run("copy", (a,), out, 3.0)
+    assert launched[0][0] == "vec_copy" and len(launched[0][1]) == 1 and launched[0][2] == (2, 1)
+    assert drv.stack == [] and drv.events == ["push", "pop"]
+    with pytest.raises(ImplUnavailable, match="could not compile 'add'"):
+        vector_pycuda.run("add", (a, a), out, 3.0)
+    assert drv.stack == [] and drv.events[-2:] == ["push", "pop"]   # popped on failure too
+
+
+_EXIT_SCRIPT = r"""
+import threading
+import numpy as np
+from numba import cuda
+from kernels.backend import resolve
+from kernels.vector_ops import SCALAR, implementations
+
+impl = {i.name: i for i in implementations(resolve("cuda"))}["pycuda"]
+assert impl.available, impl.reason
+
+def use_pycuda():
+    x = np.arange(1000, dtype=np.float32)
+    a, out = cuda.to_device(x), cuda.device_array(1000, np.float32)
+    impl.ops["copy"]((a,), out, SCALAR)
+    impl.ops["add"]((a, a), out, SCALAR)
+    cuda.synchronize()
+    assert np.array_equal(out.copy_to_host(), x + x)
+
+# first on another thread, as the render worker does, then on the main thread
+t = threading.Thread(target=use_pycuda)
+t.start()
+t.join()
+use_pycuda()
+print("pycuda ran")
+"""
+
+
+@pytest.mark.gpu
+def test_process_exits_cleanly_after_using_pycuda(gpu_backend, simulated):
+    import os
+    import subprocess
+    import sys
+    if simulated:
+        pytest.skip("PyCUDA needs a real GPU (this is numba's CUDA simulator)")
+    if not vector_ops.module_available("pycuda"):
+        pytest.skip("PyCUDA is not installed here")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root)
+    out = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert "PyCUDA ERROR" not in out.stderr, out.stderr
+    assert out.returncode == 0, out.stderr
+    assert "pycuda ran" in out.stdout

@@ -174,3 +174,74 @@ def test_gpu_sweep_small(gpu_backend, simulated, monkeypatch):
     monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 10_000)
     pts = _points(sweep(gpu_backend, ["copy"], ["cuda-jit"], ["kernel"], [2**10], ref_bytes=REF))
     assert "GPU memory" in pts[0]["skipped"]
+
+
+MiB = 2**20
+
+
+def test_reference_size_is_beyond_the_caches_when_memory_allows(monkeypatch):
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 80 * 2**30)
+    assert vector_sweep.REF_BYTES == 256 * MiB
+    assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
+    assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB
+    # unknown free memory (e.g. no /proc): the full size
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: None)
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: None)
+    assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
+
+
+def test_reference_size_halves_until_the_probe_fits(monkeypatch):
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 80 * 2**30)
+    # the GPU probe holds 4 host buffers: 1 GiB free × 0.8 takes 4 × 128 MiB, not 4 × 256 MiB
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)
+    assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
+    assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # 2 buffers on the CPU
+    # source and destination on the device: 300 MiB × 0.9 takes 2 × 128 MiB
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 300 * MiB)
+    assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
+    assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # the device does not count
+    # almost nothing free: the floor, not zero
+    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: MiB)
+    assert vector_sweep.reference_bytes(gpu=True) == vector_sweep.MIN_REF_BYTES
+    # a size asked for below the floor is kept (tests and the simulator use tiny ones)
+    assert vector_sweep.reference_bytes(gpu=True, want=2**16) == 2**16
+
+
+def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypatch):
+    from kernels import transfer
+    asked = []
+
+    def fake_measure(backend, nbytes, repeats=10):
+        asked.append((nbytes, repeats))
+        return {"cpu-copy": 10.0}
+
+    monkeypatch.setattr(transfer, "measure", fake_measure)
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
+    items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
+    assert asked == [(256 * MiB, vector_sweep.REF_REPEATS)]
+    assert items[0] == {"type": "references", "refs": {"cpu-copy": 10.0}, "bytes": 256 * MiB}
+    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
+    items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
+    assert asked[-1][0] == 128 * MiB and items[0]["bytes"] == 128 * MiB
+
+
+def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
+    from kernels.vector_ops import Impl
+    calls = []
+
+    class FakeRunner:
+        def measure(self, op_name, impl, mode, n, repeats=None):
+            calls.append((impl.name, mode))
+            return {"skipped": "test double"}
+
+    gpu = type("B", (), {"name": "cuda", "simulated": False, "is_gpu": True})()
+    fakes = [Impl(name, True, "", "gpu", "", {}) for name in ("cuda-jit", "cuda-jit-ilp4", "nvrtc-ilp4")]
+    monkeypatch.setattr(vector_bench, "implementations", lambda backend: fakes)
+    monkeypatch.setattr(vector_bench, "references", lambda backend: {})
+    monkeypatch.setattr(vector_bench, "_runner", lambda backend, repeats: FakeRunner())
+    rows = vector_bench.bench_op("copy", gpu, 3, n=2**12)
+    assert calls == [("cuda-jit", "kernel"), ("cuda-jit", "pinned"), ("cuda-jit", "pageable"),
+                     ("cuda-jit-ilp4", "kernel"), ("nvrtc-ilp4", "kernel")]
+    assert [r["variant"] for r in rows][-2:] == ["cuda-jit-ilp4/kernel", "nvrtc-ilp4/kernel"]
