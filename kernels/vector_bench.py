@@ -18,6 +18,7 @@ SEED_N = 320_000_000
 REF_BYTES = 256 * 2**20
 
 _refs: dict = {}
+_ceiling_by: dict = {}
 _runners: dict = {}
 
 
@@ -25,7 +26,10 @@ def references(backend) -> dict:
     key = (backend.name, backend.simulated)
     if key not in _refs:
         from .transfer import measure
-        _refs[key] = measure(backend, REF_BYTES if not backend.simulated else 2**16, repeats=5)
+        from .vector_sweep import add_copy_ceiling
+        refs = measure(backend, REF_BYTES if not backend.simulated else 2**16, repeats=5)
+        _ceiling_by[key] = add_copy_ceiling(refs, backend, REF_BYTES // 4, _runner(backend, 20))
+        _refs[key] = refs
     return _refs[key]
 
 
@@ -124,6 +128,9 @@ def _measure_rows(workload: str, backend, repeats: int, op_name: str, n: int, si
     if rows:
         rows[0]["metrics"]["refs GB/s"] = ", ".join(
             f"{k}={v:.1f}" for k, v in refs.items() if v is not None)
+        by = _ceiling_by.get((backend.name, backend.simulated))
+        if by:
+            rows[0]["metrics"]["d2d copy set by"] = by
     return rows
 
 

@@ -144,7 +144,8 @@ QTimer.singleShot(50, lambda: w.current_view().submit(long_job))
 QTimer.singleShot(300, w.close)
 sys.exit(app.exec())
 """
-    env = dict(os.environ, PYTHONPATH=root, QT_QPA_PLATFORM="offscreen")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+               QT_QPA_PLATFORM="offscreen")
     r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "QThread: Destroyed" not in r.stderr

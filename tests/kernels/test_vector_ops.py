@@ -416,7 +416,7 @@ def test_process_exits_cleanly_after_using_pycuda(gpu_backend, simulated):
     if not vector_ops.module_available("pycuda"):
         pytest.skip("PyCUDA is not installed here")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=root)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     out = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], cwd=root, env=env,
                          capture_output=True, text=True, timeout=300)
     assert "PyCUDA ERROR" not in out.stderr, out.stderr

@@ -221,7 +221,8 @@ def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypa
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked == [(256 * MiB, vector_sweep.REF_REPEATS)]
-    assert items[0] == {"type": "references", "refs": {"cpu-copy": 10.0}, "bytes": 256 * MiB}
+    assert items[0] == {"type": "references", "refs": {"cpu-copy": 10.0}, "bytes": 256 * MiB,
+                        "copy_ceiling_by": None}
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked[-1][0] == 128 * MiB and items[0]["bytes"] == 128 * MiB
@@ -245,3 +246,33 @@ def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
     assert calls == [("cuda-jit", "kernel"), ("cuda-jit", "pinned"), ("cuda-jit", "pageable"),
                      ("cuda-jit-ilp4", "kernel"), ("nvrtc-ilp4", "kernel")]
     assert [r["variant"] for r in rows][-2:] == ["cuda-jit-ilp4/kernel", "nvrtc-ilp4/kernel"]
+
+
+def test_copy_ceiling_is_the_fastest_copy(monkeypatch):
+    """The d2d ceiling rises to the fastest implementation's copy, and only on a real GPU."""
+    from kernels.backend import Backend
+    from kernels import vector_sweep as vs
+
+    class FakeImpl:
+        def __init__(self, name, available=True, device="gpu"):
+            self.name, self.available, self.device, self.modes = name, available, device, ("kernel",)
+
+    speeds = {"slow": 1000.0, "fast": 3000.0}
+
+    class FakeRunner:
+        def measure(self, op, impl, mode, n):
+            assert op == "copy" and mode == "kernel"
+            return {"GB/s": speeds[impl.name]}
+
+    monkeypatch.setattr(vs, "implementations",
+                        lambda b: [FakeImpl("slow"), FakeImpl("fast"), FakeImpl("off", available=False),
+                                   FakeImpl("cpu", device="cpu")])
+    refs = {"d2d-copy": 2000.0}
+    assert vs.add_copy_ceiling(refs, Backend("cuda", device="x"), 1024, FakeRunner()) == "fast"
+    assert refs["d2d-copy"] == 3000.0
+    refs = {"d2d-copy": 5000.0}
+    assert vs.add_copy_ceiling(refs, Backend("cuda", device="x"), 1024, FakeRunner()) == "probe"
+    assert refs["d2d-copy"] == 5000.0
+    refs = {"d2d-copy": 2000.0}
+    assert vs.add_copy_ceiling(refs, Backend("cuda", simulated=True), 1024, FakeRunner()) is None
+    assert refs["d2d-copy"] == 2000.0  # the simulator measures no time: nothing to compare
