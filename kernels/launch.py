@@ -1,0 +1,77 @@
+"""Launching a numba CUDA kernel frame after frame without paying numba's argument conversion.
+
+numba-cuda converts every argument of every launch to kernel parameters in Python. On an H100 that
+took ~100 µs for the distance kernel's 16 arguments (34 parameters), while the launch itself, with
+parameters ready, took ~21 µs, and the kernel ~40 µs. Device arrays reused from a BufferPool convert
+to the same parameters each time, so they are converted once and kept; scalars are converted per
+call, as numba would. This leans on numba-cuda internals (pinned below 0.31 in pyproject.toml): on
+any surprise it falls back, for good, to the ordinary launch, so results never depend on it.
+"""
+from __future__ import annotations
+
+import warnings
+
+from numba.cuda import types  # the type classes numba-cuda itself checks against
+
+
+class PreparedKernel:
+    """`PreparedKernel(dispatcher, griddim, blockdim, stream)(*args)` launches like
+    `dispatcher[griddim, blockdim, stream](*args)`."""
+
+    def __init__(self, dispatcher, griddim, blockdim, stream):
+        self.dispatcher = dispatcher
+        self.griddim, self.blockdim, self.stream = griddim, blockdim, stream
+        from .backend import simulator_enabled
+        self.fast = not simulator_enabled()  # the simulator has no compiled kernels to prepare
+        self._kernel = None
+        self._config = None
+        self._array_params: dict[int, tuple[object, list]] = {}  # position -> (array, its params)
+
+    def __call__(self, *args):
+        if self.fast:
+            try:
+                return self._launch_prepared(args)
+            except Exception as exc:  # a numba-cuda change: the ordinary path still works
+                self.fast = False
+                warnings.warn(f"prepared kernel launch unavailable ({exc!r}); using numba's own",
+                              RuntimeWarning, stacklevel=2)
+        self.dispatcher[self.griddim, self.blockdim, self.stream](*args)
+
+    def _setup(self, args):
+        from numba.cuda.dispatcher import LaunchConfig
+        argtypes = tuple(self.dispatcher.typeof_pyval(a) for a in args)
+        kernel = self.dispatcher.overloads.get(argtypes)
+        if kernel is None:
+            raise LookupError(f"no compiled overload for {argtypes}")
+        grid = tuple(self.griddim) + (1,) * (3 - len(self.griddim)) if isinstance(self.griddim, tuple) \
+            else (int(self.griddim), 1, 1)
+        block = tuple(self.blockdim) + (1,) * (3 - len(self.blockdim)) if isinstance(self.blockdim, tuple) \
+            else (int(self.blockdim), 1, 1)
+        try:
+            self._config = LaunchConfig(grid=grid, block=block, shmem_size=0, is_cooperative=False)
+        except TypeError:  # cuda.core before 1.0 named it differently
+            self._config = LaunchConfig(grid=grid, block=block, shmem_size=0, cooperative_launch=False)
+        if kernel.debug or kernel.extensions:
+            raise RuntimeError("debug kernels and argument extensions need numba's own launch")
+        self._kernel = kernel
+
+    def _launch_prepared(self, args):
+        from numba.cuda.dispatcher import launch
+        if self._kernel is None:
+            self._setup(args)
+        kernel = self._kernel
+        params: list = []
+        retr: list = []
+        for i, (ty, val) in enumerate(zip(kernel.argument_types, args)):
+            if isinstance(ty, types.Array):
+                hit = self._array_params.get(i)
+                if hit is None or hit[0] is not val:
+                    converted: list = []
+                    kernel._prepare_args(ty, val, self.stream, retr, converted)
+                    if retr:
+                        raise RuntimeError("host arrays need copies; pass device arrays")
+                    hit = self._array_params[i] = (val, converted)
+                params.extend(hit[1])
+            else:
+                kernel._prepare_args(ty, val, self.stream, retr, params)
+        launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)
