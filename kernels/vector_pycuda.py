@@ -18,6 +18,7 @@ own current context, which the pop restores.
 from __future__ import annotations
 
 import atexit
+import warnings
 
 from .vector_nvrtc import KERNEL_NAMES, SOURCES, kernel_args
 from .vector_ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
@@ -56,7 +57,11 @@ def _context():
 
 def _release():
     global _primary
-    _functions.clear()
+    # PyCUDA warns that modules loaded while the context was pushed on the worker thread are
+    # "out-of-thread": the driver frees them with the context anyway, so the warning is noise
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        _functions.clear()
     _primary = None
 
 

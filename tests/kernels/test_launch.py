@@ -25,8 +25,13 @@ def test_prepared_launch_matches_numba_and_follows_new_arrays(gpu_backend):
     launch = PreparedKernel(_axpb, 2, 256, stream)
     for d_x, x, a, b in ((d_x1, x1, 3.0, -1.0), (d_x1, x1, 0.5, 2.0), (d_x2, x2, 0.5, 2.0)):
         out = cuda.to_device(np.full(n, np.nan))  # a new output array: its parameters are redone
+        ref = cuda.to_device(np.full(n, np.nan))
         launch(out, d_x, a, b)
+        _axpb[2, 256, stream](ref, d_x, a, b)
         stream.synchronize()
-        np.testing.assert_allclose(out.copy_to_host(), a * x + b, rtol=1e-15)
+        # the same compiled kernel: bit for bit what numba's own launch computes
+        np.testing.assert_array_equal(out.copy_to_host(), ref.copy_to_host())
+        # and the right function (the GPU may fuse a*x+b into one rounding: ulps, not 1e-15)
+        np.testing.assert_allclose(out.copy_to_host(), a * x + b, rtol=1e-12, atol=1e-15)
     if not gpu_backend.simulated:
         assert launch.fast, "the prepared path fell back to numba's launch on a real GPU"
