@@ -131,6 +131,9 @@ class MandelbrotView(BaseView):
             sc.setContext(ctx)
             sc.activated.connect(slot)
         self._update_precision(announce=False)
+        # load the kernels while the window is still being built and shown: on a GPU machine the
+        # warm-up (numba's target set-up, cached kernels into the context) takes about a second
+        self._pump()
 
     # ---- state -> request --------------------------------------------------------------------
     def canvas_size(self) -> tuple[int, int]:
@@ -159,6 +162,8 @@ class MandelbrotView(BaseView):
                 panel = self.controls.minimumSizeHint().width()
                 self.splitter.setSizes([max(0, self.width() - panel), panel])
             self._dirty = True
+            if self.in_flight and self.backend not in self._warm:
+                self.status_message.emit("Compiling kernels…", 0)  # said again: the window listens now
             self._pump()
 
     def request_render(self):
@@ -174,12 +179,10 @@ class MandelbrotView(BaseView):
         return r
 
     def _pump(self):
-        """Submit the next job if none is in flight: the kernels' warm-up first, then a frame."""
-        if not self._started or self.in_flight or not self._dirty:
+        """Submit the next job if none is in flight: the kernels' warm-up first (it needs no
+        picture, so it starts with the view), then a frame once the view is shown."""
+        if self.in_flight:
             return
-        w, h = self.canvas_size()
-        if w <= 0 or h <= 0:
-            return              # resumes from the resize that gives the canvas an area
         backend = self.backend
         if backend not in self._warm:
             self.status_message.emit("Compiling kernels…", 0)
@@ -191,6 +194,11 @@ class MandelbrotView(BaseView):
                 return "warmup", backend, ms
             self.submit(warmup)
             return
+        if not self._started or not self._dirty:
+            return
+        w, h = self.canvas_size()
+        if w <= 0 or h <= 0:
+            return              # resumes from the resize that gives the canvas an area
         self._submit_frame(w, h)
 
     def _submit_frame(self, w: int, h: int, *, replace_running: bool = False):
