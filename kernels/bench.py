@@ -6,6 +6,7 @@ returns result dicts in the JSON layout of DESIGN.md (median of repeated runs af
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import importlib
 import platform
 import statistics
@@ -48,13 +49,24 @@ def median_timings(runs: list[Timings]) -> dict:
 
 
 def time_runs(fn: Callable[[], Timings], repeats: int = 20, warmup: int = 2) -> tuple[list[Timings], float | None]:
-    """Run fn warmup+repeats times; return the measured Timings and the first call's compile ms."""
+    """Run fn warmup+repeats times; return the measured Timings and the first call's compile ms.
+
+    The garbage collector is paused while timing, as timeit does: a sub-millisecond frame measured
+    late in a long bench otherwise pays for collecting everything the earlier workloads left."""
     compile_ms = None
     for i in range(warmup):
         t = fn()
         if i == 0:
             compile_ms = t.phases_ms.get("compile")
-    return [fn() for _ in range(repeats)], compile_ms
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        runs = [fn() for _ in range(repeats)]
+    finally:
+        if was_enabled:
+            gc.enable()
+    return runs, compile_ms
 
 
 def result(workload: str, backend, variant: str, size: str, runs: list[Timings],

@@ -47,7 +47,9 @@ args = (rgba_d, values_d, False, w, n, p["lat1"], p["dlat"], p["lon0"], p["dlon"
 blocks, tpb = dk.blocks_for(n), dk.THREADS_PER_BLOCK
 host = r.pool.host("rgba", (1000, 1000, 4), np.uint8, ring=3).view(np.uint32).reshape(n)
 stream.synchronize()
-print(f"launch only (async): {med_us(lambda: dk.device_mesh_kernel[blocks, tpb, stream](*args)):.1f} us")
+print(f"numba launch (async): {med_us(lambda: dk.device_mesh_kernel[blocks, tpb, stream](*args)):.1f} us")
+prepared = next(iter(r._launchers.values()))
+print(f"prepared launch (async): {med_us(lambda: prepared(*args)):.1f} us  (fast path: {prepared.fast})")
 stream.synchronize()
 print(f"d2h call only (async): {med_us(lambda: rgba_d.copy_to_host(host, stream=stream)):.1f} us")
 stream.synchronize()
@@ -65,6 +67,14 @@ def timer_only():
 
 
 print(f"JobTimer with two empty GPU phases + finish: {med_us(timer_only):.1f} us")
+import cProfile
+import pstats
+pr = cProfile.Profile()
+pr.enable()
+for _ in range(300):
+    r.render(req)
+pr.disable()
+pstats.Stats(pr).sort_stats("tottime").print_stats(14)
 e0, e1 = cuda.event(), cuda.event()
 e0.record(stream)
 dk.device_mesh_kernel[blocks, tpb, stream](*args)
