@@ -13,6 +13,6 @@ python3 main.py --bench --backend cuda --json "$out/bench.json" > "$out/bench.tx
 echo "== window frame-rate bench"
 python3 main.py --bench --ui --backend cuda --json "$out/ui_bench.json" 2>&1 | grep -v Fontconfig | tail -16
 echo "== throughput view sweep on the GPU"
-python3 -m explorer.views.throughput_shot --backend cuda --op add --max-exp 26 --out "$out/throughput" 2>&1 | tail -25
+python3 tools/throughput_shot.py --backend cuda --op add --max-exp 26 --out "$out/throughput" 2>&1 | tail -25
 echo "== start-up: first GPU frame of a fresh process (the first run compiles or loads the disk cache)"
 for i in 1 2; do QT_QPA_PLATFORM=offscreen python3 tools/screenshot.py /tmp/startup.png --backend cuda --frames 1 2>&1 | grep -E "first frame|no frame"; done

@@ -1,7 +1,7 @@
 """Run one sweep in the real throughput view, offscreen, and keep what it showed: a screenshot, the
 table as CSV, the points as JSON, and a short summary on stdout.
 
-    python -m explorer.views.throughput_shot --backend cuda --op add --max-exp 24 --out /tmp/tp
+    python tools/throughput_shot.py --backend cuda --op add --max-exp 24 --out /tmp/tp
 
 Used to check the view on a machine nobody is looking at (the GPU runner).
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main(argv=None) -> int:
