@@ -224,6 +224,8 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None) -> int
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
     win = MainWindow(backend_choice, view)
+    # a quit that skips closeEvent (e.g. the session ending) must still stop the render thread
+    app.aboutToQuit.connect(win.worker.shutdown)
     install_excepthook(lambda: win)
     win.show()
     return app.exec()
