@@ -164,17 +164,24 @@ def test_kernel_arguments_follow_the_c_signatures():
         assert vector_nvrtc.KERNEL_NAMES[name] in vector_nvrtc.SOURCES[name]
 
 
-def test_kernels_package_stays_free_of_qt():
-    import subprocess
-    import sys
-    code = ("import sys, kernels.vector_ops, kernels.vector_sweep, kernels.vector_bench, "
-            "kernels.vector_nvrtc, kernels.vector_pycuda; "
-            "print(any(m.startswith(('PyQt6', 'pyqtgraph')) for m in sys.modules))")
-    import os
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
+def _fake_cuda_core(module_class, launches: list, check_program=None):
+    """A stand-in for cuda.core: Program compiles to module_class(), launch() records its args."""
+
+    class FakeProgram:
+        def __init__(self, code, code_type, options=None):
+            if check_program is not None:
+                check_program(code, code_type, options)
+
+        def compile(self, target, logs=None):
+            assert target == "cubin"
+            return module_class()
+
+    class FakeLaunchConfig:
+        def __init__(self, grid=None, block=None):
+            self.grid, self.block = grid, block
+
+    return SimpleNamespace(Program=FakeProgram, ProgramOptions=lambda **kw: kw,
+                           LaunchConfig=FakeLaunchConfig, launch=lambda *a: launches.append(a))
 
 
 def test_nvrtc_launch_uses_numbas_stream_and_the_current_api(monkeypatch):
@@ -188,21 +195,10 @@ def test_nvrtc_launch_uses_numbas_stream_and_the_current_api(monkeypatch):
             assert name == "vec_saxpy"
             return FakeKernel()
 
-    class FakeProgram:
-        def __init__(self, code, code_type, options=None):
-            assert "vec_saxpy" in code and code_type == "c++" and options["arch"] == "sm_90"
+    def check(code, code_type, options):
+        assert "vec_saxpy" in code and code_type == "c++" and options["arch"] == "sm_90"
 
-        def compile(self, target, logs=None):
-            assert target == "cubin"
-            return FakeModule()
-
-    class FakeLaunchConfig:
-        def __init__(self, grid=None, block=None):
-            self.grid, self.block = grid, block
-
-    fake_core = SimpleNamespace(Program=FakeProgram, ProgramOptions=lambda **kw: kw,
-                                LaunchConfig=FakeLaunchConfig,
-                                launch=lambda *a: launches.append(a))
+    fake_core = _fake_cuda_core(FakeModule, launches, check)
 
     class NumbaStream:
         handle = 1234
@@ -283,20 +279,7 @@ def test_nvrtc_ilp4_launch_covers_a_quarter_of_the_threads(monkeypatch):
             compiled.append(name)
             return name
 
-    class FakeProgram:
-        def __init__(self, code, code_type, options=None):
-            self.code = code
-
-        def compile(self, target, logs=None):
-            return FakeModule()
-
-    class FakeLaunchConfig:
-        def __init__(self, grid=None, block=None):
-            self.grid, self.block = grid, block
-
-    fake_core = SimpleNamespace(Program=FakeProgram, ProgramOptions=lambda **kw: kw,
-                                LaunchConfig=FakeLaunchConfig,
-                                launch=lambda *a: launches.append(a))
+    fake_core = _fake_cuda_core(FakeModule, launches)
     monkeypatch.setattr(vector_nvrtc, "_core", lambda: fake_core)
     kernels = vector_nvrtc._NvrtcKernels()
     monkeypatch.setattr(kernels, "_device_current", lambda: SimpleNamespace(arch="90"))
