@@ -6,13 +6,11 @@ See README.md for the options; DESIGN.md in the project notes fixes the headless
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 
 VIEWS = ("mandelbrot", "distance", "throughput")
-RENDER_VIEWS = {"mandelbrot": "kernels.mandelbrot", "distance": "kernels.distance"}
 VIEW_OPTIONS = ("center", "width", "iters", "palette", "bounds", "ref", "unit", "strategy")
 
 
@@ -28,6 +26,7 @@ def build_parser() -> ArgParser:
                    help="where to compute (default auto: the GPU when usable, else the CPU)")
     p.add_argument("--view", choices=VIEWS, default=None, help="view to open first (window mode)")
     g = p.add_argument_group("headless rendering")
+    from cli.requests import RENDER_VIEWS
     g.add_argument("--render", choices=tuple(RENDER_VIEWS), metavar="VIEW",
                    help=f"render one frame of VIEW ({'|'.join(RENDER_VIEWS)}) without a window")
     g.add_argument("--out", metavar="FILE", help="FILE.png (colours) or FILE.npy (raw float64 values)")
@@ -75,12 +74,13 @@ def resolve_backend(choice: str):
 
 def do_render(args) -> int:
     view = args.render
-    mod = importlib.import_module(RENDER_VIEWS[view])
+    from cli.requests import RENDER_VIEWS
+    options, build_request = RENDER_VIEWS[view]
     given = {k: getattr(args, k) for k in VIEW_OPTIONS if getattr(args, k) is not None}
-    wrong = [k for k in given if k not in mod.CLI_OPTIONS]
+    wrong = [k for k in given if k not in options]
     if wrong:
         return fail(2, f"--{wrong[0]} does not apply to --render {view}; its options are "
-                       + ", ".join("--" + o for o in mod.CLI_OPTIONS))
+                       + ", ".join("--" + o for o in options))
     if not args.out:
         return fail(2, "--render needs --out FILE.png or FILE.npy")
     ext = os.path.splitext(args.out)[1].lower()
@@ -88,14 +88,15 @@ def do_render(args) -> int:
         return fail(2, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
     try:
         w, h = parse_size(args.size)
-        request = mod.request_from_cli({k: getattr(args, k) for k in mod.CLI_OPTIONS}, w, h, ext == ".npy")
+        request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy")
     except ValueError as exc:
         return fail(2, str(exc))
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(1, why)
     from kernels.buffers import OutOfDeviceMemory
-    renderer = mod.Renderer(be)
+    import importlib
+    renderer = importlib.import_module(f"kernels.{view}.renderer").Renderer(be)
     try:
         if hasattr(renderer, "export"):
             renderer.export(request, args.out)

@@ -1,13 +1,17 @@
 """Benchmark registry and runner behind `main.py --bench`.
 
-Each compute module offers `workloads() -> list[Workload]`; a workload runs on one backend and
-returns result dicts in the JSON layout of DESIGN.md (median of repeated runs after a warm-up).
+Each workload package (`kernels/<workload>/`) holds a `bench` module with `workloads() ->
+list[Workload]`; the registry finds them by walking the packages, so no workload module imports
+its bench and adding a workload needs no list to edit. A workload runs on one backend and returns
+result dicts in the JSON layout of the README (median of repeated runs after a warm-up).
 """
 from __future__ import annotations
 
 import datetime as _dt
 import gc
 import importlib
+import importlib.util
+import pkgutil
 import platform
 import statistics
 from dataclasses import dataclass
@@ -15,7 +19,8 @@ from typing import Callable
 
 from .timing import PHASES, Timings
 
-WORKLOAD_MODULES = ("kernels.transfer", "kernels.mandelbrot", "kernels.distance", "kernels.vector_ops")
+# shared modules that measure something themselves (the copy bandwidths every ceiling refers to)
+SHARED_WORKLOAD_MODULES = ("kernels.transfer",)
 
 
 @dataclass(frozen=True)
@@ -26,16 +31,20 @@ class Workload:
     backends: tuple = ("cpu", "cuda")
 
 
+def workload_modules() -> list[str]:
+    """`kernels.transfer` first, then every workload package's bench module, in name order."""
+    import kernels
+    names = list(SHARED_WORKLOAD_MODULES)
+    for info in sorted(pkgutil.iter_modules(kernels.__path__), key=lambda m: m.name):
+        if info.ispkg and importlib.util.find_spec(f"kernels.{info.name}.bench") is not None:
+            names.append(f"kernels.{info.name}.bench")
+    return names
+
+
 def all_workloads() -> list[Workload]:
     out: list[Workload] = []
-    for modname in WORKLOAD_MODULES:
-        try:
-            mod = importlib.import_module(modname)
-        except ModuleNotFoundError as exc:
-            if exc.name == modname:  # that view has not landed yet
-                continue
-            raise
-        out.extend(mod.workloads())
+    for modname in workload_modules():
+        out.extend(importlib.import_module(modname).workloads())
     return out
 
 

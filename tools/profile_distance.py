@@ -8,8 +8,9 @@ import time
 import numpy as np
 from numba import cuda
 
-from kernels import backend, distance
-from kernels import distance_kernels as dk
+from kernels import backend
+from kernels.distance import renderer as distance
+from kernels.distance import haversine as dk
 from kernels.timing import JobTimer
 
 be = backend.resolve("cuda")

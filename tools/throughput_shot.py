@@ -15,8 +15,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main(argv=None) -> int:
-    from kernels.vector_ops import IMPL_NAMES, OP_NAMES
-    from kernels.vector_sweep import MODES
+    from kernels.vector.ops import IMPL_NAMES, OP_NAMES
+    from kernels.vector.sweep import MODES
     p = argparse.ArgumentParser(prog="throughput_shot", description=__doc__.splitlines()[0])
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--op", default="add", choices=OP_NAMES)

@@ -17,7 +17,8 @@ from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
                              QVBoxLayout)
 
-from kernels import distance as kd
+from kernels.distance import renderer as kdr
+from kernels.distance import request as kd
 from kernels import palettes
 
 from .base import BaseView
@@ -211,7 +212,7 @@ class DistanceView(BaseView):
     def _renderer(self, backend):
         r = self._renderers.get(backend)
         if r is None:
-            r = self._renderers[backend] = kd.Renderer(backend)
+            r = self._renderers[backend] = kdr.Renderer(backend)
         return r
 
     def _pump(self):

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PyQt6.QtCore import QRectF, Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QPen
 
-from kernels import distance as kd
+from kernels.distance import request as kd
 from kernels import palettes
 
 COASTLINE_PATH = Path(__file__).resolve().parents[2] / "resources" / "ne_110m_coastline.geojson"

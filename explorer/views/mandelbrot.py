@@ -18,7 +18,8 @@ from PyQt6.QtCore import QObject, QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
-from kernels import mandelbrot as km
+from kernels.mandelbrot import renderer as kmr
+from kernels.mandelbrot import request as km
 from kernels.timing import Timings
 
 from .base import BaseView
@@ -175,7 +176,7 @@ class MandelbrotView(BaseView):
         key = (backend, role)
         r = self._renderers.get(key)
         if r is None:
-            r = self._renderers[key] = km.Renderer(backend)
+            r = self._renderers[key] = kmr.Renderer(backend)
         return r
 
     def _pump(self):
@@ -460,7 +461,7 @@ class MandelbrotView(BaseView):
         backend, relay = self.backend, self._export_relay
 
         def job(token):
-            km.Renderer(backend).export(req, path, cancel=token, progress=relay.report)
+            kmr.Renderer(backend).export(req, path, cancel=token, progress=relay.report)
             return path
         self._export_gen = self.worker.submit(EXPORT_KEY, job)
         if show_progress:

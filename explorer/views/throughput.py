@@ -21,8 +21,8 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialo
                              QListWidgetItem, QProgressBar, QPushButton, QSplitter, QTableWidget,
                              QTableWidgetItem, QVBoxLayout, QWidget)
 
-from kernels import vector_sweep
-from kernels.vector_ops import OP_NAMES, get_op, implementations
+from kernels.vector import sweep as vector_sweep
+from kernels.vector.ops import OP_NAMES, get_op, implementations
 
 from .base import BaseView
 

@@ -8,7 +8,8 @@ from PyQt6.QtWidgets import QApplication
 
 from explorer.views.distance import DistanceView
 from explorer.views.distance_map import coastline_xy, ring_step, split_at_jumps
-from kernels import distance as kd
+from kernels.distance import renderer as kdr
+from kernels.distance import request as kd
 
 pg.setConfigOption("mouseRateLimit", -1)
 WAIT_MS = 20000
@@ -174,7 +175,7 @@ def test_zoom_rerenders_the_visible_box_with_finer_rings(qtbot, cpu_view):
 def test_a_failing_render_shows_a_plain_error(qtbot, cpu_view, monkeypatch):
     def broken(self, request, cancel=None):
         raise ValueError("the map exploded")
-    monkeypatch.setattr(kd.Renderer, "render", broken)
+    monkeypatch.setattr(kdr.Renderer, "render", broken)
     with qtbot.waitSignal(cpu_view.error_message, timeout=WAIT_MS) as sig:
         cpu_view.set_reference(0.0, 0.0)
     assert "the map exploded" in sig.args[0]

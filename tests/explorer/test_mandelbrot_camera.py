@@ -5,7 +5,7 @@ import pytest
 
 from explorer.views.mandelbrot_camera import Camera, CameraState
 from explorer.views.mandelbrot_location import format_location, parse_location
-from kernels import mandelbrot as km
+from kernels.mandelbrot import request as km
 
 W, H = 160, 120
 

@@ -10,8 +10,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
 from explorer.views.throughput import COLUMNS, ThroughputView
-from kernels import vector_sweep
-from kernels.vector_ops import Impl, ImplUnavailable
+from kernels.vector import sweep as vector_sweep
+from kernels.vector.ops import Impl, ImplUnavailable
 
 
 @pytest.fixture

@@ -7,7 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels import distance as D
+from cli import requests as cli_requests
+from kernels.distance import bench as dbench
+from kernels.distance import renderer as Dr
+from kernels.distance import request as D
 from kernels import palettes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +91,7 @@ CASES = [
 @pytest.mark.parametrize("size", [(16, 12), (33, 1), (1, 9)])
 def test_cpu_twin_matches_reference(cpu_backend, case, size):
     req = D.DistanceRequest(size=size, want_values=True, **case)
-    frame = D.Renderer(cpu_backend).render(req)
+    frame = Dr.Renderer(cpu_backend).render(req)
     assert frame.values.shape == (size[1], size[0]) and frame.values.dtype == np.float64
     close(frame.values, D.reference_grid(req))
     assert frame.rgba.shape == (size[1], size[0], 4) and frame.rgba.dtype == np.uint8
@@ -103,14 +106,14 @@ def expected_rgba(req, values, vmax):
 
 def test_cpu_colours_are_the_palette_over_zero_to_vmax(cpu_backend):
     req = D.DistanceRequest(size=(40, 20), want_values=True, palette="inferno")
-    frame = D.Renderer(cpu_backend).render(req)
+    frame = Dr.Renderer(cpu_backend).render(req)
     assert frame.meta["vmax"] == pytest.approx(math.pi * D.EARTH_RADIUS_KM)
     np.testing.assert_array_equal(frame.rgba, expected_rgba(req, frame.values, frame.meta["vmax"]))
     assert frame.meta["unit"] == "km"
 
 
 def test_units_scale_values_and_vmax(cpu_backend):
-    r = D.Renderer(cpu_backend)
+    r = Dr.Renderer(cpu_backend)
     km = r.render(D.DistanceRequest(size=(8, 4), want_values=True))
     nm = r.render(D.DistanceRequest(size=(8, 4), want_values=True, unit="nm"))
     close(nm.values * 1.852, km.values)
@@ -119,7 +122,7 @@ def test_units_scale_values_and_vmax(cpu_backend):
 
 
 def test_longitudes_wrap(cpu_backend):
-    r = D.Renderer(cpu_backend)
+    r = Dr.Renderer(cpu_backend)
     a = r.render(D.DistanceRequest(size=(12, 6), ref=(20.0, -170.0), want_values=True)).values.copy()
     b = r.render(D.DistanceRequest(size=(12, 6), ref=(20.0, 190.0), want_values=True)).values.copy()
     c = r.render(D.DistanceRequest(size=(12, 6), ref=(20.0, 190.0), want_values=True,
@@ -129,13 +132,13 @@ def test_longitudes_wrap(cpu_backend):
 
 
 def test_fetch_value_agrees_with_values(cpu_backend):
-    frame = D.Renderer(cpu_backend).render(D.DistanceRequest(size=(9, 7), want_values=True, unit="mi"))
+    frame = Dr.Renderer(cpu_backend).render(D.DistanceRequest(size=(9, 7), want_values=True, unit="mi"))
     for row, col in ((0, 0), (6, 8), (3, 4)):
         assert frame.fetch_value(row, col) == pytest.approx(frame.values[row, col], rel=1e-9)
 
 
 def test_buffers_are_reused_and_frames_rotate(cpu_backend):
-    r = D.Renderer(cpu_backend)
+    r = Dr.Renderer(cpu_backend)
     req = D.DistanceRequest(size=(16, 12))
     f1 = r.render(req)
     allocations = r.pool.allocations
@@ -153,7 +156,7 @@ def test_cancelled_before_start(cpu_backend):
         def check(self):
             raise RuntimeError("cancelled")
     with pytest.raises(RuntimeError, match="cancelled"):
-        D.Renderer(cpu_backend).render(D.DistanceRequest(size=(4, 4)), cancel=Token())
+        Dr.Renderer(cpu_backend).render(D.DistanceRequest(size=(4, 4)), cancel=Token())
 
 
 # ---- colour scale ------------------------------------------------------------------------------------
@@ -214,14 +217,14 @@ def test_the_request_is_frozen():
 
 
 def test_cli_defaults():
-    req = D.request_from_cli({k: None for k in D.CLI_OPTIONS}, 64, 32, False)
+    req = cli_requests.distance_request({k: None for k in cli_requests.DISTANCE_OPTIONS}, 64, 32, False)
     assert req.bounds == (-90.0, 90.0, -180.0, 180.0) and req.ref == (51.5074, -0.1278)
     assert (req.unit, req.strategy, req.size, req.want_values) == ("km", "device-mesh", (64, 32), False)
-    assert set(D.CLI_OPTIONS) == {"bounds", "ref", "unit", "strategy", "palette"}
+    assert set(cli_requests.DISTANCE_OPTIONS) == {"bounds", "ref", "unit", "strategy", "palette"}
 
 
 def test_cli_parses_options():
-    req = D.request_from_cli({"bounds": "29,31,99,101", "ref": " 30, 101", "unit": "nm",
+    req = cli_requests.distance_request({"bounds": "29,31,99,101", "ref": " 30, 101", "unit": "nm",
                               "strategy": "host-mesh", "palette": "magma"}, 10, 10, True)
     assert req.bounds == (29.0, 31.0, 99.0, 101.0) and req.ref == (30.0, 101.0)
     assert (req.unit, req.strategy, req.palette, req.want_values) == ("nm", "host-mesh", "magma", True)
@@ -238,22 +241,22 @@ def test_cli_parses_options():
 ])
 def test_cli_rejects_bad_input_with_one_line(opts, message):
     with pytest.raises(ValueError, match=message) as info:
-        D.request_from_cli(opts, 10, 10, False)
+        cli_requests.distance_request(opts, 10, 10, False)
     assert "\n" not in str(info.value)
 
 
 def test_cli_rejects_a_single_pixel():
     with pytest.raises(ValueError, match="fewer than 2 points"):
-        D.request_from_cli({}, 1, 1, False)
+        cli_requests.distance_request({}, 1, 1, False)
 
 
 def test_workloads_are_registered():
-    names = [w.name for w in D.workloads()]
+    names = [w.name for w in dbench.workloads()]
     assert names == ["distance-seed", "distance-world"]
 
 
 def test_kernels_import_no_qt():
-    code = ("import sys, kernels.distance, kernels.distance_kernels; "
+    code = ("import sys, kernels.distance.renderer, kernels.distance.haversine; "
             "bad = [m for m in sys.modules if m.startswith(('PyQt6', 'pyqtgraph'))]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

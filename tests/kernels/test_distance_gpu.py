@@ -3,7 +3,8 @@ twin, and the bytes each strategy moves. Tiny sizes under the simulator."""
 import numpy as np
 import pytest
 
-from kernels import distance as D
+from kernels.distance import renderer as Dr
+from kernels.distance import request as D
 
 pytestmark = pytest.mark.gpu
 
@@ -31,7 +32,7 @@ def sizes(simulated):
 @pytest.mark.parametrize("strategy", D.STRATEGIES)
 def test_gpu_matches_reference_and_cpu_twin(gpu_backend, cpu_backend, simulated, sizes, strategy):
     _skip_broadcast_on_simulator(strategy, simulated)
-    gpu, cpu = D.Renderer(gpu_backend), D.Renderer(cpu_backend)
+    gpu, cpu = Dr.Renderer(gpu_backend), Dr.Renderer(cpu_backend)
     cases = CASES[:3] if simulated else CASES
     for size in sizes:
         for case in cases:
@@ -50,7 +51,7 @@ def test_bytes_moved_per_strategy(gpu_backend, simulated, strategy):
     _skip_broadcast_on_simulator(strategy, simulated)
     w, h = (16, 12) if simulated else (1000, 1000)
     n = w * h
-    r = D.Renderer(gpu_backend)
+    r = Dr.Renderer(gpu_backend)
     req = D.DistanceRequest(bounds=D.SEED_BOUNDS, ref=D.SEED_REF, size=(w, h), strategy=strategy)
     first = r.render(req)
     assert first.timings.bytes["h2d"] >= D.LUT_SIZE * 4  # the palette goes up once
@@ -69,7 +70,7 @@ def test_bytes_moved_per_strategy(gpu_backend, simulated, strategy):
 
 
 def test_gpu_buffers_are_reused(gpu_backend):
-    r = D.Renderer(gpu_backend)
+    r = Dr.Renderer(gpu_backend)
     req = D.DistanceRequest(size=(16, 12))
     f1 = r.render(req)
     before = r.pool.allocations
@@ -82,11 +83,11 @@ def test_broadcast_on_the_simulator_says_why(gpu_backend, simulated):
     if not simulated:
         pytest.skip("only the simulator refuses the broadcast strategy")
     with pytest.raises(D.StrategyUnavailable, match="real GPU"):
-        D.Renderer(gpu_backend).render(D.DistanceRequest(size=(4, 4), strategy="broadcast"))
+        Dr.Renderer(gpu_backend).render(D.DistanceRequest(size=(4, 4), strategy="broadcast"))
 
 
 def test_a_grid_too_large_for_the_gpu_says_so(gpu_backend, monkeypatch):
     from kernels import buffers
     monkeypatch.setattr(buffers, "device_free_bytes", lambda: (1000, 8000))
     with pytest.raises(buffers.OutOfDeviceMemory, match="host-mesh strategy.*smaller size"):
-        D.Renderer(gpu_backend).render(D.DistanceRequest(size=(64, 64), strategy="host-mesh"))
+        Dr.Renderer(gpu_backend).render(D.DistanceRequest(size=(64, 64), strategy="host-mesh"))

@@ -6,8 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kernels import mandelbrot as m
-from kernels import mandelbrot_kernels as mk
+from cli import requests as cli_requests
+from kernels.mandelbrot import renderer as m
+from kernels.mandelbrot import bench as mbench
+from kernels.mandelbrot import request as mreq
+from kernels.mandelbrot import escape as mk
 from kernels import palettes
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330)
@@ -109,7 +112,7 @@ def test_cpu_twin_matches_numpy_reference(renderer, req):
     (dict(size=(10, -2)), "at least 1×1"),
     (dict(size=(10.5, 2)), "whole numbers"),
     (dict(iters=0), "between 1 and"),
-    (dict(iters=m.MAX_ITER_LIMIT + 1), "between 1 and"),
+    (dict(iters=mreq.MAX_ITER_LIMIT + 1), "between 1 and"),
     (dict(iters=2.5), "whole number"),
     (dict(density=0.0), "density"),
     (dict(offset=float("nan")), "offset"),
@@ -127,12 +130,12 @@ def test_render_validates(renderer):
 
 
 def test_auto_iterations_grow_with_zoom():
-    assert m.auto_iterations(3.0) == 256
-    assert m.auto_iterations(10.0) == 256
-    assert 1500 <= m.auto_iterations(0.01) <= 2500
+    assert mreq.auto_iterations(3.0) == 256
+    assert mreq.auto_iterations(10.0) == 256
+    assert 1500 <= mreq.auto_iterations(0.01) <= 2500
     widths = [3.0, 0.3, 1e-2, 1e-5, 1e-9, 1e-13, 1e-300]
-    its = [m.auto_iterations(w) for w in widths]
-    assert its == sorted(its) and its[-1] <= m.MAX_ITER_LIMIT
+    its = [mreq.auto_iterations(w) for w in widths]
+    assert its == sorted(its) and its[-1] <= mreq.MAX_ITER_LIMIT
     assert its[-2] > 10_000
 
 
@@ -149,18 +152,18 @@ def test_precision_state():
 # ---------------------------------------------------------------- CLI
 
 def test_request_from_cli_defaults():
-    req = m.request_from_cli({o: None for o in m.CLI_OPTIONS}, 320, 200, False)
+    req = cli_requests.mandelbrot_request({o: None for o in cli_requests.MANDELBROT_OPTIONS}, 320, 200, False)
     assert (req.center_re, req.center_im, req.width, req.size) == (-0.5, 0.0, 3.0, (320, 200))
-    assert req.max_iter == m.auto_iterations(3.0) and req.palette == palettes.DEFAULT
+    assert req.max_iter == mreq.auto_iterations(3.0) and req.palette == palettes.DEFAULT
     assert req.want_values is False
 
 
 def test_request_from_cli_values():
-    req = m.request_from_cli({"center": " -0.75 , 0.1", "width": "1e-3", "iters": "1e4",
+    req = cli_requests.mandelbrot_request({"center": " -0.75 , 0.1", "width": "1e-3", "iters": "1e4",
                               "palette": "viridis"}, 64, 48, True)
     assert (req.center_re, req.center_im, req.width) == (-0.75, 0.1, 1e-3)
     assert req.max_iter == 10_000 and req.palette == "viridis" and req.want_values
-    assert m.request_from_cli({"width": "0.01"}, 8, 8, False).max_iter == m.auto_iterations(0.01)
+    assert cli_requests.mandelbrot_request({"width": "0.01"}, 8, 8, False).max_iter == mreq.auto_iterations(0.01)
 
 
 @pytest.mark.parametrize("opts, words", [
@@ -181,13 +184,13 @@ def test_request_from_cli_values():
 ])
 def test_request_from_cli_rejects_garbage_in_one_line(opts, words):
     with pytest.raises(ValueError, match=words) as exc:
-        m.request_from_cli(opts, 64, 48, False)
+        cli_requests.mandelbrot_request(opts, 64, 48, False)
     assert "\n" not in str(exc.value)
 
 
 def test_request_from_cli_bad_size():
     with pytest.raises(ValueError, match="at least 1×1"):
-        m.request_from_cli({}, 0, 48, False)
+        cli_requests.mandelbrot_request({}, 0, 48, False)
 
 
 # ---------------------------------------------------------------- frames, buffers, colour
@@ -306,15 +309,15 @@ def test_export_refuses_unknown_format_and_cleans_up_on_cancel(renderer, tmp_pat
 # ---------------------------------------------------------------- benchmarks
 
 def test_workloads_are_registered():
-    names = {w.name for w in m.workloads()}
+    names = {w.name for w in mbench.workloads()}
     assert {"mandelbrot-seahorse", "mandelbrot-full", "mandelbrot-preview",
             "mandelbrot-launch"} <= names
-    launch = [w for w in m.workloads() if w.name == "mandelbrot-launch"][0]
+    launch = [w for w in mbench.workloads() if w.name == "mandelbrot-launch"][0]
     assert launch.backends == ("cuda",)
 
 
 def test_bench_measure_reports_exact_iterations(cpu_backend):
-    from kernels import mandelbrot_bench as mb
+    from kernels.mandelbrot import bench as mb
     req = request(-0.5, 0.0, 3.0, (24, 16), 40)
     row, iters = mb._measure("mandelbrot-test", cpu_backend, 2, req)
     vals = m.Renderer(cpu_backend).render(replace(req, want_values=True)).values

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kernels import mandelbrot as m
+from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu
 
@@ -150,7 +150,7 @@ class _CancelAfter:
 
 
 def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, simulated):
-    from kernels.mandelbrot_bench import LAUNCH_SHAPES
+    from kernels.mandelbrot.bench import LAUNCH_SHAPES
     shapes = [(4, 4), (16, 1), (3, 5)] if simulated else LAUNCH_SHAPES
     req = _req(-0.1, 0.9, 0.3, (13, 7) if simulated else (129, 33), 25 if simulated else 400)
     want = cpu.render(req).values

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from kernels import vector_nvrtc, vector_ops, vector_pycuda
-from kernels.vector_ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, implementations, reference
+from kernels.vector import nvrtc as vector_nvrtc, ops as vector_ops, pycuda_impl as vector_pycuda
+from kernels.vector.ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, implementations, reference
 
 # 255, 256, 257 and 258: every remainder mod 4, which the four-per-thread kernels must handle
 SIZES = (0, 1, 255, 256, 257, 258, 10**5)
@@ -241,7 +241,7 @@ def test_ilp_implementations_explain_themselves(cpu_backend):
 
 
 def test_ilp4_jit_launch_geometry(monkeypatch):
-    from kernels import vector_cuda
+    from kernels.vector import cuda_jit as vector_cuda
     launches = []
 
     class FakeKernel:
@@ -367,7 +367,7 @@ import threading
 import numpy as np
 from numba import cuda
 from kernels.backend import resolve
-from kernels.vector_ops import SCALAR, implementations
+from kernels.vector.ops import SCALAR, implementations
 
 impl = {i.name: i for i in implementations(resolve("cuda"))}["pycuda"]
 assert impl.available, impl.reason

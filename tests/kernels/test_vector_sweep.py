@@ -3,9 +3,9 @@ cancellation, failures; and the bench rows built on it."""
 import numpy as np
 import pytest
 
-from kernels import vector_bench, vector_sweep
-from kernels.vector_ops import Impl, ImplUnavailable, OP_NAMES
-from kernels.vector_sweep import crossover, sizes_up_to, sweep
+from kernels.vector import bench as vector_bench, sweep as vector_sweep
+from kernels.vector.ops import Impl, ImplUnavailable, OP_NAMES
+from kernels.vector.sweep import crossover, sizes_up_to, sweep
 
 REF = 2**16
 
@@ -148,7 +148,7 @@ def test_bench_rows_on_the_cpu(cpu_backend, monkeypatch):
 
 
 def test_pinned_reference_combines_both_directions():
-    from kernels.vector_ops import get_op
+    from kernels.vector.ops import get_op
     refs = {"h2d-pinned": 50.0, "d2h-pinned": 25.0}
     # add: 8 bytes in at 50 GB/s, 4 out at 25 GB/s -> 12 bytes in 0.32 ns
     assert vector_bench.pinned_reference(refs, get_op("add")) == pytest.approx(12 / 0.32)
@@ -229,7 +229,7 @@ def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypa
 
 
 def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
-    from kernels.vector_ops import Impl
+    from kernels.vector.ops import Impl
     calls = []
 
     class FakeRunner:
@@ -251,7 +251,7 @@ def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
 def test_copy_ceiling_is_the_fastest_copy(monkeypatch):
     """The d2d ceiling rises to the fastest implementation's copy, and only on a real GPU."""
     from kernels.backend import Backend
-    from kernels import vector_sweep as vs
+    from kernels.vector import sweep as vs
 
     class FakeImpl:
         def __init__(self, name, available=True, device="gpu"):

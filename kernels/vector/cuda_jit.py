@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, vectorize
 
-from .vector_ops import _FIVE, _TEN, _TWO, SCALAR, THREADS_PER_BLOCK, ImplUnavailable, _first_line
+from .ops import _FIVE, _TEN, _TWO, SCALAR, THREADS_PER_BLOCK, ImplUnavailable, _first_line
 
 
 # one element per thread: the simplest mapping

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import statistics
 
-from . import bench
-from .bench import Workload
+from .. import bench
+from ..bench import Workload
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330, 0.01)
 FULL = (-0.5, 0.0, 3.0)
@@ -21,7 +21,7 @@ LAUNCH_SHAPES = ((8, 8), (16, 8), (16, 16), (32, 4), (32, 8), (32, 16), (64, 4),
 
 
 def _request(view, size, iters):
-    from .mandelbrot import MandelbrotRequest
+    from .renderer import MandelbrotRequest
     cx, cy, width = view
     return MandelbrotRequest(cx, cy, width, size, iters)
 
@@ -45,13 +45,13 @@ def _frame_ms(t):
 def _iterations(backend, req) -> int:
     """Exact iterations of this frame, computed once (not timed)."""
     from dataclasses import replace
-    from .mandelbrot import Renderer, executed_iterations
+    from .renderer import Renderer, executed_iterations
     frame = Renderer(backend, reuse_values=False).render(replace(req, want_values=True))
     return executed_iterations(req, frame.values)
 
 
 def _measure(name, backend, repeats, req, variant="default", block=None, iterations=None):
-    from .mandelbrot import Renderer
+    from .renderer import Renderer
     renderer = Renderer(backend, block=block, reuse_values=False)
     runs, compile_ms = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=2)
     iters = iterations if iterations is not None else _iterations(backend, req)

@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from .vector_ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
+from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
 
 # n is 64-bit so sizes past 2^31 elements index correctly
 SOURCES = {

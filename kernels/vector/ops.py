@@ -191,7 +191,7 @@ def _numpy_ops() -> dict[str, Callable]:
 def _cuda_jit_ops(variant: str) -> dict[str, Callable]:
     def make(op_name):
         def run(ins, out, s, stream=None):
-            from . import vector_cuda
+            from . import cuda_jit as vector_cuda
             vector_cuda.run_jit(variant, op_name, ins, out, s, stream)
         return run
     return {name: make(name) for name in OP_NAMES}
@@ -200,7 +200,7 @@ def _cuda_jit_ops(variant: str) -> dict[str, Callable]:
 def _vectorize_ops() -> dict[str, Callable]:
     def make(op_name):
         def run(ins, out, s, stream=None):
-            from . import vector_cuda
+            from . import cuda_jit as vector_cuda
             vector_cuda.run_ufunc(op_name, ins, out, s, stream)
         return run
     return {name: make(name) for name in OP_NAMES}
@@ -280,18 +280,18 @@ def implementations(backend) -> list[Impl]:
             elif name in _JIT_VARIANTS:
                 ops = _cuda_jit_ops(_JIT_VARIANTS[name])
             elif name in ("nvrtc", "nvrtc-ilp4"):
-                from . import vector_nvrtc
+                from . import nvrtc as vector_nvrtc
                 reason = vector_nvrtc.unavailable_reason(backend)
                 if not reason:
                     ops = vector_nvrtc.ops("ilp4" if name == "nvrtc-ilp4" else "plain")
             elif name == "pycuda":
-                from . import vector_pycuda
+                from . import pycuda_impl as vector_pycuda
                 reason = vector_pycuda.unavailable_reason(backend)
                 if not reason:
                     ops = vector_pycuda.ops()
         desc = DESCRIPTIONS[name]
         if name in ("nvrtc", "nvrtc-ilp4") and module_available("cuda.core"):
-            from . import vector_nvrtc
+            from . import nvrtc as vector_nvrtc
             first, _, rest = desc.partition("\n")
             desc = f"{first} (cuda.core {vector_nvrtc.core_version()})" + ("\n" + rest if rest else "")
         out.append(Impl(name, not reason, reason, "gpu", desc, ops))
@@ -305,8 +305,3 @@ def module_available(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return False
-
-
-def workloads():
-    from .vector_bench import workloads as _w
-    return _w()

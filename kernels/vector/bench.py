@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from .bench import Workload
-from .vector_ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, _first_line, get_op, implementations
-from .vector_sweep import PointRunner
+from ..bench import Workload
+from .ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, _first_line, get_op, implementations
+from .sweep import PointRunner
 
 BENCH_N = 2**26
 SEED_N = 320_000_000
@@ -25,8 +25,8 @@ _runners: dict = {}
 def references(backend) -> dict:
     key = (backend.name, backend.simulated)
     if key not in _refs:
-        from .transfer import measure
-        from .vector_sweep import add_copy_ceiling
+        from ..transfer import measure
+        from .sweep import add_copy_ceiling
         refs = measure(backend, REF_BYTES if not backend.simulated else 2**16, repeats=5)
         _ceiling_by[key] = add_copy_ceiling(refs, backend, REF_BYTES // 4, _runner(backend, 20))
         _refs[key] = refs

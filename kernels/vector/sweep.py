@@ -16,16 +16,15 @@ count the bytes crossing the bus (inputs in, result out) over h2d + kernel + d2h
 from __future__ import annotations
 
 import math
-import os
 import statistics
 import time
 
 import numpy as np
 
-from . import buffers as _buffers
-from .buffers import BufferPool, OutOfDeviceMemory
-from .timing import JobTimer, Timings
-from .vector_ops import OPS, SCALAR, Impl, ImplUnavailable, _first_line, get_op, implementations
+from .. import buffers as _buffers
+from ..buffers import BufferPool, OutOfDeviceMemory
+from ..timing import JobTimer, Timings
+from .ops import OPS, SCALAR, Impl, ImplUnavailable, _first_line, get_op, implementations
 
 MODES = ("kernel", "pinned", "pageable")
 MIN_EXP = 10
@@ -385,7 +384,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     when an implementation turns out unusable (its later points are skipped with that reason);
     {"type": "error", "message"} when the GPU failed, after which the sweep stops.
     """
-    from .transfer import measure
+    from ..transfer import measure
     ops = list(ops)
     impl_list = _resolve_impls(backend, impls)
     sizes = list(sizes) if sizes is not None else sizes_up_to(20)

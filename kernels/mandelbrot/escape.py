@@ -30,7 +30,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from .backend import simulator_enabled
+from ..backend import simulator_enabled
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
 BAILOUT2 = 65536.0

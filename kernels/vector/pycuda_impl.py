@@ -20,8 +20,8 @@ from __future__ import annotations
 import atexit
 import warnings
 
-from .vector_nvrtc import KERNEL_NAMES, SOURCES, kernel_args
-from .vector_ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
+from .nvrtc import KERNEL_NAMES, SOURCES, kernel_args
+from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
 
 
 def unavailable_reason(backend) -> str:

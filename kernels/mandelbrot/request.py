@@ -1,0 +1,112 @@
+"""What a Mandelbrot frame is asked for: the frozen request, its validation, the iteration limit
+and how far float64 reaches at a given zoom. No numba here: the view and the CLI import it freely."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import palettes
+
+MAX_ITER_LIMIT = 10_000_000
+
+# float64 runs out of digits when the pixel spacing nears the spacing of representable numbers at
+# the centre (2.2e-16 x |centre|). Coordinates are rounded to the nearest double, so at a spacing of
+# k ulps each pixel lands up to 0.5/k of a pixel off its place. At 1e-13 x scale (~450 ulps) that
+# error is ~0.1% of a pixel and the picture is perfect, but two more decades of zoom reach the end:
+# warn there. At 2e-15 x scale (~9 ulps) pixels sit up to ~6% off and round-off in the iteration
+# itself starts to show as jagged, noisy filaments: that is the limit.
+PRECISION_WARN = 1e-13
+PRECISION_LIMIT = 2e-15
+
+
+@dataclass(frozen=True)
+class MandelbrotRequest:
+    center_re: float
+    center_im: float
+    width: float                       # extent of the real axis across the picture
+    size: tuple[int, int]              # (W, H) pixels
+    max_iter: int
+    palette: str = palettes.DEFAULT
+    density: float = 1.0               # palette passes scale (> 0)
+    offset: float = 0.0                # palette phase, 0..1 (wraps)
+    interior: tuple[int, int, int, int] = (0, 0, 0, 255)  # RGBA of points inside the set
+    want_values: bool = False
+
+    def validate(self) -> "MandelbrotRequest":
+        """Raise ValueError in plain words when the request cannot be rendered; return self."""
+        for name in ("center_re", "center_im", "width"):
+            v = getattr(self, name)
+            if not _is_real(v) or not math.isfinite(v):
+                raise ValueError(f"{name.replace('_', ' ')} must be a finite number, got {v!r}")
+        if self.width <= 0:
+            raise ValueError(f"width must be greater than 0, got {self.width!r}")
+        size = self.size
+        if (not isinstance(size, (tuple, list)) or len(size) != 2
+                or not all(_is_int(s) for s in size)):
+            raise ValueError(f"size must be two whole numbers (width, height) in pixels, got {size!r}")
+        if size[0] <= 0 or size[1] <= 0:
+            raise ValueError(f"size must be at least 1×1 pixels, got {size[0]}×{size[1]}")
+        if not _is_int(self.max_iter):
+            raise ValueError(f"iterations must be a whole number, got {self.max_iter!r}")
+        if not 1 <= self.max_iter <= MAX_ITER_LIMIT:
+            raise ValueError(f"iterations must be between 1 and {MAX_ITER_LIMIT:,}, got {self.max_iter:,}")
+        if not _is_real(self.density) or not math.isfinite(self.density) or self.density <= 0:
+            raise ValueError(f"palette density must be a finite number above 0, got {self.density!r}")
+        if not _is_real(self.offset) or not math.isfinite(self.offset):
+            raise ValueError(f"palette offset must be a finite number (0..1), got {self.offset!r}")
+        it = self.interior
+        if (not isinstance(it, (tuple, list)) or len(it) != 4
+                or not all(_is_int(v) and 0 <= v <= 255 for v in it)):
+            raise ValueError(f"interior colour must be four integers 0..255 (R, G, B, A), got {it!r}")
+        palettes.lut(self.palette)  # raises ValueError naming the palettes there are
+        return self
+
+    @property
+    def pixel_size(self) -> float:
+        return self.width / self.size[0]
+
+    @property
+    def height(self) -> float:
+        """Extent of the imaginary axis (pixels are square)."""
+        return self.pixel_size * self.size[1]
+
+    def pixel_to_complex(self, row: float, col: float) -> tuple[float, float]:
+        """Centre of pixel (row, col) in the complex plane (row 0 = top = largest imaginary part)."""
+        w, h = self.size
+        step = self.width / w
+        return (self.center_re + (col + 0.5 - w / 2) * step,
+                self.center_im - (row + 0.5 - h / 2) * step)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def auto_iterations(width: float) -> int:
+    """A sensible iteration limit for a view `width` wide: 256 for the whole set (width 3), ~2000
+    at width 0.01, ~30,000 at 1e-13; more detail needs more iterations as the zoom deepens."""
+    if not (isinstance(width, (int, float)) and math.isfinite(width)) or width <= 0:
+        return 256
+    depth = max(0.0, math.log10(3.0 / width))
+    n = 256 + 380 * depth ** 1.68
+    return int(min(MAX_ITER_LIMIT, round(n)))
+
+
+def precision_state(center_re: float, center_im: float, width: float, w_pixels: int) -> tuple[str, str]:
+    """("ok" | "warn" | "limit", message) for how close float64 is to running out at this zoom."""
+    scale = max(abs(center_re), abs(center_im), 1e-300)
+    spacing = width / max(1, int(w_pixels))
+    if spacing < PRECISION_LIMIT * scale:
+        return ("limit", "zoom limit of 64-bit floats reached: deeper views turn blocky and noisy")
+    if spacing < PRECISION_WARN * scale:
+        return ("warn", "approaching the precision limit of 64-bit floats "
+                        f"(about {math.log10(spacing / (PRECISION_LIMIT * scale)):.1f} decades of zoom left)")
+    return ("ok", "")
+
+
