@@ -6,9 +6,18 @@ from __future__ import annotations
 import math
 
 from kernels import palettes
-from kernels.distance.request import (DEFAULT_PALETTE, DEFAULT_STRATEGY, LONDON, WORLD,
-                                      DistanceRequest)
-from kernels.mandelbrot.request import MAX_ITER_LIMIT, MandelbrotRequest, auto_iterations
+from kernels.distance.request import (
+    DEFAULT_PALETTE,
+    DEFAULT_STRATEGY,
+    LONDON,
+    WORLD,
+    DistanceRequest,
+)
+from kernels.mandelbrot.request import (
+    MAX_ITER_LIMIT,
+    MandelbrotRequest,
+    auto_iterations,
+)
 
 MANDELBROT_OPTIONS = ("center", "width", "iters", "palette")
 

@@ -1,4 +1,4 @@
-"""Benchmark registry and runner behind `main.py --bench`.
+"""Benchmark registry and runner behind `main.py --bench` (cli/bench.py prints and writes the report).
 
 Each workload package (`kernels/<workload>/`) holds a `bench` module with `workloads() ->
 list[Workload]`; the registry finds them by walking the packages, so no workload module imports
@@ -141,16 +141,3 @@ def run(backend, only: str | None = None, repeats: int = 20, progress=print) -> 
             "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "results": results}
 
-
-def _fmt(v, nd=3):
-    return "-" if v is None else f"{v:.{nd}f}"
-
-
-def table(report: dict) -> str:
-    head = f"{'workload':<22} {'variant':<26} {'size':<12} " + " ".join(f"{p:>9}" for p in PHASES) + "  metrics"
-    lines = [f"device: {report['device']}", head, "-" * len(head)]
-    for r in report["results"]:
-        m = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["metrics"].items())
-        lines.append(f"{r['workload']:<22} {r['variant']:<26} {r['size']:<12} "
-                     + " ".join(f"{_fmt(r['phases_ms'][p]):>9}" for p in PHASES) + "  " + m)
-    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""kernels/ must never load Qt, and neither may the headless CLI paths."""
+"""kernels/ and cli/ must never load Qt, and neither may the headless commands (--render, --bench)."""
 import os
 import subprocess
 import sys
@@ -36,4 +36,20 @@ def test_headless_bench_loads_no_qt(tmp_path):
         "sys.exit(rc or (3 if bad else 0))\n")
     r = run_py(code)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert out.exists()
+
+
+def test_cli_and_headless_render_load_no_qt(tmp_path):
+    out = tmp_path / "m.png"
+    code = (
+        "import pkgutil, importlib, sys, cli, main\n"
+        "mods = [m.name for m in pkgutil.iter_modules(cli.__path__)]\n"
+        "for m in mods: importlib.import_module('cli.' + m)\n"
+        f"rc = main.main(['--render', 'mandelbrot', '--backend', 'cpu', '--size', '8x6', '--iters', '20', '--out', {str(out)!r}])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PyQt6', 'pyqtgraph', 'PySide6', 'explorer'))\n"
+        "print(len(mods), bad)\n"
+        "sys.exit(rc or (3 if bad else 0))\n")
+    r = run_py(code)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert int(r.stdout.splitlines()[-1].split()[0]) >= 5  # args, bench, failures, render, requests, views
     assert out.exists()

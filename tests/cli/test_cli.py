@@ -1,6 +1,10 @@
+"""The command line: one-line usage errors (exit 2), unusable backends (exit 1), --render end to end,
+argument helpers and the bench report layout."""
 import pytest
 
 import main
+from cli import args as cli_args
+from cli import bench as cli_bench
 from kernels import backend
 
 
@@ -38,16 +42,16 @@ def test_cuda_without_gpu_exits_1_with_reason(capsys, monkeypatch):
 
 
 def test_parse_size():
-    assert main.parse_size("640x480") == (640, 480)
+    assert cli_args.parse_size("640x480") == (640, 480)
     for bad in ("640", "0x10", "axb", "-3x4"):
         with pytest.raises(ValueError):
-            main.parse_size(bad)
+            cli_args.parse_size(bad)
 
 
 def test_negative_values_need_no_equals_sign():
-    assert main.join_negative_values(["--center", "-0.75,0.1", "--ref", "-33.9,151.2", "--iters", "5"]) == \
+    assert cli_args.join_negative_values(["--center", "-0.75,0.1", "--ref", "-33.9,151.2", "--iters", "5"]) == \
         ["--center=-0.75,0.1", "--ref=-33.9,151.2", "--iters", "5"]
-    assert main.join_negative_values(["--center", "--bench"]) == ["--center", "--bench"]
+    assert cli_args.join_negative_values(["--center", "--bench"]) == ["--center", "--bench"]
 
 
 def test_render_mandelbrot_png_and_npy(tmp_path, capsys):
@@ -79,7 +83,29 @@ def test_render_bad_values_exit_2(tmp_path, capsys):
 def test_ui_bench_result_has_the_bench_layout():
     res = {"frames": 10, "fps": 125.0, "per_frame_ms": {"compute": 1.0, "copy": 0.2, "display": 3.0},
            "backend": "cuda", "size": "1920x1080", "iterations": 2000, "seconds": 5.0}
-    r = main.ui_result(res)
+    r = cli_bench.ui_result(res)
     assert set(r) == {"workload", "backend", "variant", "size", "phases_ms", "bytes", "metrics"}
     assert r["phases_ms"]["total"] == 8.0 and r["phases_ms"]["host"] == 3.0
     assert r["metrics"]["frames/s"] == 125.0
+
+
+def test_bench_table_names_its_units():
+    report = {"device": "test", "results": [
+        {"workload": "w", "variant": "v", "size": "1", "metrics": {"GB/s": 1.5},
+         "phases_ms": {"compile": None, "h2d": 0.25, "kernel": 1.0, "d2h": None, "host": None,
+                       "total": 1.25}}]}
+    lines = cli_bench.table(report).splitlines()
+    assert "kernel ms" in lines[1] and "total ms" in lines[1]
+    assert "1.000" in lines[3] and "GB/s=1.5" in lines[3] and lines[3].count(" - ") >= 1
+
+
+def test_view_ids_are_defined_once_for_the_command_line():
+    from cli.views import VIEW_IDS, VIEWS
+    assert VIEW_IDS == ("mandelbrot", "distance", "throughput")
+    choices = next(a for a in cli_args.build_parser()._actions if a.dest == "view").choices
+    assert tuple(choices) == VIEW_IDS and all(title for _, title in VIEWS)
+
+
+def test_ui_applies_only_with_bench(capsys):
+    assert main.main(["--ui"]) == 2
+    assert "--ui applies only with --render or --bench" in capsys.readouterr().err

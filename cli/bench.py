@@ -1,0 +1,87 @@
+"""`main.py --bench`: run the registered workloads (kernels.bench), print them as a table, write
+the report as JSON. `--bench --ui` measures the real window, which lives in explorer/: this layer
+never imports it, so main.py hands the window bench in as a function."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Callable
+
+from kernels.timing import PHASES
+
+from .failures import UNUSABLE, USAGE, fail, resolve_backend
+
+
+def run_bench(args) -> int:
+    """The registered workloads on `--backend`, as a table on stdout (and JSON with --json)."""
+    if args.repeats < 1:
+        return fail(USAGE, "--repeats must be at least 1")
+    be, why = resolve_backend(args.backend)
+    if be is None:
+        return fail(UNUSABLE, why)
+    from kernels import bench
+    try:
+        report = bench.run(be, only=args.only, repeats=args.repeats)
+    except ValueError as exc:
+        return fail(USAGE, str(exc))
+    print(table(report))
+    return _write_json(args.json, report)
+
+
+def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
+    """`--bench --ui`: window_bench(backend name, seconds) -> its result dict (explorer.ui_bench)."""
+    if args.repeats < 1:
+        return fail(USAGE, "--repeats must be at least 1")
+    be, why = resolve_backend(args.backend)
+    if be is None:
+        return fail(UNUSABLE, why)
+    from kernels.bench import device_name, versions
+    res = window_bench(be.name, args.seconds)
+    report = {"device": device_name(be), "versions": versions(), "date": _now(),
+              "results": [ui_result(res)]}
+    print(json.dumps(res, indent=2))
+    return _write_json(args.json, report)
+
+
+def _write_json(path, report) -> int:
+    if path:
+        with open(path, "w") as fh:
+            json.dump(report, fh, indent=2)
+        print(f"wrote {path}")
+    return 0
+
+
+def ui_result(res: dict) -> dict:
+    """The window bench in the same layout as every other bench result (DESIGN.md)."""
+    per = res.get("per_frame_ms", {})
+    fps = res.get("fps")
+    return {"workload": "ui-mandelbrot", "backend": res.get("backend"),
+            "variant": f"scripted pan and zoom, {res.get('iterations')} iterations",
+            "size": res.get("size"),
+            "phases_ms": {"compile": None, "h2d": None, "kernel": per.get("compute"),
+                          "d2h": per.get("copy"), "host": per.get("display"),
+                          "total": (1000.0 / fps) if fps else None},
+            "bytes": {"h2d": 0, "d2h": 0},
+            "metrics": {"frames/s": fps, "frames": res.get("frames"), "seconds": res.get("seconds")}}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def _fmt(v, nd=3):
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def table(report: dict) -> str:
+    """The report as a fixed-width table: one row per result, phase columns in milliseconds."""
+    phase_cols = [f"{p} ms" for p in PHASES]
+    head = (f"{'workload':<22} {'variant':<26} {'size':<12} "
+            + " ".join(f"{c:>10}" for c in phase_cols) + "  metrics")
+    lines = [f"device: {report['device']}", head, "-" * len(head)]
+    for r in report["results"]:
+        m = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                      for k, v in r["metrics"].items())
+        lines.append(f"{r['workload']:<22} {r['variant']:<26} {r['size']:<12} "
+                     + " ".join(f"{_fmt(r['phases_ms'][p]):>10}" for p in PHASES) + "  " + m)
+    return "\n".join(lines)

@@ -1,0 +1,10 @@
+"""The app's views, in tab order: (view id, title). The one definition: `--view` takes these ids
+and the window (explorer/views) builds its tabs from them."""
+from __future__ import annotations
+
+VIEWS = (
+    ("mandelbrot", "Mandelbrot zoom"),
+    ("distance", "Distance heatmap"),
+    ("throughput", "Vector-op throughput"),
+)
+VIEW_IDS = tuple(view_id for view_id, _ in VIEWS)
