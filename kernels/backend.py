@@ -44,9 +44,19 @@ class CudaStatus:
     simulated: bool = False
 
 
-def _first_line(text: str) -> str:
-    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
-    return " ".join(lines[:2]) if lines else "unknown error"
+def first_line(error) -> str:
+    """A one-line, plain-words summary of an error message or exception, for reasons shown to users.
+
+    The first non-empty line, stripped; when it ends with a colon it only announces what follows
+    (numba's "Error at driver init: " then the cause on the next line), so the next line is added.
+    An empty message gives the exception's type name, or "unknown error" for empty text."""
+    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+    if not lines:
+        return type(error).__name__ if isinstance(error, BaseException) else "unknown error"
+    out = lines[0]
+    if out.endswith(":") and len(lines) > 1:
+        out = f"{out} {lines[1]}"
+    return out
 
 
 def _probe_cuda() -> CudaStatus:
@@ -56,13 +66,13 @@ def _probe_cuda() -> CudaStatus:
         return CudaStatus(False, f"numba-cuda is not installed ({exc.name or exc}); "
                                  "install the app with the cuda12 or cuda13 extra")
     except Exception as exc:  # numba-cuda failing at import, e.g. under an unsupported numpy
-        return CudaStatus(False, f"numba-cuda failed to import: {_first_line(exc)}")
+        return CudaStatus(False, f"numba-cuda failed to import: {first_line(exc)}")
     if simulator_enabled():
         return CudaStatus(True, "", "CUDA simulator", simulated=True)
     try:
         available = cuda.is_available()
     except Exception as exc:
-        return CudaStatus(False, f"CUDA check failed: {_first_line(exc)}")
+        return CudaStatus(False, f"CUDA check failed: {first_line(exc)}")
     if not available:
         err = None
         try:
@@ -70,7 +80,7 @@ def _probe_cuda() -> CudaStatus:
         except Exception as exc:
             err = exc
         if err:
-            text = _first_line(err)
+            text = first_line(err)
             if "driver" in text.lower() and "cannot be found" in text.lower():
                 return CudaStatus(False, "no NVIDIA driver found (libcuda is missing): "
                                          "this machine has no usable NVIDIA GPU")
@@ -80,14 +90,14 @@ def _probe_cuda() -> CudaStatus:
         dev = cuda.get_current_device()
         name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
     except Exception as exc:
-        return CudaStatus(False, f"the GPU could not be opened: {_first_line(exc)}")
+        return CudaStatus(False, f"the GPU could not be opened: {first_line(exc)}")
     try:
         from numba.cuda.cudadrv import nvvm
         if not nvvm.is_available():
             return CudaStatus(False, "NVVM (the CUDA compiler library) is missing: install the "
                                      "app with the cuda12 or cuda13 extra matching your driver")
     except Exception as exc:
-        return CudaStatus(False, f"NVVM (the CUDA compiler library) is unusable: {_first_line(exc)}")
+        return CudaStatus(False, f"NVVM (the CUDA compiler library) is unusable: {first_line(exc)}")
     return CudaStatus(True, "", name)
 
 

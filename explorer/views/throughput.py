@@ -22,7 +22,8 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialo
                              QTableWidgetItem, QVBoxLayout, QWidget)
 
 from kernels.vector import sweep as vector_sweep
-from kernels.vector.ops import OP_NAMES, get_op, implementations
+from kernels.vector.ops import OP_NAMES, get_op
+from kernels.vector.registry import implementations
 
 from .base import BaseView
 

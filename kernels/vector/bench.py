@@ -10,8 +10,10 @@ from __future__ import annotations
 from functools import partial
 
 from ..bench import Workload
-from .ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, _first_line, get_op, implementations
-from .sweep import PointRunner
+from ..backend import first_line
+from .ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
+from .registry import implementations
+from .sweep import PointRunner, add_copy_ceiling
 
 BENCH_N = 2**26
 SEED_N = 320_000_000
@@ -25,8 +27,7 @@ _runners: dict = {}
 def references(backend) -> dict:
     key = (backend.name, backend.simulated)
     if key not in _refs:
-        from ..transfer import measure
-        from .sweep import add_copy_ceiling
+        from ..transfer import measure  # imports numba.cuda: only when a bench runs
         refs = measure(backend, REF_BYTES if not backend.simulated else 2**16, repeats=5)
         _ceiling_by[key] = add_copy_ceiling(refs, backend, REF_BYTES // 4, _runner(backend, 20))
         _refs[key] = refs
@@ -108,7 +109,7 @@ def _measure_rows(workload: str, backend, repeats: int, op_name: str, n: int, si
                 continue
             except Exception as exc:  # recorded, so one failure does not lose the whole run
                 rows.append(_row(workload, backend, variant, size, None,
-                                 {"error": _first_line(exc)}))
+                                 {"error": first_line(exc)}))
                 continue
             if point.get("skipped"):
                 rows.append(_row(workload, backend, variant, size, None,

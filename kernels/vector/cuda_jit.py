@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, vectorize
 
-from .ops import _FIVE, _TEN, _TWO, SCALAR, THREADS_PER_BLOCK, ImplUnavailable, _first_line
+from ..backend import first_line
+from .ops import SCALAR, SEED_FIVE, SEED_TEN, SEED_TWO, THREADS_PER_BLOCK, ImplUnavailable
 
 
 # one element per thread: the simplest mapping
@@ -53,7 +54,7 @@ def k_saxpy(x, y, s):
 def k_seed(a, b, out):
     i = cuda.grid(1)
     if i < out.size:
-        out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
+        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
 # grid-stride loops over a fixed grid sized to the device: measured against the above
@@ -90,7 +91,7 @@ def g_saxpy(x, y, s):
 @cuda.jit(cache=True)
 def g_seed(a, b, out):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
+        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
 # four elements per thread (instruction-level parallelism): thread i handles i, i+q, i+2q, i+3q
@@ -193,7 +194,7 @@ def q_saxpy(x, y, s, q):
 
 @cuda.jit(device=True)
 def _seed(a, b):
-    return (a * _TEN + _TWO) * ((b + _TWO) * _TEN - _FIVE) * _FIVE
+    return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
 @cuda.jit(cache=True)
@@ -278,7 +279,7 @@ def _v_saxpy(x, y):
 
 
 def _v_seed(a, b):
-    return (a * _TEN + _TWO) * ((b + _TWO) * _TEN - _FIVE) * _FIVE
+    return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
 _UFUNCS: dict | None = None
@@ -297,7 +298,7 @@ def ufuncs() -> dict:
                        "seed-expr": vectorize(two, target="cuda")(_v_seed)}
         except Exception as exc:
             raise ImplUnavailable("numba could not build @vectorize(target='cuda') ufuncs: "
-                                  f"{_first_line(exc)}") from exc
+                                  f"{first_line(exc)}") from exc
     return _UFUNCS
 
 

@@ -2,8 +2,7 @@
 launched on numba's stream in numba's (primary) context, on numba's device arrays.
 
 One source string per op, plus a four-elements-per-thread variant of each ("nvrtc-ilp4");
-PyCUDA's implementation (kernels.vector_pycuda) compiles the same
-strings. Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
+PyCUDA's implementation (pycuda_impl) compiles the same strings. Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
 """
 from __future__ import annotations
 
@@ -12,7 +11,8 @@ import threading
 
 import numpy as np
 
-from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
+from ..backend import first_line
+from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, module_available
 
 # n is 64-bit so sizes past 2^31 elements index correctly
 SOURCES = {
@@ -154,7 +154,7 @@ def unavailable_reason(backend) -> str:
     try:
         _core()
     except Exception as exc:
-        return f"cuda.core failed to import: {_first_line(exc)}"
+        return f"cuda.core failed to import: {first_line(exc)}"
     return ""
 
 
@@ -197,7 +197,7 @@ class _NvrtcKernels:
             mod = self._compile(core, sources[op_name], f"sm_{arch}", log)
             k = mod.get_kernel(names[op_name])
         except Exception as exc:
-            detail = log.getvalue().strip() or _first_line(exc)
+            detail = log.getvalue().strip() or first_line(exc)
             which = op_name if variant == "plain" else f"{op_name} ({variant})"
             raise ImplUnavailable(f"NVRTC could not compile {which!r}: {detail}") from exc
         self._kernels[(variant, op_name)] = k

@@ -1,5 +1,7 @@
-"""Vector operations (copy, scale, add, triad, saxpy and the PyCUDA seed's expression) in several
-implementations, so the throughput view can show what each way of writing the same loop costs.
+"""What the vector ops are: copy, scale, add, triad, saxpy and the PyCUDA seed's expression, their
+byte and flop counts, the constants every implementation shares, the record an implementation is
+described by (Impl) and the error it raises when it cannot run (ImplUnavailable), and the obvious
+NumPy reference the tests compare every implementation with.
 
 Every op works on float32 vectors with one fixed scalar (SCALAR). An implementation is a set of
 callables `fn(ins, out, s, stream=None)`: `ins` is the tuple of input arrays (device arrays for GPU
@@ -7,24 +9,24 @@ implementations, NumPy arrays for CPU ones), `out` the output array (for saxpy, 
 it is updated in place), `s` the scalar. GPU callables only enqueue work on `stream`; the caller
 times and synchronises.
 
-The sweep (kernels.vector_sweep) and the bench workloads drive these; this module holds no state
-other than lazily built kernels.
+This module imports no other module of the package: the implementations (cpu, cuda_jit, nvrtc,
+pycuda_impl), the registry that lists them, the sweep and the bench all build on it.
 """
 from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
-from numba import njit, prange
 
 # One scalar for every op: @vectorize ufuncs take no scalar argument without a hidden copy per
 # call, so they fold this constant in, and every other implementation is checked against it.
 SCALAR = np.float32(3.0)
-_TEN = np.float32(10.0)
-_TWO = np.float32(2.0)
-_FIVE = np.float32(5.0)
+# The constants of the PyCUDA seed's expression (a·10+2)·((b+2)·10−5)·5, as float32 so that no
+# implementation promotes the arithmetic to float64
+SEED_TEN = np.float32(10.0)
+SEED_TWO = np.float32(2.0)
+SEED_FIVE = np.float32(5.0)
 THREADS_PER_BLOCK = 256
 
 
@@ -95,118 +97,11 @@ def reference(op_name: str, ins, s=SCALAR) -> np.ndarray:
         return s * ins[0] + ins[1]
     if op_name == "seed-expr":
         a, b = ins
-        return (a * _TEN + _TWO) * ((b + _TWO) * _TEN - _FIVE) * _FIVE
+        return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
     raise ValueError(f"unknown op {op_name!r}")
 
 
-# ---- CPU twins: numba parallel loops -----------------------------------------------------------
-@njit(parallel=True, cache=True)
-def _cpu_copy(a, out):
-    for i in prange(out.size):
-        out[i] = a[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_scale(a, out, s):
-    for i in prange(out.size):
-        out[i] = s * a[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_add(a, b, out):
-    for i in prange(out.size):
-        out[i] = a[i] + b[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_triad(b, c, out, s):
-    for i in prange(out.size):
-        out[i] = b[i] + s * c[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_saxpy(x, y, s):
-    for i in prange(y.size):
-        y[i] = s * x[i] + y[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_seed(a, b, out):
-    for i in prange(out.size):
-        out[i] = (a[i] * _TEN + _TWO) * ((b[i] + _TWO) * _TEN - _FIVE) * _FIVE
-
-
-def _cpu_numba_ops() -> dict[str, Callable]:
-    return {
-        "copy": lambda ins, out, s, stream=None: _cpu_copy(ins[0], out),
-        "scale": lambda ins, out, s, stream=None: _cpu_scale(ins[0], out, np.float32(s)),
-        "add": lambda ins, out, s, stream=None: _cpu_add(ins[0], ins[1], out),
-        "triad": lambda ins, out, s, stream=None: _cpu_triad(ins[0], ins[1], out, np.float32(s)),
-        "saxpy": lambda ins, out, s, stream=None: _cpu_saxpy(ins[0], ins[1], np.float32(s)),
-        "seed-expr": lambda ins, out, s, stream=None: _cpu_seed(ins[0], ins[1], out),
-    }
-
-
-# ---- NumPy: ufuncs writing into the caller's array, with one reused scratch array --------------
-def _numpy_ops() -> dict[str, Callable]:
-    scratch: dict[int, np.ndarray] = {}
-
-    def tmp(n):
-        if n not in scratch:
-            scratch.clear()
-            scratch[n] = np.empty(n, dtype=np.float32)
-        return scratch[n]
-
-    def triad(ins, out, s, stream=None):
-        b, c = ins
-        np.multiply(c, np.float32(s), out=out)
-        np.add(out, b, out=out)
-
-    def saxpy(ins, out, s, stream=None):
-        x, y = ins
-        t = tmp(y.size)
-        np.multiply(x, np.float32(s), out=t)
-        np.add(y, t, out=y)
-
-    def seed(ins, out, s, stream=None):
-        a, b = ins
-        t = tmp(out.size)
-        np.multiply(a, _TEN, out=out)
-        np.add(out, _TWO, out=out)
-        np.add(b, _TWO, out=t)
-        np.multiply(t, _TEN, out=t)
-        np.subtract(t, _FIVE, out=t)
-        np.multiply(out, t, out=out)
-        np.multiply(out, _FIVE, out=out)
-
-    return {
-        "copy": lambda ins, out, s, stream=None: np.copyto(out, ins[0]),
-        "scale": lambda ins, out, s, stream=None: np.multiply(ins[0], np.float32(s), out=out),
-        "add": lambda ins, out, s, stream=None: np.add(ins[0], ins[1], out=out),
-        "triad": triad, "saxpy": saxpy, "seed-expr": seed,
-    }
-
-
-# ---- GPU: numba kernels live in kernels.vector_cuda (imported on first use, never at import) --
-def _cuda_jit_ops(variant: str) -> dict[str, Callable]:
-    def make(op_name):
-        def run(ins, out, s, stream=None):
-            from . import cuda_jit as vector_cuda
-            vector_cuda.run_jit(variant, op_name, ins, out, s, stream)
-        return run
-    return {name: make(name) for name in OP_NAMES}
-
-
-def _vectorize_ops() -> dict[str, Callable]:
-    def make(op_name):
-        def run(ins, out, s, stream=None):
-            from . import cuda_jit as vector_cuda
-            vector_cuda.run_ufunc(op_name, ins, out, s, stream)
-        return run
-    return {name: make(name) for name in OP_NAMES}
-
-
-# ---- the registry ------------------------------------------------------------------------------
+# ---- implementations: their names and the record each is described by ---------------------------
 @dataclass
 class Impl:
     name: str
@@ -230,77 +125,10 @@ CPU_IMPLS = ("cpu-numba", "numpy")
 # Four elements per thread: the same ops written for more bytes in flight. End to end they only
 # wait on the bus like their plain siblings, so the bench times them on the device only.
 ILP_IMPLS = ("cuda-jit-ilp4", "nvrtc-ilp4")
-_ILP_NOTE = ("\nILP (instruction-level parallelism) here: each thread handles elements\n"
-             "i, i+q, i+2q, i+3q (q = N/4) and issues all four loads before any store,\n"
-             "so four independent memory reads per thread are in flight instead of one")
-
-DESCRIPTIONS = {
-    "vectorize": "numba @vectorize(target='cuda') ufunc on device arrays (the seed's way)",
-    "cuda-jit": "numba @cuda.jit kernel, one element per thread",
-    "cuda-jit-stride": "numba @cuda.jit kernel with a grid-stride loop",
-    "cuda-jit-ilp4": "numba @cuda.jit kernel, four elements per thread" + _ILP_NOTE,
-    "nvrtc": "CUDA C++ compiled at run time with NVRTC, launched through cuda.core",
-    "nvrtc-ilp4": "CUDA C++ (NVRTC, cuda.core), four elements per thread" + _ILP_NOTE,
-    "pycuda": "CUDA C++ compiled by PyCUDA's SourceModule",
-    "cpu-numba": "numba @njit(parallel=True) loop on the CPU",
-    "numpy": "NumPy ufuncs on the CPU",
-}
-
-
-def _first_line(exc) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    return lines[0] if lines else type(exc).__name__
-
-
-def _gpu_reason(backend) -> str:
-    if not getattr(backend, "is_gpu", False):
-        return "needs the CUDA backend (the CPU backend is selected)"
-    return ""
-
-
-_JIT_VARIANTS = {"cuda-jit": "per-thread", "cuda-jit-stride": "stride", "cuda-jit-ilp4": "ilp4"}
-
-
-def implementations(backend) -> list[Impl]:
-    """Every implementation, in display order, each saying whether it can run on `backend`.
-
-    Cheap and free of CUDA calls (safe on the GUI thread): compilers are only tried when a kernel
-    first runs; a failure there raises ImplUnavailable with the compiler's message."""
-    simulated = bool(getattr(backend, "simulated", False))
-    out = []
-    for name in GPU_IMPLS:
-        reason = _gpu_reason(backend)
-        ops: dict = {}
-        if not reason:
-            if name == "vectorize":
-                if simulated:
-                    reason = "numba's CUDA simulator cannot build @vectorize(target='cuda') ufuncs"
-                else:
-                    ops = _vectorize_ops()
-            elif name in _JIT_VARIANTS:
-                ops = _cuda_jit_ops(_JIT_VARIANTS[name])
-            elif name in ("nvrtc", "nvrtc-ilp4"):
-                from . import nvrtc as vector_nvrtc
-                reason = vector_nvrtc.unavailable_reason(backend)
-                if not reason:
-                    ops = vector_nvrtc.ops("ilp4" if name == "nvrtc-ilp4" else "plain")
-            elif name == "pycuda":
-                from . import pycuda_impl as vector_pycuda
-                reason = vector_pycuda.unavailable_reason(backend)
-                if not reason:
-                    ops = vector_pycuda.ops()
-        desc = DESCRIPTIONS[name]
-        if name in ("nvrtc", "nvrtc-ilp4") and module_available("cuda.core"):
-            from . import nvrtc as vector_nvrtc
-            first, _, rest = desc.partition("\n")
-            desc = f"{first} (cuda.core {vector_nvrtc.core_version()})" + ("\n" + rest if rest else "")
-        out.append(Impl(name, not reason, reason, "gpu", desc, ops))
-    out.append(Impl("cpu-numba", True, "", "cpu", DESCRIPTIONS["cpu-numba"], _cpu_numba_ops()))
-    out.append(Impl("numpy", True, "", "cpu", DESCRIPTIONS["numpy"], _numpy_ops(), jit=False))
-    return out
 
 
 def module_available(name: str) -> bool:
+    """Whether an optional package can be imported, without importing it."""
     try:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):

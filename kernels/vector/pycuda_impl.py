@@ -20,8 +20,9 @@ from __future__ import annotations
 import atexit
 import warnings
 
+from ..backend import first_line
 from .nvrtc import KERNEL_NAMES, SOURCES, kernel_args
-from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, _first_line, module_available
+from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, module_available
 
 
 def unavailable_reason(backend) -> str:
@@ -48,7 +49,7 @@ def _context():
             drv.init()
             _primary = drv.Device(cuda.get_current_device().id).retain_primary_context()
         except Exception as exc:
-            raise ImplUnavailable(f"PyCUDA failed to start: {_first_line(exc)}") from exc
+            raise ImplUnavailable(f"PyCUDA failed to start: {first_line(exc)}") from exc
         # drop the modules, then the context, while the interpreter is whole, rather than in
         # whatever order its final teardown picks
         atexit.register(_release)
@@ -87,12 +88,12 @@ def _function(op_name: str):
     try:
         from pycuda.compiler import SourceModule
     except Exception as exc:
-        raise ImplUnavailable(f"PyCUDA failed to start: {_first_line(exc)}") from exc
+        raise ImplUnavailable(f"PyCUDA failed to start: {first_line(exc)}") from exc
     try:
         mod = SourceModule(SOURCES[op_name], no_extern_c=True)
         f = mod.get_function(KERNEL_NAMES[op_name])
     except Exception as exc:
-        raise ImplUnavailable(f"PyCUDA could not compile {op_name!r}: {_first_line(exc)}") from exc
+        raise ImplUnavailable(f"PyCUDA could not compile {op_name!r}: {first_line(exc)}") from exc
     _functions[op_name] = (f, mod)  # the module must outlive its function
     return _functions[op_name]
 

@@ -24,7 +24,9 @@ import numpy as np
 from .. import buffers as _buffers
 from ..buffers import BufferPool, OutOfDeviceMemory
 from ..timing import JobTimer, Timings
-from .ops import OPS, SCALAR, Impl, ImplUnavailable, _first_line, get_op, implementations
+from ..backend import first_line
+from .ops import OPS, SCALAR, Impl, ImplUnavailable, get_op
+from .registry import implementations
 
 MODES = ("kernel", "pinned", "pageable")
 MIN_EXP = 10
@@ -384,7 +386,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     when an implementation turns out unusable (its later points are skipped with that reason);
     {"type": "error", "message"} when the GPU failed, after which the sweep stops.
     """
-    from ..transfer import measure
+    from ..transfer import measure  # imports numba.cuda: only when a sweep runs
     ops = list(ops)
     impl_list = _resolve_impls(backend, impls)
     sizes = list(sizes) if sizes is not None else sizes_up_to(20)
@@ -409,7 +411,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     except Exception as exc:
         refs = {}
         yield {"type": "notice", "message": f"the reference bandwidths could not be measured: "
-                                            f"{_first_line(exc)}"}
+                                            f"{first_line(exc)}"}
     runner = PointRunner(backend, repeats=repeats, budget_s=budget_s)
     ceiling_by = None
     if refs and gpu:
@@ -417,7 +419,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
             ceiling_by = add_copy_ceiling(refs, backend, ref_bytes // 4, runner)
             runner.release()
         except Exception as exc:
-            yield {"type": "notice", "message": f"the copy ceiling could not be measured: {_first_line(exc)}"}
+            yield {"type": "notice", "message": f"the copy ceiling could not be measured: {first_line(exc)}"}
     yield {"type": "references", "refs": refs, "bytes": ref_bytes, "copy_ceiling_by": ceiling_by}
 
     dead: dict[str, str] = {i.name: i.reason for i in impl_list if not i.available}
@@ -445,7 +447,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
                         point["skipped"] = str(exc)
                     except Exception as exc:  # a CUDA error leaves the context unusable: stop
                         msg = (f"{impl.name} failed on {op} ({mode}, N = {n:,}): "
-                               f"{_first_line(exc)}; the sweep stopped")
+                               f"{first_line(exc)}; the sweep stopped")
                         summary["error"] = msg
                         yield {"type": "error", "message": msg}
                         return summary

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from kernels.vector import nvrtc as vector_nvrtc, ops as vector_ops, pycuda_impl as vector_pycuda
-from kernels.vector.ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, implementations, reference
+from kernels.vector.ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, reference
+from kernels.vector.registry import implementations
 
 # 255, 256, 257 and 258: every remainder mod 4, which the four-per-thread kernels must handle
 SIZES = (0, 1, 255, 256, 257, 258, 10**5)
@@ -367,7 +368,8 @@ import threading
 import numpy as np
 from numba import cuda
 from kernels.backend import resolve
-from kernels.vector.ops import SCALAR, implementations
+from kernels.vector.ops import SCALAR
+from kernels.vector.registry import implementations
 
 impl = {i.name: i for i in implementations(resolve("cuda"))}["pycuda"]
 assert impl.available, impl.reason

@@ -1,0 +1,98 @@
+"""The vector ops on the CPU: numba parallel loops (the GPU kernels' twins) and NumPy ufuncs writing
+into the caller's arrays. Both take NumPy arrays and ignore the stream argument."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from numba import njit, prange
+
+from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
+
+
+# ---- numba parallel loops ------------------------------------------------------------------------
+@njit(parallel=True, cache=True)
+def _cpu_copy(a, out):
+    for i in prange(out.size):
+        out[i] = a[i]
+
+
+@njit(parallel=True, cache=True)
+def _cpu_scale(a, out, s):
+    for i in prange(out.size):
+        out[i] = s * a[i]
+
+
+@njit(parallel=True, cache=True)
+def _cpu_add(a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] + b[i]
+
+
+@njit(parallel=True, cache=True)
+def _cpu_triad(b, c, out, s):
+    for i in prange(out.size):
+        out[i] = b[i] + s * c[i]
+
+
+@njit(parallel=True, cache=True)
+def _cpu_saxpy(x, y, s):
+    for i in prange(y.size):
+        y[i] = s * x[i] + y[i]
+
+
+@njit(parallel=True, cache=True)
+def _cpu_seed(a, b, out):
+    for i in prange(out.size):
+        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
+
+
+def numba_ops() -> dict[str, Callable]:
+    return {
+        "copy": lambda ins, out, s, stream=None: _cpu_copy(ins[0], out),
+        "scale": lambda ins, out, s, stream=None: _cpu_scale(ins[0], out, np.float32(s)),
+        "add": lambda ins, out, s, stream=None: _cpu_add(ins[0], ins[1], out),
+        "triad": lambda ins, out, s, stream=None: _cpu_triad(ins[0], ins[1], out, np.float32(s)),
+        "saxpy": lambda ins, out, s, stream=None: _cpu_saxpy(ins[0], ins[1], np.float32(s)),
+        "seed-expr": lambda ins, out, s, stream=None: _cpu_seed(ins[0], ins[1], out),
+    }
+
+
+# ---- NumPy: ufuncs writing into the caller's array, with one reused scratch array --------------
+def numpy_ops() -> dict[str, Callable]:
+    scratch: dict[int, np.ndarray] = {}
+
+    def tmp(n):
+        if n not in scratch:
+            scratch.clear()
+            scratch[n] = np.empty(n, dtype=np.float32)
+        return scratch[n]
+
+    def triad(ins, out, s, stream=None):
+        b, c = ins
+        np.multiply(c, np.float32(s), out=out)
+        np.add(out, b, out=out)
+
+    def saxpy(ins, out, s, stream=None):
+        x, y = ins
+        t = tmp(y.size)
+        np.multiply(x, np.float32(s), out=t)
+        np.add(y, t, out=y)
+
+    def seed(ins, out, s, stream=None):
+        a, b = ins
+        t = tmp(out.size)
+        np.multiply(a, SEED_TEN, out=out)
+        np.add(out, SEED_TWO, out=out)
+        np.add(b, SEED_TWO, out=t)
+        np.multiply(t, SEED_TEN, out=t)
+        np.subtract(t, SEED_FIVE, out=t)
+        np.multiply(out, t, out=out)
+        np.multiply(out, SEED_FIVE, out=out)
+
+    return {
+        "copy": lambda ins, out, s, stream=None: np.copyto(out, ins[0]),
+        "scale": lambda ins, out, s, stream=None: np.multiply(ins[0], np.float32(s), out=out),
+        "add": lambda ins, out, s, stream=None: np.add(ins[0], ins[1], out=out),
+        "triad": triad, "saxpy": saxpy, "seed-expr": seed,
+    }
