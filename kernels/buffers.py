@@ -32,6 +32,12 @@ def device_free_bytes() -> tuple[int, int] | None:
         return None
 
 
+def free_device_bytes() -> int | None:
+    """The free bytes alone of device_free_bytes(), or None when they cannot be asked."""
+    info = device_free_bytes()
+    return None if info is None else info[0]
+
+
 def ensure_device_fits(nbytes: int, margin: float = 0.9, what: str = "this job") -> None:
     """Raise OutOfDeviceMemory before allocating when `nbytes` would not fit in free memory."""
     info = device_free_bytes()

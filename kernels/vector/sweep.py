@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from .. import buffers as _buffers
-from ..buffers import BufferPool, OutOfDeviceMemory
+from ..buffers import BufferPool, OutOfDeviceMemory, free_device_bytes
 from ..timing import JobTimer, Timings
 from ..backend import first_line
 from .ops import OPS, SCALAR, Impl, ImplUnavailable, get_op
@@ -44,11 +44,6 @@ DEVICE_MARGIN = 0.9
 def host_free_bytes() -> int | None:
     """Host memory available to a new allocation (a seam the tests patch)."""
     return _buffers.host_available_bytes()
-
-
-def device_free_bytes() -> int | None:
-    info = _buffers.device_free_bytes()
-    return None if info is None else info[0]
 
 
 def _mib(n: int) -> str:
@@ -77,7 +72,7 @@ def fit_problem(n: int, gpu: bool, pinned: bool) -> str:
         return (f"N = {n:,} needs {_mib(need)} of host memory but only {_mib(free)} is available")
     if gpu:
         need = device_bytes_needed(n)
-        free = device_free_bytes()
+        free = free_device_bytes()
         if free is not None and need > free * DEVICE_MARGIN:
             return (f"N = {n:,} needs {_mib(need)} of GPU memory but only {_mib(free)} is free")
     return ""
@@ -94,7 +89,7 @@ def reference_bytes(gpu: bool, want: int = REF_BYTES) -> int:
     (and device: source and destination) memory, never below MIN_REF_BYTES nor above `want`."""
     nbytes = int(want)
     while nbytes > MIN_REF_BYTES:
-        host, dev = host_free_bytes(), device_free_bytes() if gpu else None
+        host, dev = host_free_bytes(), free_device_bytes() if gpu else None
         host_ok = host is None or reference_host_bytes(nbytes, gpu) <= host * HOST_MARGIN
         dev_ok = dev is None or 2 * nbytes <= dev * DEVICE_MARGIN
         if host_ok and dev_ok:
@@ -492,4 +487,4 @@ def json_safe(point: dict) -> dict:
 
 
 __all__ = ["MODES", "sweep", "crossover", "PointRunner", "fit_problem", "max_fitting_exponent",
-           "reference_bytes", "sizes_up_to", "host_free_bytes", "device_free_bytes", "json_safe", "OPS"]
+           "reference_bytes", "sizes_up_to", "host_free_bytes", "free_device_bytes", "json_safe", "OPS"]

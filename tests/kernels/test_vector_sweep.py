@@ -171,7 +171,7 @@ def test_gpu_sweep_small(gpu_backend, simulated, monkeypatch):
     e2e = [p for p in pts if p["mode"] != "kernel"]
     assert all(p["timings"].bytes == {"h2d": 8 * p["N"], "d2h": 4 * p["N"]} for p in e2e)
     # a device that is too small: the point is skipped, saying why
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 10_000)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 10_000)
     pts = _points(sweep(gpu_backend, ["copy"], ["cuda-jit"], ["kernel"], [2**10], ref_bytes=REF))
     assert "GPU memory" in pts[0]["skipped"]
 
@@ -181,29 +181,29 @@ MiB = 2**20
 
 def test_reference_size_is_beyond_the_caches_when_memory_allows(monkeypatch):
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 80 * 2**30)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 80 * 2**30)
     assert vector_sweep.REF_BYTES == 256 * MiB
     assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB
     # unknown free memory (e.g. no /proc): the full size
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: None)
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: None)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: None)
     assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
 
 
 def test_reference_size_halves_until_the_probe_fits(monkeypatch):
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 80 * 2**30)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 80 * 2**30)
     # the GPU probe holds 4 host buffers: 1 GiB free × 0.8 takes 4 × 128 MiB, not 4 × 256 MiB
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)
     assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # 2 buffers on the CPU
     # source and destination on the device: 300 MiB × 0.9 takes 2 × 128 MiB
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: 300 * MiB)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 300 * MiB)
     assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # the device does not count
     # almost nothing free: the floor, not zero
-    monkeypatch.setattr(vector_sweep, "device_free_bytes", lambda: MiB)
+    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: MiB)
     assert vector_sweep.reference_bytes(gpu=True) == vector_sweep.MIN_REF_BYTES
     # a size asked for below the floor is kept (tests and the simulator use tiny ones)
     assert vector_sweep.reference_bytes(gpu=True, want=2**16) == 2**16
@@ -276,3 +276,13 @@ def test_copy_ceiling_is_the_fastest_copy(monkeypatch):
     refs = {"d2d-copy": 2000.0}
     assert vs.add_copy_ceiling(refs, Backend("cuda", simulated=True), 1024, FakeRunner()) is None
     assert refs["d2d-copy"] == 2000.0  # the simulator measures no time: nothing to compare
+
+
+def test_the_sweep_asks_the_buffers_module_for_free_device_memory(monkeypatch):
+    from kernels import buffers
+    # one probe of device memory, in kernels/buffers.py: the sweep takes its free bytes
+    assert vector_sweep.free_device_bytes is buffers.free_device_bytes
+    monkeypatch.setattr(buffers, "device_free_bytes", lambda: (123 * MiB, 456 * MiB))
+    assert buffers.free_device_bytes() == 123 * MiB
+    monkeypatch.setattr(buffers, "device_free_bytes", lambda: None)
+    assert buffers.free_device_bytes() is None
