@@ -10,12 +10,14 @@ from collections.abc import Callable
 from kernels.timing import PHASES
 
 from .failures import UNUSABLE, USAGE, fail, resolve_backend
+from .files import check_writable, write_json
 
 
 def run_bench(args) -> int:
     """The registered workloads on `--backend`, as a table on stdout (and JSON with --json)."""
-    if args.repeats < 1:
-        return fail(USAGE, "--repeats must be at least 1")
+    problem = _usage_problem(args)
+    if problem:
+        return fail(USAGE, problem)
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
@@ -30,8 +32,9 @@ def run_bench(args) -> int:
 
 def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
     """`--bench --ui`: window_bench(backend name, seconds) -> its result dict (explorer.ui_bench)."""
-    if args.repeats < 1:
-        return fail(USAGE, "--repeats must be at least 1")
+    problem = _usage_problem(args)
+    if problem:
+        return fail(USAGE, problem)
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
@@ -43,10 +46,24 @@ def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
     return _write_json(args.json, report)
 
 
+def _usage_problem(args) -> str | None:
+    """What is wrong with the bench arguments, found before anything runs; None when nothing."""
+    if args.repeats < 1:
+        return "--repeats must be at least 1"
+    if args.json:
+        try:
+            check_writable(args.json)
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
 def _write_json(path, report) -> int:
     if path:
-        with open(path, "w") as fh:
-            json.dump(report, fh, indent=2)
+        try:
+            write_json(path, report)
+        except OSError as exc:
+            return fail(UNUSABLE, f"cannot write {path}: {exc.strerror or exc}")
         print(f"wrote {path}")
     return 0
 

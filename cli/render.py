@@ -6,6 +6,7 @@ import os
 
 from .args import VIEW_OPTIONS, parse_size
 from .failures import UNUSABLE, USAGE, fail, resolve_backend
+from .files import FORMATS, check_writable, write_npy, write_png, write_strips
 from .requests import RENDER_VIEWS
 
 
@@ -20,11 +21,15 @@ def run_render(args) -> int:
     if not args.out:
         return fail(USAGE, "--render needs --out FILE.png or FILE.npy")
     ext = os.path.splitext(args.out)[1].lower()
-    if ext not in (".png", ".npy"):
+    if ext not in FORMATS:
         return fail(USAGE, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
     try:
         w, h = parse_size(args.size)
         request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy")
+    except ValueError as exc:
+        return fail(USAGE, str(exc))
+    try:
+        check_writable(args.out)
     except ValueError as exc:
         return fail(USAGE, str(exc))
     be, why = resolve_backend(args.backend)
@@ -33,20 +38,23 @@ def run_render(args) -> int:
     from kernels.buffers import OutOfDeviceMemory
     renderer = importlib.import_module(f"kernels.{view}.renderer").Renderer(be)
     try:
-        if hasattr(renderer, "export"):
-            renderer.export(request, args.out)
-        else:
-            save_frame(renderer.render(request), args.out)
+        write_frame(renderer, request, args.out)
     except (OutOfDeviceMemory, ValueError, OSError) as exc:
         return fail(UNUSABLE, str(exc))
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     return 0
 
 
-def save_frame(frame, path: str):
-    import numpy as np
-    if path.lower().endswith(".npy"):
-        np.save(path, np.ascontiguousarray(frame.values, dtype=np.float64))
+def write_frame(renderer, request, path: str) -> None:
+    """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
+    offers them (a Mandelbrot picture of any size), else as one frame."""
+    npy = path.lower().endswith(".npy")
+    if hasattr(renderer, "strips"):
+        w, h = request.size
+        write_strips(path, w, h, renderer.strips(request, values=npy))
+        return
+    frame = renderer.render(request)
+    if npy:
+        write_npy(path, frame.values)
     else:
-        from PIL import Image
-        Image.fromarray(frame.rgba, "RGBA").save(path)
+        write_png(path, frame.rgba)

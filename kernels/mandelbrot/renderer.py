@@ -1,19 +1,18 @@
-"""Mandelbrot set: the renderer (GPU or CPU, same pictures) and tiled export in strips.
+"""Mandelbrot set: the renderer (GPU or CPU, same pictures), whole frames or strips of any size.
 
-The arithmetic lives in kernels.mandelbrot_kernels (one description for both targets); this module
+The arithmetic lives in escape.py (one description for both targets); this module
 decides what runs where: buffers per frame size, palette tables on the device, bands of rows so a
 slow frame can be cancelled, the one copy of the finished frame into a pinned host ring.
 """
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from .. import buffers, palettes
+from .. import palettes
 from . import escape as mk
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
@@ -38,7 +37,8 @@ GPU_BAND_WORK = 2 ** 33
 GPU_MIN_BAND_PIXELS = 2 ** 18
 # The same for one CPU band (pixels x max_iter): ~0.2 s at ~0.8 G iterations/s on 2 cores.
 CPU_BAND_WORK = 2 ** 27
-# Export strips: pixels per strip (12 bytes each on the device: value + colour).
+# Strips (pictures larger than one frame): pixels per strip (at most 12 bytes each on the device:
+# value + colour).
 EXPORT_STRIP_PIXELS = 4 * 2 ** 20
 
 # ------------------------------------------------------------------------------ rendering
@@ -163,78 +163,57 @@ class Renderer:
                                                         request.width, w)[0],
                            "backend": self.backend.label})
 
-    def export(self, request: MandelbrotRequest, path: str, cancel=None, progress=None,
-               tile_rows: int | None = None) -> str:
-        """Render `request` at any size to `path`: .png (colours) or .npy (float64 smooth counts),
-        in strips of rows so device memory stays bounded; progress(fraction) after each strip."""
+    def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,
+               cancel=None):
+        """Render `request` at any size as strips of `rows` rows, top first, so device memory stays
+        bounded: an iterator of (row0, host array), the array uint8 RGBA (n, w, 4) or, with
+        `values`, float64 smooth counts (n, w). Each strip's array is reused for the next one: it
+        is valid until the next strip is asked for (copy it to keep it). The request, the strip
+        height and the device memory are checked at once; `cancel.check()` runs before each strip
+        and between bands. Writing files from strips is the command line's job (cli/files.py)."""
         request.validate()
-        ext = os.path.splitext(str(path))[1].lower()
-        if ext not in (".png", ".npy"):
-            raise ValueError(f"cannot export to {path!r}: the file name must end in .png (picture) "
-                             "or .npy (raw values)")
         w, h = int(request.size[0]), int(request.size[1])
-        rows = int(tile_rows) if tile_rows else max(1, EXPORT_STRIP_PIXELS // w)
+        rows = int(rows) if rows is not None else max(1, EXPORT_STRIP_PIXELS // w)
         if rows < 1:
-            raise ValueError(f"tile_rows must be at least 1, got {tile_rows!r}")
+            raise ValueError(f"strips need at least 1 row each, got {rows}")
         rows = min(rows, h)
         if self.backend.is_gpu:
-            ensure_device_fits(rows * w * 12, what=f"exporting {w}×{h} in strips of {rows} rows")
-        if ext == ".png":
-            _ensure_host_fits(w * h * 4, f"a {w}×{h} PNG")
-            try:
-                from PIL import Image
-            except ImportError as exc:
-                raise RuntimeError("writing PNG files needs Pillow: pip install pillow") from exc
-            out = np.empty((h, w, 4), dtype=np.uint8)
-            out32 = out.view(np.uint32).reshape(h, w)
-            created = False
-        else:
-            out = np.lib.format.open_memmap(path, mode="w+", dtype=np.float64, shape=(h, w))
-            created = True
+            per_pixel = 8 if values else 12    # float64 value (+ uint32 colour)
+            ensure_device_fits(rows * w * per_pixel, what=f"rendering {w}×{h} in strips of {rows} rows")
+        return self._strips(request, bool(values), rows, cancel)
+
+    def _strips(self, request: MandelbrotRequest, want_values: bool, rows: int, cancel):
+        w, h = int(request.size[0]), int(request.size[1])
         self.warmup()
-        pool = BufferPool(self.backend)   # export buffers go when the export is done
+        pool = BufferPool(self.backend)   # strip buffers go when the strips are done
         grid = _Grid.of(request)
         stream = self._get_stream()
         gpu = self.backend.is_gpu
-        try:
-            for r0 in range(0, h, rows):
-                if cancel is not None:
-                    cancel.check()
-                n = min(rows, h - r0)
-                timer = JobTimer(self.backend, stream, "export strip")
-                values = self._values_buffer(pool, "export-values", n, w)
-                self._escape(values, grid, r0, 0, request.max_iter, timer, cancel)
-                if ext == ".png":
-                    # the CPU colours straight into the picture; the GPU copies its strip there
-                    rgba = pool.device("export-rgba", (n, w), np.uint32, stream=stream) if gpu \
-                        else out32[r0:r0 + n]
-                    self._colour(values, rgba, request, timer)
-                    if gpu:
-                        rgba.copy_to_host(out32[r0:r0 + n], stream=stream)
-                elif gpu:
-                    staging = pool.host("export-staging", (n, w), np.float64)
-                    values.copy_to_host(staging, stream=stream)
-                    stream.synchronize()
-                    out[r0:r0 + n] = staging
-                else:
-                    out[r0:r0 + n] = values
-                timer.finish()
-                if progress is not None:
-                    progress(min(1.0, (r0 + n) / h))
-            if ext == ".png":
-                created = True
-                Image.fromarray(out, "RGBA").save(path)
+        # buffers for a whole strip; the last, shorter strip uses their first rows
+        values = self._values_buffer(pool, "strip-values", rows, w)
+        if want_values:
+            host = pool.host("strip-values-host", (rows, w), np.float64) if gpu else values
+        else:
+            rgba = pool.device("strip-rgba", (rows, w), np.uint32, stream=stream) if gpu \
+                else pool.host("strip-rgba", (rows, w), np.uint32, pinned=False)
+            host = pool.host("strip-rgba-host", (rows, w), np.uint32) if gpu else rgba
+        for r0 in range(0, h, rows):
+            if cancel is not None:
+                cancel.check()
+            n = min(rows, h - r0)
+            timer = JobTimer(self.backend, stream, "strip")
+            self._escape(values[:n], grid, r0, 0, request.max_iter, timer, cancel)
+            if want_values:
+                src = values
             else:
-                out.flush()
-        except BaseException:
-            del out
-            if created:  # never leave half a file behind
-                try:
-                    os.remove(path)
-                except OSError:
-                    pass
-            raise
-        return str(path)
+                self._colour(values[:n], rgba[:n], request, timer)
+                src = rgba
+            if gpu:
+                with timer.phase("d2h", gpu=True, nbytes=host[:n].nbytes):
+                    src[:n].copy_to_host(host[:n], stream=stream)
+                stream.synchronize()
+            timer.finish()
+            yield r0, (host[:n] if want_values else host[:n].view(np.uint8).reshape(n, w, 4))
 
     # ---- internals ---------------------------------------------------------------------------
     def _get_stream(self):
@@ -324,13 +303,6 @@ class Renderer:
             self._stream.synchronize()
             return float(one[0])
         return fetch_value
-
-
-def _ensure_host_fits(nbytes: int, what: str) -> None:
-    avail = buffers.host_available_bytes()
-    if avail is not None and nbytes > 0.8 * avail:
-        raise ValueError(f"{what} needs {nbytes / 2**30:.1f} GiB of memory but only "
-                         f"{avail / 2**30:.1f} GiB is free; choose a smaller size or export .npy")
 
 
 def iteration_counts(values: np.ndarray, max_iter: int) -> np.ndarray:

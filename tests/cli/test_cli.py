@@ -109,3 +109,53 @@ def test_view_ids_are_defined_once_for_the_command_line():
 def test_ui_applies_only_with_bench(capsys):
     assert main.main(["--ui"]) == 2
     assert "--ui applies only with --render or --bench" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- output files checked before any work
+
+@pytest.fixture
+def nothing_may_run(monkeypatch):
+    """Fails the test if a bench, a window bench or a backend is started."""
+    import cli.bench
+    import cli.render
+    from kernels import bench
+
+    def forbidden(*a, **k):
+        raise AssertionError("work started before the output path was checked")
+    monkeypatch.setattr(bench, "run", forbidden)
+    monkeypatch.setattr(main, "_window_bench", forbidden)
+    monkeypatch.setattr(cli.render, "resolve_backend", forbidden)
+    monkeypatch.setattr(cli.bench, "resolve_backend", forbidden)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--bench", "--backend", "cpu", "--json", "/nonexistent/dir/b.json"],
+    ["--bench", "--ui", "--backend", "cpu", "--json", "/nonexistent/dir/b.json"],
+    ["--render", "mandelbrot", "--backend", "cpu", "--out", "/nonexistent/x.png"],
+    ["--render", "distance", "--backend", "cpu", "--out", "/nonexistent/x.npy"],
+])
+def test_unwritable_output_is_a_usage_error_before_any_work(argv, capsys, nothing_may_run):
+    assert main.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "/nonexistent" in err and "does not exist" in err
+
+
+def test_output_that_is_a_folder_is_a_usage_error(tmp_path, capsys, nothing_may_run):
+    folder = tmp_path / "out.png"
+    folder.mkdir()
+    for argv in (["--bench", "--json", str(tmp_path)], ["--render", "mandelbrot", "--out", str(folder)]):
+        assert main.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is a folder" in err
+
+
+def test_render_distance_png_and_npy(tmp_path, capsys):
+    import numpy as np
+    from PIL import Image
+    base = ["--render", "distance", "--backend", "cpu", "--size", "20x10", "--unit", "km"]
+    assert main.main(base + ["--out", str(tmp_path / "d.png")]) == 0
+    assert Image.open(tmp_path / "d.png").size == (20, 10)
+    assert main.main(base + ["--out", str(tmp_path / "d.npy")]) == 0
+    v = np.load(tmp_path / "d.npy")
+    assert v.shape == (10, 20) and v.dtype == np.float64 and 0 <= v.min() and v.max() <= 20038
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npy", "d.png"]   # no temp files left

@@ -1,5 +1,5 @@
 """Mandelbrot compute on the CPU: known points, orientation, the twin against a slow NumPy
-reference, validation, CLI parsing, export in strips, buffer reuse and recolouring."""
+reference, validation, CLI parsing, strips of any size, buffer reuse and recolouring."""
 import math
 from dataclasses import replace
 
@@ -279,31 +279,39 @@ def test_cancel_between_bands(renderer, monkeypatch):
     np.testing.assert_array_equal(full.values, whole.values)
 
 
-# ---------------------------------------------------------------- export
+# ---------------------------------------------------------------- strips (pictures of any size)
 
-def test_export_png_and_npy_in_strips(renderer, cpu_backend, tmp_path):
-    from PIL import Image
+@pytest.mark.parametrize("rows", [1, 5, 23, 100])
+def test_strips_assemble_to_the_whole_frame_bit_for_bit(renderer, cpu_backend, rows):
     req = request(*SEAHORSE, 0.01, (37, 23), 150)
-    shown = m.Renderer(cpu_backend).render(replace(req, want_values=True))
-    seen = []
-    png = renderer.export(req, str(tmp_path / "m.png"), progress=seen.append, tile_rows=5)
-    assert seen == sorted(seen) and len(seen) == 5 and seen[-1] == 1.0
-    img = np.asarray(Image.open(png))
-    assert img.shape == (23, 37, 4)
-    np.testing.assert_array_equal(img, shown.rgba)
-    npy = renderer.export(req, str(tmp_path / "m.npy"), tile_rows=7)
-    vals = np.load(npy)
-    assert vals.shape == (23, 37) and vals.dtype == np.float64
-    np.testing.assert_array_equal(vals, shown.values)
+    whole = m.Renderer(cpu_backend).render(replace(req, want_values=True))
+    for values, expected in ((False, whole.rgba), (True, whole.values)):
+        got = np.full_like(expected, 7)
+        starts = []
+        for r0, strip in renderer.strips(req, values=values, rows=rows):
+            assert strip.dtype == expected.dtype and strip.shape[1:] == expected.shape[1:]
+            starts.append(r0)
+            got[r0:r0 + len(strip)] = strip
+        assert starts == list(range(0, 23, rows))
+        np.testing.assert_array_equal(got, expected)
 
 
-def test_export_refuses_unknown_format_and_cleans_up_on_cancel(renderer, tmp_path):
-    with pytest.raises(ValueError, match=r"\.png .* or \.npy"):
-        renderer.export(request(), str(tmp_path / "m.jpg"))
-    target = tmp_path / "m.npy"
+def test_strips_reuse_one_buffer_and_default_to_one_strip(renderer):
+    it = renderer.strips(request(size=(16, 40)), values=True, rows=8)
+    (_, first), (_, second) = next(it), next(it)
+    assert np.shares_memory(first, second)   # valid until the next strip, as documented
+    assert [r0 for r0, _ in renderer.strips(request(size=(16, 40)), values=False)] == [0]
+
+
+def test_strips_check_at_once_and_cancel_between_strips(renderer):
+    with pytest.raises(ValueError, match="at least 1 row"):
+        renderer.strips(request(), values=False, rows=0)        # before any strip is asked for
+    with pytest.raises(ValueError, match="iterations"):
+        renderer.strips(request(iters=0), values=False)
+    it = renderer.strips(request(size=(16, 40)), values=False, rows=4, cancel=_CancelAfter(3))
+    next(it)                                                     # two checks: strip, band
     with pytest.raises(RuntimeError, match="cancelled"):
-        renderer.export(request(size=(16, 40)), str(target), cancel=_CancelAfter(1), tile_rows=4)
-    assert not target.exists()
+        next(it)
 
 
 # ---------------------------------------------------------------- benchmarks
@@ -333,10 +341,3 @@ def test_size_changes_keep_frames_right(renderer, cpu_backend):
         got = renderer.render(req)
         assert got.rgba.shape == (size[1], size[0], 4)
         np.testing.assert_array_equal(got.values, m.Renderer(cpu_backend).render(req).values)
-
-
-def test_export_refuses_a_png_larger_than_memory(renderer, tmp_path, monkeypatch):
-    monkeypatch.setattr(m.buffers, "host_available_bytes", lambda: 1000)
-    with pytest.raises(ValueError, match=r"needs .* GiB of memory .* export \.npy"):
-        renderer.export(request(size=(40, 30)), str(tmp_path / "big.png"))
-    assert not (tmp_path / "big.png").exists()

@@ -110,22 +110,36 @@ def test_gpu_recolour_and_bands_match_cpu(gpu, cpu, monkeypatch, simulated):
         m.Renderer(gpu.backend).render(replace(req, center_im=0.13), cancel=_CancelAfter(2))
 
 
-def test_gpu_export_matches_cpu_export(gpu, cpu, tmp_path, simulated):
+def _assemble(strips, shape, dtype):
+    out = np.full(shape, 7, dtype=dtype)
+    starts = []
+    for r0, strip in strips:
+        starts.append(r0)
+        out[r0:r0 + len(strip)] = strip
+    return out, starts
+
+
+def test_gpu_strips_match_cpu_strips_and_a_whole_frame(gpu, cpu, simulated):
     size = (13, 11) if simulated else (300, 170)
+    w, h = size
     req = _req(*SEAHORSE, 0.01, size, 40 if simulated else 600)
-    seen = []
-    gpu.export(req, str(tmp_path / "g.npy"), tile_rows=4, progress=seen.append)
-    cpu.export(req, str(tmp_path / "c.npy"), tile_rows=5)
-    assert seen[-1] == 1.0 and len(seen) == -(-size[1] // 4)
-    g, c = np.load(tmp_path / "g.npy"), np.load(tmp_path / "c.npy")
-    assert g.shape == (size[1], size[0])
+    g, starts = _assemble(gpu.strips(req, values=True, rows=4), (h, w), np.float64)
+    c, _ = _assemble(cpu.strips(req, values=True, rows=5), (h, w), np.float64)
+    assert starts == list(range(0, h, 4))
     np.testing.assert_array_equal(m.iteration_counts(g, req.max_iter),
                                   m.iteration_counts(c, req.max_iter))
-    gpu.export(req, str(tmp_path / "g.png"), tile_rows=3)
-    from PIL import Image
-    img = np.asarray(Image.open(tmp_path / "g.png"))
+    np.testing.assert_allclose(g, c, rtol=0, atol=1e-9)
+    rgba, _ = _assemble(gpu.strips(req, values=False, rows=3), (h, w, 4), np.uint8)
     shown = m.Renderer(gpu.backend).render(req)
-    np.testing.assert_array_equal(img, shown.rgba)
+    np.testing.assert_array_equal(rgba, shown.rgba)
+    np.testing.assert_array_equal(g, shown.values)
+
+
+def test_gpu_strips_check_device_memory_before_the_first_strip(gpu, monkeypatch):
+    from kernels import buffers
+    monkeypatch.setattr(buffers, "device_free_bytes", lambda: (1000, 8000))
+    with pytest.raises(buffers.OutOfDeviceMemory, match="strips of 4 rows"):
+        gpu.strips(_req(-0.5, 0.0, 3.0, (64, 40), 20), values=False, rows=4)
 
 
 def test_warmup_reports_compile_once(gpu_backend):
