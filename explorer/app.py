@@ -1,8 +1,8 @@
 """The main window: a tab per view, the CPU/GPU toggle, the timing dock and the status bar."""
 from __future__ import annotations
 
-import importlib
 import logging
+import os
 import sys
 
 from PyQt6.QtCore import QSettings, Qt, QTimer
@@ -12,31 +12,21 @@ from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QPr
 
 from kernels import backend as backends
 
+from .scheduler_qt import QtScheduler
 from .timing_panel import TimingDock
 from .views import VIEW_IDS, VIEWS
-from .views.base import BaseView, PlaceholderView
-from .worker import RenderWorker
+from .views.base import BaseView
 
 log = logging.getLogger("gpu_explorer")
 ORG, APP = "GPU Explorer", "GPU Explorer"
 
 
-def _load_view_class(module: str, cls: str):
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name == module:
-            return None
-        raise
-    return getattr(mod, cls)
-
-
 class MainWindow(QMainWindow):
-    def __init__(self, backend_choice: str = "auto", view: str | None = None, settings: QSettings | None = None):
+    def __init__(self, backend_choice: str = "auto", view: str | None = None, settings: QSettings | None = None,
+                 *, synchronous: bool = False):
         super().__init__()
         self.setWindowTitle("GPU Explorer")
         self.settings = settings if settings is not None else QSettings(ORG, APP)
-        self._closing = False
         self.cuda_status = backends.cuda_status()
         self.gpu_backend = None
         if self.cuda_status.usable:
@@ -45,18 +35,17 @@ class MainWindow(QMainWindow):
             except backends.BackendUnavailable:
                 self.gpu_backend = None
         self.backend = backends.resolve(backend_choice)
-        self._stale: set[str] = set()  # views that have not rendered since the backend changed
 
-        self.worker = RenderWorker(self)
-        self.worker.busy_changed.connect(self._on_busy)
+        # all compute goes through this one scheduler (one worker thread); synchronous in tests
+        self.scheduler = QtScheduler(self, synchronous=synchronous)
+        self.scheduler.busy_changed.connect(self._on_busy)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
         self.views: dict[str, BaseView] = {}
-        for view_id, title, module, cls in VIEWS:
-            klass = _load_view_class(module, cls)
-            v = klass(self.worker, self.backend) if klass else PlaceholderView(self.worker, self.backend, view_id, title)
+        for view_id, title, klass in VIEWS:
+            v = klass(self.scheduler, self.backend)
             v.timings_ready.connect(self._on_timings)
             v.status_message.connect(self.show_status)
             v.error_message.connect(self.show_error)
@@ -112,7 +101,7 @@ class MainWindow(QMainWindow):
         act_quit.setShortcut(QKeySequence.StandardKey.Quit)
         act_quit.triggered.connect(self.close)
         m_view = menu.addMenu("&View")
-        for i, (view_id, title, _, _) in enumerate(VIEWS):
+        for i, (view_id, title, _) in enumerate(VIEWS):
             a = m_view.addAction(title)
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             a.triggered.connect(lambda _=False, k=i: self.tabs.setCurrentIndex(k))
@@ -134,7 +123,7 @@ class MainWindow(QMainWindow):
         self.busy_bar.setRange(0, 0)
         self.busy_bar.setMaximumWidth(90)
         self.busy_bar.setMaximumHeight(14)
-        self.busy_bar.setToolTip("The render worker is busy")
+        self.busy_bar.setToolTip("The compute scheduler is busy")
         self.busy_bar.hide()
         sb.addPermanentWidget(self.busy_bar)
         sb.addPermanentWidget(self.backend_label)
@@ -170,11 +159,9 @@ class MainWindow(QMainWindow):
         self.backend = new
         self._update_backend_ui()
         self.show_status(f"Switched to {'the GPU' if new.is_gpu else 'the CPU'}", 3000)
+        # the one path: each view updates its controls now and renders when it is on screen
         for v in self.views.values():
-            v.backend = new
-        cur = self.current_view()
-        self._stale = {k for k, v in self.views.items() if v is not cur}
-        cur.request_render()
+            v.set_backend(new)
 
     # ---- slots ---------------------------------------------------------------------------------------
     def current_view(self) -> BaseView:
@@ -184,9 +171,6 @@ class MainWindow(QMainWindow):
         view = self.tabs.widget(idx)
         if view is not None:
             self.settings.setValue("view", view.view_id)
-            if view.view_id in self._stale:
-                self._stale.discard(view.view_id)
-                view.request_render()
 
     def _on_timings(self, t):
         self.timing.panel.add(t)
@@ -208,24 +192,38 @@ class MainWindow(QMainWindow):
                           f"frame's time went.\n\nBackend: {self.backend.label} ({self.backend.device})")
 
     def closeEvent(self, ev):
-        self._closing = True
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
+        self.settings.sync()
         for v in self.views.values():
             v.shutdown()
-        self.worker.shutdown()
+        # returns within ~0.1 s: a compile in flight is abandoned (daemon thread), not waited for
+        self.scheduler.shutdown(0.1)
         super().closeEvent(ev)
 
 
-def run(backend_choice: str = "auto", view: str | None = None, argv=None) -> int:
+def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
+        settings: QSettings | None = None, after_show=None) -> int:
+    """Open the window and run the event loop; `after_show(window)` is a hook for scripts/tests."""
     from .errors import install_excepthook
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
-    win = MainWindow(backend_choice, view)
-    # a quit that skips closeEvent (e.g. the session ending) must still stop the render thread
-    app.aboutToQuit.connect(win.worker.shutdown)
+    win = MainWindow(backend_choice, view, settings=settings)
+    # a quit that skips closeEvent (e.g. the session ending) must still stop the scheduler
+    app.aboutToQuit.connect(win.scheduler.shutdown)
     install_excepthook(lambda: win)
     win.show()
-    return app.exec()
+    if after_show is not None:
+        after_show(win)
+    code = app.exec()
+    if not win.scheduler.core.join(0.5):
+        # closed during a first start: the abandoned thread is inside a JIT compile that holds
+        # numba's compiler lock, and a normal interpreter exit would wait seconds for it. The
+        # settings are written already (closeEvent); nothing else is pending.
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -52,13 +52,13 @@ def run_ui_bench(backend_name: str, seconds: float = 5.0, size=(1920, 1080),
 
     from kernels.backend import resolve
 
+    from .scheduler_qt import QtScheduler
     from .views.mandelbrot import MandelbrotView
-    from .worker import RenderWorker
 
     backend = resolve(backend_name)
     w_px, h_px = int(size[0]), int(size[1])
-    worker = RenderWorker()
-    view = MandelbrotView(worker, backend)
+    scheduler = QtScheduler()
+    view = MandelbrotView(scheduler, backend)
     view.setWindowTitle(f"GPU Explorer UI bench ({backend.label})")
     view.controls.hide()
     view.progressive = False            # count full frames only
@@ -95,7 +95,7 @@ def run_ui_bench(backend_name: str, seconds: float = 5.0, size=(1920, 1080),
             state["t1"] = now
             state["shape"] = frame.rgba.shape[:2]
         state["k"] += 1
-        scripted_step(view, state["k"])         # ...and one waiting: the view keeps the worker busy
+        scripted_step(view, state["k"])         # ...and one waiting: the view keeps the scheduler busy
 
     view.frame_displayed.connect(on_frame)
     screen = app.primaryScreen()
@@ -108,14 +108,14 @@ def run_ui_bench(backend_name: str, seconds: float = 5.0, size=(1920, 1080),
     guard = QTimer(singleShot=True)
     guard.timeout.connect(finish)
     guard.start(int((seconds + 300) * 1000))   # compile + first frame, then the run itself
-    worker.failed.connect(lambda *a: finish() if errors else None)
+    view.error_message.connect(lambda *a: finish())
     try:
         loop.exec()
         elapsed = state["t1"] - state["t0"]
     finally:
         guard.stop()
         view.shutdown()
-        worker.shutdown()
+        scheduler.shutdown(0.1)
         view.close()
         view.deleteLater()
         app.processEvents()

@@ -1,5 +1,5 @@
 """Shared test set-up: offscreen Qt before anything loads it, a GPU marker, and a guard that fails
-any test leaving a render thread running."""
+any test leaving a scheduler thread running."""
 import os
 import sys
 
@@ -43,19 +43,14 @@ def simulated():
 @pytest.fixture(autouse=True)
 def _no_dangling_render_threads(request):
     yield
-    if "explorer.worker" not in sys.modules:
+    if "explorer.scheduler_qt" not in sys.modules:
         return
-    from explorer.worker import RenderWorker
-
-    def alive_and_running(w):
-        try:
-            return w.isRunning()
-        except RuntimeError:  # its C++ side was deleted with its window: not running
-            return False
-    running = [w for w in list(RenderWorker.instances) if alive_and_running(w)]
-    for w in running:
-        w.shutdown(5000)
-    assert not running, f"test left {len(running)} render thread(s) running"
+    from explorer.scheduler_qt import QtScheduler
+    running = [s for s in list(QtScheduler.instances) if s.running]
+    for s in running:
+        s.shutdown(0.1)
+        s.core.join(30)     # an abandoned compile must end before the next test's threads start
+    assert not running, f"test left {len(running)} scheduler thread(s) running"
 
 
 @pytest.fixture(autouse=True)
@@ -66,8 +61,20 @@ def _pg_no_rate_limit():
 
 
 @pytest.fixture
-def worker(qtbot):
-    from explorer.worker import RenderWorker
-    w = RenderWorker()
-    yield w
-    assert w.shutdown(10000)
+def scheduler(qtbot):
+    """The Qt scheduler in synchronous mode: jobs run on the GUI thread from the event loop, so a
+    test waits for signals as usual but never races a thread or a compile."""
+    from explorer.scheduler_qt import QtScheduler
+    s = QtScheduler(synchronous=True)
+    yield s
+    assert s.shutdown(0.1)
+
+
+@pytest.fixture
+def threaded_scheduler(qtbot):
+    """The Qt scheduler with its worker thread, for tests where the thread is the point."""
+    from explorer.scheduler_qt import QtScheduler
+    s = QtScheduler()
+    yield s
+    s.shutdown(0.1)
+    assert s.core.join(30)

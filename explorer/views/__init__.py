@@ -1,8 +1,12 @@
-"""The views, in tab order: (view id, tab title, module, class). A view whose module is absent
-shows a placeholder, so each view can land on its own."""
-VIEWS = (
-    ("mandelbrot", "Mandelbrot zoom", "explorer.views.mandelbrot", "MandelbrotView"),
-    ("distance", "Distance heatmap", "explorer.views.distance", "DistanceView"),
-    ("throughput", "Vector-op throughput", "explorer.views.throughput", "ThroughputView"),
-)
-VIEW_IDS = tuple(v[0] for v in VIEWS)
+"""The views' classes, in the tab order of cli.views (the one list of view ids and titles)."""
+from cli.views import VIEW_IDS, VIEWS as _IDS_AND_TITLES
+
+from .distance import DistanceView
+from .mandelbrot import MandelbrotView
+from .throughput import ThroughputView
+
+_CLASSES = {"mandelbrot": MandelbrotView, "distance": DistanceView, "throughput": ThroughputView}
+# (view id, tab title, class)
+VIEWS = tuple((view_id, title, _CLASSES[view_id]) for view_id, title in _IDS_AND_TITLES)
+
+__all__ = ["VIEWS", "VIEW_IDS"]

@@ -17,7 +17,6 @@ from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
                              QVBoxLayout)
 
-from kernels.distance import renderer as kdr
 from kernels.distance import request as kd
 from kernels import palettes
 
@@ -46,17 +45,16 @@ def format_distance(value: float, unit: str) -> str:
 
 class DistanceView(BaseView):
     view_id = "distance"
-    title = "Distance heatmap"
 
     frame_shown = pyqtSignal(object)        # kernels.frame.Frame, after it is on screen
 
-    def __init__(self, worker, backend, parent=None):
-        super().__init__(worker, backend, parent)
+    def __init__(self, scheduler, backend, parent=None):
+        super().__init__(scheduler, backend, parent)
         self.ref = kd.LONDON
         self.last_frame = None
         self.max_side = MAX_SIDE             # tests shrink it under the CUDA simulator
         self.hover_text = ""
-        self._renderers: dict = {}           # backend -> Renderer; used on the worker thread only
+        self._rendered_on: set = set()       # backends that have delivered a frame (compiled)
         self._started = False
         self._dirty = False
         self._rings_key = None
@@ -167,11 +165,8 @@ class DistanceView(BaseView):
     def show_world(self):
         self.canvas.vb.setRange(xRange=(-180.0, 180.0), yRange=(-90.0, 90.0), padding=0.0)
 
-    def set_backend(self, backend):
-        if backend != self.backend:
-            self.backend = backend
-            self._update_backend_controls()
-            self.request_render()
+    def backend_changed(self):
+        self._update_backend_controls()
 
     def _update_backend_controls(self):
         b = self.backend
@@ -189,10 +184,11 @@ class DistanceView(BaseView):
 
     # ---- rendering ---------------------------------------------------------------------------------
     def showEvent(self, ev):
-        super().showEvent(ev)
         if not self._started:
+            self._stale = False          # the first frame below covers it
             self._started = True
             self.request_render()
+        super().showEvent(ev)
 
     def request_render(self):
         self._dirty = True
@@ -207,13 +203,7 @@ class DistanceView(BaseView):
         w, h = max(1, int(w * k)), max(1, int(h * k))
         return kd.DistanceRequest(bounds=tuple(float(v) for v in bounds), ref=self.ref,
                                   size=(w, h), unit=self.unit, strategy=self.strategy,
-                                  palette=self.palette)
-
-    def _renderer(self, backend):
-        r = self._renderers.get(backend)
-        if r is None:
-            r = self._renderers[backend] = kdr.Renderer(backend)
-        return r
+                                  palette=self.palette, backend=self.backend)
 
     def _pump(self):
         if not self._started or self.in_flight or not self._dirty:
@@ -227,15 +217,15 @@ class DistanceView(BaseView):
         except ValueError as exc:
             self.status_message.emit(f"Cannot render this view: {exc}", 5000)
             return
-        backend = self.backend
-        if backend not in self._renderers:
+        if self.backend not in self._rendered_on:
             self.status_message.emit("Compiling the distance kernels…", 0)
-        self.submit(lambda token: self._renderer(backend).render(req, cancel=token))
+        self.submit(req)
 
     def on_result(self, frame):
         self._pump()                    # the next view state computes while this one is painted
         t0 = time.perf_counter()
         req = frame.request
+        self._rendered_on.add(req.backend)
         self.canvas.show_frame(frame.rgba, req.bounds)
         self.canvas.set_scale(frame.meta["vmax"], req.unit, req.palette)
         ms = (time.perf_counter() - t0) * 1e3

@@ -14,22 +14,22 @@ import math
 import time
 from dataclasses import dataclass
 
-from PyQt6.QtCore import QObject, QRectF, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
-from kernels.mandelbrot import renderer as kmr
+from kernels.frame import Frame
 from kernels.mandelbrot import request as km
+from kernels.scheduler import Compiled, ExportProgress, Exported, PixelValue, ReadPixel, Warmup
 from kernels.timing import Timings
 
+from ..export_jobs import MandelbrotExport
 from .base import BaseView
 from .mandelbrot_camera import Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
 
-HOVER_KEY = "mandelbrot-hover"
-EXPORT_KEY = "mandelbrot-export"
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
 WHEEL_GESTURE_MS = 400      # wheel steps closer than this form one history entry
@@ -44,44 +44,30 @@ class _Ticket:
     coarse: bool = False
 
 
-class _ExportRelay(QObject):
-    """Carries export progress from the worker thread to the GUI (queued signal)."""
-    progress = pyqtSignal(float)
-
-    def report(self, *args):
-        if len(args) >= 2 and args[1]:
-            self.progress.emit(float(args[0]) / float(args[1]))
-        elif args:
-            self.progress.emit(float(args[0]))
-
-
 class MandelbrotView(BaseView):
     view_id = "mandelbrot"
-    title = "Mandelbrot zoom"
 
     frame_displayed = pyqtSignal(object, float)   # Frame, display ms (setImage [+ repaint])
     export_finished = pyqtSignal(str)             # path written
     export_failed = pyqtSignal(str)               # plain message (also on cancel)
     hover_value = pyqtSignal(float, float, float)  # row, col, smooth count
 
-    def __init__(self, worker, backend, parent=None):
-        super().__init__(worker, backend, parent)
+    def __init__(self, scheduler, backend, parent=None):
+        super().__init__(scheduler, backend, parent)
         self.camera = Camera(precision=km.precision_state)
         self.progressive = True          # CPU coarse-then-full frames
         self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
-        self._renderers: dict = {}       # (backend, role) -> Renderer; touched on the worker only
-        self._warm: set = set()          # backends whose kernels are compiled (GUI thread)
+        self._warm: set = set()          # backends whose kernels are compiled
         self._started = False
         self._dirty = False
         self._shown: _Ticket | None = None
         self._frame = None
         self._precision_level = "ok"
-        self._hover_gen = -1
+        self._tickets: dict[int, _Ticket] = {}   # generation -> what that submission shows
         self._hover_busy = False
         self._hover_next = None
-        self._export_gen = -1
+        self._exporting = False
         self._export_dialog: QProgressDialog | None = None
-        self._export_relay = _ExportRelay(self)
 
         self.canvas = Canvas()
         self.controls = MandelbrotControls()
@@ -119,10 +105,6 @@ class MandelbrotView(BaseView):
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
         c.export_requested.connect(self.export_dialog)
-        self._export_relay.progress.connect(self._export_progress)
-        worker.result.connect(self._side_result)
-        worker.failed.connect(self._side_failed)
-        worker.cancelled.connect(self._side_cancelled)
 
         for seq, slot, widget, ctx in (
                 ("Ctrl+C", self.copy_location, self.canvas, Qt.ShortcutContext.WidgetShortcut),
@@ -152,7 +134,7 @@ class MandelbrotView(BaseView):
             center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
             size=(int(w), int(h)), max_iter=self.iterations(), palette=c.palette.currentText(),
             density=float(c.density.value()), offset=float(c.offset.value()),
-            interior=tuple(c.interior()), want_values=False)
+            interior=tuple(c.interior()), want_values=False, backend=self.backend)
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
@@ -171,29 +153,14 @@ class MandelbrotView(BaseView):
         self._dirty = True
         self._pump()
 
-    def _renderer(self, backend, role="view"):
-        """Worker thread only: one Renderer (and so one buffer pool) per backend and role."""
-        key = (backend, role)
-        r = self._renderers.get(key)
-        if r is None:
-            r = self._renderers[key] = kmr.Renderer(backend)
-        return r
-
     def _pump(self):
         """Submit the next job if none is in flight: the kernels' warm-up first (it needs no
         picture, so it starts with the view), then a frame once the view is shown."""
         if self.in_flight:
             return
-        backend = self.backend
-        if backend not in self._warm:
+        if self.backend not in self._warm:
             self.status_message.emit("Compiling kernels…", 0)
-
-            def warmup(token):
-                ms = self._renderer(backend).warmup()
-                if not backend.is_gpu:       # the CPU's coarse pass has its own buffers
-                    ms += self._renderer(backend, "coarse").warmup()
-                return "warmup", backend, ms
-            self.submit(warmup)
+            self.submit(Warmup("mandelbrot", self.backend))
             return
         if not self._started or not self._dirty:
             return
@@ -211,44 +178,36 @@ class MandelbrotView(BaseView):
             self.status_message.emit(f"Cannot render this view: {exc}", 5000)
             return
         self._dirty = False
-        backend = self.backend
-        ticket = _Ticket(self.camera.state, w, h)
-        progressive = (self.progressive and not backend.is_gpu and w * h >= PROGRESSIVE_MIN_PIXELS)
+        progressive = (self.progressive and not self.backend.is_gpu and w * h >= PROGRESSIVE_MIN_PIXELS)
         if progressive:
-            coarse_req = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
-            coarse_ticket = dataclasses.replace(ticket, coarse=True)
-
-            def job(token):
-                coarse = self._renderer(backend, "coarse").render(coarse_req, cancel=token)
-                yield coarse_ticket, coarse
-                token.check()
-                return self._renderer(backend).render(req, cancel=token)
-        else:
-            def job(token):
-                return self._renderer(backend).render(req, cancel=token)
-        self.submit(job, cancel_running=replace_running)
+            coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
+            req = km.ProgressiveRequest(full=req, coarse=coarse)
+        ticket = _Ticket(self.camera.state, w, h)
+        gen = self.submit(req, replace_running=replace_running)
         # kept beside the job: the frame's request carries only float64 centres, not the camera
-        self._submitted_ticket = ticket
+        self._tickets = {gen: ticket}
 
-    def on_result(self, value):
-        if isinstance(value, tuple) and value and value[0] == "warmup":
-            _, backend, ms = value
-            self._warm.add(backend)
-            t = Timings(backend=backend.name, label="mandelbrot: compile kernels")
-            t.add("compile", ms)
+    def on_result(self, result):
+        if isinstance(result, Compiled):
+            self._warm.add(result.backend)
+            t = Timings(backend=result.backend.name, label="mandelbrot: compile kernels")
+            t.add("compile", result.ms)
             self.report_timings(t)
             self.status_message.emit(
-                f"Kernels compiled in {ms:.0f} ms" if ms is not None else "Kernels ready", 3000)
+                f"Kernels compiled in {result.ms:.0f} ms" if result.ms is not None else "Kernels ready", 3000)
             self._dirty = True
             self._pump()
             return
-        ticket = self._submitted_ticket
+        assert isinstance(result, Frame), result
+        ticket = self._current_ticket()
         self._pump()            # the next frame computes while this one is painted
-        self._display(ticket, value)
+        self._display(ticket, result)
 
-    def on_progress(self, item):
-        ticket, frame = item
-        self._display(ticket, frame)
+    def _current_ticket(self) -> _Ticket:
+        return next(iter(self._tickets.values()))
+
+    def on_progress(self, frame):
+        self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
         if self._dirty:         # drop the full pass of a view that is already out of date
             w, h = self.canvas_size()
             if w > 0 and h > 0 and self.backend in self._warm:
@@ -426,13 +385,12 @@ class MandelbrotView(BaseView):
         row, col, frame = self._hover_next
         self._hover_next = None
         self._hover_busy = True
-        fetch = frame.fetch_value
-        self._hover_gen = self.worker.submit(HOVER_KEY, lambda token: (row, col, fetch(row, col)))
+        self.submit(ReadPixel(frame.fetch_value, row, col, self.backend), key=self.side_key("hover"))
 
-    def _hover_done(self, value):
+    def _hover_done(self, value: PixelValue | None):
         self._hover_busy = False
         if value is not None:
-            row, col, v = value
+            row, col, v = value.row, value.col, value.value
             if v == v:          # NaN: that frame's values have been reused since
                 limit = self._frame.request.max_iter if self._frame is not None else None
                 inside = limit is not None and v >= limit
@@ -458,12 +416,8 @@ class MandelbrotView(BaseView):
         except ValueError as exc:
             self.status_message.emit(f"Cannot export: {exc}", 6000)
             return False
-        backend, relay = self.backend, self._export_relay
-
-        def job(token):
-            kmr.Renderer(backend).export(req, path, cancel=token, progress=relay.report)
-            return path
-        self._export_gen = self.worker.submit(EXPORT_KEY, job)
+        self.submit(MandelbrotExport(req, path, self.backend), key=self.side_key("export"))
+        self._exporting = True
         if show_progress:
             dlg = QProgressDialog(f"Rendering {w}×{h}…", "Cancel", 0, 1000, self)
             dlg.setWindowTitle("Export")
@@ -479,8 +433,8 @@ class MandelbrotView(BaseView):
 
     def cancel_export(self):
         # the job stops at its next tile; the user need not wait for that
-        self.worker.cancel(EXPORT_KEY)
-        self._export_gen = -1
+        self.cancel(self.side_key("export"))
+        self._exporting = False
         self._close_export_dialog()
         self.status_message.emit("Export cancelled", 4000)
         self.export_failed.emit("cancelled")
@@ -496,33 +450,31 @@ class MandelbrotView(BaseView):
             self._export_dialog.deleteLater()
             self._export_dialog = None
 
-    # ---- worker results under the view's other keys -------------------------------------------
-    def _side_result(self, key, generation, value):
-        if key == HOVER_KEY and generation == self._hover_gen:
-            self._hover_done(value)
-        elif key == EXPORT_KEY and generation == self._export_gen:
+    # ---- results under the view's side keys ---------------------------------------------------
+    def on_side_result(self, key, result):
+        if key == self.side_key("hover"):
+            self._hover_done(result)
+        elif isinstance(result, ExportProgress):
+            self._export_progress(result.fraction)
+        elif isinstance(result, Exported):
+            self._exporting = False
             self._close_export_dialog()
-            self.status_message.emit(f"Exported {value}", 5000)
-            self.export_finished.emit(str(value))
+            self.status_message.emit(f"Exported {result.path}", 5000)
+            self.export_finished.emit(result.path)
 
-    def _side_failed(self, key, generation, message, tb):
-        if key == HOVER_KEY and generation == self._hover_gen:
+    def on_side_failed(self, key, message):
+        if key == self.side_key("hover"):
             self._hover_done(None)
-        elif key == EXPORT_KEY and generation == self._export_gen:
+        elif key == self.side_key("export"):
+            self._exporting = False
             self._close_export_dialog()
-            self.error_message.emit(f"Export failed: {message}")
-            self.export_failed.emit(message)
-
-    def _side_cancelled(self, key, generation):
-        if key == HOVER_KEY and generation == self._hover_gen:
-            self._hover_done(None)
-        elif key == EXPORT_KEY and generation == self._export_gen:
-            self._close_export_dialog()
-            self.status_message.emit("Export cancelled", 4000)
-            self.export_failed.emit("cancelled")
+            if message is None:
+                self.status_message.emit("Export cancelled", 4000)
+                self.export_failed.emit("cancelled")
+            else:
+                self.error_message.emit(f"Export failed: {message}")
+                self.export_failed.emit(message)
 
     def shutdown(self):
-        self.worker.cancel(HOVER_KEY)
-        self.worker.cancel(EXPORT_KEY)
         self._close_export_dialog()
         super().shutdown()

@@ -2,7 +2,7 @@
 machine's copy bandwidths as ceilings and the size from which the GPU, copies included, beats
 the CPU.
 
-The sweep (kernels.vector_sweep.sweep) runs on the render worker as a generator job; each point
+The sweep (kernels.vector.sweep.sweep) runs on the scheduler as a generator job; each point
 arrives through on_progress and is drawn at once, so a long sweep is watchable and cancellable.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialo
                              QTableWidgetItem, QVBoxLayout, QWidget)
 
 from kernels.vector import sweep as vector_sweep
+from kernels.vector.jobs import SweepRequest
 from kernels.vector.ops import OP_NAMES, get_op
 from kernels.vector.registry import implementations
 
@@ -109,14 +110,13 @@ class RateAxis(pg.AxisItem):
 
 class ThroughputView(BaseView):
     view_id = "throughput"
-    title = "Vector-op throughput"
 
     REPEATS = 5
     BUDGET_S = 0.3
 
-    def __init__(self, worker, backend, parent=None):
-        super().__init__(worker, backend, parent)
-        self.points: list[dict] = []
+    def __init__(self, scheduler, backend, parent=None):
+        super().__init__(scheduler, backend, parent)
+        self.points: list[vector_sweep.SweepPoint] = []
         self.refs: dict = {}
         self.unavailable: dict[str, str] = {}
         self.ref_bytes = vector_sweep.REF_BYTES
@@ -324,8 +324,8 @@ class ThroughputView(BaseView):
                 cb.setChecked(m in modes)
 
     # ---- running a sweep ----------------------------------------------------------------------
-    def request_render(self):
-        """A backend switch: offer what the new backend can run; sweeps start only on request."""
+    def backend_changed(self):
+        """Offer what the new backend can run; sweeps start only on request (F5)."""
         if self.in_flight:
             self.cancel_sweep()
         self.unavailable.clear()
@@ -354,9 +354,8 @@ class ThroughputView(BaseView):
         self.cancel_button.setEnabled(True)
         self.info.setText(f"Measuring {op} for {len(impls)} implementation(s) up to N = 2^{kmax}…")
         self.status_message.emit(f"Throughput sweep of {op} started", 3000)
-        self.submit(lambda token: vector_sweep.sweep(backend, [op], impls, modes, sizes, token,
-                                                     repeats=repeats, ref_bytes=ref_bytes,
-                                                     budget_s=budget))
+        self.submit(SweepRequest(op, tuple(impls), tuple(modes), tuple(sizes), backend,
+                                 repeats=repeats, ref_bytes=ref_bytes, budget_s=budget))
 
     def cancel_sweep(self):
         if not self.in_flight:
@@ -365,33 +364,32 @@ class ThroughputView(BaseView):
         self._sweep_done(f"Sweep cancelled after {len(self.points)} point(s)")
 
     def on_progress(self, item):
-        kind = item.get("type")
-        if kind == "references":
-            self.refs = dict(item["refs"])
+        if isinstance(item, vector_sweep.SweepReferences):
+            self.refs = dict(item.refs)
             self._draw_references()
-        elif kind == "unavailable":
-            self.unavailable[item["impl"]] = item["reason"]
-            self._mark_unavailable(item["impl"], item["reason"])
-        elif kind == "notice":
-            self.status_message.emit(item["message"], 8000)
-        elif kind == "error":
-            self.last_error = item["message"]
-            self.error_message.emit(item["message"])
-        elif kind == "point":
+        elif isinstance(item, vector_sweep.ImplUnavailableNotice):
+            self.unavailable[item.impl] = item.reason
+            self._mark_unavailable(item.impl, item.reason)
+        elif isinstance(item, vector_sweep.SweepNotice):
+            self.status_message.emit(item.message, 8000)
+        elif isinstance(item, vector_sweep.SweepError):
+            self.last_error = item.message
+            self.error_message.emit(item.message)
+        elif isinstance(item, vector_sweep.SweepPoint):
             self.points.append(item)
-            self.progress.setValue(item.get("index", len(self.points)))
+            self.progress.setValue(item.index or len(self.points))
             self._add_row(item)
-            if not item.get("skipped"):
-                self._update_curve(item["impl"], item["mode"])
+            if not item.skipped:
+                self._update_curve(item.impl, item.mode)
                 self._update_bounds()
-                if item.get("timings") is not None:
-                    self.report_timings(item["timings"])
+                if item.timings is not None:
+                    self.report_timings(item.timings)
 
     def on_result(self, summary):
         if self.last_error:
             self._sweep_done(f"Sweep stopped: {self.last_error}")
         else:
-            n = len([p for p in self.points if not p.get("skipped")])
+            n = len([p for p in self.points if not p.skipped])
             skipped = len(self.points) - n
             extra = f", {skipped} skipped (see the note column)" if skipped else ""
             self._sweep_done(f"Sweep done: {n} point(s) measured{extra}")
@@ -451,9 +449,8 @@ class ThroughputView(BaseView):
 
     def _curve_data(self, impl: str, mode: str):
         metric = self._metric()
-        pts = sorted((p["N"], p[metric]) for p in self.points
-                     if p["impl"] == impl and p["mode"] == mode and not p.get("skipped")
-                     and p.get(metric))
+        pts = sorted((p.N, p.rate(metric)) for p in self.points
+                     if p.impl == impl and p.mode == mode and not p.skipped and p.rate(metric))
         return np.array([n for n, _ in pts], float), np.array([v for _, v in pts], float)
 
     def _update_curve(self, impl: str, mode: str):
@@ -507,7 +504,7 @@ class ThroughputView(BaseView):
 
     def _update_bounds(self):
         vals = [v for v in (self._reference_value(k) for k, *_ in REF_LINES) if v]
-        ns = [p["N"] for p in self.points if p["N"] > 0] or [2**vector_sweep.MIN_EXP]
+        ns = [p.N for p in self.points if p.N > 0] or [2**vector_sweep.MIN_EXP]
         if vals:
             self._bounds_item.setData([min(ns), max(ns)], [min(vals), max(vals)])
         else:
@@ -533,13 +530,11 @@ class ThroughputView(BaseView):
 
     # ---- the table and its exports ------------------------------------------------------------
     @staticmethod
-    def row_values(p: dict) -> list[str]:
-        ph = p.get("phases_ms") or {}
-        return [p["op"], p["impl"], p["mode"], str(p["N"]), _fmt(ph.get("h2d")),
-                _fmt(ph.get("kernel")), _fmt(ph.get("d2h")), _fmt(p.get("ms")),
-                _fmt(p.get("GB/s")), _fmt(p.get("Gelem/s")), p.get("skipped") or p.get("note") or ""]
+    def row_values(p: vector_sweep.SweepPoint) -> list[str]:
+        return [p.op, p.impl, p.mode, str(p.N), _fmt(p.h2d_ms), _fmt(p.kernel_ms), _fmt(p.d2h_ms),
+                _fmt(p.time_ms), _fmt(p.gbs), _fmt(p.gelems), p.skipped or p.note or ""]
 
-    def _add_row(self, p: dict):
+    def _add_row(self, p: vector_sweep.SweepPoint):
         r = self.table.rowCount()
         self.table.insertRow(r)
         for c, text in enumerate(self.row_values(p)):
@@ -568,7 +563,7 @@ class ThroughputView(BaseView):
                "op": self._sweep_op, "references_gbs": self.refs,
                "crossover_n": self.crossover_n(), "unavailable": self.unavailable,
                "error": self.last_error,
-               "points": [vector_sweep.json_safe(p) for p in self.points]}
+               "points": [p.as_dict() for p in self.points]}
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, indent=1)
         self.status_message.emit(f"Saved {len(self.points)} point(s) to {path}", 5000)

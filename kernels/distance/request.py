@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import palettes
+from ..backend import Backend
 
 EARTH_RADIUS_KM = 6371.0088          # IUGG mean Earth radius
 UNITS = ("km", "nm", "mi")
@@ -57,6 +58,8 @@ class DistanceRequest:
     strategy: str = DEFAULT_STRATEGY
     palette: str = DEFAULT_PALETTE
     want_values: bool = False
+    # where it runs: the scheduler reads it; a Renderer, made for one backend, ignores it
+    backend: Backend | None = None
 
     def validate(self) -> "DistanceRequest":
         """Raise ValueError in plain words when the request cannot be rendered."""

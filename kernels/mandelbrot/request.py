@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import palettes
+from ..backend import Backend
 
 MAX_ITER_LIMIT = 10_000_000
 
@@ -33,6 +34,8 @@ class MandelbrotRequest:
     offset: float = 0.0                # palette phase, 0..1 (wraps)
     interior: tuple[int, int, int, int] = (0, 0, 0, 255)  # RGBA of points inside the set
     want_values: bool = False
+    # where it runs: the scheduler reads it; a Renderer, made for one backend, ignores it
+    backend: Backend | None = None
 
     def validate(self) -> "MandelbrotRequest":
         """Raise ValueError in plain words when the request cannot be rendered; return self."""
@@ -110,3 +113,15 @@ def precision_state(center_re: float, center_im: float, width: float, w_pixels: 
     return ("ok", "")
 
 
+
+
+@dataclass(frozen=True)
+class ProgressiveRequest:
+    """A frame drawn twice: `coarse` (a fraction of the pixels) first, delivered as progress so a
+    slow backend still answers the mouse, then `full` as the result."""
+    full: MandelbrotRequest
+    coarse: MandelbrotRequest
+
+    @property
+    def backend(self):
+        return self.full.backend

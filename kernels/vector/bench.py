@@ -11,9 +11,9 @@ from functools import partial
 
 from ..bench import Workload
 from ..backend import first_line
-from .ops import ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
+from .ops import CPU_IMPLS, ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
 from .registry import implementations
-from .sweep import PointRunner, add_copy_ceiling
+from .sweep import PointRunner, SweepPoint, add_copy_ceiling
 
 BENCH_N = 2**26
 SEED_N = 320_000_000
@@ -57,25 +57,26 @@ def pinned_reference(refs: dict, op) -> float | None:
     return op.bus_bytes_per_element / seconds / 1e9
 
 
-def metrics_for(point: dict, refs: dict) -> dict:
-    op = get_op(point["op"])
-    gbs = point.get("GB/s")
-    m = {"GB/s": gbs, "Gelem/s": point.get("Gelem/s")}
-    if point["impl"] in ("cpu-numba", "numpy"):
+def metrics_for(point: SweepPoint, refs: dict) -> dict:
+    op = get_op(point.op)
+    gbs = point.gbs
+    m = {"GB/s": gbs, "Gelem/s": point.gelems}
+    if point.impl in CPU_IMPLS:
         m["% of CPU copy"] = _pct(gbs, refs.get("cpu-copy"))
-    elif point["mode"] == "kernel":
+    elif point.mode == "kernel":
         m["% of d2d copy"] = _pct(gbs, refs.get("d2d-copy"))
     else:
         m["% of pinned bw"] = _pct(gbs, pinned_reference(refs, op))
     return m
 
 
-def _row(workload: str, backend, variant: str, size: str, point: dict | None, metrics: dict) -> dict:
+def _row(workload: str, backend, variant: str, size: str, point: SweepPoint | None,
+         metrics: dict) -> dict:
     phases = {p: None for p in ("compile", "h2d", "kernel", "d2h", "host", "total")}
     nbytes = {"h2d": 0, "d2h": 0}
-    if point is not None and point.get("timings") is not None:
-        phases.update({k: v for k, v in point["phases_ms"].items() if k in phases})
-        nbytes = dict(point["timings"].bytes)
+    if point is not None and point.timings is not None:
+        phases.update({k: v for k, v in point.phases_ms.items() if k in phases})
+        nbytes = dict(point.timings.bytes)
     return {"workload": workload, "backend": backend.name, "variant": variant, "size": size,
             "phases_ms": phases, "bytes": nbytes, "metrics": metrics}
 
@@ -111,9 +112,9 @@ def _measure_rows(workload: str, backend, repeats: int, op_name: str, n: int, si
                 rows.append(_row(workload, backend, variant, size, None,
                                  {"error": first_line(exc)}))
                 continue
-            if point.get("skipped"):
+            if point.skipped:
                 rows.append(_row(workload, backend, variant, size, None,
-                                 {"skipped": point["skipped"]}))
+                                 {"skipped": point.skipped}))
                 continue
             m = metrics_for(point, refs)
             row = _row(workload, backend, variant, size, point, m)

@@ -1,8 +1,10 @@
 """Measure vector-op throughput over sizes, implementations and modes, one point at a time.
 
-`sweep()` is a generator so the render worker can run it as a generator job: each yielded item is
-a progress report, other views are served between items, and cancelling takes effect before the
-next point (or the next repeat). The first item is the reference bandwidths of this machine.
+`sweep()` is a generator so it runs as a generator job: each yielded item is a progress report,
+other views are served between items, and cancelling takes effect before the next point (or the
+next repeat). Items are frozen dataclasses defined here (SweepReferences first: this machine's
+copy bandwidths; then SweepPoint per step, ImplUnavailableNotice, SweepNotice, SweepError);
+consumers tell them apart with isinstance. SweepPoint.as_dict() is the export layout.
 
 Modes:
   kernel    data already where the implementation computes (device arrays, or NumPy arrays for the
@@ -18,14 +20,15 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .. import buffers as _buffers
+from ..backend import first_line
 from ..buffers import BufferPool, OutOfDeviceMemory, free_device_bytes
 from ..timing import JobTimer, Timings
-from ..backend import first_line
-from .ops import OPS, SCALAR, Impl, ImplUnavailable, get_op
+from .ops import CPU_IMPLS, OPS, SCALAR, Impl, ImplUnavailable, get_op
 from .registry import implementations
 
 MODES = ("kernel", "pinned", "pageable")
@@ -39,6 +42,104 @@ SIM_REF_BYTES = 2**12
 REF_REPEATS = 3        # 4 runs of each probe with the warm-up: about a second at 256 MiB
 HOST_MARGIN = 0.8      # use at most this share of the available host memory
 DEVICE_MARGIN = 0.9
+
+
+# ---- what a sweep yields -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepReferences:
+    """The machine's copy bandwidths in GB/s, measured first (keys as kernels.transfer names them:
+    "d2d-copy", "h2d-pinned", "d2h-pinned", "cpu-copy"), the copy size, and what set the device
+    copy ceiling ("probe" or an implementation; None when nothing did)."""
+    refs: dict
+    bytes: int
+    copy_ceiling_by: str | None = None
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One (op, implementation, mode, N): medians of the phases, the rates, or why it was skipped.
+
+    time_ms is what the rates are computed over: the kernel in kernel mode, h2d + kernel + d2h end
+    to end. None means not measured (skipped, or the simulator's missing event timing), never 0."""
+    op: str
+    impl: str
+    mode: str
+    N: int
+    skipped: str | None = None     # why it was not measured
+    h2d_ms: float | None = None
+    kernel_ms: float | None = None
+    d2h_ms: float | None = None
+    total_ms: float | None = None  # one whole run, timer included
+    compile_ms: float | None = None
+    time_ms: float | None = None
+    gbs: float | None = None
+    gelems: float | None = None
+    bytes: int = 0                 # the op's bytes read + written
+    bus_bytes: int = 0             # bytes over the bus end to end (0 in kernel mode)
+    repeats: int = 0
+    note: str | None = None        # why a measured point has no time
+    index: int = 0                 # 1-based position in the sweep (0 outside a sweep)
+    total: int = 0
+    timings: Timings | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def measured(self) -> bool:
+        return self.skipped is None and self.repeats > 0
+
+    @property
+    def phases_ms(self) -> dict:
+        """The medians by phase name as kernels.timing names them ({} when skipped)."""
+        if not self.measured:
+            return {}
+        return {"h2d": self.h2d_ms, "kernel": self.kernel_ms, "d2h": self.d2h_ms,
+                "total": self.total_ms, "compile": self.compile_ms}
+
+    def rate(self, metric: str) -> float | None:
+        """"GB/s" or "Gelem/s", the column names of the exports."""
+        return {"GB/s": self.gbs, "Gelem/s": self.gelems}[metric]
+
+    def as_dict(self) -> dict:
+        """The point for CSV/JSON export, in the layout exported files have always had (the Timings
+        object left out: its numbers are the phases)."""
+        out = {"type": "point", "op": self.op, "impl": self.impl, "mode": self.mode, "N": self.N,
+               "skipped": self.skipped, "phases_ms": self.phases_ms, "ms": self.time_ms,
+               "GB/s": self.gbs, "Gelem/s": self.gelems, "bytes": self.bytes,
+               "bus_bytes": self.bus_bytes, "repeats": self.repeats}
+        if self.note is not None:
+            out["note"] = self.note
+        out["index"], out["total"] = self.index, self.total
+        return out
+
+
+@dataclass(frozen=True)
+class ImplUnavailableNotice:
+    """An implementation cannot run here; its points are skipped with this reason."""
+    impl: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SweepNotice:
+    """Something worth telling that does not stop the sweep."""
+    message: str
+
+
+@dataclass(frozen=True)
+class SweepError:
+    """The GPU failed; the sweep stops after this item."""
+    message: str
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """What the sweep generator returns."""
+    points: int
+    total: int
+    cancelled: bool = False
+    error: str | None = None
+
+
+SweepItem = SweepReferences | SweepPoint | ImplUnavailableNotice | SweepNotice | SweepError
 
 
 def host_free_bytes() -> int | None:
@@ -249,14 +350,12 @@ class PointRunner:
         return t.finish()
 
     def measure(self, op_name: str, impl: Impl, mode: str, n: int, cancel=None,
-                repeats: int | None = None) -> dict:
+                repeats: int | None = None) -> SweepPoint:
         """One point: warm-up, then the median of up to `repeats` runs (fewer when slow)."""
         op = get_op(op_name)
-        point = base_point(op_name, impl.name, mode, n)
         d = self.data(n, pinned=(mode == "pinned"))
         if isinstance(d, str):
-            point["skipped"] = d
-            return point
+            return SweepPoint(op_name, impl.name, mode, int(n), skipped=d)
         label = f"{op_name} {impl.name}/{mode} N=2^{int(math.log2(n)) if n else 0}"
         compile_ms = None
         key = (impl.name, op_name)
@@ -276,22 +375,18 @@ class PointRunner:
             runs.append(self._run_once(op, impl, mode, d, label))
             if len(runs) >= 3 and time.perf_counter() - t_start > self.budget_s:
                 break
-        return fill_point(point, op, n, runs, compile_ms, self.backend, label)
+        return measured_point(op, impl.name, mode, n, runs, compile_ms, self.backend, label)
 
 
-def base_point(op: str, impl: str, mode: str, n: int) -> dict:
-    return {"type": "point", "op": op, "impl": impl, "mode": mode, "N": int(n), "skipped": None,
-            "phases_ms": {}, "ms": None, "GB/s": None, "Gelem/s": None, "bytes": 0,
-            "bus_bytes": 0, "repeats": 0, "timings": None}
-
-
-def fill_point(point: dict, op, n: int, runs: list[Timings], compile_ms, backend, label) -> dict:
+def measured_point(op, impl: str, mode: str, n: int, runs: list[Timings], compile_ms, backend,
+                   label: str) -> SweepPoint:
+    """The point of `runs`: median phases, and the rates over the kernel (kernel mode) or over
+    h2d + kernel + d2h (end to end)."""
     phases = {}
     for p in ("h2d", "kernel", "d2h", "total"):
         vals = [r.phases_ms.get(p) for r in runs if r.phases_ms.get(p) is not None]
         phases[p] = statistics.median(vals) if vals else None
     phases["compile"] = compile_ms
-    mode = point["mode"]
     if mode == "kernel":
         ms = phases["kernel"]
         nbytes = op.bytes_per_element * n
@@ -299,23 +394,23 @@ def fill_point(point: dict, op, n: int, runs: list[Timings], compile_ms, backend
         parts = [phases[p] for p in ("h2d", "kernel", "d2h")]
         ms = None if any(v is None for v in parts) else sum(parts)
         nbytes = op.bus_bytes_per_element * n
-    point.update({
-        "phases_ms": phases, "ms": ms, "repeats": len(runs),
-        "bytes": op.bytes_per_element * n,
-        "bus_bytes": op.bus_bytes_per_element * n if mode != "kernel" else 0,
-        "GB/s": nbytes / (ms * 1e-3) / 1e9 if ms else None,
-        "Gelem/s": n / (ms * 1e-3) / 1e9 if ms else None,
-    })
+    note = None
     if ms is None and runs:
-        point["note"] = ("not timed: the CUDA simulator has no event timing"
-                         if getattr(backend, "simulated", False) else "not timed")
+        note = ("not timed: the CUDA simulator has no event timing"
+                if getattr(backend, "simulated", False) else "not timed")
     t = Timings(backend=getattr(backend, "name", str(backend)), label=label)
     for p, v in phases.items():
         t.phases_ms[p] = v
     if runs:
         t.bytes = dict(runs[0].bytes)
-    point["timings"] = t
-    return point
+    return SweepPoint(
+        op.name, impl, mode, int(n), None, phases["h2d"], phases["kernel"], phases["d2h"],
+        phases["total"], compile_ms, ms,
+        gbs=nbytes / (ms * 1e-3) / 1e9 if ms else None,
+        gelems=n / (ms * 1e-3) / 1e9 if ms else None,
+        bytes=op.bytes_per_element * n,
+        bus_bytes=op.bus_bytes_per_element * n if mode != "kernel" else 0,
+        repeats=len(runs), note=note, timings=t)
 
 
 def _resolve_impls(backend, impls) -> list[Impl]:
@@ -349,7 +444,7 @@ def add_copy_ceiling(refs: dict, backend, n: int, runner: "PointRunner") -> str 
             point = runner.measure("copy", impl, "kernel", n)
         except Exception:
             continue  # an implementation that cannot copy here sets no ceiling
-        gbs = point.get("GB/s") if not point.get("skipped") else None
+        gbs = point.gbs if not point.skipped else None
         if gbs and gbs > best:
             best, who = gbs, impl.name
     refs["d2d-copy"] = best or None
@@ -374,12 +469,12 @@ def plan(backend, ops, impls, modes) -> list[tuple]:
 
 def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, repeats: int = 5,
           ref_bytes: int = REF_BYTES, budget_s: float = 0.5):
-    """Yield the references, then one point dict per (size, op, impl, mode); return a summary.
+    """Yield the references, then one SweepPoint per (size, op, impl, mode); return a SweepSummary.
 
-    Items: {"type": "references", "refs": {name: GB/s}} first; {"type": "point", ...} per step
-    (with "skipped": reason when it could not run); {"type": "unavailable", "impl", "reason"}
-    when an implementation turns out unusable (its later points are skipped with that reason);
-    {"type": "error", "message"} when the GPU failed, after which the sweep stops.
+    Items (see SweepItem): SweepReferences first; a SweepPoint per step (with `skipped` saying why
+    when it could not run); ImplUnavailableNotice when an implementation turns out unusable (its
+    later points are skipped with that reason); SweepNotice for what did not stop the sweep;
+    SweepError when the GPU failed, after which the sweep stops.
     """
     from ..transfer import measure  # imports numba.cuda: only when a sweep runs
     ops = list(ops)
@@ -387,12 +482,10 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     sizes = list(sizes) if sizes is not None else sizes_up_to(20)
     combos = plan(backend, ops, impl_list, modes)
     total = len(combos) * len(sizes)
-    summary = {"points": 0, "total": total, "cancelled": False, "error": None}
 
     if _cancelled(cancel):
-        summary["cancelled"] = True
         _stop(cancel)
-        return summary
+        return SweepSummary(0, total, cancelled=True)
     gpu = bool(getattr(backend, "is_gpu", False))
     if getattr(backend, "simulated", False):
         # the simulator runs a Python thread per CUDA thread: 1024 elements are plenty there
@@ -405,8 +498,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
             _release_device_garbage()
     except Exception as exc:
         refs = {}
-        yield {"type": "notice", "message": f"the reference bandwidths could not be measured: "
-                                            f"{first_line(exc)}"}
+        yield SweepNotice(f"the reference bandwidths could not be measured: {first_line(exc)}")
     runner = PointRunner(backend, repeats=repeats, budget_s=budget_s)
     ceiling_by = None
     if refs and gpu:
@@ -414,61 +506,57 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
             ceiling_by = add_copy_ceiling(refs, backend, ref_bytes // 4, runner)
             runner.release()
         except Exception as exc:
-            yield {"type": "notice", "message": f"the copy ceiling could not be measured: {first_line(exc)}"}
-    yield {"type": "references", "refs": refs, "bytes": ref_bytes, "copy_ceiling_by": ceiling_by}
+            yield SweepNotice(f"the copy ceiling could not be measured: {first_line(exc)}")
+    yield SweepReferences(refs, ref_bytes, ceiling_by)
 
-    dead: dict[str, str] = {i.name: i.reason for i in impl_list if not i.available}
+    dead: dict[str, str] = {i.name: i.reason or "not available here"
+                            for i in impl_list if not i.available}
     for name, reason in dead.items():
-        yield {"type": "unavailable", "impl": name, "reason": reason or "not available here"}
+        yield ImplUnavailableNotice(name, reason)
     index = 0
     try:
         for n in sizes:
             for op, impl, mode in combos:
                 if _cancelled(cancel):
-                    summary["cancelled"] = True
                     _stop(cancel)
-                    return summary
+                    return SweepSummary(index, total, cancelled=True)
                 index += 1
                 if impl.name in dead:
-                    point = base_point(op, impl.name, mode, n)
-                    point["skipped"] = dead[impl.name] or "not available here"
+                    point = SweepPoint(op, impl.name, mode, int(n), skipped=dead[impl.name])
                 else:
                     try:
                         point = runner.measure(op, impl, mode, n, cancel)
                     except ImplUnavailable as exc:
                         dead[impl.name] = str(exc)
-                        yield {"type": "unavailable", "impl": impl.name, "reason": str(exc)}
-                        point = base_point(op, impl.name, mode, n)
-                        point["skipped"] = str(exc)
+                        yield ImplUnavailableNotice(impl.name, str(exc))
+                        point = SweepPoint(op, impl.name, mode, int(n), skipped=str(exc))
                     except Exception as exc:  # a CUDA error leaves the context unusable: stop
                         msg = (f"{impl.name} failed on {op} ({mode}, N = {n:,}): "
                                f"{first_line(exc)}; the sweep stopped")
-                        summary["error"] = msg
-                        yield {"type": "error", "message": msg}
-                        return summary
-                point["index"], point["total"] = index, total
-                summary["points"] += 1
-                yield point
+                        yield SweepError(msg)
+                        return SweepSummary(index - 1, total, error=msg)
+                yield replace(point, index=index, total=total)
     finally:
         runner.release()
-    return summary
+    return SweepSummary(index, total)
 
 
 # ---- after a sweep -----------------------------------------------------------------------------
-def crossover(points: list[dict], op: str | None = None) -> int | None:
+def crossover(points, op: str | None = None) -> int | None:
     """The smallest N from which the best GPU end-to-end run beats the best CPU run at every
-    larger N measured (elements per second, same op); None when it never does or is unknown."""
+    larger N measured (elements per second, same op); None when it never does or is unknown.
+    `points` may hold any sweep items: only measured SweepPoints count."""
     best_gpu: dict[int, float] = {}
     best_cpu: dict[int, float] = {}
     for p in points:
-        if p.get("type") != "point" or p.get("skipped") or not p.get("Gelem/s"):
+        if not isinstance(p, SweepPoint) or p.skipped or not p.gelems:
             continue
-        if op is not None and p["op"] != op:
+        if op is not None and p.op != op:
             continue
-        if p["impl"] in ("cpu-numba", "numpy"):
-            best_cpu[p["N"]] = max(best_cpu.get(p["N"], 0.0), p["Gelem/s"])
-        elif p["mode"] in ("pinned", "pageable"):
-            best_gpu[p["N"]] = max(best_gpu.get(p["N"], 0.0), p["Gelem/s"])
+        if p.impl in CPU_IMPLS:
+            best_cpu[p.N] = max(best_cpu.get(p.N, 0.0), p.gelems)
+        elif p.mode in ("pinned", "pageable"):
+            best_gpu[p.N] = max(best_gpu.get(p.N, 0.0), p.gelems)
     common = sorted(set(best_gpu) & set(best_cpu))
     if not common:
         return None
@@ -481,10 +569,7 @@ def crossover(points: list[dict], op: str | None = None) -> int | None:
     return answer
 
 
-def json_safe(point: dict) -> dict:
-    """A point without its Timings object, for export."""
-    return {k: v for k, v in point.items() if k != "timings"}
-
-
 __all__ = ["MODES", "sweep", "crossover", "PointRunner", "fit_problem", "max_fitting_exponent",
-           "reference_bytes", "sizes_up_to", "host_free_bytes", "free_device_bytes", "json_safe", "OPS"]
+           "reference_bytes", "sizes_up_to", "host_free_bytes", "free_device_bytes", "OPS",
+           "SweepReferences", "SweepPoint", "ImplUnavailableNotice", "SweepNotice", "SweepError",
+           "SweepSummary", "SweepItem"]

@@ -15,8 +15,8 @@ pg.setConfigOption("mouseRateLimit", -1)
 WAIT_MS = 20000
 
 
-def make_view(qtbot, worker, backend, size=(640, 400), max_side=None):
-    view = DistanceView(worker, backend)
+def make_view(qtbot, scheduler, backend, size=(640, 400), max_side=None):
+    view = DistanceView(scheduler, backend)
     qtbot.addWidget(view)
     if max_side:
         view.max_side = max_side
@@ -46,8 +46,8 @@ def viewport_pos(view, lon, lat) -> QPoint:
 
 
 @pytest.fixture
-def cpu_view(qtbot, worker, cpu_backend):
-    return make_view(qtbot, worker, cpu_backend)
+def cpu_view(qtbot, scheduler, cpu_backend):
+    return make_view(qtbot, scheduler, cpu_backend)
 
 
 def test_first_frame_covers_the_visible_map(cpu_view):
@@ -191,8 +191,8 @@ def test_helpers():
 
 # ---- the GPU backend (real, or the simulator with tiny frames) --------------------------------
 @pytest.mark.gpu
-def test_switching_strategy_changes_the_bytes_copied_in(qtbot, worker, gpu_backend, simulated):
-    view = make_view(qtbot, worker, gpu_backend, size=(360, 240), max_side=16 if simulated else None)
+def test_switching_strategy_changes_the_bytes_copied_in(qtbot, scheduler, gpu_backend, simulated):
+    view = make_view(qtbot, scheduler, gpu_backend, size=(360, 240), max_side=16 if simulated else None)
     assert view.strategy_combo.isEnabled() and view.strategy == "device-mesh"
     reported = []
     view.timings_ready.connect(reported.append)
@@ -217,8 +217,8 @@ def test_switching_strategy_changes_the_bytes_copied_in(qtbot, worker, gpu_backe
 
 
 @pytest.mark.gpu
-def test_switching_backend_enables_the_strategy_selector(qtbot, worker, cpu_backend, gpu_backend, simulated):
-    view = make_view(qtbot, worker, cpu_backend, size=(360, 240), max_side=16 if simulated else None)
+def test_switching_backend_enables_the_strategy_selector(qtbot, scheduler, cpu_backend, gpu_backend, simulated):
+    view = make_view(qtbot, scheduler, cpu_backend, size=(360, 240), max_side=16 if simulated else None)
     assert not view.strategy_combo.isEnabled()
     with qtbot.waitSignal(view.frame_shown, timeout=WAIT_MS) as sig:
         view.set_backend(gpu_backend)

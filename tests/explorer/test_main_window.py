@@ -1,5 +1,7 @@
+from dataclasses import dataclass
+
 import pytest
-from PyQt6.QtCore import QSettings
+from PyQt6.QtCore import QSettings, Qt
 
 from explorer.app import MainWindow
 from explorer.errors import format_exception, install_excepthook
@@ -20,8 +22,17 @@ def no_gpu(monkeypatch):
     return st
 
 
+@dataclass(frozen=True)
+class Call:
+    """A test request: its handler calls fn()."""
+    fn: object
+    backend: object = None
+
+
 def make(qtbot, settings, **kw):
+    kw.setdefault("synchronous", True)      # jobs on the GUI thread: no race with a compile
     w = MainWindow("cpu", settings=settings, **kw)
+    w.scheduler.register(Call, lambda ctx, req: req.fn())
     qtbot.addWidget(w)
     w.show()
     return w
@@ -34,7 +45,7 @@ def test_opens_switches_tabs_and_closes(qtbot, settings, no_gpu):
         w.tabs.setCurrentIndex(i)
         assert w.current_view().view_id == VIEW_IDS[i]
     w.close()
-    assert not w.worker.isRunning()
+    assert not w.scheduler.running
 
 
 def test_gpu_toggle_disabled_with_reason(qtbot, settings, no_gpu):
@@ -111,14 +122,14 @@ def test_failing_job_shows_in_status_bar_and_app_keeps_working(qtbot, settings, 
     w = make(qtbot, settings)
     view = w.current_view()
 
-    def bad(token):
+    def bad():
         raise RuntimeError("kernel launch failed: too many resources requested")
     with qtbot.waitSignal(view.error_message, timeout=5000):
-        view.submit(bad)
+        view.submit(Call(bad))
     assert "too many resources requested" in w.statusBar().currentMessage()
-    with qtbot.waitSignal(w.worker.result, timeout=5000, check_params_cb=lambda k, g, v: k == "probe") as sig:
-        w.worker.submit("probe", lambda t: "fine")
-    assert sig.args[2] == "fine"
+    with qtbot.waitSignal(w.scheduler.event, timeout=5000, check_params_cb=lambda ev: ev.key == "probe") as sig:
+        w.scheduler.submit("probe", Call(lambda: "fine"))
+    assert sig.args[0].result == "fine"
     w.close()
 
 
@@ -133,14 +144,19 @@ import sys, time
 from PyQt6.QtCore import QSettings, QTimer
 from PyQt6.QtWidgets import QApplication
 app = QApplication([])
+from dataclasses import dataclass
 from explorer.app import MainWindow
-w = MainWindow("cpu", settings=QSettings({str(tmp_path / 's.ini')!r}, QSettings.Format.IniFormat))
-w.show()
-def long_job(token):
+@dataclass(frozen=True)
+class Long:
+    backend: object = None
+def long_job(ctx, req):
     for _ in range(300):
-        token.check()
+        ctx.token.check()
         time.sleep(0.01)
-QTimer.singleShot(50, lambda: w.current_view().submit(long_job))
+w = MainWindow("cpu", settings=QSettings({str(tmp_path / 's.ini')!r}, QSettings.Format.IniFormat))
+w.scheduler.register(Long, long_job)
+w.show()
+QTimer.singleShot(50, lambda: w.current_view().submit(Long()))
 QTimer.singleShot(300, w.close)
 sys.exit(app.exec())
 """
@@ -149,3 +165,58 @@ sys.exit(app.exec())
     r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "QThread: Destroyed" not in r.stderr
+
+
+@pytest.mark.gpu
+def test_toolbar_backend_toggle_reaches_every_view(qtbot, settings, gpu_backend):
+    """The one path for a backend: the toolbar tells every view, and each view's controls follow
+    (the distance strategies used to stay disabled after switching to the GPU in the window)."""
+    w = make(qtbot, settings)
+    if w.gpu_backend is None:
+        pytest.skip(f"the window sees no usable GPU: {w.cuda_status.reason}")
+    w.tabs.setCurrentIndex(VIEW_IDS.index("throughput"))   # renders nothing on its own
+    dist, thr = w.views["distance"], w.views["throughput"]
+    assert not dist.strategy_combo.isEnabled() and "GPU only" in dist.strategy_label.text()
+    assert not thr.mode_checks["pinned"].isEnabled()
+    w.act_gpu.trigger()
+    assert w.backend.is_gpu and all(v.backend == w.backend for v in w.views.values())
+    assert dist.strategy_combo.isEnabled() and "GPU only" not in dist.strategy_label.text()
+    assert thr.mode_checks["pinned"].isEnabled()
+    assert any(thr.impl_list.item(i).text() == "cuda-jit" and
+               thr.impl_list.item(i).flags() & Qt.ItemFlag.ItemIsEnabled for i in range(thr.impl_list.count()))
+    w.act_cpu.trigger()
+    assert not w.backend.is_gpu and all(v.backend == w.backend for v in w.views.values())
+    assert not dist.strategy_combo.isEnabled() and not thr.mode_checks["pinned"].isEnabled()
+    w.close()
+
+
+@pytest.mark.parametrize("close_after_ms", [0, 150, 600])
+def test_first_start_with_an_empty_numba_cache_closes_within_a_second(tmp_path, close_after_ms):
+    """A real process through the app's own entry point, with a cold numba cache (kernels compile
+    for seconds): closing at any moment ends the process within a second, settings written."""
+    import os
+    import subprocess
+    import sys
+    import time
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ini = tmp_path / "s.ini"
+    code = f"""
+import sys, time
+from PyQt6.QtCore import QSettings, QTimer
+from explorer.app import run
+def close_soon(w):
+    def close():
+        print("closing-at", time.time(), flush=True)
+        w.close()
+    QTimer.singleShot({close_after_ms}, close)
+sys.exit(run("cpu", settings=QSettings({str(ini)!r}, QSettings.Format.IniFormat), after_show=close_soon))
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+               QT_QPA_PLATFORM="offscreen", NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    ended = time.time()
+    assert r.returncode == 0, r.stderr
+    assert "QThread: Destroyed" not in r.stderr
+    closing = float(r.stdout.split("closing-at")[1].split()[0])
+    assert ended - closing < 1.0, f"the process ended {ended - closing:.2f} s after the close"
+    assert "geometry" in ini.read_text()

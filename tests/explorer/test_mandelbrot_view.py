@@ -1,5 +1,5 @@
 """The Mandelbrot view, driven as a user would: mouse and key events on the canvas, the side
-panel's actions, frames arriving from the render worker (CPU backend; one GPU test)."""
+panel's actions, frames arriving from the render scheduler (CPU backend; one GPU test)."""
 from decimal import Decimal
 
 import numpy as np
@@ -15,9 +15,9 @@ W, H = 160, 120
 ITERS = 40
 
 
-def make_view(qtbot, worker, backend, size=(W, H), iters=ITERS, show=True):
+def make_view(qtbot, scheduler, backend, size=(W, H), iters=ITERS, show=True):
     pg.setConfigOption("mouseRateLimit", -1)
-    v = MandelbrotView(worker, backend)
+    v = MandelbrotView(scheduler, backend)
     qtbot.addWidget(v)
     v.controls.hide()               # the canvas alone fills the view: its size is the frame size
     v.controls.set_iterations(iters)
@@ -40,8 +40,8 @@ def wait_full_frame(qtbot, v, timeout=60000):
 
 
 @pytest.fixture
-def view(qtbot, worker, cpu_backend):
-    v = make_view(qtbot, worker, cpu_backend)
+def view(qtbot, scheduler, cpu_backend):
+    v = make_view(qtbot, scheduler, cpu_backend)
     wait_full_frame(qtbot, v)
     return v
 
@@ -66,8 +66,8 @@ def drag(widget, a, b, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifie
     mouse(widget, QEvent.Type.MouseButtonRelease, b, button, mods=mods)
 
 
-def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, worker, cpu_backend):
-    v = make_view(qtbot, worker, cpu_backend, show=False)
+def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, scheduler, cpu_backend):
+    v = make_view(qtbot, scheduler, cpu_backend, show=False)
     got = []
     v.timings_ready.connect(got.append)
     with qtbot.waitSignal(v.status_message, check_params_cb=lambda t, ms: "Compiling" in t):
@@ -358,12 +358,12 @@ def test_export_can_be_cancelled(qtbot, view, tmp_path):
         view.start_export(str(tmp_path / "big.png"), 2000, 1500)
         view.cancel_export()
     assert sig.args == ["cancelled"] and view._export_dialog is None
-    qtbot.waitUntil(lambda: not view.worker._running and not view.worker._pending, timeout=30000)
+    qtbot.waitUntil(lambda: not view.scheduler.core.drain(), timeout=30000)
     assert done == []
 
 
-def test_window_sized_view_shows_the_whole_set(qtbot, worker, cpu_backend, tmp_path):
-    v = MandelbrotView(worker, cpu_backend)
+def test_window_sized_view_shows_the_whole_set(qtbot, scheduler, cpu_backend, tmp_path):
+    v = MandelbrotView(scheduler, cpu_backend)
     qtbot.addWidget(v)
     v.controls.set_iterations(200)
     v.resize(900, 600)
@@ -382,18 +382,18 @@ def test_window_sized_view_shows_the_whole_set(qtbot, worker, cpu_backend, tmp_p
 
 
 @pytest.mark.gpu
-def test_gpu_frame_is_displayed(qtbot, worker, gpu_backend, simulated):
+def test_gpu_frame_is_displayed(qtbot, scheduler, gpu_backend, simulated):
     size = (16, 12) if simulated else (W, H)
-    v = make_view(qtbot, worker, gpu_backend, size=size, iters=20 if simulated else ITERS)
+    v = make_view(qtbot, scheduler, gpu_backend, size=size, iters=20 if simulated else ITERS)
     wait_full_frame(qtbot, v, timeout=120000)
     assert v._frame.rgba.shape == (size[1], size[0], 4)
     assert v._frame.timings.backend == "cuda"
 
 
 @pytest.mark.gpu
-def test_switching_backend_compiles_then_renders(qtbot, worker, cpu_backend, gpu_backend, simulated):
+def test_switching_backend_compiles_then_renders(qtbot, scheduler, cpu_backend, gpu_backend, simulated):
     size = (16, 12) if simulated else (W, H)
-    v = make_view(qtbot, worker, cpu_backend, size=size, iters=20)
+    v = make_view(qtbot, scheduler, cpu_backend, size=size, iters=20)
     wait_full_frame(qtbot, v)
     assert v._frame.timings.backend == "cpu"
     with qtbot.waitSignal(v.status_message, check_params_cb=lambda t, ms: "Compiling" in t):

@@ -1,109 +1,78 @@
+"""The Qt adapter over the scheduler: events reach the GUI thread as one signal, synchronous mode
+runs jobs from the event loop after the submitting code has finished, close never blocks."""
 import threading
+import time
+from dataclasses import dataclass
 
-import pytest
+from PyQt6.QtCore import QThread
 
-from explorer.worker import RenderWorker
+from kernels.backend import Backend
+from kernels.scheduler import Delivered, Progress
 
-
-def blocker():
-    """A job that holds the worker until released, so submissions pile up behind it."""
-    gate, started = threading.Event(), threading.Event()
-
-    def job(token):
-        started.set()
-        gate.wait(10)
-        return "blocker"
-    return job, gate, started
+CPU = Backend("cpu")
 
 
-def test_latest_request_wins(qtbot, worker):
-    ran = []
-    job, gate, started = blocker()
-    worker.submit("a", job)
-    assert started.wait(5)
-    for i in range(5):
-        worker.submit("b", lambda token, i=i: ran.append(i) or i)
-    with qtbot.waitSignal(worker.result, timeout=5000, check_params_cb=lambda k, g, v: k == "b") as sig:
-        gate.set()
-    assert sig.args[2] == 4
-    assert ran == [4]  # the four older submissions never ran
+@dataclass(frozen=True)
+class Call:
+    fn: object
+    backend: Backend = CPU
 
 
-def test_stale_result_dropped(qtbot, worker):
-    results = []
-    worker.result.connect(lambda k, g, v: results.append(v))
-    job, gate, started = blocker()
-    worker.submit("a", job)
-    assert started.wait(5)
-    worker.submit("a", lambda t: "newer")  # makes the running job's result stale
-    gate.set()
-    qtbot.waitUntil(lambda: "newer" in results, timeout=5000)
-    assert "blocker" not in results
+def run_call(ctx, req):
+    return req.fn(ctx)
 
 
-def test_error_is_reported_and_worker_keeps_going(qtbot, worker):
-    def bad(token):
-        raise ValueError("the frame is too large")
-    with qtbot.waitSignal(worker.failed, timeout=5000) as sig:
-        worker.submit("v", bad)
-    assert sig.args[2] == "the frame is too large" and "ValueError" in sig.args[3]
-    with qtbot.waitSignal(worker.result, timeout=5000) as sig:
-        worker.submit("v", lambda t: 42)
-    assert sig.args[2] == 42
+def test_events_arrive_on_the_gui_thread(qtbot, threaded_scheduler):
+    s = threaded_scheduler
+    s.register(Call, run_call)
+    where = {}
+
+    def job(ctx):
+        where["job"] = threading.current_thread()
+        return "done"
+    s.event.connect(lambda ev: where.setdefault("event", QThread.currentThread()))
+    with qtbot.waitSignal(s.event, timeout=5000, check_params_cb=lambda ev: isinstance(ev, Delivered)) as sig:
+        s.submit("k", Call(job))
+    assert sig.args[0].result == "done"
+    assert where["job"] is not threading.main_thread()          # computed on the worker...
+    assert where["event"] is QThread.currentThread()             # ...delivered on the GUI thread
 
 
-def test_generator_jobs_report_progress_and_share_the_worker(qtbot, worker):
+def test_synchronous_mode_runs_after_the_submitting_code(qtbot, scheduler):
+    scheduler.register(Call, run_call)
     order = []
-    step, other_submitted = threading.Event(), threading.Event()
-
-    def sweep(token):
-        for i in range(3):
-            token.check()
-            order.append(f"s{i}")
-            step.set()
-            other_submitted.wait(5)  # hold the first point until the other view has asked
-            yield i
-        return "swept"
-
-    progress = []
-    worker.progress.connect(lambda k, g, item: progress.append(item))
-    with qtbot.waitSignal(worker.result, timeout=5000, check_params_cb=lambda k, g, v: k == "sweep"):
-        worker.submit("sweep", sweep)
-        assert step.wait(5)
-        worker.submit("view", lambda t: order.append("view"))
-        other_submitted.set()
-    assert progress == [0, 1, 2]
-    assert order == ["s0", "view", "s1", "s2"]  # the other view ran between sweep points
+    scheduler.event.connect(lambda ev: order.append(("event", type(ev).__name__)))
+    scheduler.submit("k", Call(lambda ctx: order.append("job") or 1))
+    order.append("after submit")
+    assert order == ["after submit"]
+    qtbot.waitUntil(lambda: ("event", "Delivered") in order, timeout=5000)
+    assert order == ["after submit", "job", ("event", "Delivered")]
+    assert not scheduler.running                                 # no thread at all
 
 
-def test_cancel_stops_a_generator_within_one_step(qtbot, worker):
-    reached = []
-    first = threading.Event()
-    hold = threading.Event()
+def test_progress_items_are_events_too(qtbot, scheduler):
+    scheduler.register(Call, run_call)
+    items = []
+    scheduler.event.connect(lambda ev: items.append(ev.item) if isinstance(ev, Progress) else None)
 
-    def long_job(token):
-        for i in range(1000):
-            token.check()
-            reached.append(i)
-            first.set()
-            hold.wait(5)
-            yield i
-
-    with qtbot.waitSignal(worker.cancelled, timeout=5000):
-        worker.submit("long", long_job)
-        assert first.wait(5)
-        worker.cancel("long")
-        hold.set()
-    assert len(reached) <= 2
+    def job(ctx):
+        yield 1
+        ctx.report(2)
+        yield 3
+        return "end"
+    with qtbot.waitSignal(scheduler.event, timeout=5000, check_params_cb=lambda ev: isinstance(ev, Delivered)):
+        scheduler.submit("k", Call(job))
+    assert items == [1, 2, 3]
 
 
-def test_shutdown_with_work_in_flight(qtbot):
-    w = RenderWorker()
-    job, gate, started = blocker()
-    w.submit("a", job)
+def test_shutdown_returns_at_once_with_a_job_that_never_checks(qtbot, threaded_scheduler):
+    s = threaded_scheduler
+    s.register(Call, run_call)
+    gate, started = threading.Event(), threading.Event()
+    s.submit("a", Call(lambda ctx: started.set() or gate.wait(10)))
     assert started.wait(5)
-    w.submit("a", lambda t: None)
+    t0 = time.perf_counter()
+    assert s.shutdown(0.1) is False
+    assert time.perf_counter() - t0 < 0.5
+    assert s.submit("a", Call(lambda ctx: None)) == -1
     gate.set()
-    assert w.shutdown(5000)
-    assert not w.isRunning()
-    assert w.submit("a", lambda t: None) == -1  # a stopped worker takes nothing new

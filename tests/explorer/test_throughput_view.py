@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+
+from kernels.scheduler import Delivered, Progress
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
@@ -15,8 +17,8 @@ from kernels.vector.ops import Impl, ImplUnavailable
 
 
 @pytest.fixture
-def view(qtbot, worker, cpu_backend):
-    v = ThroughputView(worker, cpu_backend)
+def view(qtbot, scheduler, cpu_backend):
+    v = ThroughputView(scheduler, cpu_backend)
     qtbot.addWidget(v)
     v.ref_bytes = 2**16
     v.REPEATS = 2
@@ -27,7 +29,8 @@ def view(qtbot, worker, cpu_backend):
 
 
 def _run(qtbot, view, timeout=60000):
-    with qtbot.waitSignal(view.worker.result, timeout=timeout):
+    with qtbot.waitSignal(view.scheduler.event, timeout=timeout,
+                          check_params_cb=lambda ev: isinstance(ev, Delivered)):
         view.start_sweep()
     qtbot.waitUntil(lambda: not view.in_flight, timeout=timeout)
 
@@ -76,10 +79,12 @@ def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
     doc = json.loads(jpath.read_text())
     assert doc["op"] == "triad" and len(doc["points"]) == 6
     assert doc["points"][0]["GB/s"] == pytest.approx(float(rows[1][8]), rel=1e-3)
+    assert doc["points"][0] == view.points[0].as_dict()
+    assert doc["points"][0]["type"] == "point" and doc["points"][0]["phases_ms"]["kernel"] > 0
 
     view.metric_combo.setCurrentIndex(1)   # G elements/s
     x, y = view._curves[("numpy", "kernel")].getOriginalDataset()
-    gelem = [p["Gelem/s"] for p in view.points if p["impl"] == "numpy"]
+    gelem = [p.gelems for p in view.points if p.impl == "numpy"]
     assert list(y) == pytest.approx(gelem)
     # the CPU-copy line becomes the element rate a copy at that bandwidth allows for triad
     ref = view._ref_items[0]
@@ -102,9 +107,9 @@ def test_unticking_an_implementation_hides_its_curve(qtbot, view):
 def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
     view.set_max_exponent(22)
     first = []
-    view.worker.progress.connect(lambda k, g, item: first.append(item))
+    view.scheduler.event.connect(lambda ev: first.append(ev.item) if isinstance(ev, Progress) else None)
     view.start_sweep()
-    qtbot.waitUntil(lambda: any(i.get("type") == "point" for i in first), timeout=30000)
+    qtbot.waitUntil(lambda: any(isinstance(i, vector_sweep.SweepPoint) for i in first), timeout=30000)
     view.cancel_sweep()
     assert not view.in_flight and view.run_button.isEnabled()
     assert "cancelled" in view.info.text()
@@ -145,10 +150,11 @@ def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monke
 
 
 def test_crossover_marker(qtbot, view):
-    pts = [{"type": "point", "op": "add", "impl": "cpu-numba", "mode": "kernel", "N": n,
-            "skipped": None, "Gelem/s": 1.0, "GB/s": 12.0} for n in (1024, 2048, 4096)]
-    pts += [{"type": "point", "op": "add", "impl": "cuda-jit", "mode": "pinned", "N": n,
-             "skipped": None, "Gelem/s": g, "GB/s": 12 * g} for n, g in ((1024, 0.2), (2048, 2), (4096, 4))]
+    point = vector_sweep.SweepPoint
+    pts = [point("add", "cpu-numba", "kernel", n, gelems=1.0, gbs=12.0, repeats=1)
+           for n in (1024, 2048, 4096)]
+    pts += [point("add", "cuda-jit", "pinned", n, gelems=g, gbs=12 * g, repeats=1)
+            for n, g in ((1024, 0.2), (2048, 2), (4096, 4))]
     view._sweep_op = "add"
     view.points = pts
     view._update_crossover()
@@ -158,8 +164,8 @@ def test_crossover_marker(qtbot, view):
 
 
 @pytest.mark.gpu
-def test_small_gpu_sweep(qtbot, worker, gpu_backend, simulated):
-    view = ThroughputView(worker, gpu_backend)
+def test_small_gpu_sweep(qtbot, scheduler, gpu_backend, simulated):
+    view = ThroughputView(scheduler, gpu_backend)
     qtbot.addWidget(view)
     view.ref_bytes = 2**16
     view.REPEATS = 2
@@ -179,14 +185,14 @@ def test_small_gpu_sweep(qtbot, worker, gpu_backend, simulated):
     _run(qtbot, view, timeout=120000)
     sizes = 1 if simulated else 7
     assert len(view.points) == 7 * sizes and view.table.rowCount() == 7 * sizes
-    assert all(not p["skipped"] for p in view.points)
-    gpu_pts = [p for p in view.points if p["impl"].startswith("cuda-jit")]
+    assert all(not p.skipped for p in view.points)
+    gpu_pts = [p for p in view.points if p.impl.startswith("cuda-jit")]
     if simulated:   # no event timing in the simulator: nothing drawn, nothing invented
-        assert all(p["GB/s"] is None for p in gpu_pts)
+        assert all(p.gbs is None for p in gpu_pts)
         assert all(t.phases_ms["kernel"] is None for t in timings if t.backend == "cuda"
                    and "cuda-jit" in t.label)
     else:
-        assert all(p["GB/s"] > 0 for p in gpu_pts)
+        assert all(p.gbs > 0 for p in gpu_pts)
         assert {(i, m) for i in ("cuda-jit", "cuda-jit-ilp4")
                 for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
         assert len(view._ref_items) == 4

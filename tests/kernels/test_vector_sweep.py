@@ -5,30 +5,55 @@ import pytest
 
 from kernels.vector import bench as vector_bench, sweep as vector_sweep
 from kernels.vector.ops import Impl, ImplUnavailable, OP_NAMES
-from kernels.vector.sweep import crossover, sizes_up_to, sweep
+from kernels.vector.sweep import (ImplUnavailableNotice, SweepError, SweepPoint, SweepReferences,
+                                  SweepSummary, crossover, sizes_up_to, sweep)
 
 REF = 2**16
 
 
 def _points(items):
-    return [i for i in items if i["type"] == "point"]
+    return [i for i in items if isinstance(i, SweepPoint)]
 
 
 def test_cpu_sweep_yields_references_then_points(cpu_backend):
     items = list(sweep(cpu_backend, ["add", "saxpy"], ["cpu-numba", "numpy"], vector_sweep.MODES,
                        [2**10, 2**12], ref_bytes=REF, repeats=3))
-    assert items[0]["type"] == "references" and items[0]["refs"]["cpu-copy"] > 0
+    assert isinstance(items[0], SweepReferences) and items[0].refs["cpu-copy"] > 0
     pts = _points(items)
     # CPU implementations run in kernel mode only: 2 sizes × 2 ops × 2 impls
-    assert len(pts) == 8
-    assert {(p["impl"], p["mode"]) for p in pts} == {("cpu-numba", "kernel"), ("numpy", "kernel")}
+    assert len(pts) == 8 == len(items) - 1
+    assert {(p.impl, p.mode) for p in pts} == {("cpu-numba", "kernel"), ("numpy", "kernel")}
     for p in pts:
-        assert p["skipped"] is None
-        assert p["GB/s"] > 0 and p["Gelem/s"] > 0 and 1 <= p["repeats"] <= 3
-        assert p["bytes"] == 12 * p["N"]
-        assert p["GB/s"] == pytest.approx(12 * p["N"] / (p["phases_ms"]["kernel"] * 1e-3) / 1e9)
-        assert p["timings"].phases_ms["kernel"] == p["phases_ms"]["kernel"]
-    assert [p["index"] for p in pts] == list(range(1, 9)) and pts[-1]["total"] == 8
+        assert p.skipped is None and p.measured
+        assert p.gbs > 0 and p.gelems > 0 and 1 <= p.repeats <= 3
+        assert p.bytes == 12 * p.N and p.bus_bytes == 0
+        assert p.time_ms == p.kernel_ms and p.h2d_ms is None and p.d2h_ms is None
+        assert p.gbs == pytest.approx(12 * p.N / (p.kernel_ms * 1e-3) / 1e9)
+        assert p.timings.phases_ms["kernel"] == p.kernel_ms
+    assert [p.index for p in pts] == list(range(1, 9)) and pts[-1].total == 8
+
+
+def test_points_export_in_the_layout_files_have_always_had(cpu_backend):
+    gen = sweep(cpu_backend, ["add"], ["numpy"], ["kernel"], [2**10, 2**11], ref_bytes=REF, repeats=1)
+    items = []
+    with pytest.raises(StopIteration) as stop:
+        while True:
+            items.append(next(gen))
+    assert stop.value.value == SweepSummary(points=2, total=2)
+    p = _points(items)[0]
+    d = p.as_dict()
+    assert list(d) == ["type", "op", "impl", "mode", "N", "skipped", "phases_ms", "ms", "GB/s",
+                       "Gelem/s", "bytes", "bus_bytes", "repeats", "index", "total"]
+    assert d["type"] == "point" and d["N"] == 1024 and d["ms"] == p.kernel_ms
+    assert d["GB/s"] == p.gbs == p.rate("GB/s") and d["Gelem/s"] == p.gelems == p.rate("Gelem/s")
+    assert set(d["phases_ms"]) == {"h2d", "kernel", "d2h", "total", "compile"}
+    assert d["phases_ms"]["kernel"] == p.kernel_ms and d["phases_ms"]["compile"] is None  # numpy
+    import json
+    json.dumps(d)   # nothing that JSON cannot hold (the Timings object stays out)
+    skipped = SweepPoint("add", "numpy", "kernel", 2**40, skipped="too big")
+    assert skipped.as_dict()["phases_ms"] == {} and skipped.as_dict()["skipped"] == "too big"
+    with pytest.raises(AttributeError):
+        p.gbs = 0.0   # frozen
 
 
 def test_sizes_beyond_host_memory_are_skipped_with_the_reason(cpu_backend, monkeypatch):
@@ -36,11 +61,11 @@ def test_sizes_beyond_host_memory_are_skipped_with_the_reason(cpu_backend, monke
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 200_000)
     pts = _points(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(15),
                         ref_bytes=REF, repeats=1))
-    ran = [p["N"] for p in pts if not p["skipped"]]
-    skipped = [p for p in pts if p["skipped"]]
+    ran = [p.N for p in pts if not p.skipped]
+    skipped = [p for p in pts if p.skipped]
     assert ran == [2**10, 2**11, 2**12, 2**13]
-    assert [p["N"] for p in skipped] == [2**14, 2**15]
-    assert all("host memory" in p["skipped"] and p["GB/s"] is None for p in skipped)
+    assert [p.N for p in skipped] == [2**14, 2**15]
+    assert all("host memory" in p.skipped and p.gbs is None for p in skipped)
     assert vector_sweep.max_fitting_exponent(gpu=False, pinned=False) == 13
 
 
@@ -54,7 +79,7 @@ def test_cancel_stops_within_one_point(cpu_backend):
     seen = []
     for item in gen:
         seen.append(item)
-        if item["type"] == "point":
+        if isinstance(item, SweepPoint):
             token.cancelled = True
     assert len(_points(seen)) == 1
 
@@ -72,8 +97,8 @@ def test_cancel_raises_the_workers_exception_when_the_token_has_check(cpu_backen
 
     token = Token()
     gen = sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(12), token, ref_bytes=REF)
-    assert next(gen)["type"] == "references"
-    assert next(gen)["type"] == "point"
+    assert isinstance(next(gen), SweepReferences)
+    assert isinstance(next(gen), SweepPoint)
     token.cancelled = True
     with pytest.raises(Stop):
         next(gen)
@@ -92,21 +117,20 @@ def test_a_gpu_error_mid_sweep_stops_it_with_a_message(cpu_backend):
                      exc=RuntimeError("[700] Call to cuLaunchKernel results in CUDA_ERROR_ILLEGAL_ADDRESS"))
     gen = sweep(cpu_backend, ["copy"], [bad], ["kernel"], sizes_up_to(13), ref_bytes=REF, repeats=1)
     items = list(gen)
-    assert [p["N"] for p in _points(items)] == [2**10]
-    assert items[-1]["type"] == "error"
-    assert "flaky failed on copy" in items[-1]["message"] and "ILLEGAL_ADDRESS" in items[-1]["message"]
+    assert [p.N for p in _points(items)] == [2**10]
+    assert isinstance(items[-1], SweepError)
+    assert "flaky failed on copy" in items[-1].message and "ILLEGAL_ADDRESS" in items[-1].message
 
 
 def test_an_implementation_failing_to_compile_is_reported_and_skipped(cpu_backend):
     bad = _fake_impl("broken", fail_at=0, exc=ImplUnavailable("NVRTC could not compile 'copy': boom"))
     items = list(sweep(cpu_backend, ["copy"], [bad, "numpy"], ["kernel"], [2**10, 2**11],
                        ref_bytes=REF, repeats=1))
-    notes = [i for i in items if i["type"] == "unavailable"]
-    assert notes == [{"type": "unavailable", "impl": "broken",
-                      "reason": "NVRTC could not compile 'copy': boom"}]
+    notes = [i for i in items if isinstance(i, ImplUnavailableNotice)]
+    assert notes == [ImplUnavailableNotice("broken", "NVRTC could not compile 'copy': boom")]
     pts = _points(items)
-    assert [p["skipped"] for p in pts if p["impl"] == "broken"] == ["NVRTC could not compile 'copy': boom"] * 2
-    assert all(p["skipped"] is None for p in pts if p["impl"] == "numpy")
+    assert [p.skipped for p in pts if p.impl == "broken"] == ["NVRTC could not compile 'copy': boom"] * 2
+    assert all(p.skipped is None for p in pts if p.impl == "numpy")
 
 
 def test_unknown_names_are_refused_with_the_choices(cpu_backend):
@@ -117,8 +141,7 @@ def test_unknown_names_are_refused_with_the_choices(cpu_backend):
 
 
 def _pt(impl, mode, n, gelem):
-    return {"type": "point", "op": "add", "impl": impl, "mode": mode, "N": n, "skipped": None,
-            "Gelem/s": gelem}
+    return SweepPoint("add", impl, mode, n, gelems=gelem, repeats=1)
 
 
 def test_crossover_is_where_the_gpu_end_to_end_stays_ahead():
@@ -129,7 +152,8 @@ def test_crossover_is_where_the_gpu_end_to_end_stays_ahead():
     assert crossover(pts) == 8
     pts.append(_pt("nvrtc", "pageable", 4, 1.5))
     assert crossover(pts) == 2   # 2.0, 1.5, 3.0 all beat 1.0 from N = 2 on
-    assert crossover([p for p in pts if p["impl"] == "cpu-numba"]) is None
+    assert crossover([p for p in pts if p.impl == "cpu-numba"]) is None
+    assert crossover([SweepReferences({}, 0)] + pts) == 2     # other items are ignored
 
 
 def test_bench_rows_on_the_cpu(cpu_backend, monkeypatch):
@@ -163,17 +187,18 @@ def test_gpu_sweep_small(gpu_backend, simulated, monkeypatch):
     pts = _points(items)
     assert len(pts) == 4 * len(sizes)
     for p in pts:
-        assert p["skipped"] is None
-        if simulated and p["impl"] == "cuda-jit":
-            assert p["GB/s"] is None and p["phases_ms"]["kernel"] is None  # never invented
+        assert p.skipped is None
+        if simulated and p.impl == "cuda-jit":
+            assert p.gbs is None and p.kernel_ms is None and "simulator" in p.note  # never invented
         else:
-            assert p["GB/s"] > 0
-    e2e = [p for p in pts if p["mode"] != "kernel"]
-    assert all(p["timings"].bytes == {"h2d": 8 * p["N"], "d2h": 4 * p["N"]} for p in e2e)
+            assert p.gbs > 0
+    e2e = [p for p in pts if p.mode != "kernel"]
+    assert all(p.timings.bytes == {"h2d": 8 * p.N, "d2h": 4 * p.N} for p in e2e)
+    assert all(p.bus_bytes == 12 * p.N for p in e2e)
     # a device that is too small: the point is skipped, saying why
     monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 10_000)
     pts = _points(sweep(gpu_backend, ["copy"], ["cuda-jit"], ["kernel"], [2**10], ref_bytes=REF))
-    assert "GPU memory" in pts[0]["skipped"]
+    assert "GPU memory" in pts[0].skipped
 
 
 MiB = 2**20
@@ -221,11 +246,10 @@ def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypa
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked == [(256 * MiB, vector_sweep.REF_REPEATS)]
-    assert items[0] == {"type": "references", "refs": {"cpu-copy": 10.0}, "bytes": 256 * MiB,
-                        "copy_ceiling_by": None}
+    assert items[0] == SweepReferences({"cpu-copy": 10.0}, 256 * MiB, None)
     monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
-    assert asked[-1][0] == 128 * MiB and items[0]["bytes"] == 128 * MiB
+    assert asked[-1][0] == 128 * MiB and items[0].bytes == 128 * MiB
 
 
 def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
@@ -235,7 +259,7 @@ def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
     class FakeRunner:
         def measure(self, op_name, impl, mode, n, repeats=None):
             calls.append((impl.name, mode))
-            return {"skipped": "test double"}
+            return SweepPoint(op_name, impl.name, mode, n, skipped="test double")
 
     gpu = type("B", (), {"name": "cuda", "simulated": False, "is_gpu": True})()
     fakes = [Impl(name, True, "", "gpu", "", {}) for name in ("cuda-jit", "cuda-jit-ilp4", "nvrtc-ilp4")]
@@ -262,7 +286,7 @@ def test_copy_ceiling_is_the_fastest_copy(monkeypatch):
     class FakeRunner:
         def measure(self, op, impl, mode, n):
             assert op == "copy" and mode == "kernel"
-            return {"GB/s": speeds[impl.name]}
+            return SweepPoint(op, impl.name, mode, n, gbs=speeds[impl.name], repeats=1)
 
     monkeypatch.setattr(vs, "implementations",
                         lambda b: [FakeImpl("slow"), FakeImpl("fast"), FakeImpl("off", available=False),
