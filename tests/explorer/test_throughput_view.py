@@ -143,7 +143,7 @@ def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monke
     assert "syntax error" in item.toolTip()
     assert view.run_button.isEnabled()
     monkeypatch.undo()
-    view.request_render()          # e.g. a backend switch: everything offered again
+    view.backend_changed()         # e.g. a backend switch: everything offered again
     view.set_max_exponent(10)
     _run(qtbot, view)
     assert len(view.points) == 2 and not view.last_error
