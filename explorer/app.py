@@ -218,7 +218,7 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
     if after_show is not None:
         after_show(win)
     code = app.exec()
-    if not win.scheduler.core.join(0.5):
+    if not win.scheduler.core.join(0.05):
         # closed during a first start: the abandoned thread is inside a JIT compile that holds
         # numba's compiler lock, and a normal interpreter exit would wait seconds for it. The
         # settings are written already (closeEvent); nothing else is pending.
