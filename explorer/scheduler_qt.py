@@ -12,6 +12,7 @@ import weakref
 
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
+from kernels.jobs import default_handlers
 from kernels.scheduler import Busy, Scheduler
 
 from .export_jobs import HANDLERS as EXPORT_HANDLERS
@@ -25,7 +26,8 @@ class QtScheduler(QObject):
 
     def __init__(self, parent=None, *, synchronous: bool = False):
         super().__init__(parent)
-        self.core = Scheduler(self._deliver, synchronous=synchronous, autodrain=False)
+        self.core = Scheduler(self._deliver, synchronous=synchronous, autodrain=False,
+                              handlers=default_handlers())
         for request_type, handler in EXPORT_HANDLERS.items():
             self.core.register(request_type, handler)
         self.synchronous = synchronous

@@ -175,11 +175,9 @@ class Scheduler:
         self._deliver = deliver or (lambda event: None)
         self.synchronous = synchronous
         self.autodrain = autodrain        # synchronous mode: run jobs inside submit, or on drain()
+        # the workloads' handlers come from kernels.jobs.default_handlers(), passed in by the caller
         self._handlers: dict[type, Handler] = {ReadPixel: _read_pixel}
-        if handlers is None:
-            from .jobs import default_handlers
-            handlers = default_handlers()
-        self._handlers.update(handlers)
+        self._handlers.update(handlers or {})
         self._cond = threading.Condition()
         self._pending: "OrderedDict[str, _Job]" = OrderedDict()
         self._running: dict[str, _Job] = {}   # generator jobs between steps, and the current job

@@ -20,12 +20,19 @@ from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
-from kernels.scheduler import Compiled, ExportProgress, Exported, PixelValue, ReadPixel, Warmup
+from kernels.scheduler import (
+    Compiled,
+    Exported,
+    ExportProgress,
+    PixelValue,
+    ReadPixel,
+    Warmup,
+)
 from kernels.timing import Timings
 
 from ..export_jobs import MandelbrotExport
 from .base import BaseView
-from .mandelbrot_camera import Camera, CameraState
+from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
@@ -294,7 +301,7 @@ class MandelbrotView(BaseView):
     def _on_key(self, ev):
         w, h = self.canvas_size()
         k, cam = ev.key(), self.camera
-        step = 0.10
+        step = PAN_STEP
         if k == Qt.Key.Key_Left:
             self._camera_changed(cam.pan_fraction(-step, 0, w, h))
         elif k == Qt.Key.Key_Right:
@@ -304,9 +311,9 @@ class MandelbrotView(BaseView):
         elif k == Qt.Key.Key_Down:
             self._camera_changed(cam.pan_fraction(0, -step, w, h))
         elif k in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self._camera_changed(cam.zoom_centre(2.0, w, h))
+            self._camera_changed(cam.zoom_centre(KEY_ZOOM, w, h))
         elif k == Qt.Key.Key_Minus:
-            self._camera_changed(cam.zoom_centre(0.5, w, h))
+            self._camera_changed(cam.zoom_centre(1.0 / KEY_ZOOM, w, h))
         elif k == Qt.Key.Key_Home:
             self._camera_changed(cam.reset())
         elif k == Qt.Key.Key_Backspace:

@@ -13,13 +13,27 @@ from decimal import Decimal
 
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QColor
-from PyQt6.QtWidgets import (QCheckBox, QColorDialog, QComboBox, QDoubleSpinBox, QFormLayout,
-                             QGroupBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                             QPushButton, QSlider, QSpinBox, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QColorDialog,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from kernels import palettes
+from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
-MAX_ITER = 10_000_000
 BOOKMARKS_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "resources", "bookmarks.json")
 
@@ -71,7 +85,7 @@ class MandelbrotControls(QWidget):
         self.auto_iters.setChecked(True)
         self.auto_iters.setToolTip("Choose the iteration limit from the zoom depth (deeper needs more)")
         self.iters = QSpinBox()
-        self.iters.setRange(1, MAX_ITER)
+        self.iters.setRange(1, MAX_ITER_LIMIT)
         self.iters.setGroupSeparatorShown(True)
         self.iters.setValue(self._auto_value)
         self.iters.setEnabled(False)

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-MAX_ITER = 10_000_000
+from kernels.mandelbrot.request import MAX_ITER_LIMIT
+
 EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)"
 _KEYS = {"center": "center", "centre": "center", "c": "center",
@@ -100,7 +101,7 @@ def parse_location(text: str) -> Location:
     raw = found.get("iters")
     if raw is not None and raw.lower() != "auto":
         n = _number(raw.split(",")[0].split()[0], "the iteration count", far=None)
-        if n != n.to_integral_value() or not (1 <= n <= MAX_ITER):
-            raise ValueError(f"iters must be a whole number from 1 to {MAX_ITER:,} (or auto), not {raw}")
+        if n != n.to_integral_value() or not (1 <= n <= MAX_ITER_LIMIT):
+            raise ValueError(f"iters must be a whole number from 1 to {MAX_ITER_LIMIT:,} (or auto), not {raw}")
         iterations = int(n)
     return Location(c_re, c_im, width, iterations)

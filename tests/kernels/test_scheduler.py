@@ -217,7 +217,8 @@ def test_default_handlers_cover_every_workload_request():
     from kernels.mandelbrot.request import MandelbrotRequest, ProgressiveRequest
     from kernels.scheduler import ReadPixel, Warmup
     from kernels.vector.jobs import SweepRequest
-    s = Scheduler(synchronous=True)
+    from kernels.jobs import default_handlers
+    s = Scheduler(synchronous=True, handlers=default_handlers())
     for t in (DistanceRequest, MandelbrotRequest, ProgressiveRequest, SweepRequest, Warmup, ReadPixel):
         assert s._handler_for(t.__new__(t)) is not None
 
@@ -226,8 +227,9 @@ def test_a_mandelbrot_frame_through_the_scheduler():
     from kernels.frame import Frame
     from kernels.mandelbrot.request import MandelbrotRequest
     from kernels.scheduler import Compiled, Warmup
+    from kernels.jobs import default_handlers
     ev = Events()
-    s = Scheduler(ev, synchronous=True)
+    s = Scheduler(ev, synchronous=True, handlers=default_handlers())
     s.submit("m", Warmup("mandelbrot", CPU))
     s.submit("m", MandelbrotRequest(-0.5, 0.0, 3.0, (16, 12), 50, backend=CPU))
     got = [e.result for e in ev.of(Delivered)]
