@@ -40,8 +40,8 @@ def main():
     clock = QElapsedTimer()
     clock.start()
     view = win.current_view()
-    # the CPU renders a coarse frame first: wait for the full one (the worker going idle)
-    while clock.elapsed() < 120_000 and (len(frames) < args.frames or view.in_flight or win.worker._busy):
+    # the CPU renders a coarse frame first: wait for the full one (the view idle again)
+    while clock.elapsed() < 120_000 and (len(frames) < args.frames or view.in_flight):
         app.processEvents()
     end = clock.elapsed() + 300
     while clock.elapsed() < end:

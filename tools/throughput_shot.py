@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     from PyQt6.QtWidgets import QApplication
 
     from explorer.views.throughput import ThroughputView
-    from explorer.worker import RenderWorker
+    from explorer.scheduler_qt import QtScheduler
     from kernels import backend as backends
 
     try:
@@ -41,8 +41,8 @@ def main(argv=None) -> int:
         print(f"backend {args.backend} cannot run: {exc}", file=sys.stderr)
         return 1
     app = QApplication.instance() or QApplication([])
-    worker = RenderWorker()
-    view = ThroughputView(worker, be)
+    scheduler = QtScheduler()
+    view = ThroughputView(scheduler, be)
     view.resize(1100, 650)
     view.show()
     messages = []
@@ -64,16 +64,16 @@ def main(argv=None) -> int:
     view.grab().save(args.out + ".png")
     view.export_csv(args.out + ".csv")
     view.export_json(args.out + ".json")
-    worker.shutdown()
+    scheduler.shutdown(1.0)
 
     print(f"backend: {be.label} ({be.device}); op {args.op}; {len(view.points)} point(s)")
     print("references (GB/s): " + ", ".join(f"{k}={v:.1f}" for k, v in view.refs.items() if v))
     best: dict = {}
     for pt in view.points:
-        if pt.get("GB/s"):
-            key = f"{pt['impl']}/{pt['mode']}"
-            if pt["GB/s"] > best.get(key, (0, 0))[0]:
-                best[key] = (pt["GB/s"], pt["N"])
+        if pt.gbs:
+            key = f"{pt.impl}/{pt.mode}"
+            if pt.gbs > best.get(key, (0, 0))[0]:
+                best[key] = (pt.gbs, pt.N)
     for key, (gbs, n) in sorted(best.items()):
         print(f"  best {key:<26} {gbs:10.1f} GB/s at N = {n:,}")
     for name, reason in view.unavailable.items():
