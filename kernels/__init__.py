@@ -1,4 +1,21 @@
-"""Compute layer of GPU Explorer: kernels, CPU twins, timing and buffers. Never imports Qt."""
+"""The compute layer of GPU Explorer. Never imports Qt, pyqtgraph, explorer or cli.
+
+Shared parts (modules):
+  backend    which backends run here (cpu, cuda, the CUDA simulator) and why CUDA cannot
+  scheduler  the one worker thread under all compute: typed requests in, typed events out
+  jobs       the scheduler's default handlers, gathered from the workload packages
+  timing     Timings and JobTimer (CUDA events on the job's stream, a wall clock on the host)
+  buffers    BufferPool (device arrays, pinned host rings), memory probes, OutOfDeviceMemory
+  launch     prepared kernel launches (argument conversion done once)
+  transfer   copy bandwidths (the ceilings every rate is compared with)
+  frame      Frame, the result of a picture request
+  palettes   colour tables, read without importing pyqtgraph
+  bench      the --bench registry and its JSON layout
+
+Workload packages (each: request, kernels beside their CPU twins, renderer, jobs, bench), which
+never import each other: mandelbrot, distance, vector. import-linter contracts in pyproject.toml,
+checked by tests/test_layers.py, keep these rules.
+"""
 import os as _os
 
 # Small launches are deliberate here (warm-up frames, one-pixel readouts, tiny previews); numba's
