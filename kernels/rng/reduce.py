@@ -1,0 +1,183 @@
+"""Sums of one array, each strategy its own kernel (see request.REDUCE_HELP), the CPU twins, and
+the exact sum the errors are measured against.
+
+GPU kernels take (x, n, ...) with x a device array; their grids are sized by the caller (grid.py)
+and every thread strides over x. Accumulators have the data's type, so a float32 sum rounds like
+float32.
+
+The exact sum: the generated data are uniform values k·2^-b with whole k < 2^b (b = 24 for
+float32, 53 for float64), so Σk, kept as two int64 sums of k's high and low bits, is exact in any
+order, on the GPU and on the CPU alike; the reference is Σk · 2^-b as a Fraction. Data handed in
+by a caller get math.fsum instead (correctly rounded).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+
+import numpy as np
+from numba import cuda, float64, int64, njit, prange, uint64
+
+from .blocksum import block_sum, thread_sum
+from .grid import threads_per_block
+
+# every generated value is k / SCALE[dtype] with k a whole number below SCALE[dtype]
+SCALE_BITS = {"float32": 24, "float64": 53}
+SPLIT_BITS = 26                       # k = hi·2^26 + lo keeps both sums in int64 up to 2^36 values
+_SPLIT = np.uint32(SPLIT_BITS)
+_LOW_MASK = np.uint64((1 << SPLIT_BITS) - 1)
+CPU_CHUNK = 1 << 16
+
+
+# ---- GPU ----------------------------------------------------------------------------------------
+@functools.cache
+def gpu_kernels(nbtype) -> dict:
+    """The reduction kernels for data of numba type `nbtype` (float32 or float64)."""
+    tpb = threads_per_block()
+    bsum = block_sum(nbtype, tpb)
+    tsum = thread_sum(nbtype)
+    zero = nbtype(0)
+
+    @cuda.jit
+    def racy(x, n, acc):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < n:
+            acc[0] += x[i]          # read, add, write: another thread's write in between is lost
+            i += stride
+
+    @cuda.jit
+    def atomic(x, n, acc):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < n:
+            cuda.atomic.add(acc, 0, x[i])
+            i += stride
+
+    @cuda.jit
+    def shuffle(x, n, acc):
+        s = bsum(tsum(x, n))
+        if cuda.threadIdx.x == 0:
+            cuda.atomic.add(acc, 0, s)
+
+    @cuda.jit
+    def partial(x, n, partials):
+        s = bsum(tsum(x, n))
+        if cuda.threadIdx.x == 0:
+            partials[cuda.blockIdx.x] = s
+
+    @cuda.jit
+    def finish(partials, m, out):
+        # one block: the second, tiny pass over the per-block sums
+        v = zero
+        i = cuda.threadIdx.x
+        while i < m:
+            v += partials[i]
+            i += cuda.blockDim.x
+        s = bsum(v)
+        if cuda.threadIdx.x == 0:
+            out[0] = s
+
+    return {"racy": racy, "atomic": atomic, "warp-shuffle": shuffle, "partial": partial,
+            "finish": finish}
+
+
+@functools.cache
+def exact_kernel():
+    """exact[blocks, tpb](x, n, scale, acc): acc (int64[2]) += (Σ hi, Σ lo) of k = x·scale."""
+    tpb = threads_per_block()
+    bsum = block_sum(int64, tpb)
+
+    @cuda.jit
+    def exact(x, n, scale, acc):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        hi = int64(0)
+        lo = int64(0)
+        while i < n:
+            k = uint64(float64(x[i]) * scale)
+            hi += int64(k >> _SPLIT)
+            lo += int64(k & _LOW_MASK)
+            i += stride
+        hi = bsum(hi)
+        cuda.syncthreads()   # the block sum's shared memory is used again just below
+        lo = bsum(lo)
+        if cuda.threadIdx.x == 0:
+            cuda.atomic.add(acc, 0, hi)
+            cuda.atomic.add(acc, 1, lo)
+
+    return exact
+
+
+def exact_from_parts(hi: int, lo: int, dtype: str) -> Fraction:
+    return Fraction((int(hi) << SPLIT_BITS) + int(lo), 1 << SCALE_BITS[dtype])
+
+
+# ---- CPU twins ----------------------------------------------------------------------------------
+@njit(cache=True)
+def _chunk_sum(x, start, end, zero):
+    a0 = zero
+    a1 = zero
+    a2 = zero
+    a3 = zero
+    a4 = zero
+    a5 = zero
+    a6 = zero
+    a7 = zero
+    i = start
+    while i + 8 <= end:
+        a0 += x[i]
+        a1 += x[i + 1]
+        a2 += x[i + 2]
+        a3 += x[i + 3]
+        a4 += x[i + 4]
+        a5 += x[i + 5]
+        a6 += x[i + 6]
+        a7 += x[i + 7]
+        i += 8
+    while i < end:
+        a0 += x[i]
+        i += 1
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@njit(parallel=True, cache=True)
+def cpu_sum(x, parts, zero):
+    """Σx in x's precision: fixed chunks in parallel (parts holds one sum per chunk), then the
+    chunk sums in order, so the answer does not depend on the number of threads."""
+    n = x.size
+    nchunks = (n + CPU_CHUNK - 1) // CPU_CHUNK
+    for c in prange(nchunks):
+        start = c * CPU_CHUNK
+        parts[c] = _chunk_sum(x, start, min(start + CPU_CHUNK, n), zero)
+    total = zero
+    for c in range(nchunks):
+        total += parts[c]
+    return total
+
+
+def cpu_parts_len(n: int) -> int:
+    return (n + CPU_CHUNK - 1) // CPU_CHUNK
+
+
+@njit(parallel=True, cache=True)
+def cpu_exact_parts(x, scale):
+    """(Σ hi, Σ lo) of k = x·scale, the integer sums behind the exact reference."""
+    n = x.size
+    hi = 0
+    lo = 0
+    for i in prange(n):
+        k = uint64(float64(x[i]) * scale)
+        hi += int64(k >> _SPLIT)
+        lo += int64(k & _LOW_MASK)
+    return hi, lo
+
+
+def fsum(data: np.ndarray) -> Fraction | float:
+    """The correctly rounded sum of arbitrary data, as a Fraction (a float when it is not finite)."""
+    try:
+        total = math.fsum(np.asarray(data, dtype=np.float64))
+    except (OverflowError, ValueError):  # infinities of both signs, or a sum beyond float64
+        return float(np.sum(data, dtype=np.float64))
+    return Fraction(total) if math.isfinite(total) else total
