@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..bench import Workload
 from ..backend import first_line
+from ..bench import Workload
 from .ops import CPU_IMPLS, ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
 from .registry import implementations
 from .sweep import PointRunner, SweepPoint, add_copy_ceiling

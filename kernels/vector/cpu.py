@@ -2,7 +2,7 @@
 into the caller's arrays. Both take NumPy arrays and ignore the stream argument."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit, prange

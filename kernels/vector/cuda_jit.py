@@ -2,8 +2,13 @@
 elements per thread) and @vectorize(target='cuda') ufuncs. Imported only when a GPU implementation
 first runs.
 
-The @cuda.jit kernels are declared without signatures, so nothing compiles at import; the
-ufuncs are built on first use because @vectorize with signatures compiles at decoration.
+Each op is one element function, a device function `(a, b, s) -> value`; three factories turn it
+into a kernel of each family (per-thread, stride, ilp4). A kernel is built on first use of its
+(family, op) and compiles on its first launch, like the declared-without-signature kernels it
+replaces; `cache=True` keeps the compiled code on disk across runs (numba-cuda keys a closure's
+cache entry on what it captured, here the element function, so the six kernels of a family do not
+share one entry). The ufuncs are built on first use because @vectorize with signatures compiles
+at decoration.
 """
 from __future__ import annotations
 
@@ -11,221 +16,131 @@ import numpy as np
 from numba import cuda, vectorize
 
 from ..backend import first_line
-from .ops import SCALAR, SEED_FIVE, SEED_TEN, SEED_TWO, THREADS_PER_BLOCK, ImplUnavailable
+from .ops import (
+    OPS,
+    SCALAR,
+    SEED_FIVE,
+    SEED_TEN,
+    SEED_TWO,
+    THREADS_PER_BLOCK,
+    ImplUnavailable,
+)
 
 
-# one element per thread: the simplest mapping
-@cuda.jit(cache=True)
-def k_copy(a, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a[i]
+# ---- one element of each op: (a, b, s) -> value --------------------------------------------------
+# Every kernel takes two input arrays and a scalar: a one-input op gets its input twice and ignores
+# `b`, an op without a scalar ignores `s`. NVVM inlines these small functions, the unused loads
+# become dead code and are dropped: compiled for sm_90, each factory-built kernel has the same
+# loads, stores and instruction count as the hand-written kernel of its op it replaced (the seed
+# expression one register move more).
+@cuda.jit(device=True)
+def copy_element(a, b, s):
+    return a
 
 
-@cuda.jit(cache=True)
-def k_scale(a, out, s):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = s * a[i]
+@cuda.jit(device=True)
+def scale_element(a, b, s):
+    return s * a
 
 
-@cuda.jit(cache=True)
-def k_add(a, b, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a[i] + b[i]
+@cuda.jit(device=True)
+def add_element(a, b, s):
+    return a + b
 
 
-@cuda.jit(cache=True)
-def k_triad(b, c, out, s):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = b[i] + s * c[i]
+@cuda.jit(device=True)
+def triad_element(b, c, s):
+    return b + s * c
 
 
-@cuda.jit(cache=True)
-def k_saxpy(x, y, s):
-    i = cuda.grid(1)
-    if i < y.size:
-        y[i] = s * x[i] + y[i]
+@cuda.jit(device=True)
+def saxpy_element(x, y, s):
+    return s * x + y
 
 
-@cuda.jit(cache=True)
-def k_seed(a, b, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
+@cuda.jit(device=True)
+def seed_element(a, b, s):
+    return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
-# grid-stride loops over a fixed grid sized to the device: measured against the above
-@cuda.jit(cache=True)
-def g_copy(a, out):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = a[i]
+ELEMENTS = {"copy": copy_element, "scale": scale_element, "add": add_element,
+            "triad": triad_element, "saxpy": saxpy_element, "seed-expr": seed_element}
 
 
-@cuda.jit(cache=True)
-def g_scale(a, out, s):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = s * a[i]
+# ---- the kernel families, each built from an element function ----------------------------------
+# With `inplace` (saxpy: y = s·x + y) a kernel writes into `b` and ignores `out`, so the compiler
+# knows the store goes where the second load came from, as in a kernel written for the op (given
+# `out`, it computes a second address: 12 more instructions per ILP thread). `inplace` is a
+# constant of the closure: the branch on it is gone after compilation.
+def per_thread_kernel(element, inplace: bool = False):
+    """One element per thread: the simplest mapping."""
+    @cuda.jit(cache=True)
+    def per_thread(a, b, out, s):
+        dst = b if inplace else out
+        i = cuda.grid(1)
+        if i < dst.size:
+            dst[i] = element(a[i], b[i], s)
+    return per_thread
 
 
-@cuda.jit(cache=True)
-def g_add(a, b, out):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = a[i] + b[i]
+def stride_kernel(element, inplace: bool = False):
+    """A grid-stride loop over a fixed grid sized to the device: measured against the above."""
+    @cuda.jit(cache=True)
+    def stride(a, b, out, s):
+        dst = b if inplace else out
+        for i in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
+            dst[i] = element(a[i], b[i], s)
+    return stride
 
 
-@cuda.jit(cache=True)
-def g_triad(b, c, out, s):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = b[i] + s * c[i]
-
-
-@cuda.jit(cache=True)
-def g_saxpy(x, y, s):
-    for i in range(cuda.grid(1), y.size, cuda.gridsize(1)):
-        y[i] = s * x[i] + y[i]
-
-
-@cuda.jit(cache=True)
-def g_seed(a, b, out):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
-
-
-# four elements per thread (instruction-level parallelism): thread i handles i, i+q, i+2q, i+3q
-# with q = ceil(n/4), so each of the four accesses is still coalesced across a warp. Every load is
-# issued before any store: numba knows nothing of aliasing, so it keeps that order, and the four
-# loads are in flight together. A one-element-per-thread kernel keeps only 4 bytes per thread in
-# flight, too few to saturate HBM3 (the transfer probe's 4-load copy is the ceiling it misses).
-# Out-of-range lanes load element i again (always valid, no branch around the load) and skip
-# their store.
 @cuda.jit(device=True)
 def _lane(j, n, i):
     return j if j < n else i
 
 
-@cuda.jit(cache=True)
-def q_copy(a, out, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = out.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        a0, a1, a2, a3 = a[i], a[_lane(j1, n, i)], a[_lane(j2, n, i)], a[_lane(j3, n, i)]
-        out[i] = a0
-        if j1 < n:
-            out[j1] = a1
-        if j2 < n:
-            out[j2] = a2
-        if j3 < n:
-            out[j3] = a3
+def ilp4_kernel(element, inplace: bool = False):
+    """Four elements per thread (instruction-level parallelism): thread i handles i, i+q, i+2q, i+3q
+    with q = ceil(n/4), so each of the four accesses is still coalesced across a warp.
+
+    Every load is issued before any store: numba knows nothing of aliasing, so it keeps that order,
+    and the four loads per input are in flight together. A one-element-per-thread kernel keeps only
+    4 bytes per thread in flight, too few to saturate HBM3. Out-of-range lanes load element i again
+    (always valid, no branch around the load) and skip their store. Unrolled by hand: a loop over
+    a local array would leave the registers to the optimiser's goodwill."""
+    @cuda.jit(cache=True)
+    def ilp4(a, b, out, s, q):
+        dst = b if inplace else out
+        i = cuda.grid(1)
+        if i < q:
+            n = dst.size
+            j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
+            k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
+            a0, a1, a2, a3 = a[i], a[k1], a[k2], a[k3]
+            b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
+            dst[i] = element(a0, b0, s)
+            if j1 < n:
+                dst[j1] = element(a1, b1, s)
+            if j2 < n:
+                dst[j2] = element(a2, b2, s)
+            if j3 < n:
+                dst[j3] = element(a3, b3, s)
+    return ilp4
 
 
-@cuda.jit(cache=True)
-def q_scale(a, out, s, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = out.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        a0, a1, a2, a3 = a[i], a[_lane(j1, n, i)], a[_lane(j2, n, i)], a[_lane(j3, n, i)]
-        out[i] = s * a0
-        if j1 < n:
-            out[j1] = s * a1
-        if j2 < n:
-            out[j2] = s * a2
-        if j3 < n:
-            out[j3] = s * a3
-
-
-@cuda.jit(cache=True)
-def q_add(a, b, out, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = out.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
-        a0, a1, a2, a3 = a[i], a[k1], a[k2], a[k3]
-        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
-        out[i] = a0 + b0
-        if j1 < n:
-            out[j1] = a1 + b1
-        if j2 < n:
-            out[j2] = a2 + b2
-        if j3 < n:
-            out[j3] = a3 + b3
-
-
-@cuda.jit(cache=True)
-def q_triad(b, c, out, s, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = out.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
-        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
-        c0, c1, c2, c3 = c[i], c[k1], c[k2], c[k3]
-        out[i] = b0 + s * c0
-        if j1 < n:
-            out[j1] = b1 + s * c1
-        if j2 < n:
-            out[j2] = b2 + s * c2
-        if j3 < n:
-            out[j3] = b3 + s * c3
-
-
-@cuda.jit(cache=True)
-def q_saxpy(x, y, s, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = y.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
-        x0, x1, x2, x3 = x[i], x[k1], x[k2], x[k3]
-        y0, y1, y2, y3 = y[i], y[k1], y[k2], y[k3]
-        y[i] = s * x0 + y0
-        if j1 < n:
-            y[j1] = s * x1 + y1
-        if j2 < n:
-            y[j2] = s * x2 + y2
-        if j3 < n:
-            y[j3] = s * x3 + y3
-
-
-@cuda.jit(device=True)
-def _seed(a, b):
-    return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
-
-
-@cuda.jit(cache=True)
-def q_seed(a, b, out, q):
-    i = cuda.grid(1)
-    if i < q:
-        n = out.size
-        j1, j2, j3 = i + q, i + 2 * q, i + 3 * q
-        k1, k2, k3 = _lane(j1, n, i), _lane(j2, n, i), _lane(j3, n, i)
-        a0, a1, a2, a3 = a[i], a[k1], a[k2], a[k3]
-        b0, b1, b2, b3 = b[i], b[k1], b[k2], b[k3]
-        out[i] = _seed(a0, b0)
-        if j1 < n:
-            out[j1] = _seed(a1, b1)
-        if j2 < n:
-            out[j2] = _seed(a2, b2)
-        if j3 < n:
-            out[j3] = _seed(a3, b3)
-
-
-KERNELS = {
-    "per-thread": {"copy": k_copy, "scale": k_scale, "add": k_add, "triad": k_triad,
-                   "saxpy": k_saxpy, "seed-expr": k_seed},
-    "stride": {"copy": g_copy, "scale": g_scale, "add": g_add, "triad": g_triad,
-               "saxpy": g_saxpy, "seed-expr": g_seed},
-    "ilp4": {"copy": q_copy, "scale": q_scale, "add": q_add, "triad": q_triad,
-             "saxpy": q_saxpy, "seed-expr": q_seed},
-}
+FACTORIES = {"per-thread": per_thread_kernel, "stride": stride_kernel, "ilp4": ilp4_kernel}
 ILP = 4
-_SCALAR_ARG = {"scale", "triad", "saxpy"}
+# (family, op) -> the kernel, built on first use
+KERNELS: dict[tuple[str, str], object] = {}
 _stride_blocks: int | None = None
+
+
+def kernel(variant: str, op_name: str):
+    """The kernel of `variant` for `op_name`, built by its factory the first time it is asked for."""
+    k = KERNELS.get((variant, op_name))
+    if k is None:
+        k = FACTORIES[variant](ELEMENTS[op_name], inplace=OPS[op_name].inplace)
+        KERNELS[(variant, op_name)] = k
+    return k
 
 
 def stride_blocks() -> int:
@@ -240,21 +155,25 @@ def stride_blocks() -> int:
     return _stride_blocks
 
 
+def kernel_args(op_name: str, ins, out, s) -> tuple:
+    """(a, b, out, s) for every op: a one-input op passes its input as `b` too; saxpy's `out` is y."""
+    a, b = (ins[0], ins[0]) if len(OPS[op_name].inputs) == 1 else (ins[0], ins[1])
+    return a, b, out, np.float32(s)
+
+
 def run_jit(variant: str, op_name: str, ins, out, s, stream=None):
     n = out.size
     if n == 0:
         return  # a launch with no blocks is an error, and there is nothing to do
+    args = kernel_args(op_name, ins, out, s)
     blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
     if variant == "stride":
         blocks = min(blocks, stride_blocks())
-    args = tuple(ins) if op_name == "saxpy" else (*ins, out)
-    if op_name in _SCALAR_ARG:
-        args = (*args, np.float32(s))
-    if variant == "ilp4":
+    elif variant == "ilp4":
         q = (n + ILP - 1) // ILP
         blocks = (q + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
         args = (*args, np.int64(q))
-    KERNELS[variant][op_name][blocks, THREADS_PER_BLOCK, stream or 0](*args)
+    kernel(variant, op_name)[blocks, THREADS_PER_BLOCK, stream or 0](*args)
 
 
 # ---- @vectorize(target='cuda') -----------------------------------------------------------------

@@ -7,7 +7,7 @@ optional dependency, and the GUI lists the implementations at start-up.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from . import cpu, nvrtc, pycuda_impl
 from .ops import GPU_IMPLS, OP_NAMES, Impl, module_available

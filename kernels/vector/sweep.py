@@ -233,7 +233,7 @@ def _release_device_garbage():
 class _SizeData:
     """Random inputs and outputs of one size, allocated once and reused by every point."""
 
-    def __init__(self, runner: "PointRunner", n: int):
+    def __init__(self, runner: PointRunner, n: int):
         self.n = n
         self.runner = runner
         pool = runner.pool
@@ -426,7 +426,7 @@ def _resolve_impls(backend, impls) -> list[Impl]:
     return out
 
 
-def add_copy_ceiling(refs: dict, backend, n: int, runner: "PointRunner") -> str | None:
+def add_copy_ceiling(refs: dict, backend, n: int, runner: PointRunner) -> str | None:
     """Raise refs["d2d-copy"] to the fastest copy any GPU implementation made at n elements.
 
     The probe in kernels/transfer.py times the driver's copy and simple copy kernels; on an H100 a

@@ -5,7 +5,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from kernels.vector import nvrtc as vector_nvrtc, ops as vector_ops, pycuda_impl as vector_pycuda
+from kernels.vector import nvrtc as vector_nvrtc
+from kernels.vector import ops as vector_ops
+from kernels.vector import pycuda_impl as vector_pycuda
 from kernels.vector.ops import OP_NAMES, SCALAR, ImplUnavailable, get_op, reference
 from kernels.vector.registry import implementations
 
@@ -251,7 +253,7 @@ def test_ilp4_jit_launch_geometry(monkeypatch):
                 launches.append((config, args))
             return launch
 
-    monkeypatch.setitem(vector_cuda.KERNELS["ilp4"], "triad", FakeKernel())
+    monkeypatch.setitem(vector_cuda.KERNELS, ("ilp4", "triad"), FakeKernel())
     b, c, out = np.ones(1025, np.float32), np.ones(1025, np.float32), np.ones(1025, np.float32)
     vector_cuda.run_jit("ilp4", "triad", (b, c), out, 3.0)
     (blocks, threads, stream), args = launches[0]
@@ -260,6 +262,36 @@ def test_ilp4_jit_launch_geometry(monkeypatch):
     assert args[:3] == (b, c, out) and args[3] == np.float32(3.0) and args[4] == 257
     vector_cuda.run_jit("ilp4", "triad", (b[:0], c[:0]), out[:0], 3.0)
     assert len(launches) == 1                              # nothing launched for N = 0
+
+
+def test_jit_kernels_are_built_once_per_family_and_op(monkeypatch):
+    from kernels.vector import cuda_jit
+    built = []
+
+    def factory(element, inplace=False):
+        built.append((element, inplace))
+        return object()
+
+    monkeypatch.setattr(cuda_jit, "KERNELS", {})
+    monkeypatch.setitem(cuda_jit.FACTORIES, "stride", factory)
+    k = cuda_jit.kernel("stride", "saxpy")
+    assert cuda_jit.kernel("stride", "saxpy") is k and cuda_jit.kernel("stride", "copy") is not k
+    # saxpy writes into y: its kernel is told so; copy writes a separate output
+    assert built == [(cuda_jit.saxpy_element, True), (cuda_jit.copy_element, False)]
+    assert set(cuda_jit.ELEMENTS) == set(OP_NAMES) and set(cuda_jit.FACTORIES) == {
+        "per-thread", "stride", "ilp4"}
+
+
+def test_jit_kernel_arguments_are_two_inputs_an_output_and_the_scalar():
+    from kernels.vector import cuda_jit
+    a, b, c = (np.ones(3, np.float32) for _ in range(3))
+    args = cuda_jit.kernel_args("scale", (a,), c, 3.0)
+    assert args[0] is a and args[1] is a and args[2] is c      # one input: passed as both
+    assert args[3] == np.float32(3.0) and args[3].dtype == np.float32
+    args = cuda_jit.kernel_args("saxpy", (a, b), b, 2.0)
+    assert args[:3] == (a, b, b)
+    args = cuda_jit.kernel_args("seed-expr", (a, b), c, 3.0)
+    assert args[:3] == (a, b, c)
 
 
 def test_nvrtc_ilp4_sources_load_everything_before_storing():

@@ -3,10 +3,19 @@ cancellation, failures; and the bench rows built on it."""
 import numpy as np
 import pytest
 
-from kernels.vector import bench as vector_bench, sweep as vector_sweep
-from kernels.vector.ops import Impl, ImplUnavailable, OP_NAMES
-from kernels.vector.sweep import (ImplUnavailableNotice, SweepError, SweepPoint, SweepReferences,
-                                  SweepSummary, crossover, sizes_up_to, sweep)
+from kernels.vector import bench as vector_bench
+from kernels.vector import sweep as vector_sweep
+from kernels.vector.ops import OP_NAMES, Impl, ImplUnavailable
+from kernels.vector.sweep import (
+    ImplUnavailableNotice,
+    SweepError,
+    SweepPoint,
+    SweepReferences,
+    SweepSummary,
+    crossover,
+    sizes_up_to,
+    sweep,
+)
 
 REF = 2**16
 
