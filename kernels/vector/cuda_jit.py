@@ -2,18 +2,19 @@
 elements per thread) and @vectorize(target='cuda') ufuncs. Imported only when a GPU implementation
 first runs.
 
-Each op is one element function, a device function `(a, b, s) -> value`; three factories turn it
+Each elementwise op is one element function, a device function `(a, b, s) -> value`; three factories turn it
 into a kernel of each family (per-thread, stride, ilp4). A kernel is built on first use of its
 (family, op) and compiles on its first launch, like the declared-without-signature kernels it
 replaces; `cache=True` keeps the compiled code on disk across runs (numba-cuda keys a closure's
 cache entry on what it captured, here the element function, so the six kernels of a family do not
-share one entry). The ufuncs are built on first use because @vectorize with signatures compiles
-at decoration.
+share one entry). dot, a reduction, has kernels of its own (dot_blocks, dot_final) in the stride
+family. The ufuncs are built on first use because @vectorize with signatures compiles at
+decoration.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, vectorize
+from numba import cuda, float64, vectorize
 
 from ..backend import first_line
 from .ops import (
@@ -155,6 +156,72 @@ def stride_blocks() -> int:
     return _stride_blocks
 
 
+# ---- dot: a reduction -------------------------------------------------------------------------
+# A grid of a few blocks per SM (stride_blocks) runs a grid-stride loop, each thread summing the
+# float64 products of its elements; each block then adds up its threads in shared memory and
+# writes one partial sum; a second launch of one block adds up the partials. Two launches instead
+# of an atomic add: nothing to zero first, and the same order (the same result) every run. The
+# per-block sum uses shared memory rather than warp shuffles because numba's CUDA simulator, which
+# the tests run on, has no shuffles; it runs once per block, after the loop that moves the bytes.
+@cuda.jit(device=True)
+def _block_sum(v, shared):
+    """The sum of `v` over the block's THREADS_PER_BLOCK threads (a power of two), in thread 0."""
+    t = cuda.threadIdx.x
+    shared[t] = v
+    cuda.syncthreads()
+    step = THREADS_PER_BLOCK // 2
+    while step > 0:
+        if t < step:
+            shared[t] += shared[t + step]
+        cuda.syncthreads()
+        step //= 2
+    return shared[0]
+
+
+@cuda.jit(cache=True)
+def dot_blocks(a, b, partials):
+    shared = cuda.shared.array(THREADS_PER_BLOCK, float64)
+    acc = float64(0.0)
+    for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+        acc += float64(a[i]) * float64(b[i])
+    total = _block_sum(acc, shared)
+    if cuda.threadIdx.x == 0:
+        partials[cuda.blockIdx.x] = total
+
+
+@cuda.jit(cache=True)
+def dot_final(partials, out):
+    shared = cuda.shared.array(THREADS_PER_BLOCK, float64)
+    acc = float64(0.0)
+    for i in range(cuda.threadIdx.x, partials.size, cuda.blockDim.x):
+        acc += partials[i]
+    total = _block_sum(acc, shared)
+    if cuda.threadIdx.x == 0:
+        out[0] = total
+
+
+_partials: dict = {}   # (context, blocks) -> the device array of per-block sums, reused
+
+
+def _dot_partials(blocks: int, stream):
+    key = (id(cuda.current_context()), blocks)
+    arr = _partials.get(key)
+    if arr is None:
+        _partials.clear()   # one size at a time: the block count only changes below a few blocks
+        arr = _partials[key] = cuda.device_array(blocks, np.float64, stream=stream or 0)
+    return arr
+
+
+def run_dot(ins, out, stream=None):
+    """out[0] = Σ a·b in float64; `out` is a one-element float64 device array."""
+    a, b = ins
+    # at least one block, so that N = 0 writes 0 rather than nothing
+    blocks = max(1, min((a.size + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK, stride_blocks()))
+    partials = _dot_partials(blocks, stream)
+    dot_blocks[blocks, THREADS_PER_BLOCK, stream or 0](a, b, partials)
+    dot_final[1, THREADS_PER_BLOCK, stream or 0](partials, out)
+
+
 def kernel_args(op_name: str, ins, out, s) -> tuple:
     """(a, b, out, s) for every op: a one-input op passes its input as `b` too; saxpy's `out` is y."""
     a, b = (ins[0], ins[0]) if len(OPS[op_name].inputs) == 1 else (ins[0], ins[1])
@@ -162,6 +229,11 @@ def kernel_args(op_name: str, ins, out, s) -> tuple:
 
 
 def run_jit(variant: str, op_name: str, ins, out, s, stream=None):
+    if OPS[op_name].reduction:
+        if variant != "stride":
+            raise ValueError(f"dot has a grid-stride kernel only, not {variant!r}")
+        run_dot(ins, out, stream)
+        return
     n = out.size
     if n == 0:
         return  # a launch with no blocks is an error, and there is nothing to do

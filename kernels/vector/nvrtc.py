@@ -1,7 +1,7 @@
 """The vector ops as CUDA C++ compiled at run time with NVRTC through CUDA Python's `cuda.core`,
 launched on numba's stream in numba's (primary) context, on numba's device arrays.
 
-One source string per op, plus a four-elements-per-thread variant of each ("nvrtc-ilp4");
+One source string per elementwise op (dot is numba's alone), plus a four-elements-per-thread variant of each ("nvrtc-ilp4");
 PyCUDA's implementation (pycuda_impl) compiles the same strings. Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from ..backend import first_line
-from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, module_available
+from .ops import THREADS_PER_BLOCK, ImplUnavailable, module_available
 
 # n is 64-bit so sizes past 2^31 elements index correctly
 SOURCES = {
@@ -53,7 +53,7 @@ extern "C" __global__ void vec_seed_expr(const float* __restrict__ a, const floa
     if (i < n) out[i] = (a[i] * 10.0f + 2.0f) * ((b[i] + 2.0f) * 10.0f - 5.0f) * 5.0f;
 }''',
 }
-KERNEL_NAMES = {name: "vec_" + name.replace("-", "_") for name in OP_NAMES}
+KERNEL_NAMES = {name: "vec_" + name.replace("-", "_") for name in SOURCES}
 SCALAR_ARG = {"scale", "triad", "saxpy"}
 
 # The same ops with four elements per thread (instruction-level parallelism): thread i handles
@@ -76,7 +76,7 @@ _ILP4_SPECS = {
                   "float* __restrict__ out", ("a", "b"), "out",
                   "(ra[k] * 10.0f + 2.0f) * ((rb[k] + 2.0f) * 10.0f - 5.0f) * 5.0f"),
 }
-ILP4_KERNEL_NAMES = {name: KERNEL_NAMES[name] + "_ilp4" for name in OP_NAMES}
+ILP4_KERNEL_NAMES = {name: KERNEL_NAMES[name] + "_ilp4" for name in SOURCES}
 
 
 def _ilp4_source(op_name: str) -> str:
@@ -103,7 +103,7 @@ extern "C" __global__ void {ILP4_KERNEL_NAMES[op_name]}({params}, unsigned long 
 }}"""
 
 
-ILP4_SOURCES = {name: _ilp4_source(name) for name in OP_NAMES}
+ILP4_SOURCES = {name: _ilp4_source(name) for name in SOURCES}
 VARIANTS = {"plain": (SOURCES, KERNEL_NAMES, 1), "ilp4": (ILP4_SOURCES, ILP4_KERNEL_NAMES, 4)}
 
 
@@ -269,4 +269,4 @@ def ops(variant: str = "plain") -> dict:
         def run(ins, out, s, stream=None):
             _KERNELS.run(op_name, ins, out, s, stream, variant)
         return run
-    return {name: make(name) for name in OP_NAMES}
+    return {name: make(name) for name in SOURCES}

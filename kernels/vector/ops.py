@@ -1,12 +1,13 @@
-"""What the vector ops are: copy, scale, add, triad, saxpy and the PyCUDA seed's expression, their
-byte and flop counts, the constants every implementation shares, the record an implementation is
+"""What the vector ops are: copy, scale, add, triad, saxpy, the PyCUDA seed's expression and
+BabelStream's dot (the one reduction), their byte and flop counts, which implementations have each, the constants every implementation shares, the record an implementation is
 described by (Impl) and the error it raises when it cannot run (ImplUnavailable), and the obvious
 NumPy reference the tests compare every implementation with.
 
 Every op works on float32 vectors with one fixed scalar (SCALAR). An implementation is a set of
 callables `fn(ins, out, s, stream=None)`: `ins` is the tuple of input arrays (device arrays for GPU
 implementations, NumPy arrays for CPU ones), `out` the output array (for saxpy, the second input:
-it is updated in place), `s` the scalar. GPU callables only enqueue work on `stream`; the caller
+it is updated in place; for dot, a one-element float64 array that receives the sum), `s` the
+scalar. GPU callables only enqueue work on `stream`; the caller
 times and synchronises.
 
 This module imports no other module of the package: the implementations (cpu, cuda_jit, nvrtc,
@@ -41,15 +42,28 @@ class Op:
     inputs: tuple          # names of the arrays read, in call order
     output: str            # the array written; equal to an input name when in place
     flops: int             # float operations per element
+    reduction: bool = False   # the output is one float64 sum, not a vector
+    impls: tuple | None = None  # the implementations that have this op; None: every one
 
     @property
     def inplace(self) -> bool:
         return self.output in self.inputs
 
+    def implemented_by(self, impl_name: str) -> bool:
+        return self.impls is None or impl_name in self.impls
+
+    def out_shape(self, n: int) -> tuple:
+        return (1,) if self.reduction else (int(n),)
+
+    @property
+    def out_dtype(self):
+        return np.float64 if self.reduction else np.float32
+
     @property
     def bytes_per_element(self) -> int:
-        """Bytes read plus written per element (float32), as BabelStream counts them."""
-        return 4 * (len(self.inputs) + 1)
+        """Bytes read plus written per element (float32), as BabelStream counts them: a reduction
+        writes no vector, so dot moves 2 reads per element."""
+        return 4 * len(self.inputs) + self.d2h_bytes_per_element
 
     @property
     def h2d_bytes_per_element(self) -> int:
@@ -57,7 +71,8 @@ class Op:
 
     @property
     def d2h_bytes_per_element(self) -> int:
-        return 4
+        # a reduction's result is 8 bytes in all, nothing per element
+        return 0 if self.reduction else 4
 
     @property
     def bus_bytes_per_element(self) -> int:
@@ -71,8 +86,12 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("triad", "out = b + s·c", ("b", "c"), "out", 2),
     Op("saxpy", "y = s·x + y", ("x", "y"), "y", 2),
     Op("seed-expr", "out = (a·10+2)·((b+2)·10−5)·5", ("a", "b"), "out", 7),
+    # float32 inputs, products and sum in float64 (NumPy's np.dot keeps float32: see cpu.py)
+    Op("dot", "sum = Σ a·b", ("a", "b"), "sum", 2, reduction=True,
+       impls=("cuda-jit-stride", "cpu-numba", "numpy")),
 )}
 OP_NAMES = tuple(OPS)
+ELEMENTWISE_OPS = tuple(name for name, op in OPS.items() if not op.reduction)
 
 
 def get_op(name: str) -> Op:
@@ -98,6 +117,8 @@ def reference(op_name: str, ins, s=SCALAR) -> np.ndarray:
     if op_name == "seed-expr":
         a, b = ins
         return (a * SEED_TEN + SEED_TWO) * ((b + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
+    if op_name == "dot":
+        return np.array([np.dot(ins[0].astype(np.float64), ins[1].astype(np.float64))])
     raise ValueError(f"unknown op {op_name!r}")
 
 

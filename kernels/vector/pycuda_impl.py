@@ -22,7 +22,7 @@ import warnings
 
 from ..backend import first_line
 from .nvrtc import KERNEL_NAMES, SOURCES, kernel_args
-from .ops import OP_NAMES, THREADS_PER_BLOCK, ImplUnavailable, module_available
+from .ops import THREADS_PER_BLOCK, ImplUnavailable, module_available
 
 
 def unavailable_reason(backend) -> str:
@@ -114,5 +114,5 @@ def ops() -> dict:
         def call(ins, out, s, stream=None):
             run(op_name, ins, out, s, stream)
         return call
-    return {name: make(name) for name in OP_NAMES}
+    return {name: make(name) for name in SOURCES}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import cpu, nvrtc, pycuda_impl
-from .ops import GPU_IMPLS, OP_NAMES, Impl, module_available
+from .ops import GPU_IMPLS, OPS, Impl, module_available
 
 _ILP_NOTE = ("\nILP (instruction-level parallelism) here: each thread handles elements\n"
              "i, i+q, i+2q, i+3q (q = N/4) and issues all four loads before any store,\n"
@@ -32,13 +32,19 @@ DESCRIPTIONS = {
 _JIT_VARIANTS = {"cuda-jit": "per-thread", "cuda-jit-stride": "stride", "cuda-jit-ilp4": "ilp4"}
 
 
-def _cuda_jit_ops(variant: str) -> dict[str, Callable]:
+def _op_names(impl_name: str) -> list[str]:
+    return [name for name, op in OPS.items() if op.implemented_by(impl_name)]
+
+
+def _cuda_jit_ops(impl_name: str) -> dict[str, Callable]:
+    variant = _JIT_VARIANTS[impl_name]
+
     def make(op_name):
         def run(ins, out, s, stream=None):
             from . import cuda_jit
             cuda_jit.run_jit(variant, op_name, ins, out, s, stream)
         return run
-    return {name: make(name) for name in OP_NAMES}
+    return {name: make(name) for name in _op_names(impl_name)}
 
 
 def _vectorize_ops() -> dict[str, Callable]:
@@ -47,7 +53,7 @@ def _vectorize_ops() -> dict[str, Callable]:
             from . import cuda_jit
             cuda_jit.run_ufunc(op_name, ins, out, s, stream)
         return run
-    return {name: make(name) for name in OP_NAMES}
+    return {name: make(name) for name in _op_names("vectorize")}
 
 
 def _gpu_reason(backend) -> str:
@@ -67,7 +73,7 @@ def _gpu_impl(name: str, backend) -> Impl:
             else:
                 ops = _vectorize_ops()
         elif name in _JIT_VARIANTS:
-            ops = _cuda_jit_ops(_JIT_VARIANTS[name])
+            ops = _cuda_jit_ops(name)
         elif name in ("nvrtc", "nvrtc-ilp4"):
             reason = nvrtc.unavailable_reason(backend)
             if not reason:

@@ -272,7 +272,23 @@ class _SizeData:
         k = len(op.inputs)
         src, dst = (self.host_in, self.host_out) if where == "host" else (self.dev_in, self.dev_out)
         ins = tuple(src[:k])
+        if op.reduction:
+            return ins, self.result(where)
         return ins, (ins[1] if op.inplace else dst)
+
+    def result(self, where: str):
+        """The one-element float64 array a reduction writes its sum to: on the "host" (CPU
+        implementations), the "device", or the "pinned" / "pageable" copy end-to-end runs fetch."""
+        pool = self.runner.pool
+        if where == "device":
+            return pool.device("d_res", (1,), np.float64)
+        return pool.host(f"{where}_res", (1,), np.float64, pinned=(where == "pinned"))
+
+    def host_out_for(self, op, mode: str):
+        """Where an end-to-end run copies the op's output back to."""
+        if op.reduction:
+            return self.result(mode)
+        return self.pin_out if mode == "pinned" else self.page_out
 
 
 class PointRunner:
@@ -338,14 +354,13 @@ class PointRunner:
                 fn(ins, out, SCALAR, st)
             return t.finish()
         host_ins = d.pin_in if mode == "pinned" else d.host_in
-        host_out = d.pin_out if mode == "pinned" else d.page_out
-        n = d.n
-        with t.phase("h2d", gpu=True, nbytes=4 * n * len(ins)):
+        host_out = d.host_out_for(op, mode)
+        with t.phase("h2d", gpu=True, nbytes=sum(a.nbytes for a in ins)):
             for dev, host in zip(ins, host_ins):
                 dev.copy_to_device(host, stream=st)
         with t.phase("kernel", gpu=True):
             fn(ins, out, SCALAR, st)
-        with t.phase("d2h", gpu=True, nbytes=4 * n):
+        with t.phase("d2h", gpu=True, nbytes=out.nbytes):
             out.copy_to_host(host_out, stream=st)
         return t.finish()
 
@@ -452,12 +467,15 @@ def add_copy_ceiling(refs: dict, backend, n: int, runner: PointRunner) -> str | 
 
 
 def plan(backend, ops, impls, modes) -> list[tuple]:
-    """The (op, impl, mode) combinations a sweep measures, CPU implementations in kernel mode only."""
+    """The (op, impl, mode) combinations a sweep measures: CPU implementations in kernel mode only,
+    and each op only in the implementations that have it (dot: see ops.OPS)."""
     gpu = bool(getattr(backend, "is_gpu", False))
     combos = []
     for op in ops:
-        get_op(op)
+        defined = get_op(op)
         for impl in impls:
+            if not defined.implemented_by(impl.name):
+                continue
             for mode in modes:
                 if mode not in MODES:
                     raise ValueError(f"unknown mode {mode!r}; choose from: {', '.join(MODES)}")
@@ -508,6 +526,10 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
         except Exception as exc:
             yield SweepNotice(f"the copy ceiling could not be measured: {first_line(exc)}")
     yield SweepReferences(refs, ref_bytes, ceiling_by)
+    for op in ops:
+        lacking = [i.name for i in impl_list if not get_op(op).implemented_by(i.name)]
+        if lacking:
+            yield SweepNotice(f"{op} is not implemented by {', '.join(lacking)}: left out")
 
     dead: dict[str, str] = {i.name: i.reason or "not available here"
                             for i in impl_list if not i.available}

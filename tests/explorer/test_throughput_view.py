@@ -197,3 +197,16 @@ def test_small_gpu_sweep(qtbot, scheduler, gpu_backend, simulated):
                 for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
         assert len(view._ref_items) == 4
     view.shutdown()
+
+
+def test_dot_is_offered_and_swept(qtbot, view):
+    ops = [view.op_combo.itemText(i) for i in range(view.op_combo.count())]
+    assert ops[-1] == "dot"
+    assert view.op_combo.itemData(len(ops) - 1, Qt.ItemDataRole.ToolTipRole).startswith(
+        "sum = Σ a·b: 8 bytes and 2 flops")
+    view.op_combo.setCurrentText("dot")
+    view.set_max_exponent(11)
+    _run(qtbot, view)
+    assert len(view.points) == 4 and view.table.rowCount() == 4
+    assert all(p.op == "dot" and p.gbs > 0 and p.bytes == 8 * p.N for p in view.points)
+    assert view.table_rows()[0][:4] == ["dot", "cpu-numba", "kernel", "1024"]

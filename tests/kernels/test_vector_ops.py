@@ -31,7 +31,27 @@ def test_byte_and_flop_counts():
         assert op.h2d_bytes_per_element == h2d, name
         assert op.bus_bytes_per_element == h2d + 4, name
         assert op.flops == flops, name
+        assert not op.reduction and op.out_shape(7) == (7,) and op.out_dtype == np.float32
     assert get_op("saxpy").inplace and not get_op("add").inplace
+    # dot, as BabelStream counts it: two reads per element, one multiply-add, an 8-byte result
+    dot = get_op("dot")
+    assert (dot.bytes_per_element, dot.h2d_bytes_per_element, dot.bus_bytes_per_element) == (8, 8, 8)
+    assert dot.flops == 2 and dot.reduction and not dot.inplace
+    assert dot.out_shape(10**6) == (1,) and dot.out_dtype == np.float64
+    assert vector_ops.ELEMENTWISE_OPS == tuple(n for n in OP_NAMES if n != "dot")
+
+
+def test_which_implementations_have_which_op(cpu_backend):
+    impls = {i.name: i for i in implementations(_REAL_GPU)}
+    for name in ("cuda-jit-stride", "cpu-numba", "numpy"):
+        assert "dot" in impls[name].ops and get_op("dot").implemented_by(name)
+    for name in ("vectorize", "cuda-jit", "cuda-jit-ilp4"):
+        assert "dot" not in impls[name].ops and not get_op("dot").implemented_by(name)
+    for impl in impls.values():
+        assert set(vector_ops.ELEMENTWISE_OPS) <= set(impl.ops) or not impl.available
+    # the CUDA C++ sources cover the elementwise ops, no more
+    assert set(vector_nvrtc.SOURCES) == set(vector_ops.ELEMENTWISE_OPS)
+    assert set(vector_nvrtc.ops("ilp4")) == set(vector_ops.ELEMENTWISE_OPS)
 
 
 def test_unknown_op_names_the_choices():
@@ -43,14 +63,24 @@ def test_reference_seed_expression_by_hand():
     a, b = np.array([1.0], np.float32), np.array([0.0], np.float32)
     assert reference("seed-expr", (a, b))[0] == pytest.approx((1 * 10 + 2) * ((0 + 2) * 10 - 5) * 5)
     assert reference("triad", (a, b + 2))[0] == pytest.approx(1 + 3 * 2)
+    x, y = np.array([1.5, 2.0, 0.25], np.float32), np.array([2.0, -1.0, 4.0], np.float32)
+    got = reference("dot", (x, y))
+    assert got.dtype == np.float64 and got.shape == (1,) and got[0] == 3.0 - 2.0 + 1.0
 
 
 def _run_host(impl, op_name, ins):
     op = get_op(op_name)
     ins = tuple(x.copy() for x in ins)
-    out = ins[1] if op.inplace else np.full(ins[0].size, np.nan, np.float32)
+    out = ins[1] if op.inplace else np.full(op.out_shape(ins[0].size), np.nan, op.out_dtype)
     impl.ops[op_name](ins, out, SCALAR)
     return out
+
+
+def _rtol(impl_name, op_name):
+    # dot sums in float64 (exact products) except NumPy's float32 BLAS sdot
+    if op_name == "dot":
+        return 1e-5 if impl_name == "numpy" else 1e-12
+    return 1e-6
 
 
 @pytest.mark.parametrize("impl_name", ["cpu-numba", "numpy"])
@@ -58,12 +88,14 @@ def _run_host(impl, op_name, ins):
 def test_cpu_implementations_match_reference(cpu_backend, impl_name, op_name):
     impl = {i.name: i for i in implementations(cpu_backend)}[impl_name]
     assert impl.available and impl.reason == ""
+    op = get_op(op_name)
     for n in SIZES:
         ins = _inputs(op_name, n)
         got = _run_host(impl, op_name, ins)
         want = reference(op_name, ins)
-        assert got.dtype == np.float32 and got.shape == (n,)
-        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{impl_name} {op_name} N={n}")
+        assert got.dtype == op.out_dtype and got.shape == op.out_shape(n)
+        np.testing.assert_allclose(got, want, rtol=_rtol(impl_name, op_name),
+                                   err_msg=f"{impl_name} {op_name} N={n}")
 
 
 def test_gpu_implementations_unavailable_on_cpu_backend(cpu_backend):
@@ -90,18 +122,22 @@ def test_gpu_implementations_match_reference(gpu_backend, simulated):
             continue
         try:
             for op_name in OP_NAMES:
+                op = get_op(op_name)
+                if not op.implemented_by(impl.name):
+                    assert op_name not in impl.ops
+                    continue
                 for n in (SIM_SIZES if simulated else SIZES):
-                    op = get_op(op_name)
                     ins = _inputs(op_name, n)
                     d_ins = tuple(cuda.to_device(x, stream=stream) for x in ins)
                     # poisoned output: an element left unwritten stays NaN and fails; in place
                     # (saxpy) an unwritten element keeps y, which differs from s·x + y
                     d_out = d_ins[1] if op.inplace else cuda.to_device(
-                        np.full(n, np.nan, np.float32), stream=stream)
+                        np.full(op.out_shape(n), np.nan, op.out_dtype), stream=stream)
                     impl.ops[op_name](d_ins, d_out, SCALAR, stream)
                     got = d_out.copy_to_host(stream=stream)
                     stream.synchronize()
-                    np.testing.assert_allclose(got, reference(op_name, ins), rtol=1e-6,
+                    np.testing.assert_allclose(got, reference(op_name, ins),
+                                               rtol=_rtol(impl.name, op_name),
                                                err_msg=f"{impl.name} {op_name} N={n}")
         except ImplUnavailable as exc:  # e.g. NVRTC failing: a reason, never a silent gap
             assert str(exc).strip()
@@ -163,7 +199,7 @@ def test_kernel_arguments_follow_the_c_signatures():
     assert args[3].dtype == np.float32 and args[4].dtype == np.uint64 and int(args[4]) == 1000
     args = vector_nvrtc.kernel_args("saxpy", (a, b), b, 3.0, 5)
     assert [int(x) for x in args[:2]] == [16, 32] and len(args) == 4
-    for name in OP_NAMES:
+    for name in vector_ops.ELEMENTWISE_OPS:
         assert vector_nvrtc.KERNEL_NAMES[name] in vector_nvrtc.SOURCES[name]
 
 
@@ -278,7 +314,7 @@ def test_jit_kernels_are_built_once_per_family_and_op(monkeypatch):
     assert cuda_jit.kernel("stride", "saxpy") is k and cuda_jit.kernel("stride", "copy") is not k
     # saxpy writes into y: its kernel is told so; copy writes a separate output
     assert built == [(cuda_jit.saxpy_element, True), (cuda_jit.copy_element, False)]
-    assert set(cuda_jit.ELEMENTS) == set(OP_NAMES) and set(cuda_jit.FACTORIES) == {
+    assert set(cuda_jit.ELEMENTS) == set(vector_ops.ELEMENTWISE_OPS) and set(cuda_jit.FACTORIES) == {
         "per-thread", "stride", "ilp4"}
 
 
@@ -295,7 +331,7 @@ def test_jit_kernel_arguments_are_two_inputs_an_output_and_the_scalar():
 
 
 def test_nvrtc_ilp4_sources_load_everything_before_storing():
-    for name in OP_NAMES:
+    for name in vector_ops.ELEMENTWISE_OPS:
         src = vector_nvrtc.ILP4_SOURCES[name]
         assert vector_nvrtc.ILP4_KERNEL_NAMES[name] in src
         assert src.count("__restrict__") == len(get_op(name).inputs) + (0 if get_op(name).inplace else 1)
@@ -439,3 +475,48 @@ def test_process_exits_cleanly_after_using_pycuda(gpu_backend, simulated):
     assert "PyCUDA ERROR" not in out.stderr, out.stderr
     assert out.returncode == 0, out.stderr
     assert "pycuda ran" in out.stdout
+
+
+def test_dot_launch_geometry(monkeypatch):
+    from kernels.vector import cuda_jit
+    launches = []
+
+    class FakeKernel:
+        def __init__(self, name):
+            self.name = name
+
+        def __getitem__(self, config):
+            return lambda *args: launches.append((self.name, config, args))
+
+    monkeypatch.setattr(cuda_jit, "dot_blocks", FakeKernel("blocks"))
+    monkeypatch.setattr(cuda_jit, "dot_final", FakeKernel("final"))
+    monkeypatch.setattr(cuda_jit, "stride_blocks", lambda: 16)
+    monkeypatch.setattr(cuda_jit, "_dot_partials", lambda blocks, stream: np.zeros(blocks))
+    a, out = np.ones(1000, np.float32), np.zeros(1)
+    cuda_jit.run_jit("stride", "dot", (a, a), out, 3.0)
+    (name1, cfg1, args1), (name2, cfg2, args2) = launches
+    assert (name1, cfg1) == ("blocks", (4, 256, 0)) and args1[2].shape == (4,)   # ceil(1000/256)
+    assert (name2, cfg2) == ("final", (1, 256, 0)) and args2[0] is args1[2] and args2[1] is out
+    launches.clear()
+    big = np.ones(10**6, np.float32)   # large N: a few blocks per SM, no more
+    cuda_jit.run_jit("stride", "dot", (big, big), out, 3.0)
+    assert launches[0][1] == (16, 256, 0)
+    launches.clear()
+    cuda_jit.run_jit("stride", "dot", (a[:0], a[:0]), out, 3.0)   # N = 0 still writes the sum, 0
+    assert [cfg for _, cfg, _ in launches] == [(1, 256, 0), (1, 256, 0)]
+    with pytest.raises(ValueError, match="grid-stride"):
+        cuda_jit.run_jit("ilp4", "dot", (a, a), out, 3.0)
+
+
+@pytest.mark.gpu
+def test_dot_kernel_sums_over_the_grid_stride_loop_and_the_blocks(gpu_backend, simulated, monkeypatch):
+    from numba import cuda
+
+    from kernels.vector import cuda_jit
+    # two blocks of 256 threads: each thread takes several elements, each block a partial sum
+    monkeypatch.setattr(cuda_jit, "_stride_blocks", 2)
+    for n in (511, 512, 513, 1500) if simulated else (511, 512, 513, 1500, 10**7 + 3):
+        a, b = _inputs("dot", n, seed=7)
+        out = cuda.to_device(np.full(1, np.nan))
+        cuda_jit.run_dot((cuda.to_device(a), cuda.to_device(b)), out)
+        np.testing.assert_allclose(out.copy_to_host(), reference("dot", (a, b)), rtol=1e-12)

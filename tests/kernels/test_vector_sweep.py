@@ -319,3 +319,36 @@ def test_the_sweep_asks_the_buffers_module_for_free_device_memory(monkeypatch):
     assert buffers.free_device_bytes() == 123 * MiB
     monkeypatch.setattr(buffers, "device_free_bytes", lambda: None)
     assert buffers.free_device_bytes() is None
+
+
+def test_dot_is_swept_in_the_implementations_that_have_it(cpu_backend):
+    items = list(sweep(cpu_backend, ["dot"], ["vectorize", "cpu-numba", "numpy"], ["kernel"],
+                       [2**10, 2**11], ref_bytes=REF, repeats=1))
+    notices = [i.message for i in items if isinstance(i, vector_sweep.SweepNotice)]
+    assert notices == ["dot is not implemented by vectorize: left out"]
+    pts = _points(items)
+    assert [(p.impl, p.N) for p in pts] == [("cpu-numba", 1024), ("numpy", 1024),
+                                            ("cpu-numba", 2048), ("numpy", 2048)]
+    assert all(p.bytes == 8 * p.N and p.gbs > 0 and p.total == 4 for p in pts)
+    gpu = type("B", (), {"name": "cuda", "simulated": False, "is_gpu": True})()
+    impls = [Impl(name, True, "", "gpu", "", {}) for name in ("cuda-jit", "cuda-jit-stride")]
+    combos = vector_sweep.plan(gpu, ["dot", "add"], impls, ["kernel", "pinned"])
+    assert [(op, impl.name, mode) for op, impl, mode in combos] == [
+        ("dot", "cuda-jit-stride", "kernel"), ("dot", "cuda-jit-stride", "pinned"),
+        ("add", "cuda-jit", "kernel"), ("add", "cuda-jit", "pinned"),
+        ("add", "cuda-jit-stride", "kernel"), ("add", "cuda-jit-stride", "pinned")]
+
+
+@pytest.mark.gpu
+def test_gpu_dot_end_to_end_copies_the_sum_back(gpu_backend, simulated):
+    pts = _points(sweep(gpu_backend, ["dot"], ["cuda-jit-stride", "cpu-numba"], vector_sweep.MODES,
+                        [2**10], ref_bytes=REF, repeats=1))
+    assert [(p.impl, p.mode) for p in pts] == [("cuda-jit-stride", m) for m in vector_sweep.MODES] + [
+        ("cpu-numba", "kernel")]
+    for p in pts:
+        assert p.skipped is None and p.bytes == 8 * p.N
+        if p.mode != "kernel":
+            # the inputs in, 8 bytes of result out
+            assert p.timings.bytes == {"h2d": 8 * p.N, "d2h": 8} and p.bus_bytes == 8 * p.N
+        if not (simulated and p.impl != "cpu-numba"):
+            assert p.gbs > 0
