@@ -19,22 +19,7 @@ from .request import (DISTRIBUTIONS, DTYPES, GENERATORS, HISTOGRAM_STRATEGIES, R
                       StrategyUnavailable)
 from .results import GenerateResult, HistogramResult, MonteCarloResult, ReduceResult
 
-__all__ = [
-                      "DISTRIBUTIONS",
-                      "DTYPES",
-                      "GENERATORS",
-                      "HISTOGRAM_STRATEGIES",
-                      "REDUCE_STRATEGIES",
-                      "GenerateRequest",
-                      "GenerateResult",
-                      "HistogramRequest",
-                      "HistogramResult",
-                      "MonteCarloRequest",
-                      "MonteCarloResult",
-                      "ReduceRequest",
-                      "ReduceResult",
-                      "Renderer",
-                      "StrategyUnavailable",
-                      "available",
-                      "default_strategy",
-]
+__all__ = ["DISTRIBUTIONS", "DTYPES", "GENERATORS", "HISTOGRAM_STRATEGIES", "REDUCE_STRATEGIES",
+           "GenerateRequest", "GenerateResult", "HistogramRequest", "HistogramResult",
+           "MonteCarloRequest", "MonteCarloResult", "ReduceRequest", "ReduceResult", "Renderer",
+           "StrategyUnavailable", "available", "default_strategy"]

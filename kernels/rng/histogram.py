@@ -89,12 +89,13 @@ def cpu_histogram(x, lo, scale, nbins, rows, counts):
     nchunks = rows.shape[0]
     slots = nbins + 2
     for c in prange(nchunks):
+        row = rows[c]
         for j in range(slots):
-            rows[c, j] = 0
+            row[j] = 0
         start = c * CPU_CHUNK
-        end = min(start + CPU_CHUNK, n)
-        for i in range(start, end):
-            rows[c, bin_of_cpu(x[i], lo, scale, nbins)] += 1
+        xs = x[start:min(start + CPU_CHUNK, n)]   # a view indexed from 0: no range fix-ups
+        for i in range(xs.size):
+            row[bin_of_cpu(xs[i], lo, scale, nbins)] += 1
     for j in prange(slots):
         s = 0
         for c in range(nchunks):

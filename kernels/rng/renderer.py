@@ -195,6 +195,18 @@ class Renderer:
         self._seed_states[key] = states
         return states
 
+    def warmup(self, cancel=None) -> float:
+        """Compile (or load from numba's cache) the kernels of the default requests with tiny
+        runs; returns the compile milliseconds."""
+        jobs = [lambda: self.generate(GenerateRequest(n=64), cancel),
+                lambda: self.reduce(ReduceRequest(n=64), cancel),
+                lambda: self.histogram(HistogramRequest(n=64), cancel),
+                lambda: self.monte_carlo(MonteCarloRequest(n=64), cancel)]
+        ms = 0.0
+        for job in jobs:
+            ms += job().timings.phases_ms.get("compile") or 0.0
+        return ms
+
     # ---- generation --------------------------------------------------------------------------------
     def generate(self, request: GenerateRequest, cancel=None) -> GenerateResult:
         request.validate(self.backend)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..backend import Backend
+
 GENERATORS = ("xoroshiro128p", "philox4_32_10", "numpy")
 GENERATOR_HELP = {
     "xoroshiro128p": "numba.cuda.random's xoroshiro128+: one state per resident GPU thread, each "
@@ -45,8 +47,9 @@ REDUCE_HELP = {
                 "its partial sum to memory, a second one-block pass adds the partials; no "
                 "atomics, so the answer is the same on every run.",
     "numba-reduce": "numba.cuda.reduce with a + b: numba's own two-stage tree reduction.",
-    "cpu-numba": "the CPU twin: numba parallel, fixed chunks summed with eight accumulators each, "
-                 "the chunk sums added in order (the same answer for any thread count).",
+    "cpu-numba": "the CPU twin: numba parallel, fixed chunks each summed with vector "
+                 "accumulators, the chunk sums added in order (the same answer for any thread "
+                 "count).",
     "numpy": "numpy.sum: pairwise summation on one core.",
 }
 
@@ -157,10 +160,12 @@ class GenerateRequest:
     n: int = 2**20
     seed: int = 0
     want_values: bool = False    # copy every value back to the host (else only the first HEAD)
+    backend: Backend | None = None   # where it runs: the scheduler reads it; a Renderer ignores it
 
     def validate(self, backend=None) -> GenerateRequest:
-        """Raise ValueError in plain words when the request cannot run (on `backend`, when given:
-        then the memory it needs is checked too)."""
+        """Raise ValueError in plain words when the request cannot run (on `backend`, or the
+        request's own backend, when there is one: then the memory it needs is checked too)."""
+        backend = backend or self.backend
         _check_choice("generator", self.generator, GENERATORS)
         _check_choice("distribution", self.distribution, DISTRIBUTIONS)
         itemsize = np.dtype(dtype_name(self.dtype)).itemsize
@@ -187,13 +192,15 @@ class ReduceRequest:
     dtype: str = "float32"
     seed: int = 0
     data: np.ndarray | None = field(default=None, compare=False, repr=False)
+    backend: Backend | None = None
 
     @classmethod
-    def from_data(cls, data: np.ndarray, strategy: str = AUTO) -> ReduceRequest:
+    def from_data(cls, data: np.ndarray, strategy: str = AUTO, backend=None) -> ReduceRequest:
         return cls(strategy=strategy, n=int(np.asarray(data).size), dtype=np.asarray(data).dtype.name,
-                   data=data)
+                   data=data, backend=backend)
 
     def validate(self, backend=None) -> ReduceRequest:
+        backend = backend or self.backend
         _check_choice("strategy", self.strategy, (AUTO,) + REDUCE_STRATEGIES)
         itemsize = np.dtype(dtype_name(self.dtype)).itemsize
         check_n(self.n)
@@ -219,14 +226,16 @@ class HistogramRequest:
     lo: float | None = None      # left edge; None = 0 for uniform data, -4 for normal
     hi: float | None = None      # right edge (excluded); None = 1 for uniform, +4 for normal
     data: np.ndarray | None = field(default=None, compare=False, repr=False)
+    backend: Backend | None = None
 
     @classmethod
     def from_data(cls, data: np.ndarray, lo: float, hi: float, bins: int = 256,
-                  strategy: str = AUTO) -> HistogramRequest:
+                  strategy: str = AUTO, backend=None) -> HistogramRequest:
         return cls(strategy=strategy, n=int(np.asarray(data).size), bins=bins,
-                   dtype=np.asarray(data).dtype.name, lo=lo, hi=hi, data=data)
+                   dtype=np.asarray(data).dtype.name, lo=lo, hi=hi, data=data, backend=backend)
 
     def validate(self, backend=None) -> HistogramRequest:
+        backend = backend or self.backend
         _check_choice("strategy", self.strategy, (AUTO,) + HISTOGRAM_STRATEGIES)
         _check_choice("distribution", self.distribution, DISTRIBUTIONS)
         itemsize = np.dtype(dtype_name(self.dtype)).itemsize
@@ -261,6 +270,7 @@ class HistogramRequest:
 class MonteCarloRequest:
     n: int = 2**24               # points in the unit square
     seed: int = 0
+    backend: Backend | None = None
 
     def validate(self, backend=None) -> MonteCarloRequest:
         check_n(self.n, MAX_MONTE_CARLO_N)
@@ -270,5 +280,4 @@ class MonteCarloRequest:
 
 def _host_of(backend):
     """The CPU side of a GPU backend, for checking host memory."""
-    from ..backend import Backend
     return Backend("cpu") if backend is not None else None
