@@ -39,9 +39,31 @@ class Cancelled(Exception):
 class CancelToken:
     def __init__(self):
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
 
     def cancel(self):
-        self._event.set()
+        with self._lock:
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for fn in callbacks:
+            fn()
+
+    def on_cancel(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call fn() (on the cancelling thread) when the token is cancelled, at once if it is
+        already: work that cannot call check(), such as a compiled loop polling a flag, learns of
+        a cancel this way. Returns a function that forgets fn again."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(fn)
+                return lambda: self._forget(fn)
+        fn()
+        return lambda: None
+
+    def _forget(self, fn):
+        with self._lock:
+            if fn in self._callbacks:
+                self._callbacks.remove(fn)
 
     @property
     def cancelled(self) -> bool:

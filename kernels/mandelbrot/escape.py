@@ -28,7 +28,8 @@ import math
 import operator
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.core.extending import intrinsic
 
 from ..backend import simulator_enabled
 
@@ -43,7 +44,7 @@ COLOUR_SCALE = 0.125
 
 def _make_escape(mul, add, jit):
     """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
-    the helpers for the target. Returns (escape, escape_pair)."""
+    the helpers for the target. Returns (escape, escape_pair, advance)."""
 
     @jit
     def shortcut(cx, cy):
@@ -116,7 +117,30 @@ def _make_escape(mul, add, jit):
                 return resume(ax, cy, xa, ya, x2a, y2a, n, max_iter), smooth(rb, n)
         return inside, inside
 
-    return escape, escape_pair
+    @jit
+    def advance(cx, cy, x, y, n0, n1, max_iter):
+        """A slice of the iteration, for work too long to run in one go: from iterate n0
+        (z_n0 = x + iy; n0 = 0 is the start, where the shortcut applies) up to iterate n1.
+        Returns (value, x, y): the pixel's value once it is known, else -1.0 and z_n1. Each step
+        is the one resume() takes (x2, y2 are recomputed from x, y exactly as the loop computes
+        them), so a pixel sliced any way ends with the value escape() gives it."""
+        if n0 == 0 and shortcut(cx, cy):
+            return float(max_iter), x, y
+        x2 = mul(x, x)
+        y2 = mul(y, y)
+        for n in range(n0 + 1, n1 + 1):
+            y = add(mul(add(x, x), y), cy)
+            x = add(add(x2, -y2), cx)
+            x2 = mul(x, x)
+            y2 = mul(y, y)
+            r2 = add(x2, y2)
+            if r2 > BAILOUT2:
+                return smooth(r2, n), x, y
+        if n1 >= max_iter:
+            return float(max_iter), x, y
+        return -1.0, x, y
+
+    return escape, escape_pair, advance
 
 
 def _make_colour(mul, add):
@@ -158,7 +182,7 @@ def _cpu_add(a, b):
     return a + b
 
 
-_escape_cpu, _escape_pair_cpu = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
+_escape_cpu, _escape_pair_cpu, _ = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
 
 
 @njit(cache=True)
@@ -170,21 +194,45 @@ def escape_value(cx, cy, max_iter):
 _colour_cpu = njit(inline="always")(_make_colour(_cpu_mul, _cpu_add))
 
 
+@intrinsic
+def _read_flag(typingctx, flags):
+    """flags[0] of a 1-d int64 array, read afresh at every call: an atomic (monotonic) load, which
+    the optimiser may not hoist out of a loop the way it would a plain read of memory that the
+    loop never writes. Another thread sets the flag while the loop runs."""
+    if not (isinstance(flags, types.Array) and flags.ndim == 1 and flags.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.load_atomic(ary.data, "monotonic", 8)
+
+    return types.int64(flags), codegen
+
+
 @njit(parallel=True, cache=True)
 def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
-                    cx, cy, step, half_w, half_h, max_iter):
+                    cx, cy, step, half_w, half_h, max_iter, stop):
     """Fill values[band_row0 : band_row0 + band_rows] (a band of the buffer).
 
     Buffer row r is picture row grid_row0 + r. Rows are visited in the order (k * stride) % band_rows
     (stride coprime to band_rows) so that each thread's contiguous share of k mixes cheap and
     expensive parts of the picture instead of taking one half of it.
+
+    `stop` is a one-element int64 array another thread may set to 1 while this runs (a cancel):
+    every thread reads it before each pair of pixels and leaves its rows unfinished once it is
+    set, so a cancel waits for at most one pair of pixels however many iterations a band holds.
+    The values are then incomplete and the caller must discard them.
     """
     cols = values.shape[1]
     for k in prange(band_rows):
         br = band_row0 + (k * stride) % band_rows
         gy = float(grid_row0 + br) + 0.5 - half_h
         y = cy - gy * step
+        if _read_flag(stop) != 0:
+            continue
         for c in range(0, cols - 1, 2):
+            if _read_flag(stop) != 0:
+                break
             ax = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
             bx = cx + (float(grid_col0 + c + 1) + 0.5 - half_w) * step
             va, vb = _escape_pair_cpu(ax, bx, y, max_iter)
@@ -230,7 +278,7 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
-    _escape_gpu = _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True))[0]
+    _escape_gpu, _, _advance_gpu = _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True))
     _colour_gpu = cuda.jit(device=True)(_make_colour(_gpu_mul, _gpu_add))
 
     @cuda.jit(cache=True)
@@ -247,13 +295,45 @@ if cuda is not None:
             values[br, c] = _escape_gpu(x, y, max_iter)
 
     @cuda.jit(cache=True)
+    def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,
+                            cx, cy, step, half_w, half_h, n0, n1, max_iter):
+        """escape_kernel's work cut into iteration slices, for frames whose iteration count is
+        too large for one launch: iterates n0+1 .. n1 of every pixel of the band still running
+        (values < 0 after the previous slice; every pixel when n0 == 0), keeping z in zx, zy.
+        Adds to alive[0] the number of pixels still running after this slice (one atomic per
+        block), so the host knows when to stop and how long the next slice may be."""
+        c, r = cuda.grid(2)
+        running = 0
+        if c < values.shape[1] and r < band_rows:
+            br = band_row0 + r
+            if n0 == 0 or values[br, c] < 0.0:
+                gx = float(grid_col0 + c) + 0.5 - half_w
+                gy = float(grid_row0 + br) + 0.5 - half_h
+                x = _gpu_add(cx, _gpu_mul(gx, step))
+                y = _gpu_add(cy, -_gpu_mul(gy, step))
+                zr = 0.0
+                zi = 0.0
+                if n0 > 0:
+                    zr = zx[br, c]
+                    zi = zy[br, c]
+                v, zr, zi = _advance_gpu(x, y, zr, zi, n0, n1, max_iter)
+                values[br, c] = v
+                if v < 0.0:
+                    zx[br, c] = zr
+                    zy[br, c] = zi
+                    running = 1
+        count = cuda.syncthreads_count(running)
+        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+            cuda.atomic.add(alive, 0, count)
+
+    @cuda.jit(cache=True)
     def colour_kernel(values, rgba, max_iter, dens, offset, lut, interior):
         """rgba (H, W) uint32 = colour of each value: one 4-byte store per pixel."""
         c, r = cuda.grid(2)
         if c < values.shape[1] and r < values.shape[0]:
             rgba[r, c] = _colour_gpu(values[r, c], max_iter, dens, offset, lut, interior)
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_kernel = colour_kernel = None
+    escape_kernel = escape_slice_kernel = colour_kernel = None
 
 
 def pack_rgba(rgba_rows: np.ndarray) -> np.ndarray:

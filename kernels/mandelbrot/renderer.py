@@ -33,9 +33,19 @@ COLOUR_BLOCK = (32, 8)
 # into bands of rows, with a cancellation check between bands: ~20 ms at ~450 G iterations/s.
 GPU_BAND_WORK = 2 ** 33
 # ... but a GPU band has at least this many pixels (~2 waves of threads on an H100/H200), since
-# a launch of a few thousand threads would leave most of the GPU idle.
+# a launch of a few thousand threads would leave most of the GPU idle. When a band that large
+# would still exceed GPU_BAND_WORK (more than 32,768 iterations), the iteration count is sliced
+# instead: each launch takes every pixel still running a few thousand iterations further.
 GPU_MIN_BAND_PIXELS = 2 ** 18
-# The same for one CPU band (pixels x max_iter): ~0.2 s at ~0.8 G iterations/s on 2 cores.
+# One slice never asks a pixel for more iterations than this (~20 ms of one GPU thread's latency),
+# however few pixels are still running.
+GPU_SLICE_MAX_ITER = 2 ** 20
+# Under the CUDA simulator (~0.5 M iterations/s, ~0.4 ms per thread) the same bounds, scaled down
+# so that a cancel still lands within a fraction of a second.
+SIM_BAND_WORK = 2 ** 15
+SIM_BAND_PIXELS = 256
+# The same for one CPU band (pixels x max_iter): ~0.2 s at ~0.8 G iterations/s on 2 cores. The
+# CPU kernel also polls a stop flag before every pair of pixels, so a cancel never waits for a band.
 CPU_BAND_WORK = 2 ** 27
 # Strips (pictures larger than one frame): pixels per strip (at most 12 bytes each on the device:
 # value + colour).
@@ -106,6 +116,9 @@ class Renderer:
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
             self._escape(values, grid, 0, 0, req.max_iter, timer, None)
+            if self.backend.is_gpu:      # deep iteration counts use the sliced kernel
+                args = (0, 0, grid.cx, grid.cy, grid.step, grid.half_w, grid.half_h, req.max_iter)
+                self._escape_sliced(values, 0, 3, args, 12, timer, None)
             self._colour(values, rgba, req, timer)
         timer.finish()
         self._compiled = True
@@ -247,30 +260,103 @@ class Renderer:
         return hit
 
     def _escape(self, values, grid: _Grid, grid_row0, grid_col0, max_iter, timer, cancel):
-        """Escape values for the buffer's rows, in bands small enough to cancel between."""
-        rows, cols = values.shape
-        max_iter = int(max_iter)
-        budget = GPU_BAND_WORK if self.backend.is_gpu else CPU_BAND_WORK
-        band = budget // max(1, cols * max_iter)
-        # but never so few rows that a band leaves the GPU (or the CPU's threads) half idle
-        floor_pixels = GPU_MIN_BAND_PIXELS if self.backend.is_gpu else 4 * cols
-        band = max(1, min(rows, max(band, -(-floor_pixels // cols))))
+        """Escape values for the buffer's rows, cut so that a cancel lands within a fraction of a
+        second at any iteration count: bands of rows on the CPU (whose kernel also polls a stop
+        flag), bands or iteration slices on the GPU."""
         args = (int(grid_row0), int(grid_col0), grid.cx, grid.cy, grid.step, grid.half_w,
-                grid.half_h, max_iter)
-        for b0 in range(0, rows, band):
-            n = min(band, rows - b0)
-            if self.backend.is_gpu:
-                bx, by = self.block
-                blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
-                with timer.phase("kernel", gpu=True):
-                    mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
-                if band < rows and cancel is not None:
+                grid.half_h, int(max_iter))
+        if self.backend.is_gpu:
+            self._escape_gpu(values, args, timer, cancel)
+        else:
+            self._escape_cpu(values, args, timer, cancel)
+
+    def _escape_cpu(self, values, args, timer, cancel):
+        rows, cols = values.shape
+        max_iter = args[-1]
+        band = CPU_BAND_WORK // max(1, cols * max_iter)
+        # never so few rows that a band leaves the CPU's threads half idle: the stop flag, not
+        # the band, bounds how long a cancel waits
+        band = max(1, min(rows, max(band, 4)))
+        stop = np.zeros(1, dtype=np.int64)
+        forget = cancel.on_cancel(lambda: stop.__setitem__(0, 1)) \
+            if hasattr(cancel, "on_cancel") else None
+        try:
+            for b0 in range(0, rows, band):
+                n = min(band, rows - b0)
+                with timer.phase("kernel"):
+                    mk.escape_rows_cpu(values, b0, n, mk.row_stride(n), *args, stop)
+                if cancel is not None:
+                    cancel.check()
+                if stop[0]:       # stopped part-way: the token raises above, but never go on
+                    raise RuntimeError("the escape kernel was stopped without a cancel")
+        finally:
+            if forget is not None:
+                forget()
+
+    def _gpu_bounds(self):
+        """(work per launch, fewest pixels worth a launch, most pixels per launch or None)."""
+        if self.backend.simulated:
+            return min(GPU_BAND_WORK, SIM_BAND_WORK), min(GPU_MIN_BAND_PIXELS, 1), SIM_BAND_PIXELS
+        return GPU_BAND_WORK, GPU_MIN_BAND_PIXELS, None
+
+    def _escape_gpu(self, values, args, timer, cancel):
+        rows, cols = values.shape
+        max_iter = args[-1]
+        work, min_pixels, max_pixels = self._gpu_bounds()
+        band = rows if max_pixels is None else max(1, min(rows, max_pixels // cols))
+        plain_rows = work // max(1, cols * max_iter)      # rows whose whole count fits one launch
+        if plain_rows >= rows and band >= rows:           # the usual frame: one launch
+            self._launch_plain(values, 0, rows, args, timer)
+            return
+        if plain_rows >= max(1, -(-min_pixels // cols)):  # bands of rows, each launch whole
+            step = min(plain_rows, band)
+            for b0 in range(0, rows, step):
+                self._launch_plain(values, b0, min(step, rows - b0), args, timer)
+                if cancel is not None:
                     self._stream.synchronize()
                     cancel.check()
-            else:
-                with timer.phase("kernel"):
-                    mk.escape_rows_cpu(values, b0, n, mk.row_stride(n), *args)
-                if cancel is not None:
+            return
+        for b0 in range(0, rows, band):                   # bands of rows, iterations sliced
+            self._escape_sliced(values, b0, min(band, rows - b0), args, work, timer, cancel)
+
+    def _launch_plain(self, values, b0, n, args, timer):
+        bx, by = self.block
+        cols = values.shape[1]
+        blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+        with timer.phase("kernel", gpu=True):
+            mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
+
+    def _escape_sliced(self, values, b0, n, args, work, timer, cancel):
+        """Iterate the band's pixels in slices of at most `work` iterations in all (and
+        GPU_SLICE_MAX_ITER per pixel), reading back after each how many pixels still run: the
+        next slice is as long as those allow, and the band ends when none is left."""
+        rows, cols = values.shape
+        max_iter = args[-1]
+        bx, by = self.block
+        blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+        stream = self._stream
+        zx = self.pool.device("slice-zx", (rows, cols), np.float64, stream=stream)
+        zy = self.pool.device("slice-zy", (rows, cols), np.float64, stream=stream)
+        alive_dev = self.pool.device("slice-alive", (1,), np.int64, stream=stream)
+        alive_host = self.pool.host("slice-alive", (1,), np.int64)
+        alive_host[0] = 0
+        alive_dev.copy_to_device(alive_host, stream=stream)   # a running total: never reset
+        timer.timings.bytes["h2d"] += alive_host.nbytes
+        counted, running, n0 = 0, n * cols, 0
+        # one "kernel" phase for the whole band: the counter read-backs (8 bytes each, counted
+        # below) sit between its launches
+        with timer.phase("kernel", gpu=True):
+            while n0 < max_iter and running > 0:
+                k = max(1, min(work // running, GPU_SLICE_MAX_ITER))
+                n1 = min(max_iter, n0 + k)
+                mk.escape_slice_kernel[blocks, (bx, by), stream](
+                    values, zx, zy, alive_dev, b0, n, *args[:7], n0, n1, max_iter)
+                alive_dev.copy_to_host(alive_host, stream=stream)
+                timer.timings.bytes["d2h"] += alive_host.nbytes
+                stream.synchronize()
+                total = int(alive_host[0])
+                running, counted, n0 = total - counted, total, n1
+                if cancel is not None and running > 0:
                     cancel.check()
 
     def _colour(self, values, rgba, req: MandelbrotRequest, timer):
