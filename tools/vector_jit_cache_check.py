@@ -1,6 +1,7 @@
 """Check on a real GPU that the factory-built @cuda.jit vector kernels compile once and then come
 from numba's disk cache: two fresh processes share an empty cache directory; each times the first
-launch (compile or cache load) of every family × op kernel and checks its result.
+launch (compile or cache load) of every family × op kernel (and of dot's two kernels) and checks
+its result.
 
     python tools/vector_jit_cache_check.py [--out DIR]
 
@@ -24,24 +25,25 @@ import json, os, time
 import numpy as np
 from numba import cuda
 from kernels.vector import cuda_jit
-from kernels.vector.ops import OP_NAMES, SCALAR, get_op, reference
+from kernels.vector.ops import ELEMENTWISE_OPS, SCALAR, get_op, reference
 
 n = int(os.environ["VECTOR_CHECK_N"])
 rng = np.random.default_rng(1)
 host = [rng.random(n, dtype=np.float32) + np.float32(0.5) for _ in range(2)]
+kernels = [(f, name) for f in ("per-thread", "stride", "ilp4") for name in ELEMENTWISE_OPS]
 out = {}
-for family in ("per-thread", "stride", "ilp4"):
-    for name in OP_NAMES:
-        op = get_op(name)
-        ins = tuple(cuda.to_device(h) for h in host[:len(op.inputs)])
-        dst = ins[1] if op.inplace else cuda.device_array(n, np.float32)
-        cuda.synchronize()
-        t0 = time.perf_counter()
-        cuda_jit.run_jit(family, name, ins, dst, SCALAR)
-        cuda.synchronize()
-        ms = (time.perf_counter() - t0) * 1e3
-        ok = bool(np.allclose(dst.copy_to_host(), reference(name, host[:len(op.inputs)]), rtol=1e-6))
-        out[f"{family}/{name}"] = {"first_launch_ms": ms, "correct": ok}
+for family, name in kernels + [("stride", "dot")]:
+    op = get_op(name)
+    ins = tuple(cuda.to_device(h) for h in host[:len(op.inputs)])
+    dst = ins[1] if op.inplace else cuda.device_array(op.out_shape(n), op.out_dtype)
+    cuda.synchronize()
+    t0 = time.perf_counter()
+    cuda_jit.run_jit(family, name, ins, dst, SCALAR)
+    cuda.synchronize()
+    ms = (time.perf_counter() - t0) * 1e3
+    want = reference(name, host[:len(op.inputs)])
+    ok = bool(np.allclose(dst.copy_to_host(), want, rtol=1e-9 if op.reduction else 1e-6))
+    out[f"{family}/{name}"] = {"first_launch_ms": ms, "correct": ok}
 print(json.dumps(out))
 """
 
@@ -68,8 +70,9 @@ def main(argv=None) -> int:
                          "cache_files": len(files)})
             first = [k["first_launch_ms"] for k in kernels.values()]
             bad = [name for name, k in kernels.items() if not k["correct"]]
-            print(f"process {i + 1}: first launches {sum(first):.0f} ms in all (max {max(first):.0f} ms "
-                  f"per kernel), {len(files)} cache files, wrong results: {bad or 'none'}")
+            print(f"process {i + 1}: first launches {sum(first):.0f} ms in all "
+                  f"(max {max(first):.0f} ms per kernel), {len(files)} cache files, "
+                  f"wrong results: {bad or 'none'}")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "vector_jit_cache.json"), "w") as fh:
         json.dump(runs, fh, indent=1)

@@ -48,7 +48,8 @@ def _cpu_saxpy(x, y, s):
 @njit(parallel=True, cache=True)
 def _cpu_seed(a, b, out):
     for i in prange(out.size):
-        out[i] = (a[i] * SEED_TEN + SEED_TWO) * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
+        a10 = a[i] * SEED_TEN + SEED_TWO
+        out[i] = a10 * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
 
 
 @njit(parallel=True, cache=True)

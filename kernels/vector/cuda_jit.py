@@ -2,12 +2,13 @@
 elements per thread) and @vectorize(target='cuda') ufuncs. Imported only when a GPU implementation
 first runs.
 
-Each elementwise op is one element function, a device function `(a, b, s) -> value`; three factories turn it
-into a kernel of each family (per-thread, stride, ilp4). A kernel is built on first use of its
-(family, op) and compiles on its first launch, like the declared-without-signature kernels it
-replaces; `cache=True` keeps the compiled code on disk across runs (numba-cuda keys a closure's
-cache entry on what it captured, here the element function, so the six kernels of a family do not
-share one entry). dot, a reduction, has kernels of its own (dot_blocks, dot_final) in the stride
+Each elementwise op is one element function, a device function `(a, b, s) -> value`; three
+factories turn it into a kernel of each family (per-thread, stride, ilp4). A kernel is built on
+first use of its (family, op) and compiles on its first launch, as the hand-written kernels it
+replaces did (about 0.2 s each, 0.3 s for ilp4, NVVM to PTX on a 2-core host); `cache=True` keeps
+the compiled code on disk across runs: numba-cuda keys a closure's cache entry on what it captured
+(here the element function and `inplace`), so the six kernels of a family share an index file but
+not an entry. dot, a reduction, has kernels of its own (dot_blocks, dot_final), in the stride
 family. The ufuncs are built on first use because @vectorize with signatures compiles at
 decoration.
 """
@@ -136,7 +137,7 @@ _stride_blocks: int | None = None
 
 
 def kernel(variant: str, op_name: str):
-    """The kernel of `variant` for `op_name`, built by its factory the first time it is asked for."""
+    """The kernel of `variant` for `op_name`, built by its factory the first time it is needed."""
     k = KERNELS.get((variant, op_name))
     if k is None:
         k = FACTORIES[variant](ELEMENTS[op_name], inplace=OPS[op_name].inplace)
@@ -165,7 +166,8 @@ def stride_blocks() -> int:
 # the tests run on, has no shuffles; it runs once per block, after the loop that moves the bytes.
 @cuda.jit(device=True)
 def _block_sum(v, shared):
-    """The sum of `v` over the block's THREADS_PER_BLOCK threads (a power of two), in thread 0."""
+    """The sum of `v` over the block's THREADS_PER_BLOCK threads (a power of two), returned to
+    every thread."""
     t = cuda.threadIdx.x
     shared[t] = v
     cuda.syncthreads()
@@ -223,7 +225,7 @@ def run_dot(ins, out, stream=None):
 
 
 def kernel_args(op_name: str, ins, out, s) -> tuple:
-    """(a, b, out, s) for every op: a one-input op passes its input as `b` too; saxpy's `out` is y."""
+    """(a, b, out, s) for every op: a one-input op passes its input as `b` too; saxpy's out is y."""
     a, b = (ins[0], ins[0]) if len(OPS[op_name].inputs) == 1 else (ins[0], ins[1])
     return a, b, out, np.float32(s)
 

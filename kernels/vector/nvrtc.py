@@ -1,8 +1,9 @@
 """The vector ops as CUDA C++ compiled at run time with NVRTC through CUDA Python's `cuda.core`,
 launched on numba's stream in numba's (primary) context, on numba's device arrays.
 
-One source string per elementwise op (dot is numba's alone), plus a four-elements-per-thread variant of each ("nvrtc-ilp4");
-PyCUDA's implementation (pycuda_impl) compiles the same strings. Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
+One source string per elementwise op (dot is numba's alone), plus a four-elements-per-thread
+variant of each ("nvrtc-ilp4"); PyCUDA's implementation (pycuda_impl) compiles the same strings.
+Compiled on first use per op; a compiler failure raises ImplUnavailable with the log.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """What the vector ops are: copy, scale, add, triad, saxpy, the PyCUDA seed's expression and
-BabelStream's dot (the one reduction), their byte and flop counts, which implementations have each, the constants every implementation shares, the record an implementation is
-described by (Impl) and the error it raises when it cannot run (ImplUnavailable), and the obvious
-NumPy reference the tests compare every implementation with.
+BabelStream's dot (the one reduction), their byte and flop counts, which implementations have
+each, the constants every implementation shares, the record an implementation is described by
+(Impl) and the error it raises when it cannot run (ImplUnavailable), and the obvious NumPy
+reference the tests compare every implementation with.
 
 Every op works on float32 vectors with one fixed scalar (SCALAR). An implementation is a set of
 callables `fn(ins, out, s, stream=None)`: `ins` is the tuple of input arrays (device arrays for GPU
