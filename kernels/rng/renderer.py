@@ -580,18 +580,18 @@ class Renderer:
         n, seed = int(request.n), int(request.seed)
         timer = self._timer(f"monte carlo n={n:,}")
         if self.gpu:
-            inside = self._monte_carlo_gpu(n, seed, timer, cancel)
+            inside, streams = self._monte_carlo_gpu(n, seed, timer, cancel)
             note = ("one fused kernel: each thread draws and tests its points with its "
                     "xoroshiro128+ state in registers; only one count per block is written")
         else:
-            inside = self._monte_carlo_cpu(n, seed, timer, cancel)
+            inside, streams = self._monte_carlo_cpu(n, seed, timer, cancel), M.cpu_chunks(n)
             note = ("the CPU twin: chunks of 2^20 points in parallel, each seeded by splitmix64 "
                     "from (seed, chunk)")
         timings = timer.finish()
         inside = int(inside)
         return MonteCarloResult(request=request, inside=inside, estimate=4.0 * inside / n,
                                 monte_carlo_ms=timings.detail.get("monte-carlo"),
-                                timings=timings, note=note)
+                                timings=timings, streams=streams, note=note)
 
     def _monte_carlo_gpu(self, n: int, seed: int, timer, cancel):
         stream = self.stream()
@@ -617,7 +617,7 @@ class Renderer:
         host = self.pool.host("mc_host", (blocks,), np.int64)
         with timer.phase("d2h", gpu=True, nbytes=host.nbytes):
             partials.copy_to_host(host, stream=stream)
-        return _Deferred(host, total=True)
+        return _Deferred(host, total=True), threads
 
     def _monte_carlo_cpu(self, n: int, seed: int, timer, cancel) -> int:
         chunks = M.cpu_chunks(n)

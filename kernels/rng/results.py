@@ -103,6 +103,7 @@ class MonteCarloResult:
     estimate: float              # 4 · inside / n
     monte_carlo_ms: float | None
     timings: Timings
+    streams: int = 1             # independent generator streams: GPU threads, or CPU chunks
     note: str = ""
 
     @property

@@ -167,11 +167,21 @@ def generate_kernel(dtype: str, normal: bool):
     return generate
 
 
+def _numba_random():
+    """numba.cuda.random, imported quietly: under the simulator its module asks for object mode,
+    which numba warns about at import."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from numba.cuda import random
+    return random
+
+
 def initial_states(seed: int, count: int) -> np.ndarray:
     """numba.cuda.random's initial states for `seed`, made on the host: `count` generators, each
     2^64 steps after the previous one (what `init_xoroshiro128p_states` copies to the device)."""
-    from numba.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
-    states = np.empty(count, dtype=xoroshiro128p_dtype)
+    random = _numba_random()
+    init_xoroshiro128p_states_cpu = random.init_xoroshiro128p_states_cpu
+    states = np.empty(count, dtype=random.xoroshiro128p_dtype)
     if simulator_enabled():
         # under the simulator numba's initialiser runs in object mode and says so, loudly
         with warnings.catch_warnings():
@@ -184,8 +194,7 @@ def initial_states(seed: int, count: int) -> np.ndarray:
 
 
 def state_dtype():
-    from numba.cuda.random import xoroshiro128p_dtype
-    return xoroshiro128p_dtype
+    return _numba_random().xoroshiro128p_dtype
 
 
 # ---- CPU twin -----------------------------------------------------------------------------------
