@@ -38,6 +38,15 @@ def check_writable(path) -> None:
         raise ValueError(f"cannot write {path}: no permission to create files in {folder}")
 
 
+def check_export_path(path) -> None:
+    """check_writable, and a name ending in .png or .npy (what write_strips can write)."""
+    check_writable(path)
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in FORMATS:
+        raise ValueError(f"cannot write {os.fspath(path)}: the file name must end in .png (picture) "
+                         "or .npy (raw values)")
+
+
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary file name beside `path`; on a clean exit it replaces `path`, on an
@@ -89,10 +98,16 @@ def write_npy(path, values: np.ndarray) -> None:
         np.save(fh, values)
 
 
-def write_json(path, obj) -> None:
+def write_json(path, obj, indent: int = 2) -> None:
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(obj, fh, indent=2)
+        json.dump(obj, fh, indent=indent)
         fh.write("\n")
+
+
+def write_text(path, text: str, newline: str | None = None) -> None:
+    """Write text (a CSV table, a note) atomically, UTF-8; `newline` as for open()."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline=newline) as fh:
+        fh.write(text)
 
 
 def ensure_host_fits(nbytes: int, what: str) -> None:
@@ -105,48 +120,99 @@ def ensure_host_fits(nbytes: int, what: str) -> None:
 
 def write_strips(path, width: int, height: int, strips, progress=None) -> None:
     """Write a width×height picture that arrives as strips (row0, array) top first: uint8 RGBA
-    (n, width, 4) strips to a .png, float64 (n, width) strips to a .npy. A .npy is written strip by
-    strip through a memory map (any size); a .png is assembled in memory first (checked against
-    free host memory) since PNG encoders take a whole picture. progress(fraction) after each strip.
-    The strips iterator is closed whatever happens, so a renderer frees its buffers."""
-    path = os.fspath(path)
-    ext = os.path.splitext(path)[1].lower()
-    w, h = int(width), int(height)
+    (n, width, 4) strips to a .png, float64 (n, width) strips to a .npy (see StripWriter).
+    progress(fraction) after each strip. The strips iterator is closed whatever happens, so a
+    renderer frees its buffers."""
     try:
-        if ext not in FORMATS:
-            raise ValueError(f"cannot write {path}: the file name must end in .png (picture) or "
-                             ".npy (raw values)")
-        if ext == ".png":
-            ensure_host_fits(w * h * 4, f"a {w}×{h} PNG")
-            picture = np.empty((h, w, 4), dtype=np.uint8)
-            _fill(picture, strips, progress, path)
-            write_png(path, picture)
-        else:
-            with atomic_path(path) as tmp:
-                out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64, shape=(h, w))
-                try:
-                    _fill(out, strips, progress, path)
-                    out.flush()
-                finally:
-                    del out   # unmapped before the file is renamed or removed
+        with StripWriter(path, width, height) as writer:
+            for row0, strip in strips:
+                fraction = writer.add(row0, strip)
+                if progress is not None:
+                    progress(fraction)
     finally:
         close = getattr(strips, "close", None)
         if close is not None:
             close()
 
 
-def _fill(out: np.ndarray, strips, progress, path) -> None:
-    h = out.shape[0]
-    done = 0
-    for row0, strip in strips:
+class StripWriter:
+    """A picture written strip by strip, as the strips arrive, so that its caller may do other
+    work between two strips (the window's export job yields there and the view keeps rendering).
+
+    A .npy goes strip by strip into a memory-mapped temporary file (any size); a .png is assembled
+    in memory first (checked against free host memory when the writer is made) since PNG encoders
+    take a whole picture. `add(row0, strip)` each strip, top first; `finish()` puts the file in
+    place; `abort()`, or an exception inside `with StripWriter(...)`, leaves an earlier file at the
+    path whole and no temporary file behind.
+    """
+
+    def __init__(self, path, width: int, height: int):
+        self.path = os.fspath(path)
+        ext = os.path.splitext(self.path)[1].lower()
+        self.width, self.height = w, h = int(width), int(height)
+        if ext not in FORMATS:
+            raise ValueError(f"cannot write {self.path}: the file name must end in .png (picture) "
+                             "or .npy (raw values)")
+        self.done = 0
+        self._stack = contextlib.ExitStack()
+        self._closed = False
+        if ext == ".png":
+            ensure_host_fits(w * h * 4, f"a {w}×{h} PNG")
+            self._out = np.empty((h, w, 4), dtype=np.uint8)
+            self._png = True
+        else:
+            self._png = False
+            try:
+                tmp = self._stack.enter_context(atomic_path(self.path))
+                self._out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64, shape=(h, w))
+            except BaseException as exc:
+                self._stack.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+
+    def add(self, row0: int, strip: np.ndarray) -> float:
+        """Copy one strip in place; returns the fraction of the rows written so far."""
+        out = self._out
         n = strip.shape[0]
-        if strip.shape[1:] != out.shape[1:] or strip.dtype != out.dtype or row0 != done:
-            raise ValueError(f"{path}: expected a {out.dtype} strip of shape (n, "
-                             f"{', '.join(map(str, out.shape[1:]))}) at row {done}, got "
+        if strip.shape[1:] != out.shape[1:] or strip.dtype != out.dtype or row0 != self.done:
+            raise ValueError(f"{self.path}: expected a {out.dtype} strip of shape (n, "
+                             f"{', '.join(map(str, out.shape[1:]))}) at row {self.done}, got "
                              f"{strip.dtype} {strip.shape} at row {row0}")
+        if self.done + n > self.height:
+            raise ValueError(f"{self.path}: the strips run past the picture's {self.height} rows")
         out[row0:row0 + n] = strip
-        done += n
-        if progress is not None:
-            progress(min(1.0, done / h))
-    if done != h:
-        raise ValueError(f"{path}: the strips covered {done} of {h} rows")
+        self.done += n
+        return min(1.0, self.done / self.height)
+
+    def finish(self) -> None:
+        if self._closed:
+            return
+        if self.done != self.height:
+            exc = ValueError(f"{self.path}: the strips covered {self.done} of {self.height} rows")
+            self.abort(exc)
+            raise exc
+        self._closed = True
+        if self._png:
+            write_png(self.path, self._out)
+            self._out = None
+        else:
+            self._out.flush()
+            self._out = None      # unmapped before the file is renamed
+            self._stack.close()
+
+    def abort(self, exc: BaseException | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._out = None          # unmapped before the file is removed
+        exc = exc or RuntimeError("the picture was abandoned")
+        self._stack.__exit__(type(exc), exc, exc.__traceback__)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.finish()
+        else:
+            self.abort(exc)
+        return False

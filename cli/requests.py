@@ -4,6 +4,7 @@ one-line message naming the valid choices."""
 from __future__ import annotations
 
 import math
+import numbers
 
 from kernels import palettes
 from kernels.distance.request import (
@@ -17,9 +18,50 @@ from kernels.mandelbrot.request import (
     MAX_ITER_LIMIT,
     MandelbrotRequest,
     auto_iterations,
+    precision_state,
 )
 
 MANDELBROT_OPTIONS = ("center", "width", "iters", "palette")
+
+# The limits every Mandelbrot location is held to, however it arrives: pasted text, a bookmark
+# file, --center/--width/--iters. The set lies within |c| <= 2; these leave room to look around it.
+MAX_CENTRE = 1e6
+MAX_VIEW_WIDTH = 1e3
+
+
+def check_location(center_re, center_im, width, iterations=None, pixels: int | None = None) -> None:
+    """Raise ValueError in plain words when a location cannot be shown: a centre or width that is
+    not a finite number or lies out of range, an iteration count that is not a whole number from
+    1 to MAX_ITER_LIMIT (None = automatic), or, given the picture's width in `pixels`, a zoom past
+    the precision of 64-bit floats (the picture would come out flat)."""
+    values = {}
+    for what, v in (("the centre's real part", center_re), ("the centre's imaginary part", center_im),
+                    ("the width", width)):
+        try:
+            f = float(v)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{what} must be a number, not {v!r}") from None
+        if isinstance(v, bool) or not math.isfinite(f):
+            raise ValueError(f"{what} must be a finite number, not {v!r}")
+        values[what] = f
+    re_, im_, w = values.values()
+    for what, f in (("the centre's real part", re_), ("the centre's imaginary part", im_)):
+        if abs(f) > MAX_CENTRE:
+            raise ValueError(f"{what} {f:g} is too far out; the set lies within |c| ≤ 2")
+    if not w > 0:
+        raise ValueError(f"the width must be a positive number, not {w:g}")
+    if w > MAX_VIEW_WIDTH:
+        raise ValueError(f"the width {w:g} is too large; the whole set is about 3 wide")
+    if iterations is not None:
+        ok = isinstance(iterations, numbers.Integral) and not isinstance(iterations, bool)
+        if not ok or not 1 <= iterations <= MAX_ITER_LIMIT:
+            raise ValueError(f"the iteration count must be a whole number from 1 to "
+                             f"{MAX_ITER_LIMIT:,} (or automatic), not {iterations!r}")
+    if pixels is not None:
+        level, message = precision_state(re_, im_, w, max(1, int(pixels)))
+        if level == "limit":
+            raise ValueError(f"width {w:g} at this centre is past the precision of 64-bit floats "
+                             f"({message})")
 
 
 def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool) -> MandelbrotRequest:
@@ -75,6 +117,10 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool) -
         size = (int(width), int(height))
     except (TypeError, ValueError):
         raise ValueError(f"size must be two whole numbers WxH, got {width!r}x{height!r}") from None
+    try:
+        check_location(cx, cy, view_width, iters, pixels=size[0])
+    except ValueError as exc:
+        raise ValueError(f"--center/--width/--iters: {exc}") from None
     req = MandelbrotRequest(cx, cy, view_width, size, iters, palette=palette,
                             want_values=bool(want_values))
     req.validate()

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 
 from PyQt6.QtCore import QSettings, Qt, QTimer
-from PyQt6.QtGui import QAction, QActionGroup, QKeySequence
+from PyQt6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget,
                              QToolBar)
 
 from kernels import backend as backends
 
+from . import persisted
 from .scheduler_qt import QtScheduler
 from .timing_panel import TimingDock
 from .views import VIEW_IDS, VIEWS
@@ -19,14 +21,19 @@ from .views.base import BaseView
 
 log = logging.getLogger("gpu_explorer")
 ORG, APP = "GPU Explorer", "GPU Explorer"
+SIGINT_TICK_MS = 200        # how often Python gets a turn to see Ctrl+C while Qt's loop runs
 
 
 class MainWindow(QMainWindow):
     def __init__(self, backend_choice: str = "auto", view: str | None = None, settings: QSettings | None = None,
-                 *, synchronous: bool = False):
+                 *, synchronous: bool = False, notes=()):
         super().__init__()
         self.setWindowTitle("GPU Explorer")
-        self.settings = settings if settings is not None else QSettings(ORG, APP)
+        # what went wrong reading files or the environment: shown in the status bar once built
+        self.startup_notes: list[str] = list(notes)
+        self.settings, problems = persisted.open_settings(
+            settings if settings is not None else QSettings(ORG, APP))
+        self.startup_notes += problems
         self.cuda_status = backends.cuda_status()
         self.gpu_backend = None
         if self.cuda_status.usable:
@@ -51,6 +58,7 @@ class MainWindow(QMainWindow):
             v.error_message.connect(self.show_error)
             self.views[view_id] = v
             self.tabs.addTab(v, title)
+            self.startup_notes += list(getattr(v, "load_notes", ()))
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
         self.timing = TimingDock(self)
@@ -59,21 +67,26 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_status_bar()
 
-        start = view or self.settings.value("view", VIEW_IDS[0])
+        # every saved value is checked: a wrong type is dropped with a note, never raised
+        notes = self.startup_notes
+        start = view or persisted.read_choice(self.settings, "view", VIEW_IDS, notes) or VIEW_IDS[0]
         if start in self.views:
             self.tabs.setCurrentIndex(list(self.views).index(start))
-        geo = self.settings.value("geometry")
-        if geo is not None:
-            self.restoreGeometry(geo)
-        else:
+        geo = persisted.read_bytes(self.settings, "geometry", notes)
+        if geo is None or not self.restoreGeometry(geo):
             self.resize(1400, 860)
-        state = self.settings.value("windowState")
-        if state is not None:
-            self.restoreState(state)
-        else:
+        state = persisted.read_bytes(self.settings, "windowState", notes)
+        if state is None or not self.restoreState(state):
             # docks take their size once the window is laid out, hence after the first show
             QTimer.singleShot(0, lambda: self.resizeDocks([self.timing], [400], Qt.Orientation.Horizontal))
+        problem = persisted.write_problem(self.settings)
+        if problem:
+            notes.append(problem)
         self._update_backend_ui()
+        if notes:
+            for note in notes:
+                log.warning("%s", note)
+            self.show_status("  •  ".join(notes), 20000)
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self):
@@ -194,7 +207,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, ev):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
-        self.settings.sync()
+        problem = persisted.write_problem(self.settings)
+        if problem:
+            log.warning("%s", problem)
         for v in self.views.values():
             v.shutdown()
         # returns within ~0.1 s: a compile in flight is abandoned (daemon thread), not waited for
@@ -203,22 +218,38 @@ class MainWindow(QMainWindow):
 
 
 def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
-        settings: QSettings | None = None, after_show=None) -> int:
-    """Open the window and run the event loop; `after_show(window)` is a hook for scripts/tests."""
-    from .errors import install_excepthook
+        settings: QSettings | None = None, after_show=None, notes=()) -> int:
+    """Open the window and run the event loop; `after_show(window)` is a hook for scripts/tests,
+    `notes` lines for the status bar (e.g. from checking the environment)."""
+    from .errors import format_exception, install_excepthook
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
-    win = MainWindow(backend_choice, view, settings=settings)
+    try:
+        win = MainWindow(backend_choice, view, settings=settings, notes=notes)
+    except Exception as exc:  # the window cannot be built: say why, in one line and a dialog
+        summary, details = format_exception(type(exc), exc, exc.__traceback__)
+        log.error("the window could not be built\n%s", details)
+        print(f"GPU Explorer cannot start: {summary}", file=sys.stderr)
+        ended = all([s.shutdown(0.1) for s in list(QtScheduler.instances)])
+        if QGuiApplication.platformName() != "offscreen":   # nobody would read it offscreen
+            QMessageBox.critical(None, "GPU Explorer cannot start", f"The window could not be "
+                                 f"opened.\n\n{summary}\n\nThe log has the details.")
+        return _exit(1, ended)
     # a quit that skips closeEvent (e.g. the session ending) must still stop the scheduler
     app.aboutToQuit.connect(win.scheduler.shutdown)
     install_excepthook(lambda: win)
     win.show()
     if after_show is not None:
         after_show(win)
-    code = app.exec()
-    if not win.scheduler.core.join(0.05):
+    with close_on_sigint(app, win):
+        code = app.exec()
+    return _exit(code, win.scheduler.core.join(0.05))
+
+
+def _exit(code: int, thread_ended: bool) -> int:
+    if not thread_ended:
         # closed during a first start: the abandoned thread is inside a JIT compile that holds
         # numba's compiler lock, and a normal interpreter exit would wait seconds for it. The
         # settings are written already (closeEvent); nothing else is pending.
@@ -227,3 +258,41 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+class close_on_sigint:
+    """Ctrl+C in the terminal closes the window as its close button would (settings saved,
+    work cancelled), instead of a traceback from whatever Python code happened to run. Python
+    runs signal handlers only between its own bytecodes, so a timer gives it a turn every
+    SIGINT_TICK_MS while Qt's loop waits; a second Ctrl+C quits the event loop outright."""
+
+    def __init__(self, app: QApplication, win: QMainWindow):
+        self.app, self.win = app, win
+        self.presses = 0
+        self._old = None
+        self._tick = QTimer()
+        self._tick.setInterval(SIGINT_TICK_MS)
+        self._tick.timeout.connect(lambda: None)
+
+    def _handler(self, signum, frame):
+        self.presses += 1
+        if self.presses == 1:
+            log.info("interrupted (Ctrl+C): closing the window")
+            QTimer.singleShot(0, self.win.close)
+        else:
+            QTimer.singleShot(0, self.app.quit)
+
+    def __enter__(self):
+        try:
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        except ValueError:          # not the main thread: leave signals alone
+            self._old = None
+            return self
+        self._tick.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._tick.stop()
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        return False

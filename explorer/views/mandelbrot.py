@@ -18,6 +18,8 @@ from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
+from cli.files import check_export_path
+from cli.requests import check_location
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
 from kernels.scheduler import (
@@ -78,6 +80,7 @@ class MandelbrotView(BaseView):
 
         self.canvas = Canvas()
         self.controls = MandelbrotControls()
+        self.load_notes = list(self.controls.load_notes)    # the window shows them once built
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.canvas)
         split.addWidget(self.controls)
@@ -326,12 +329,24 @@ class MandelbrotView(BaseView):
 
     # ---- bookmarks, location -----------------------------------------------------------------
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
+        """Jump to a location (a bookmark, pasted text). It meets the limits every location meets
+        (cli.requests.check_location) and the camera's precision check; a refusal leaves the view
+        as it was and says why in the status bar (and in self.camera.refusal)."""
         w, _ = self.canvas_size()
-        ok = self.camera.go_to(CameraState.of(center_re, center_im, width), max(w, 1))
+        try:
+            check_location(center_re, center_im, width, None if keep_iterations else iterations)
+            state = CameraState.of(center_re, center_im, width)
+        except (ValueError, ArithmeticError) as exc:
+            self.camera.refusal = f"Cannot go there: {exc}"
+            self._camera_changed(False)
+            return False
+        ok = self.camera.go_to(state, max(w, 1))
         if ok and not keep_iterations:
-            self.controls.blockSignals(True)
-            self.controls.set_iterations(iterations)
-            self.controls.blockSignals(False)
+            blocked = self.controls.blockSignals(True)
+            try:
+                self.controls.set_iterations(iterations)
+            finally:            # an error here must never leave the panel's signals off
+                self.controls.blockSignals(blocked)
         self._camera_changed(ok)
         return ok
 
@@ -344,7 +359,11 @@ class MandelbrotView(BaseView):
         return format_location(s.center_re, s.center_im, s.width, self.controls.iterations())
 
     def copy_location(self):
-        text = self.location_text()
+        try:
+            text = self.location_text()
+        except (ValueError, ArithmeticError) as exc:     # never expected: the camera is checked
+            self.status_message.emit(f"Cannot copy the location: {exc}", 6000)
+            return
         QGuiApplication.clipboard().setText(text)
         self.status_message.emit(f"Copied: {text}", 4000)
 
@@ -355,9 +374,6 @@ class MandelbrotView(BaseView):
             text = QGuiApplication.clipboard().text()
         try:
             loc = parse_location(text)
-            km.MandelbrotRequest(center_re=float(loc.center_re), center_im=float(loc.center_im),
-                                 width=loc.width, size=(16, 16),
-                                 max_iter=loc.iterations or 100).validate()
         except ValueError as exc:
             self.status_message.emit(f"Cannot paste location: {exc}", 6000)
             return False
@@ -418,10 +434,16 @@ class MandelbrotView(BaseView):
     def start_export(self, path: str, w: int, h: int, *, show_progress: bool = True) -> bool:
         """Render the current view at w×h into path (.png or .npy) on the worker."""
         try:
+            # the path first: a folder that cannot be written must not cost a whole render
+            check_export_path(path)
             req = dataclasses.replace(self.build_request(w, h), want_values=path.lower().endswith(".npy"))
             req.validate()
         except ValueError as exc:
             self.status_message.emit(f"Cannot export: {exc}", 6000)
+            self.export_failed.emit(str(exc))
+            return False
+        if self._exporting:
+            self.status_message.emit("An export is already running; cancel it first", 6000)
             return False
         self.submit(MandelbrotExport(req, path, self.backend), key=self.side_key("export"))
         self._exporting = True

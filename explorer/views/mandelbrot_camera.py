@@ -126,20 +126,28 @@ class Camera:
         self._history.append(state)
         del self._history[:-MAX_HISTORY]
 
-    def _apply(self, new: CameraState, w: int) -> bool:
-        """Move to `new` unless it zooms in past the precision limit. One-shot moves made
-        outside a gesture get their own history entry."""
+    def _apply(self, new: CameraState, w: int, *, jump: bool = False) -> bool:
+        """Move to `new` unless it zooms in past the precision limit, or (a jump to a bookmark or
+        a pasted location) lands past it at any width. One-shot moves made outside a gesture get
+        their own history entry."""
         self.refusal = ""
         if not (math.isfinite(new.width) and new.width > 0):
             self.refusal = "That zoom is out of range."
             return False
+        if not (new.center_re.is_finite() and new.center_im.is_finite()):
+            self.refusal = "That centre is not a finite number."
+            return False
         new = CameraState(new.center_re, new.center_im, min(new.width, MAX_WIDTH))
-        if new.width < self._state.width:
+        if jump or new.width < self._state.width:
             level, message = self.precision(float(new.center_re), float(new.center_im), new.width,
                                             max(int(w), 1))
             if level == "limit":
-                self.refusal = (f"Cannot zoom in further: {message}" if message else
-                                "Cannot zoom in further: float64 precision is exhausted here")
+                if jump:
+                    self.refusal = ("That place is past the precision of 64-bit floats: "
+                                    + (message or "the picture would come out flat"))
+                else:
+                    self.refusal = (f"Cannot zoom in further: {message}" if message else
+                                    "Cannot zoom in further: float64 precision is exhausted here")
                 return False
         if new == self._state:
             return True
@@ -161,8 +169,9 @@ class Camera:
         return self._apply(self.home, 1)
 
     def go_to(self, state: CameraState, w: int) -> bool:
-        """Jump to a bookmark or a pasted location (refused past the precision limit)."""
-        return self._apply(state, w)
+        """Jump to a bookmark or a pasted location (refused past the precision limit, wherever
+        the current view is)."""
+        return self._apply(state, w, jump=True)
 
     # ---- moves -------------------------------------------------------------------------------
     def pan_pixels(self, dx: float, dy: float, w: int) -> bool:

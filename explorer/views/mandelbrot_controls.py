@@ -34,8 +34,13 @@ from PyQt6.QtWidgets import (
 from kernels import palettes
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
+from ..persisted import set_aside
+from .mandelbrot_location import location_from_values
+
 BOOKMARKS_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "resources", "bookmarks.json")
+USER_BOOKMARKS_NAME = "bookmarks.json"
+MAX_BOOKMARKS_BYTES = 4 * 2 ** 20     # a bookmark file larger than this is not one
 
 
 @dataclass(frozen=True)
@@ -48,17 +53,61 @@ class Bookmark:
     note: str = ""
 
 
-def load_bookmarks(path: str = BOOKMARKS_PATH) -> list[Bookmark]:
-    """Bookmarks from the JSON file; numbers are read as Decimal so no digit is lost."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
-    out = []
-    for b in data["bookmarks"]:
-        re_, im_ = (Decimal(str(v)) for v in b["center"])
-        it = b.get("iterations")
-        out.append(Bookmark(str(b["name"]), re_, im_, float(b["width"]),
-                            None if it in (None, "auto") else int(it), str(b.get("note", ""))))
-    return out
+class BadBookmarkFile(ValueError):
+    """The file as a whole cannot be read as bookmarks (the reason in plain words)."""
+
+
+def user_bookmarks_path() -> str:
+    """The user's own bookmarks (same layout as resources/bookmarks.json), beside the settings;
+    read when it exists. Tests point this elsewhere."""
+    from PyQt6.QtCore import QStandardPaths
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
+    return os.path.join(folder, USER_BOOKMARKS_NAME)
+
+
+def load_bookmarks(path: str = BOOKMARKS_PATH) -> tuple[list[Bookmark], list[str]]:
+    """(bookmarks, problems): every good entry of the JSON file, and one plain line per entry that
+    was skipped (numbers are read as Decimal so no digit is lost; each location meets the limits a
+    pasted one does). Raises BadBookmarkFile when the file as a whole is unusable."""
+    try:
+        if os.path.getsize(path) > MAX_BOOKMARKS_BYTES:
+            raise BadBookmarkFile(f"{os.path.basename(path)} is larger than "
+                                  f"{MAX_BOOKMARKS_BYTES // 2 ** 20} MiB")
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
+    except OSError as exc:
+        raise BadBookmarkFile(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:      # not JSON (UnicodeDecodeError is a ValueError)
+        raise BadBookmarkFile(f"{os.path.basename(path)} is not valid JSON: {exc}") from None
+    entries = data.get("bookmarks") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise BadBookmarkFile(f"{os.path.basename(path)} holds no list under \"bookmarks\"")
+    out, problems = [], []
+    for i, b in enumerate(entries):
+        try:
+            out.append(_bookmark(b))
+        except ValueError as exc:
+            name = b.get("name") if isinstance(b, dict) else None
+            label = f"{name!r}" if isinstance(name, str) and name.strip() else f"entry {i + 1}"
+            problems.append(f"bookmark {label} skipped: {exc}")
+    return out, problems
+
+
+def _bookmark(b) -> Bookmark:
+    if not isinstance(b, dict):
+        raise ValueError(f"expected an object with name, center and width, got {type(b).__name__}")
+    name = b.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("it has no name")
+    centre = b.get("center")
+    if not isinstance(centre, list) or len(centre) != 2:
+        raise ValueError("its center must be a list of two numbers [re, im]")
+    if "width" not in b:
+        raise ValueError("it has no width")
+    loc = location_from_values(centre[0], centre[1], b["width"], b.get("iterations"))
+    note = b.get("note", "")
+    return Bookmark(name.strip(), loc.center_re, loc.center_im, loc.width, loc.iterations,
+                    note if isinstance(note, str) else "")
 
 
 class MandelbrotControls(QWidget):
@@ -145,14 +194,8 @@ class MandelbrotControls(QWidget):
         self.bookmarks.itemClicked.connect(self._bookmark_activated)
         bm_lay.addWidget(self.bookmarks)
         lay.addWidget(bm_box, 1)
-        try:
-            for b in load_bookmarks():
-                item = QListWidgetItem(b.name)
-                item.setData(Qt.ItemDataRole.UserRole, b)
-                item.setToolTip(f"{b.note}\ncentre {b.center_re}, {b.center_im}; width {b.width:g}".strip())
-                self.bookmarks.addItem(item)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            self.bookmarks.addItem(f"(bookmarks unavailable: {exc})")
+        self.load_notes: list[str] = []     # what went wrong reading the bookmark files
+        self._fill_bookmarks()
 
         # location and export
         loc_box = QGroupBox("Location")
@@ -188,6 +231,41 @@ class MandelbrotControls(QWidget):
         self.offset.valueChanged.connect(self._offset_spin)
         self.offset_slider.valueChanged.connect(self._offset_slide)
 
+    def _fill_bookmarks(self):
+        """The shipped bookmarks, then the user's own file if there is one. A bad entry is skipped
+        and named; a user's file that cannot be read at all is set aside (renamed)."""
+        items, skipped = [], []
+        try:
+            found, problems = load_bookmarks(BOOKMARKS_PATH)
+            items += found
+            skipped += problems
+        except BadBookmarkFile as exc:
+            self.load_notes.append(f"Bookmarks unavailable: {exc}")
+        user = user_bookmarks_path()
+        if user and os.path.exists(user):
+            try:
+                found, problems = load_bookmarks(user)
+                items += found
+                skipped += problems
+            except BadBookmarkFile as exc:
+                moved = set_aside(user)
+                where = f"; set aside as {os.path.basename(moved)}" if moved else ""
+                self.load_notes.append(f"Your bookmarks were not loaded: {exc}{where}")
+        for b in items:
+            item = QListWidgetItem(b.name)
+            item.setData(Qt.ItemDataRole.UserRole, b)
+            item.setToolTip(f"{b.note}\ncentre {b.center_re}, {b.center_im}; width {b.width:g}".strip())
+            self.bookmarks.addItem(item)
+        if skipped:
+            item = QListWidgetItem(f"({len(skipped)} bookmark{'s' if len(skipped) > 1 else ''} "
+                                   "skipped: hover for why)")
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            item.setToolTip("\n".join(skipped))
+            self.bookmarks.addItem(item)
+            self.load_notes.append("; ".join(skipped))
+        if not items:
+            self.bookmarks.addItem("(no bookmarks)")
+
     @staticmethod
     def _pair(slider, spin) -> QWidget:
         w = QWidget()
@@ -203,11 +281,12 @@ class MandelbrotControls(QWidget):
         return None if self.auto_iters.isChecked() else int(self.iters.value())
 
     def set_iterations(self, n: int | None):
+        """Automatic (None) or a fixed limit, clamped to the spin box's range."""
         if n is None:
             self.auto_iters.setChecked(True)
         else:
             self.auto_iters.setChecked(False)
-            self.iters.setValue(int(n))
+            self.iters.setValue(int(min(max(int(n), 1), MAX_ITER_LIMIT)))
 
     def show_auto_iterations(self, n: int):
         """Display the automatic limit in the (disabled) spin box."""

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from cli.requests import check_location
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
 EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
@@ -33,10 +34,12 @@ class Location:
 
 def _digits_for(width: float) -> int:
     """Decimal places that pin the centre to 1e-10 of the view width (far below a pixel)."""
-    return max(4, int(math.ceil(-math.log10(width))) + 10) if width > 0 else 20
+    return max(4, int(math.ceil(-math.log10(width))) + 10) if 0 < width < math.inf else 20
 
 
 def _plain(d: Decimal, places: int) -> str:
+    if not d.is_finite():         # never held by the camera; written plainly all the same
+        return str(d).lower()
     # a centre typed or pasted with a few more digits keeps them all; one computed by panning
     # (60 digits) is rounded to what the zoom needs
     exact = -d.as_tuple().exponent <= max(places, 17)
@@ -53,15 +56,13 @@ def format_location(center_re, center_im, width: float, iterations: int | None) 
     return f"center={re_s},{im_s} width={float(width):.6g} iters={iters}"
 
 
-def _number(text: str, what: str, far: float | None = 1e6) -> Decimal:
+def _number(text: str, what: str) -> Decimal:
     try:
         d = Decimal(text)
     except InvalidOperation:
         raise ValueError(f"{what} {text!r} is not a number") from None
     if not d.is_finite():
         raise ValueError(f"{what} must be a finite number, not {text}")
-    if far is not None and abs(d) > far:
-        raise ValueError(f"{what} {text} is too far out; the set lies within |c| ≤ 2")
     return d
 
 
@@ -95,13 +96,37 @@ def parse_location(text: str) -> Location:
     width = float(w)
     if not (width > 0 and math.isfinite(width)):
         raise ValueError(f"the width must be a positive number, not {found['width']}")
-    if width > 1e3:
-        raise ValueError(f"the width {found['width']} is too large; the whole set is about 3 wide")
     iterations = None
     raw = found.get("iters")
     if raw is not None and raw.lower() != "auto":
-        n = _number(raw.split(",")[0].split()[0], "the iteration count", far=None)
+        n = _number(raw.split(",")[0].split()[0], "the iteration count")
         if n != n.to_integral_value() or not (1 <= n <= MAX_ITER_LIMIT):
             raise ValueError(f"iters must be a whole number from 1 to {MAX_ITER_LIMIT:,} (or auto), not {raw}")
         iterations = int(n)
+    check_location(c_re, c_im, width, iterations)    # the limits a bookmark or --center meets
     return Location(c_re, c_im, width, iterations)
+
+
+def location_from_values(center_re, center_im, width, iterations) -> Location:
+    """A Location from stored values (a bookmark file's entry): numbers as Decimal, int or float
+    (text is refused, as are bools), iterations None, "auto" or a whole number. ValueError in
+    plain words otherwise, with the same limits as pasted text."""
+    def decimal(v, what):
+        if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
+            raise ValueError(f"{what} must be a number, not {v!r}")
+        d = Decimal(str(v)) if not isinstance(v, Decimal) else v
+        if not d.is_finite():
+            raise ValueError(f"{what} must be a finite number, not {v}")
+        return d
+    c_re = decimal(center_re, "the centre's real part")
+    c_im = decimal(center_im, "the centre's imaginary part")
+    w = float(decimal(width, "the width"))
+    if iterations in (None, "auto"):
+        iterations = None
+    else:
+        n = decimal(iterations, "the iteration count")
+        if n != n.to_integral_value():
+            raise ValueError(f"the iteration count must be a whole number, not {iterations}")
+        iterations = int(n)
+    check_location(c_re, c_im, w, iterations)
+    return Location(c_re, c_im, w, iterations)
