@@ -60,6 +60,7 @@ class DistanceView(BaseView):
         self._rings_key = None
 
         self.canvas = MapCanvas()
+        self.load_notes = list(self.canvas.load_notes)    # the window shows them once built
         self.strategy_combo = QComboBox()
         for s in kd.STRATEGIES:
             self.strategy_combo.addItem(s, s)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -28,34 +29,92 @@ LABEL_SPACING_PX = 48        # ring labels closer than this on screen are thinne
 RING_POINTS = 256
 
 
-@functools.lru_cache(maxsize=1)
+MAX_COASTLINE_BYTES = 64 * 2 ** 20     # a coastline file larger than this is not one
+
+
 def coastline_xy(path: str = str(COASTLINE_PATH)) -> tuple[np.ndarray, np.ndarray]:
     """All coastline LineStrings as one (lons, lats) pair with NaN between lines, repeated at
-    each wrap; empty arrays when the file is missing (the map still works without it)."""
+    each wrap; empty arrays when the file is missing or unusable (the map works without it)."""
+    xs, ys, _ = load_coastline(path)
+    return xs, ys
+
+
+@functools.lru_cache(maxsize=4)
+def load_coastline(path: str = str(COASTLINE_PATH)) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """(lons, lats, problems): the coastline of a GeoJSON FeatureCollection, checked as it is
+    read. A file that is missing, not JSON or not a FeatureCollection gives no coastline and one
+    problem; a feature that is not a (Multi)LineString of [lon, lat] pairs in range is skipped and
+    counted. Never raises: the map must open whatever the file holds."""
+    name = os.path.basename(path)
     try:
+        if os.path.getsize(path) > MAX_COASTLINE_BYTES:
+            return _none(f"the coastline file {name} is larger than "
+                         f"{MAX_COASTLINE_BYTES // 2 ** 20} MiB; no coastline drawn")
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError):
-        return np.empty(0), np.empty(0)
-    parts = []
-    for feat in data.get("features", []):
-        geom = feat.get("geometry") or {}
-        lines = geom.get("coordinates", [])
-        if geom.get("type") == "LineString":
-            lines = [lines]
-        elif geom.get("type") != "MultiLineString":
+    except OSError as exc:
+        return _none(f"the coastline file {name} cannot be read ({exc.strerror or exc}); "
+                     "no coastline drawn")
+    except (ValueError, RecursionError) as exc:
+        return _none(f"the coastline file {name} is not valid JSON ({exc}); no coastline drawn")
+    features = data.get("features") if isinstance(data, dict) else None
+    if not isinstance(features, list):
+        return _none(f"the coastline file {name} holds no list of features; no coastline drawn")
+    parts, skipped = [], 0
+    for feat in features:
+        lines = _feature_lines(feat)
+        if lines is None:
+            skipped += 1
             continue
-        for line in lines:
-            pts = np.asarray(line, dtype=np.float64)
-            if pts.ndim == 2 and len(pts) >= 2:
-                parts.append(pts[:, :2])
-                parts.append(np.full((1, 2), np.nan))
+        for pts in lines:
+            parts.append(pts)
+            parts.append(np.full((1, 2), np.nan))
+    problems = ()
+    if skipped:
+        problems = (f"{skipped} of {len(features)} coastline features in {name} were not lines of "
+                    "[lon, lat] points and were left out",)
     if not parts:
-        return np.empty(0), np.empty(0)
+        xs, ys, more = _none(f"the coastline file {name} holds no usable lines; no coastline drawn")
+        return xs, ys, problems + more
     one = np.concatenate(parts)
     xs = np.concatenate([one[:, 0] + w for w in WRAPS])
     ys = np.tile(one[:, 1], len(WRAPS))
-    return xs, ys
+    return xs, ys, problems
+
+
+def _none(problem: str):
+    return np.empty(0), np.empty(0), (problem,)
+
+
+def _feature_lines(feat) -> list[np.ndarray] | None:
+    """The feature's lines as (n, 2) float arrays, or None when it is not a LineString or
+    MultiLineString whose points are finite [lon, lat] pairs with lat in [-90, 90]."""
+    geom = feat.get("geometry") if isinstance(feat, dict) else None
+    if not isinstance(geom, dict):
+        return None
+    kind, coords = geom.get("type"), geom.get("coordinates")
+    if kind == "LineString":
+        coords = [coords]
+    elif kind != "MultiLineString":
+        return None
+    if not isinstance(coords, list):
+        return None
+    lines = []
+    for line in coords:
+        if not isinstance(line, list) or not all(
+                isinstance(p, list) and len(p) >= 2 and all(_is_number(v) for v in p[:2]) for p in line):
+            return None
+        if len(line) < 2:
+            continue
+        pts = np.array([p[:2] for p in line], dtype=np.float64)
+        if not np.isfinite(pts).all() or np.abs(pts[:, 1]).max() > 90.0 or np.abs(pts[:, 0]).max() > 540.0:
+            return None
+        lines.append(pts)
+    return lines
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def ring_step(view_height_km: float) -> float:
@@ -141,9 +200,15 @@ class MapViewBox(pg.ViewBox):
 
     def mouseClickEvent(self, ev):
         if ev.button() == Qt.MouseButton.LeftButton and not ev.double():
-            p = self.mapSceneToView(ev.scenePos())
             ev.accept()
-            self.clicked.emit(float(p.x()), float(p.y()))
+            # pyqtgraph's axes pass their clicks on to the linked view box: a click on an axis
+            # lies outside the map and must not move the reference point there
+            if not self.sceneBoundingRect().contains(ev.scenePos()):
+                return
+            p = self.mapSceneToView(ev.scenePos())
+            (x0, x1), (y0, y1) = self.viewRange()
+            if x0 <= p.x() <= x1 and y0 <= p.y() <= y1:
+                self.clicked.emit(float(p.x()), float(p.y()))
             return
         super().mouseClickEvent(ev)
 
@@ -168,7 +233,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.image.setZValue(0)
         self.plot.addItem(self.image)
 
-        lons, lats = coastline_xy()
+        lons, lats, problems = load_coastline(str(COASTLINE_PATH))
+        self.load_notes = list(problems)       # the view passes them on to the status bar
         self.coast = pg.PlotDataItem(lons, lats, connect="finite",
                                      pen=pg.mkPen(QColor(255, 255, 255, 200), width=1))
         self.coast.setZValue(2)

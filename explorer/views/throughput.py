@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
-import json
+import io
 import math
 
 import numpy as np
@@ -21,6 +21,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialo
                              QListWidgetItem, QProgressBar, QPushButton, QSplitter, QTableWidget,
                              QTableWidgetItem, QVBoxLayout, QWidget)
 
+from cli.files import check_writable, write_json, write_text
 from kernels.vector import sweep as vector_sweep
 from kernels.vector.jobs import SweepRequest
 from kernels.vector.ops import OP_NAMES, get_op
@@ -551,10 +552,11 @@ class ThroughputView(BaseView):
                  for c in range(self.table.columnCount())] for r in range(self.table.rowCount())]
 
     def export_csv(self, path: str):
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(COLUMNS)
-            w.writerows(self.table_rows())
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf)
+        w.writerow(COLUMNS)
+        w.writerows(self.table_rows())
+        write_text(path, buf.getvalue(), newline="")    # atomic: a failure keeps the old file
         self.status_message.emit(f"Saved {self.table.rowCount()} row(s) to {path}", 5000)
 
     def export_json(self, path: str):
@@ -564,8 +566,7 @@ class ThroughputView(BaseView):
                "crossover_n": self.crossover_n(), "unavailable": self.unavailable,
                "error": self.last_error,
                "points": [p.as_dict() for p in self.points]}
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1)
+        write_json(path, doc, indent=1)                   # atomic: a failure keeps the old file
         self.status_message.emit(f"Saved {len(self.points)} point(s) to {path}", 5000)
 
     def _ask_csv(self):
@@ -582,7 +583,10 @@ class ThroughputView(BaseView):
 
     def _save(self, fn, path):
         try:
+            check_writable(path)
             fn(path)
+        except ValueError as exc:
+            self.error_message.emit(str(exc))
         except OSError as exc:
             self.error_message.emit(f"Could not save {path}: {exc.strerror or exc}")
 
