@@ -82,7 +82,11 @@ def _register_state():
         sig = types.CPointer(state_ty)()
 
         def codegen(context, builder, signature, args):
-            return cgutils.alloca_once(builder, context.get_value_type(state_ty))
+            # a pointer's pointee is the state's data type (numba's PointerModel); cuRAND reads
+            # the counter with 16-byte vector loads, should the state ever stay in memory
+            ptr = cgutils.alloca_once(builder, context.get_data_type(state_ty))
+            ptr.align = 16
+            return ptr
 
         return sig, codegen
 

@@ -26,8 +26,10 @@ class GenerateResult:
     request: Any
     generator: str               # as run
     where: str                   # "device", "host", or "host, then copied to the device"
-    head: np.ndarray             # the first min(n, HEAD) values, on the host
-    values: np.ndarray | None    # every value on the host when the request asked for them
+    head: np.ndarray             # the first min(n, HEAD) values, on the host (the result's own)
+    values: np.ndarray | None    # every value on the host when the request asked for them: a
+                                 # reused ring of two buffers, so copy them to keep them past the
+                                 # renderer's next two generate jobs
     generate_ms: float | None    # the generation itself (plus the copy in, for host generators)
     bytes_written: int
     timings: Timings
