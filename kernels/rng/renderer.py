@@ -190,7 +190,7 @@ class Renderer:
         with timer.phase("host", detail="seed-states"):
             host = X.initial_states(seed, threads)
         states = cuda.device_array(threads, dtype=X.state_dtype(), stream=self.stream())
-        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="seed-states"):
+        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="seed-copy"):
             states.copy_to_device(host, stream=self.stream())
         self._seed_states[key] = states
         return states
