@@ -6,5 +6,6 @@ VIEWS = (
     ("mandelbrot", "Mandelbrot zoom"),
     ("distance", "Distance heatmap"),
     ("throughput", "Vector-op throughput"),
+    ("random", "Random numbers & reductions"),
 )
 VIEW_IDS = tuple(view_id for view_id, _ in VIEWS)

@@ -12,6 +12,7 @@ import importlib.util
 import pkgutil
 
 from .scheduler import Compiled, JobContext, Warmup
+from .transfer import CopyBandwidthRequest, copy_bandwidth
 
 
 def _job_modules():
@@ -34,4 +35,5 @@ def default_handlers() -> dict:
         return fn(ctx, req) if fn is not None else Compiled(req.workload, req.backend, 0.0)
 
     handlers[Warmup] = warmup
+    handlers[CopyBandwidthRequest] = copy_bandwidth
     return handlers

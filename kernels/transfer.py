@@ -6,6 +6,8 @@ bytes moved for copies across the bus (h2d, d2h), as the usual tools do.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import cuda, njit, prange
 
@@ -33,6 +35,7 @@ class TransferProbe:
     def _device(self):
         if self._dev is None:
             from numba import cuda
+
             from .buffers import ensure_device_fits
             ensure_device_fits(2 * self.nbytes, what="the bandwidth probe")
             self.stream = cuda.stream()
@@ -129,7 +132,7 @@ def measure(backend, nbytes: int = DEFAULT_BYTES, repeats: int = 10) -> dict:
             runs, _ = time_runs(fn, repeats, warmup=1)
             out[name] = gbs(factor * probe.nbytes, median_timings(runs)[phase])
         # the vector implementations' own copies raise this further where they do better
-        # (kernels.vector_sweep.add_copy_ceiling)
+        # (kernels.vector.sweep.add_copy_ceiling)
         out["d2d-copy"] = max(out[k] or 0.0 for k in ("d2d-memcpy", "d2d-kernel")) or None
     return out
 
@@ -162,3 +165,28 @@ def workloads() -> list[Workload]:
                                  "pinned and pageable (256 MiB)", _bench)]
 
 
+
+
+# ---- as a scheduler job: the ceilings a view compares its rates with, measured on the spot ------
+@dataclass(frozen=True)
+class CopyBandwidthRequest:
+    backend: object
+    nbytes: int = 64 * 2**20
+    repeats: int = 5
+
+
+@dataclass(frozen=True)
+class CopyBandwidth:
+    """GB/s (bytes read + written) of the fastest copy measured here: device to device on a GPU,
+    the CPU copy on the CPU; `all` holds every probe's figure."""
+    gbs: float | None
+    what: str
+    all: dict
+
+
+def copy_bandwidth(ctx, req: CopyBandwidthRequest) -> CopyBandwidth:
+    refs = measure(req.backend, req.nbytes, req.repeats)
+    if req.backend.is_gpu:
+        best = max((v for k, v in refs.items() if k.startswith("d2d") and v), default=None)
+        return CopyBandwidth(best, "device-to-device copy", refs)
+    return CopyBandwidth(refs.get("cpu-copy"), "CPU copy", refs)

@@ -1,11 +1,14 @@
 """The views' classes, in the tab order of cli.views (the one list of view ids and titles)."""
-from cli.views import VIEW_IDS, VIEWS as _IDS_AND_TITLES
+from cli.views import VIEW_IDS
+from cli.views import VIEWS as _IDS_AND_TITLES
 
 from .distance import DistanceView
 from .mandelbrot import MandelbrotView
+from .random import RandomView
 from .throughput import ThroughputView
 
-_CLASSES = {"mandelbrot": MandelbrotView, "distance": DistanceView, "throughput": ThroughputView}
+_CLASSES = {"mandelbrot": MandelbrotView, "distance": DistanceView, "throughput": ThroughputView,
+            "random": RandomView}
 # (view id, tab title, class)
 VIEWS = tuple((view_id, title, _CLASSES[view_id]) for view_id, title in _IDS_AND_TITLES)
 

@@ -1,0 +1,99 @@
+"""The random-numbers view: a small run fills the histogram, the Monte Carlo plot and one table row
+per checked reduction; cancel stops it; the GPU strategies appear with the GPU backend, and on a
+real GPU the racy sum is shown wrong, in red."""
+import math
+
+import numpy as np
+import pytest
+from PyQt6.QtCore import Qt
+
+from explorer.views.random import COLUMNS, WRONG, RandomView
+from kernels.rng.results import HistogramResult, MonteCarloResult, ReduceResult
+
+
+def make(qtbot, scheduler, backend, k=12):
+    v = RandomView(scheduler, backend)
+    qtbot.addWidget(v)
+    v.resize(1200, 700)
+    v.show()
+    v.set_n_exponent(k)
+    return v
+
+
+def run(qtbot, v, timeout=120000):
+    v.start_run()
+    qtbot.waitUntil(lambda: not v.in_flight and not v.queue, timeout=timeout)
+
+
+def test_cpu_run_fills_every_part_of_the_view(qtbot, scheduler, cpu_backend):
+    v = make(qtbot, scheduler, cpu_backend)
+    timings = []
+    v.timings_ready.connect(timings.append)
+    assert v.checked_strategies() == ["cpu-numba", "numpy"]
+    run(qtbot, v)
+    assert v.info.text().startswith("Done")
+    hist = [r for r in v.results if isinstance(r, HistogramResult)]
+    assert len(hist) == 1 and hist[0].lost == 0 and hist[0].total == 2**12
+    xs, ys = v.hist_bars.getData()
+    assert len(xs) == len(hist[0].counts) + 1 and abs(float(np.mean(ys)) - 1.0) < 0.05
+    assert v.table.rowCount() == 2
+    assert [v.table.item(r, 0).text() for r in range(2)] == ["cpu-numba", "numpy"]
+    for r in range(2):      # both sums right to float32 rounding, nothing in red
+        assert float(v.table.item(r, COLUMNS.index("rel. error")).text()) < 1e-5
+        assert v.table.item(r, 1).foreground().color() != WRONG
+    mc = [r for r in v.results if isinstance(r, MonteCarloResult)]
+    assert len(mc) >= 2 and all(abs(r.estimate - math.pi) < 0.2 for r in mc)
+    assert len(v.mc_curve.getData()[0]) == len(mc)
+    assert any(t.phases_ms.get("kernel") for t in timings)      # the timing panel hears of it
+
+
+def test_the_same_seed_gives_the_same_numbers(qtbot, scheduler, cpu_backend):
+    v = make(qtbot, scheduler, cpu_backend, k=10)
+    v.set_checked(["numpy"])
+    run(qtbot, v)
+    first = [r.value for r in v.results if isinstance(r, ReduceResult)]
+    run(qtbot, v)
+    assert [r.value for r in v.results if isinstance(r, ReduceResult)] == first
+    v.seed_spin.setValue(7)
+    run(qtbot, v)
+    assert [r.value for r in v.results if isinstance(r, ReduceResult)] != first
+
+
+def test_cancel_drops_the_rest_of_the_run(qtbot, scheduler, cpu_backend):
+    v = make(qtbot, scheduler, cpu_backend)
+    v.start_run()
+    total = v.progress.maximum()
+    qtbot.waitUntil(lambda: len(v.results) >= 1, timeout=60000)
+    v.cancel_run()
+    assert not v.queue and not v.in_flight and v.run_button.isEnabled()
+    assert "Cancelled" in v.info.text()
+    qtbot.wait(50)
+    assert len(v.results) < total
+
+
+def test_unavailable_choices_are_listed_with_the_reason(qtbot, scheduler, cpu_backend):
+    v = make(qtbot, scheduler, cpu_backend)
+    items = {v.strategy_list.item(i).text(): v.strategy_list.item(i) for i in range(v.strategy_list.count())}
+    assert not items["racy"].flags() & Qt.ItemFlag.ItemIsEnabled
+    assert "unavailable here" in items["racy"].toolTip()
+    gens = [v.generator_combo.itemData(i) for i in range(v.generator_combo.count())]
+    assert "philox4_32_10" in gens        # listed even where it cannot run
+
+
+@pytest.mark.gpu
+def test_gpu_backend_offers_the_device_strategies_and_runs(qtbot, scheduler, gpu_backend, simulated):
+    v = make(qtbot, scheduler, gpu_backend, k=6 if simulated else 20)
+    assert {"two-pass", "warp-shuffle", "racy"} <= set(v.checked_strategies())
+    if simulated:
+        v.set_checked(["two-pass", "atomic"])
+    run(qtbot, v, timeout=600000)
+    assert v.info.text().startswith("Done"), v.info.text()
+    rows = {v.table.item(r, 0).text(): r for r in range(v.table.rowCount())}
+    r = rows["two-pass"]
+    assert float(v.table.item(r, COLUMNS.index("rel. error")).text()) < 1e-5
+    if not simulated:       # on a real GPU the race loses updates, and the view says so in red
+        racy = rows["racy"]
+        assert float(v.table.item(racy, COLUMNS.index("rel. error")).text()) > 1e-3
+        assert v.table.item(racy, 1).foreground().color() == WRONG
+        assert "%" not in v.table.item(r, COLUMNS.index("% of copy")).text()
+        assert float(v.table.item(r, COLUMNS.index("% of copy")).text()) > 10
