@@ -1,0 +1,312 @@
+"""Perturbation with rebasing and the bilinear approximation: the per-pixel loop, written once
+(`_make_pixel`) and compiled for the GPU (numba.cuda, persistent threads) and the CPU (numba,
+prange over rows), like escape.py.
+
+A pixel c = C + δc follows the reference orbit Z_m of the centre C through its delta δ:
+    δ ← (2·Z_m + δ)·δ + δc,   m ← m + 1,   z = Z_m + δ.
+Rebasing (Zhuoran, fractalforums.org, 2021): when |z| < |δ| — the pixel passes closer to 0 than
+to the reference — or when m reaches the orbit's last point, δ ← z and m ← 0: the pixel carries
+on along the start of the same orbit. One reference then serves the whole frame, without glitches.
+The bilinear approximation (BLA) replaces l = 2^k steps by δ ← A·δ + B·δc while |δ| < R
+(see bla.py); a pixel walks the table's tree from the longest step its position allows down to
+the first one whose radius holds its δ.
+
+Number formats. "perturbation": δ, δc and the table in float64. "extended": while |δ| < 2^-500 the
+pixel keeps δ as floatexp (floatexp.py), the orbit and table likewise; above it δ is a plain double
+(δc's own float64 value is then far below δ's last digit, so losing it costs nothing); below
+2^-510 it returns to floatexp. Extended frames thus spend only their first iterations, or passages
+near 0, in the slower arithmetic.
+
+Value convention (escape.py's, with its constants): n = the first iteration with |z_n|^2 > BAILOUT2,
+value = (n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) clamped to [0, 1); points still
+bounded after max_iter iterations get max_iter.
+
+Same counts on both targets: the GPU uses libdevice's dmul_rn / dadd_rn, which are never
+contracted into FMAs, so it performs exactly the CPU's operations in the same order.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numba import njit, prange
+
+from ...backend import simulator_enabled
+from ..escape import (  # the same smoothing as escape.py
+    _FRAC_MAX,
+    _INV_LOG_BAILOUT2,
+    BAILOUT2,
+)
+from .floatexp import make_floatexp
+from .reference import EZERO
+
+# δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
+UP_EXP = -500
+DOWN = 2.0 ** -510
+# squares of numbers below this underflow: compare |z| and |δ| scaled up instead
+_TINY2 = 2.0 ** -900
+_SCALE = 2.0 ** 500
+
+# stats columns the kernels count: perturbation steps, BLA steps, iterations the BLA steps
+# skipped, rebases
+STAT_STEPS, STAT_BLA, STAT_BLA_ITERS, STAT_REBASES = range(4)
+N_STATS = 4
+
+# table columns (bla.py): A mantissa, B mantissa, R/sqrt2 mantissa, A as double, R/sqrt2 as double
+T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD = range(8)
+# exponent columns: A, B, R/sqrt2
+E_A, E_B, E_R = range(3)
+
+
+def _make_pixel(mul, add, jit):
+    """The per-pixel loop compiled by `jit` with the target's `mul` and `add`."""
+    fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
+
+    @jit
+    def smooth(r2, n):
+        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
+        if f < 0.0:
+            f = 0.0
+        elif f > _FRAC_MAX:
+            f = _FRAC_MAX
+        return float(n - 1) + f
+
+    @jit
+    def closer_to_zero(xr, xi, r2, dr, di):
+        """|z|^2 < |δ|^2 for doubles, exact in sign where the squares would underflow."""
+        dd = add(mul(dr, dr), mul(di, di))
+        if r2 >= _TINY2 and dd >= _TINY2:
+            return r2 < dd
+        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
+        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
+        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+
+    @jit
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, max_iter, extended):
+        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases)."""
+        last = orbit.shape[0] - 1
+        nlev = levels.shape[0]
+        top = kmin + nlev - 1
+        low_mask = (1 << kmin) - 1
+        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
+        cdr, cdi = fe_to_double(cnr, cni, cne)
+        fe = extended
+        dr = 0.0
+        di = 0.0
+        de = EZERO
+        m = 0
+        n = 0
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while n < max_iter:
+            took = False
+            if nlev > 0 and m > 0 and ((m - 1) & low_mask) == 0:
+                j0 = m - 1
+                k = kmin
+                while k < top and ((j0 >> (k + 1)) << (k + 1)) == j0:
+                    k += 1
+                dm = max(abs(dr), abs(di))
+                while k >= kmin:
+                    li = k - kmin
+                    j = j0 >> k
+                    length = 1 << k
+                    if j < levels[li, 1] and n + length <= max_iter:
+                        idx = levels[li, 0] + j
+                        if fe:
+                            re_ = tabe[idx, E_R]
+                            ok = de < re_ or (de == re_ and dm < tab[idx, T_RM])
+                        else:
+                            ok = dm < tab[idx, T_RD]
+                        if ok:
+                            br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
+                                                cnr, cni, cne)
+                            if fe:
+                                ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],
+                                                    dr, di, de)
+                                dr, di, de = fe_add(ar, ai, ae, br, bi, be)
+                            else:
+                                bdr, bdi = fe_to_double(br, bi, be)
+                                adr = tab[idx, T_ADR]
+                                adi = tab[idx, T_ADI]
+                                ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                                di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                                dr = ndr
+                            m += length
+                            n += length
+                            bla += 1
+                            skipped += length
+                            took = True
+                            break
+                    k -= 1
+            if not took:
+                if fe:
+                    # δ ← (2 Z_m + δ) δ + δc in floatexp
+                    tr, ti, te = fe_add(orbit[m, 2], orbit[m, 3], oexp[m] + 1, dr, di, de)
+                    ur, ui, ue = fe_mul(tr, ti, te, dr, di, de)
+                    dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
+                else:
+                    tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
+                    ti = add(add(orbit[m, 1], orbit[m, 1]), di)
+                    ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
+                    di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                    dr = ndr
+                m += 1
+                n += 1
+                steps += 1
+            if fe:
+                zr, zi, ze = fe_add(orbit[m, 2], orbit[m, 3], oexp[m], dr, di, de)
+                xr, xi = fe_to_double(zr, zi, ze)
+                r2 = add(mul(xr, xr), mul(xi, xi))
+                if r2 > BAILOUT2:
+                    return smooth(r2, n), steps, bla, skipped, rebases
+                if m == last or fe_norm2_lt(zr, zi, ze, dr, di, de):
+                    dr, di, de = zr, zi, ze
+                    m = 0
+                    rebases += 1
+                if de > UP_EXP:
+                    dr, di = fe_to_double(dr, di, de)
+                    fe = False
+            else:
+                xr = add(orbit[m, 0], dr)
+                xi = add(orbit[m, 1], di)
+                r2 = add(mul(xr, xr), mul(xi, xi))
+                if r2 > BAILOUT2:
+                    return smooth(r2, n), steps, bla, skipped, rebases
+                if m == last or closer_to_zero(xr, xi, r2, dr, di):
+                    dr = xr
+                    di = xi
+                    m = 0
+                    rebases += 1
+                if extended and max(abs(dr), abs(di)) < DOWN:
+                    dr, di, de = fe_norm(dr, di, 0)
+                    fe = True
+        return float(max_iter), steps, bla, skipped, rebases
+
+    @jit
+    def pixel_offset(row, col, d0r, d0i, step, half_w, half_h):
+        """δc mantissa of pixel (row, col): offset of the frame centre from the reference plus
+        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part)."""
+        gx = add(float(col) + 0.5, -half_w)
+        gy = add(float(row) + 0.5, -half_h)
+        return add(d0r, mul(gx, step)), add(d0i, -mul(gy, step))
+
+    return pixel, pixel_offset
+
+
+# ---------------------------------------------------------------- CPU twin (numba, parallel)
+
+@njit(inline="always")
+def _cpu_mul(a, b):
+    return a * b
+
+
+@njit(inline="always")
+def _cpu_add(a, b):
+    return a + b
+
+
+_pixel_cpu, _offset_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"))
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
+                  orbit, oexp, tab, tabe, levels, kmin, max_iter, extended):
+    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
+    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        for c in range(cols):
+            cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb = _pixel_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
+                                         max_iter, extended)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+
+
+def row_stride(rows: int) -> int:
+    """A step coprime to `rows` near rows/phi (spreads consecutive k over the band)."""
+    if rows <= 2:
+        return 1
+    s = max(1, int(rows * 0.6180339887))
+    while math.gcd(s, rows) != 1:
+        s += 1
+    return s
+
+
+# ---------------------------------------------------------------- GPU (numba-cuda)
+
+GPU_IMPORT_ERROR = None
+try:
+    from numba import cuda
+except Exception as exc:  # the CPU path must work where numba-cuda does not import
+    cuda = None
+    GPU_IMPORT_ERROR = exc
+
+if cuda is not None:
+    if simulator_enabled():
+        _gpu_mul, _gpu_add = operator.mul, operator.add
+    else:
+        from numba.cuda import libdevice
+        _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
+
+    _pixel_gpu, _offset_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True))
+
+    @cuda.jit(cache=True)
+    def deep_kernel(values, counters, slot, p0, p1, d0r, d0i, step, cexp, half_w, half_h,
+                    orbit, oexp, tab, tabe, levels, kmin, max_iter, extended, stats):
+        """Persistent threads: each takes the next pixel index of [p0, p1) from counters[slot]
+        when its last pixel is done, so a warp whose pixels escape early keeps working instead of
+        idling until its slowest pixel finishes. Counts are summed per thread, added once."""
+        cols = values.shape[1]
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        while True:
+            i = cuda.atomic.add(counters, slot, 1) + p0
+            if i >= p1:
+                break
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb = _pixel_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
+                                         max_iter, extended)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def zero_kernel(a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = 0
+else:  # pragma: no cover - only where numba-cuda is broken
+    deep_kernel = zero_kernel = None
+
+
+def empty_table():
+    """A table with no levels (BLA off): the kernels then take perturbation steps only."""
+    return (np.zeros((1, 8), dtype=np.float64), np.zeros((1, 3), dtype=np.int32),
+            np.zeros((0, 2), dtype=np.int64))

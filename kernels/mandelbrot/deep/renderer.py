@@ -1,0 +1,294 @@
+"""DeepRenderer: deep-zoom frames on the GPU or the CPU, the same method and the same counts.
+
+Per frame: the reference orbit (reused while it serves the frame, extended when the frame asks for
+more iterations), the BLA table (reused while the frame's largest |δc| stays under the bound it was
+built for), both copied to the device once, then one kernel over the pixels and one copy of the
+values back. The host phase ("host") holds the reference and the table (detail "reference",
+"table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...buffers import BufferPool, ensure_device_fits
+from ...timing import JobTimer, Timings
+from . import perturb as pk
+from .bla import EPS_BITS, build_table
+from .reference import ReferenceOrbit, gmpy2_module
+from .request import DeepRequest
+
+# bits beyond the frame's own need, so the orbit still serves after zooming ~2^32 deeper
+PRECISION_HEADROOM = 32
+# smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
+# keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
+KMIN = 0
+# persistent GPU threads: blocks per SM and threads per block
+BLOCKS_PER_SM = 8
+THREADS = 128
+SIM_BLOCKS, SIM_THREADS = 2, 4
+# a cancellable GPU frame runs in bands of this many pixels, with a check between bands
+GPU_BAND_PIXELS = 2 ** 19
+# CPU bands: rows per band at least this many pixels, for a cancellation check between bands
+CPU_BAND_PIXELS = 2 ** 16
+
+
+@dataclass
+class DeepResult:
+    """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
+    timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
+    made (perturbation steps, BLA steps, iterations the BLA skipped, rebases); reference: the
+    ReferenceOrbit used; reused: whether it came from an earlier frame."""
+    values: np.ndarray
+    timings: Timings
+    format: str
+    stats: dict = field(default_factory=dict)
+    reference: object = None
+    reused: bool = False
+    table_reused: bool = False
+
+
+@dataclass(frozen=True)
+class FrameGeometry:
+    """Where the frame's pixels sit relative to the reference: δc of pixel (row, col) is
+    (d0 + (col + 0.5 - half_w) * step - i (row + 0.5 - half_h) * step) * 2**cexp."""
+    d0r: float
+    d0i: float
+    step: float
+    cexp: int
+    half_w: float
+    half_h: float
+    c_bound_exp: int  # |δc| <= 2**c_bound_exp over the whole frame
+
+    @staticmethod
+    def of(request: DeepRequest, orbit: ReferenceOrbit) -> FrameGeometry:
+        gmpy2 = gmpy2_module()
+        w, h = int(request.size[0]), int(request.size[1])
+        with gmpy2.context(precision=orbit.precision):
+            step = gmpy2.mpfr(str(request.width_decimal)) / w
+            cexp, mant = gmpy2.frexp(step)
+            centre = gmpy2.mpc(gmpy2.mpfr(str(request.center_re).strip()),
+                               gmpy2.mpfr(str(request.center_im).strip()))
+            d = centre - orbit.centre
+            d0r = float(gmpy2.mul_2exp(d.real, -cexp))
+            d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
+        step_m = float(mant)
+        cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
+        return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0,
+                             int(cexp) + math.ceil(math.log2(cmax)))
+
+
+class DeepRenderer:
+    """Renders DeepRequests on one backend ("cpu" or "cuda"), keeping the last reference orbit and
+    its table (and their device copies) for the next frame. Use from one thread."""
+
+    def __init__(self, backend, eps_bits: int = EPS_BITS, kmin: int = KMIN):
+        self.backend = backend
+        self.eps_bits = int(eps_bits)
+        self.kmin = int(kmin)
+        self.pool = BufferPool(backend)
+        self.orbit: ReferenceOrbit | None = None
+        self._table = None          # (key, tab, tabe, levels)
+        self._dev_orbit = None      # (key, orbit, oexp) on the device
+        self._dev_table = None      # (key, tab, tabe, levels) on the device
+        self._stream = None
+        self._compiled = False
+        if backend.is_gpu and pk.cuda is None:
+            raise RuntimeError(f"numba-cuda failed to import: {pk.GPU_IMPORT_ERROR}")
+
+    # ---- public API ------------------------------------------------------------------------
+    def warmup(self) -> float:
+        """Compile the kernels (a tiny frame around a float64 orbit; no gmpy2 needed); return the
+        milliseconds spent, 0 when already compiled."""
+        if self._compiled:
+            return 0.0
+        t = time.perf_counter()
+        c = complex(-0.75, 0.1)
+        z = [0j]
+        for _ in range(40):
+            z.append(z[-1] * z[-1] + c)
+        zz = np.array(z)
+        orbit = np.zeros((len(z), 4))
+        orbit[:, 0], orbit[:, 1] = zz.real, zz.imag
+        big = np.maximum(np.abs(zz.real), np.abs(zz.imag))
+        _, e = np.frexp(big)
+        orbit[:, 2], orbit[:, 3] = np.ldexp(zz.real, -e), np.ldexp(zz.imag, -e)
+        oexp = e.astype(np.int32)
+        oexp[0] = -(1 << 29)
+        tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        geo = FrameGeometry(0.0, 0.0, 0.5, -30, 2.0, 1.5, -28)
+        pool = BufferPool(self.backend)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
+            for extended in (False, True):
+                timer = JobTimer(self.backend, self._get_stream(), "warm-up")
+                self._run(pool, (3, 4), geo, self._to_device(orbit, oexp, tab, tabe, levels),
+                          30, extended, timer, None, None)
+                timer.finish()
+        self._compiled = True
+        return (time.perf_counter() - t) * 1e3
+
+    def render_values(self, request: DeepRequest, cancel=None, progress=None) -> DeepResult:
+        """Smooth counts of `request` on the host, with the job's timings.
+
+        cancel: an object whose check() raises to stop (checked inside the reference orbit every
+        few thousand iterations and between bands of pixels). progress(fraction, stage): stage
+        "reference" while the orbit is computed, "pixels" as bands of pixels finish."""
+        request.validate()
+        w, h = int(request.size[0]), int(request.size[1])
+        compile_ms = self.warmup() if not self._compiled else None
+        fmt = request.format
+        timer = JobTimer(self.backend, self._get_stream(),
+                         f"deep mandelbrot {w}×{h}, {request.max_iter:,} iterations, {fmt}")
+        if compile_ms is not None:
+            timer.add_host_ms("compile", compile_ms)
+
+        with timer.phase("host", detail="reference"):
+            orbit, reused = self._reference(request, cancel, progress)
+            geo = FrameGeometry.of(request, orbit)
+        with timer.phase("host", detail="table"):
+            table, table_reused = self._table_for(orbit, geo, request.bla)
+        dev = self._upload(orbit, table, timer)
+        stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
+                          timer, cancel, progress)
+        values, stats = self._fetch(stats, (h, w), timer)
+        timings = timer.finish()
+        st = self._stats_dict(stats)
+        timings.detail.update({"reference_reused": reused, "table_reused": table_reused})
+        return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
+                          reused=reused, table_reused=table_reused)
+
+    # ---- reference and table --------------------------------------------------------------------
+    def _reference(self, request: DeepRequest, cancel, progress):
+        need = request.precision
+        width_log2 = request.width_log10 * math.log2(10.0)
+        orbit = self.orbit
+        reused = (orbit is not None and
+                  orbit.serves(request.center_re, request.center_im, width_log2, need))
+        if not reused:
+            orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
+        report = None if progress is None else (lambda f: progress(f, "reference"))
+        orbit.extend(request.max_iter, cancel=cancel, progress=report)
+        self.orbit = orbit
+        return orbit, reused
+
+    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool):
+        key = (id(orbit), orbit.version, geo.c_bound_exp if use_bla else None, self.eps_bits, self.kmin)
+        if self._table is not None and self._table[0] == key:
+            return self._table, True
+        orb, oexp = orbit.arrays()
+        if use_bla:
+            tab, tabe, levels = build_table(orb, oexp, (0.5, geo.c_bound_exp + 1), self.eps_bits,
+                                            self.kmin)
+        else:
+            tab, tabe, levels = pk.empty_table()
+        self._table = (key, tab, tabe, levels)
+        return self._table, False
+
+    # ---- device -----------------------------------------------------------------------------
+    def _get_stream(self):
+        if self.backend.is_gpu and self._stream is None:
+            self._stream = pk.cuda.stream()
+        return self._stream
+
+    def _to_device(self, orbit, oexp, tab, tabe, levels):
+        if not self.backend.is_gpu:
+            return orbit, oexp, tab, tabe, levels
+        s = self._get_stream()
+        return tuple(pk.cuda.to_device(np.ascontiguousarray(a), stream=s)
+                     for a in (orbit, oexp, tab, tabe, levels))
+
+    def _upload(self, orbit: ReferenceOrbit, table, timer):
+        """The orbit and the table where the kernel reads them (copied once per version)."""
+        orb, oexp = orbit.arrays()
+        key_t, tab, tabe, levels = table
+        if not self.backend.is_gpu:
+            return orb, oexp, tab, tabe, levels
+        s = self._get_stream()
+        okey = (id(orbit), orbit.version)
+        if self._dev_orbit is None or self._dev_orbit[0] != okey:
+            self._dev_orbit = None
+            nbytes = orb.nbytes + oexp.nbytes
+            ensure_device_fits(nbytes, what=f"a reference orbit of {orb.shape[0]:,} points")
+            with timer.phase("h2d", gpu=True, nbytes=nbytes):
+                self._dev_orbit = (okey, pk.cuda.to_device(orb, stream=s),
+                                   pk.cuda.to_device(oexp, stream=s))
+        if self._dev_table is None or self._dev_table[0] != key_t:
+            self._dev_table = None
+            nbytes = tab.nbytes + tabe.nbytes + levels.nbytes
+            ensure_device_fits(nbytes, what=f"an approximation table of {tab.shape[0]:,} entries")
+            with timer.phase("h2d", gpu=True, nbytes=nbytes):
+                self._dev_table = (key_t,) + tuple(pk.cuda.to_device(a, stream=s)
+                                                   for a in (tab, tabe, levels))
+        return (self._dev_orbit[1], self._dev_orbit[2]) + self._dev_table[1:]
+
+    def _run(self, pool, shape, geo: FrameGeometry, dev, max_iter, extended, timer, cancel, progress):
+        """The pixels of a frame of `shape` (H, W) into pool buffers; returns the stats buffer."""
+        h, w = shape
+        orb, oexp, tab, tabe, levels = dev
+        args = (geo.d0r, geo.d0i, geo.step, int(geo.cexp), geo.half_w, geo.half_h,
+                orb, oexp, tab, tabe, levels, int(self.kmin), int(max_iter), bool(extended))
+        if not self.backend.is_gpu:
+            values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
+            stats = pool.host("stats", (h, pk.N_STATS), np.int64, pinned=False)
+            band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
+            for r0 in range(0, h, band):
+                n = min(band, h - r0)
+                with timer.phase("kernel"):
+                    pk.deep_rows_cpu(values, stats, r0, n, pk.row_stride(n), *args)
+                if cancel is not None:
+                    cancel.check()
+                if progress is not None:
+                    progress((r0 + n) / h, "pixels")
+            return values, stats
+        s = self._get_stream()
+        values = pool.device("values", (h, w), np.float64, stream=s)
+        stats = pool.device("stats", (pk.N_STATS,), np.int64, stream=s)
+        total = h * w
+        band = total if cancel is None and progress is None else GPU_BAND_PIXELS
+        nbands = -(-total // band)
+        counters = pool.device("counters", (max(nbands, 1),), np.int64, stream=s)
+        if self.backend.simulated:
+            blocks, threads = SIM_BLOCKS, SIM_THREADS
+        else:
+            sms = pk.cuda.get_current_device().MULTIPROCESSOR_COUNT
+            blocks, threads = sms * BLOCKS_PER_SM, THREADS
+        with timer.phase("kernel", gpu=True):
+            pk.zero_kernel[1, 32, s](stats)
+            pk.zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
+        for b in range(nbands):
+            p0, p1 = b * band, min(total, (b + 1) * band)
+            nblocks = max(1, min(blocks, -(-(p1 - p0) // threads)))
+            with timer.phase("kernel", gpu=True):
+                pk.deep_kernel[nblocks, threads, s](values, counters, b, p0, p1, *args, stats)
+            if nbands > 1 and (cancel is not None or progress is not None):
+                s.synchronize()
+                if cancel is not None:
+                    cancel.check()
+                if progress is not None:
+                    progress(p1 / total, "pixels")
+        return values, stats
+
+    def _fetch(self, run_out, shape, timer):
+        values, stats = run_out
+        if not self.backend.is_gpu:
+            return values, stats.sum(axis=0)
+        h, w = shape
+        s = self._get_stream()
+        host = self.pool.host("values-host", (h, w), np.float64, ring=3)
+        host_stats = self.pool.host("stats-host", (pk.N_STATS,), np.int64)
+        with timer.phase("d2h", gpu=True, nbytes=host.nbytes + host_stats.nbytes):
+            values.copy_to_host(host, stream=s)
+            stats.copy_to_host(host_stats, stream=s)
+        s.synchronize()
+        return host, host_stats
+
+    @staticmethod
+    def _stats_dict(stats) -> dict:
+        st = [int(x) for x in np.asarray(stats).reshape(-1)[:pk.N_STATS]]
+        return {"perturbation_steps": st[pk.STAT_STEPS], "bla_steps": st[pk.STAT_BLA],
+                "bla_iterations": st[pk.STAT_BLA_ITERS], "rebases": st[pk.STAT_REBASES]}
