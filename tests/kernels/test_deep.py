@@ -187,6 +187,7 @@ BRUTE_FORCE_CASES = [
     ("spiral 1e-60", loc.MISIUREWICZ_I, "1e-60", (48, 32), 2000),
     ("spiral 1e-300", loc.MISIUREWICZ_I, "1e-300", (24, 16), 2000),
     ("spiral 1e-320", loc.MISIUREWICZ_I, "1e-320", (24, 16), 2000),
+    ("spiral 1e-1000", loc.MISIUREWICZ_I, "1e-1000", (8, 6), 4000),
     ("minibrot 4e-90", loc.MINIBROT_139, "4e-90", (24, 16), 3000),
     ("minibrot 3e-318", loc.MINIBROT_424, "3e-318", (16, 10), 6000),
 ]

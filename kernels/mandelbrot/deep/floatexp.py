@@ -26,11 +26,12 @@ def make_floatexp(mul, add, jit):
 
     @jit
     def clamp(k):
+        # int(): ldexp wants a plain int (the simulator hands numpy integers from arrays)
         if k > _CLAMP:
             return _CLAMP
         if k < -_CLAMP:
             return -_CLAMP
-        return k
+        return int(k)
 
     @jit
     def fe_norm(xr, xi, e):
@@ -44,11 +45,11 @@ def make_floatexp(mul, add, jit):
     @jit
     def fe_add(ar, ai, ae, br, bi, be):
         if ae >= be:
-            d = be - ae
+            d = int(be - ae)
             if d < -_FAR:
                 return ar, ai, ae
             return fe_norm(add(ar, math.ldexp(br, d)), add(ai, math.ldexp(bi, d)), ae)
-        d = ae - be
+        d = int(ae - be)
         if d < -_FAR:
             return br, bi, be
         return fe_norm(add(math.ldexp(ar, d), br), add(math.ldexp(ai, d), bi), be)
@@ -64,9 +65,17 @@ def make_floatexp(mul, add, jit):
 
     @jit
     def fe_norm2_lt(ar, ai, ae, br, bi, be):
-        """|a|^2 < |b|^2 for normalised a, b."""
+        """|a|^2 < |b|^2 for normalised a, b: their mantissas' squares lie in [0.25, 2) (or are 0),
+        so exponents more than 2 apart decide alone (and no ldexp can overflow)."""
         aa = add(mul(ar, ar), mul(ai, ai))
         bb = add(mul(br, br), mul(bi, bi))
-        return math.ldexp(aa, clamp(2 * (ae - be))) < bb
+        if aa == 0.0 or bb == 0.0:
+            return aa < bb
+        s = 2 * (ae - be)
+        if s > 4:
+            return False
+        if s < -4:
+            return True
+        return math.ldexp(aa, int(s)) < bb
 
     return fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt
