@@ -3,7 +3,8 @@
 
 The command line lives in cli/ (parsing, the headless commands, file writing), which never imports
 Qt. This file only dispatches, and is the one place that reaches for the Qt app: the window and the
-window's frame-rate bench (`--bench --ui`). README.md lists the options.
+window's frame-rate bench (`--bench --ui`). README.md lists the options. Ctrl+C ends any mode with
+one line (the bench keeps what it measured; the window closes as its close button would).
 """
 from __future__ import annotations
 
@@ -11,9 +12,17 @@ import sys
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:   # anywhere the commands do not handle it themselves (imports…)
+        from cli.failures import interrupted
+        return interrupted()
+
+
+def _main(argv) -> int:
     from cli.args import parse, window_mode_error
     from cli.failures import UNUSABLE, USAGE, fail, resolve_backend
-    args = parse(sys.argv[1:] if argv is None else argv)
+    args = parse(argv)
     if args.render and args.bench:
         return fail(USAGE, "choose one of --render and --bench")
     if args.render:
@@ -25,11 +34,14 @@ def main(argv=None) -> int:
     problem = window_mode_error(args)
     if problem:
         return fail(USAGE, problem)
+    # before any kernel is imported: numba refuses to define a cached kernel it cannot cache
+    from cli.environment import ensure_numba_cache
+    cache_note = ensure_numba_cache()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
     from explorer.app import run
-    return run(args.backend, args.view)
+    return run(args.backend, args.view, notes=[cache_note] if cache_note else ())
 
 
 def _window_bench(backend_name: str, seconds: float) -> dict:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from kernels.timing import PHASES
 
-from .failures import UNUSABLE, USAGE, fail, resolve_backend
+from .environment import prepare_kernels
+from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
 from .files import check_writable, write_json
 
 
@@ -18,16 +19,47 @@ def run_bench(args) -> int:
     problem = _usage_problem(args)
     if problem:
         return fail(USAGE, problem)
+    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
     from kernels import bench
     try:
-        report = bench.run(be, only=args.only, repeats=args.repeats)
+        chosen = select(bench.all_workloads(), be, args.only)
     except ValueError as exc:
         return fail(USAGE, str(exc))
+    results, stopped = [], False
+    try:
+        for w in chosen:
+            print(f"# {w.name}: {w.description}", flush=True)
+            results.extend(w.run(be, args.repeats))
+    except KeyboardInterrupt:     # keep what was measured: the table and JSON say it is partial
+        stopped = True
+    report = {"device": bench.device_name(be), "versions": bench.versions(), "date": _now(),
+              "results": results}
+    if stopped:
+        report["partial"] = True
     print(table(report))
-    return _write_json(args.json, report)
+    if stopped and not results:       # nothing measured: an earlier report at --json stays
+        return interrupted("no workload had finished; nothing was written")
+    code = _write_json(args.json, report)
+    if stopped:
+        kept = f"{len(results)} result(s) kept" + (f", written to {args.json} marked partial"
+                                                   if args.json and code == 0 else "")
+        return interrupted(kept)
+    return code
+
+
+def select(workloads, backend, only: str | None):
+    """The workloads to run on `backend`: all that run there, or those named `only` (or whose
+    names start with it); ValueError naming the choices when none is."""
+    wls = [w for w in workloads if backend.name in w.backends]
+    if only:
+        wls = [w for w in wls if w.name == only or w.name.startswith(only)]
+        if not wls:
+            names = sorted({w.name for w in workloads})
+            raise ValueError(f"no workload named {only!r}; choose one of: {', '.join(names)}")
+    return wls
 
 
 def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
@@ -35,6 +67,7 @@ def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
     problem = _usage_problem(args)
     if problem:
         return fail(USAGE, problem)
+    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
@@ -96,6 +129,8 @@ def table(report: dict) -> str:
     head = (f"{'workload':<22} {'variant':<26} {'size':<12} "
             + " ".join(f"{c:>10}" for c in phase_cols) + "  metrics")
     lines = [f"device: {report['device']}", head, "-" * len(head)]
+    if report.get("partial"):
+        lines.insert(1, "partial: interrupted before every workload had run")
     for r in report["results"]:
         m = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                       for k, v in r["metrics"].items())

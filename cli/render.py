@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 
 from .args import VIEW_OPTIONS, parse_size
-from .failures import UNUSABLE, USAGE, fail, resolve_backend
+from .environment import prepare_kernels
+from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
 from .files import FORMATS, check_writable, write_npy, write_png, write_strips
 from .requests import RENDER_VIEWS
 
@@ -32,28 +34,62 @@ def run_render(args) -> int:
         check_writable(args.out)
     except ValueError as exc:
         return fail(USAGE, str(exc))
+    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
     from kernels.buffers import OutOfDeviceMemory
+    from kernels.scheduler import Cancelled, CancelToken
     renderer = importlib.import_module(f"kernels.{view}.renderer").Renderer(be)
+    token = CancelToken()
     try:
-        write_frame(renderer, request, args.out)
+        run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token), token)
+    except (KeyboardInterrupt, Cancelled):
+        return interrupted(f"nothing was written to {args.out}")
     except (OutOfDeviceMemory, ValueError, OSError) as exc:
         return fail(UNUSABLE, str(exc))
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     return 0
 
 
-def write_frame(renderer, request, path: str) -> None:
+def run_interruptibly(work, token, grace_s: float = 5.0):
+    """Run work() on a worker thread while this (the main) thread waits for Ctrl+C: Python sees
+    a signal only between its own bytecodes, never inside a compiled kernel, so the render runs
+    where it cannot hold the signal up. On Ctrl+C the token is cancelled (the kernels stop within
+    a fraction of a second), the worker is given `grace_s` to end, and KeyboardInterrupt is
+    raised here. The worker's own exception, if any, is raised here too."""
+    box = {}
+
+    def run():
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # handed to the main thread, which raises it
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="render", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        token.cancel()
+        worker.join(grace_s)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def write_frame(renderer, request, path: str, cancel=None) -> None:
     """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
-    offers them (a Mandelbrot picture of any size), else as one frame."""
+    offers them (a Mandelbrot picture of any size), else as one frame. `cancel.check()` stops it
+    between strips and inside long kernels; the file at `path` is then left as it was."""
     npy = path.lower().endswith(".npy")
     if hasattr(renderer, "strips"):
         w, h = request.size
-        write_strips(path, w, h, renderer.strips(request, values=npy))
+        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel))
         return
-    frame = renderer.render(request)
+    frame = renderer.render(request, cancel=cancel)
     if npy:
         write_npy(path, frame.values)
     else:

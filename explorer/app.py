@@ -45,7 +45,6 @@ class MainWindow(QMainWindow):
 
         # all compute goes through this one scheduler (one worker thread); synchronous in tests
         self.scheduler = QtScheduler(self, synchronous=synchronous)
-        self.scheduler.busy_changed.connect(self._on_busy)
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -79,14 +78,13 @@ class MainWindow(QMainWindow):
         if state is None or not self.restoreState(state):
             # docks take their size once the window is laid out, hence after the first show
             QTimer.singleShot(0, lambda: self.resizeDocks([self.timing], [400], Qt.Orientation.Horizontal))
-        problem = persisted.write_problem(self.settings)
+        problem = persisted.write_problem(self.settings, probe=True)
         if problem:
             notes.append(problem)
         self._update_backend_ui()
-        if notes:
-            for note in notes:
-                log.warning("%s", note)
-            self.show_status("  •  ".join(notes), 20000)
+        self.add_notes(notes)
+        # last: a window that failed half-way must not get the scheduler's events
+        self.scheduler.busy_changed.connect(self._on_busy)
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self):
@@ -131,6 +129,12 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self):
         sb = self.statusBar()
+        # start-up notes (a file set aside, a bad entry skipped) stay visible here: the status
+        # bar's message line is overwritten by the next message within a second
+        self.notes_label = QLabel()
+        self.notes_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes_label.hide()
+        sb.addPermanentWidget(self.notes_label)
         self.backend_label = QLabel()
         self.busy_bar = QProgressBar()
         self.busy_bar.setRange(0, 0)
@@ -140,6 +144,26 @@ class MainWindow(QMainWindow):
         self.busy_bar.hide()
         sb.addPermanentWidget(self.busy_bar)
         sb.addPermanentWidget(self.backend_label)
+
+    def add_notes(self, notes):
+        """Things the user should know that stopped nothing: logged, shown once in the message
+        line (after the window's own start-up messages) and kept in the notes label's tooltip."""
+        new = [n for n in notes if n]
+        if not new:
+            return
+        for note in new:
+            log.warning("%s", note)
+        self._notes = getattr(self, "_notes", []) + new
+        count = len(self._notes)
+        self.notes_label.setText(f" ⚠ {count} note{'s' if count > 1 else ''} ")
+        self.notes_label.setToolTip("\n".join(self._notes))
+        self.notes_label.show()
+        text = "  •  ".join(new)
+        self.show_status(text, 20000)
+        QTimer.singleShot(0, lambda: self.show_status(text, 20000))
+
+    def notes(self) -> list[str]:
+        return list(getattr(self, "_notes", []))
 
     # ---- backend ---------------------------------------------------------------------------------
     def _update_backend_ui(self):

@@ -68,8 +68,12 @@ def read_choice(settings: QSettings, key: str, choices, notes: list[str]) -> str
     return None
 
 
-def write_problem(settings: QSettings) -> str | None:
-    """Sync the settings to disk and say in words when that failed (None when it worked)."""
+def write_problem(settings: QSettings, *, probe: bool = False) -> str | None:
+    """Sync the settings to disk and say in words when that failed (None when it worked). With
+    `probe` a value that changes every time is written first: QSettings writes nothing, and so
+    finds nothing wrong, when nothing changed (the window probes once as it starts)."""
+    if probe:
+        settings.setValue("lastStarted", time.strftime("%Y-%m-%dT%H:%M:%S"))
     settings.sync()
     status = settings.status()
     if status == QSettings.Status.NoError:
