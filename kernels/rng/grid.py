@@ -73,8 +73,8 @@ def resident_blocks(dispatcher, args, tpb: int | None = None) -> int:
 GATE_US = 300
 
 try:
-    from numba import cuda as _cuda
     import numpy as _np
+    from numba import cuda as _cuda
 
     _NS = _np.uint32(1000)
 

@@ -20,6 +20,8 @@ import functools
 
 from numba import cuda, uint64
 
+from ..backend import first_line
+
 _failures: dict[str, str] = {}   # what failed to build, remembered so available() can say so
 
 
@@ -34,7 +36,7 @@ def import_problem() -> str:
                                "nvmath-python with its CUDA extra (e.g. nvmath-python[cu12]) to get "
                                "cuRAND's device API")
     except Exception as exc:  # installed but broken: missing CUDA libraries, headers, ...
-        _failures["import"] = f"nvmath-python's device API failed to import: {_first_line(exc)}"
+        _failures["import"] = f"nvmath-python's device API failed to import: {first_line(exc)}"
     return _failures.get("import", "")
 
 
@@ -48,13 +50,8 @@ def problem(backend) -> str:
     return import_problem() or _failures.get("compile", "")
 
 
-def _first_line(exc) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    return lines[0] if lines else type(exc).__name__
-
-
 def remember_failure(exc) -> str:
-    _failures["compile"] = f"nvmath-python's cuRAND device code could not be built: {_first_line(exc)}"
+    _failures["compile"] = f"nvmath-python's cuRAND device code could not be built: {first_line(exc)}"
     return _failures["compile"]
 
 

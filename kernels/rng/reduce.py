@@ -9,6 +9,22 @@ The exact sum: the generated data are uniform values k·2^-b with whole k < 2^b 
 float32, 53 for float64), so Σk, kept as two int64 sums of k's high and low bits, is exact in any
 order, on the GPU and on the CPU alike; the reference is Σk · 2^-b as a Fraction. Data handed in
 by a caller get math.fsum instead (correctly rounded).
+
+How far off a sum may be (`rounding_bound`): every floating-point addition rounds, and a value's
+error is carried through the additions on its way into the total. If the strategy's order of
+additions takes any one value through at most h of them (`longest_chain`), the computed sum's
+error is, to first order, Σ δ_k·s_k over the additions k (s_k the partial sum that addition made,
+|δ_k| ≤ u, the unit roundoff: 2^-24 for float32, 2^-53 for float64), and Σ s_k² ≤ h·(Σ|x|)². When
+the δ_k are independent with mean zero (what round-to-nearest gives on data like these), the
+Azuma–Hoeffding inequality bounds the error by λ·√h·u·Σ|x| except with probability at most
+2·exp(−λ²/2) (Higham & Mary, "A new approach to probabilistic rounding error analysis", SIAM J.
+Sci. Comput. 2019, whose γ̃_h(λ) = exp(λ√h·u + h·u²/(1 − u)) − 1 is used here, λ = 6: 3·10^-8).
+The worst-case bound, h·u·Σ|x|, says nothing at all for 2^28 float32 values (h·u = 16).
+
+That assumption fails when an accumulator stagnates: once |s| is so large that the spacing of
+floating-point numbers there is at least twice the largest value added, every value added is
+rounded away, always in the same direction (`stagnated`). A float32 atomic sum of uniform values
+stops at 2^24 = 16,777,216, and its error then lies far outside the bound, as it should.
 """
 from __future__ import annotations
 
@@ -112,6 +128,63 @@ def exact_kernel():
 
 def exact_from_parts(hi: int, lo: int, dtype: str) -> Fraction:
     return Fraction((int(hi) << SPLIT_BITS) + int(lo), 1 << SCALE_BITS[dtype])
+
+
+# ---- how far off a sum may be -------------------------------------------------------------------------
+ROUNDING_LAMBDA = 6.0   # the bound fails with probability at most 2·exp(−λ²/2) ≈ 3·10^-8
+SINGLE_ACCUMULATOR = ("racy", "atomic")   # every value goes straight into one number
+
+
+def unit_roundoff(dtype) -> float:
+    return float(np.finfo(np.dtype(dtype)).eps) / 2.0
+
+
+def _log2_ceil(k: int) -> int:
+    return max(0, (int(k) - 1).bit_length())
+
+
+def longest_chain(strategy: str, n: int, threads: int = 1, blocks: int = 1, tpb: int = 1,
+                  cpu_chunk: int = CPU_CHUNK) -> int | None:
+    """The most additions any one value goes through on its way into the total, for `strategy`
+    summing n values (on the GPU with `blocks` blocks of `tpb` threads, `threads` in all); an
+    upper bound where the order is not ours to know. None for "racy", whose error is lost
+    updates, not rounding."""
+    n = int(n)
+    if strategy == "racy":
+        return None
+    if strategy in ("atomic", "numba-reduce"):
+        return n      # one accumulator in any order / numba's order, not ours: the safe bound
+    per_thread = -(-n // max(1, threads))
+    own = -(-per_thread // 4) + 5     # four accumulators, a tail of up to three, two to combine
+    tree = _log2_ceil(tpb)            # the block's shuffle (or shared-memory) tree
+    if strategy == "warp-shuffle":
+        return own + tree + blocks    # then one atomic add per block, in any order
+    if strategy == "two-pass":
+        return own + tree + -(-blocks // max(1, tpb)) + tree   # the one-block second pass
+    if strategy == "cpu-numba":
+        return min(n, cpu_chunk) + -(-n // cpu_chunk)         # a chunk, then the chunks in order
+    if strategy == "numpy":
+        return 128 + _log2_ceil(n) + 1   # pairwise: blocks of 128 (eight accumulators), halving
+    raise ValueError(f"unknown strategy {strategy!r}")
+
+
+def rounding_bound(chain: int | None, dtype, abs_sum: float,
+                   lam: float = ROUNDING_LAMBDA) -> float | None:
+    """γ̃_h(λ)·Σ|x|: what random rounding errors can add up to along chains of `chain`
+    additions (see the module's docstring); None without a chain."""
+    if chain is None or not math.isfinite(abs_sum):
+        return None
+    u = unit_roundoff(dtype)
+    h = max(1, int(chain))
+    return math.expm1(lam * math.sqrt(h) * u + h * u * u / (1.0 - u)) * abs_sum
+
+
+def stagnated(value: float, below: float, dtype) -> bool:
+    """True when an accumulator holding `value` (in `dtype`) rounds away every value of
+    magnitude below `below`: the spacing of floating-point numbers there is at least twice it."""
+    if not (math.isfinite(value) and below > 0):
+        return False
+    return float(np.spacing(np.dtype(dtype).type(abs(value)))) >= 2.0 * below
 
 
 # ---- CPU twins ----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from fractions import Fraction
 import numba
 import numpy as np
 
-from ..backend import simulator_enabled
+from ..backend import first_line, simulator_enabled
 from ..buffers import BufferPool
 from ..timing import JobTimer
 from . import grid
@@ -26,12 +26,27 @@ from . import montecarlo as M
 from . import philox as P
 from . import reduce as R
 from . import xoroshiro as X
-from .request import (AUTO, CPU_HISTOGRAM_STRATEGIES, CPU_REDUCE_STRATEGIES, GENERATOR_HELP,
-                      GENERATORS, GPU_HISTOGRAM_STRATEGIES, GPU_REDUCE_STRATEGIES, HEAD,
-                      HISTOGRAM_HELP, HISTOGRAM_STRATEGIES, REDUCE_HELP, REDUCE_STRATEGIES,
-                      GenerateRequest, HistogramRequest, MonteCarloRequest, ReduceRequest,
-                      StrategyUnavailable)
+from .request import (
+    AUTO,
+    CPU_HISTOGRAM_STRATEGIES,
+    CPU_REDUCE_STRATEGIES,
+    GENERATOR_HELP,
+    GENERATORS,
+    GPU_HISTOGRAM_STRATEGIES,
+    GPU_REDUCE_STRATEGIES,
+    HEAD,
+    HISTOGRAM_HELP,
+    HISTOGRAM_STRATEGIES,
+    REDUCE_HELP,
+    REDUCE_STRATEGIES,
+    GenerateRequest,
+    HistogramRequest,
+    MonteCarloRequest,
+    ReduceRequest,
+    StrategyUnavailable,
+)
 from .results import GenerateResult, HistogramResult, MonteCarloResult, ReduceResult
+from .vectorio import aligned
 
 GPU_CHUNK = 1 << 30          # values generated per launch; cancel is checked between launches
 CPU_BATCH_CHUNKS = 256       # CPU twin chunks per call (2^24 values), cancel checked between
@@ -195,6 +210,13 @@ class Renderer:
         self._seed_states[key] = states
         return states
 
+    def _work_states(self, threads: int):
+        """The device states a multi-launch job carries from one launch to the next. One buffer
+        per thread count: kernels of different register use fit different numbers of resident
+        threads, and one shared name would be reallocated at every switch between them."""
+        return self.pool.device(f"xoroshiro_states/{threads}", (threads,), X.state_dtype(),
+                                stream=self.stream())
+
     def warmup(self, cancel=None) -> float:
         """Compile (or load from numba's cache) the kernels of the default requests with tiny
         runs; returns the compile milliseconds."""
@@ -272,11 +294,13 @@ class Renderer:
         blocks = self._blocks(timer, kernel, (out, 0, n, probe, probe))
         threads = blocks * grid.threads_per_block()
         initial = self._initial_states(seed, threads, timer)
-        work = self.pool.device("xoroshiro_states", (threads,), X.state_dtype(), stream=self.stream())
+        work = self._work_states(threads)
+        if not aligned(out):   # the kernel's 16-byte stores need it; pool buffers always are
+            raise ValueError("the output's device memory is not 16-byte aligned")
         start = 0
         grid.hold_stream(self.stream(), timer)
         while start < n:
-            count = min(GPU_CHUNK, n - start)
+            count = min(GPU_CHUNK, n - start)   # GPU_CHUNK is a whole number of groups
             with timer.phase("kernel", gpu=True, detail="generate"):
                 kernel[blocks, grid.threads_per_block(), self.stream()](
                     out, start, count, initial if start == 0 else work, work)
@@ -303,7 +327,7 @@ class Renderer:
                 kernel = P.generate_kernel(dtype, normal, True)
                 blocks = self._blocks(timer, kernel, (out, 0, n, seed_u, zero))
             except Exception as exc:   # the register-state intrinsic: fall back, and say why
-                mode = (f"the state could not be held in registers ({P._first_line(exc)}); "
+                mode = (f"the state could not be held in registers ({first_line(exc)}); "
                         "it lives in device memory, one per thread, as nvmath's examples do")
             self._philox_in_registers[key] = mode
         states = None
@@ -425,32 +449,47 @@ class Renderer:
         _check(cancel)
         if self.gpu:
             pending_exact = self._exact_gpu(x, key, n, dtype, timer) if key not in self._exact else None
-            value_host = self._reduce_gpu(strategy, x, n, dtype, timer)
+            value_host, blocks = self._reduce_gpu(strategy, x, n, dtype, timer)
+            tpb = grid.threads_per_block()
+            chain = R.longest_chain(strategy, n, blocks * tpb, blocks, tpb)
         else:
             if key is not None and key not in self._exact:
                 self._exact[key] = self._exact_cpu(x, dtype, timer)
             pending_exact = None
             value_host = self._reduce_cpu(strategy, x, dtype, timer)
+            chain = R.longest_chain(strategy, n)
+        below = 1.0        # generated data are uniform in [0, 1): Σ|x| is the exact sum
         if key is None:
             with timer.phase("host", detail="reference"):
                 exact = R.fsum(request.data)
+                abs_sum = float(R.fsum(np.abs(request.data)))
+                if strategy in R.SINGLE_ACCUMULATOR:
+                    below = float(np.nextafter(np.max(np.abs(request.data)), np.inf))
         timings = timer.finish()
         if pending_exact is not None:
             hi, lo = (int(v) for v in pending_exact)
             self._exact[key] = R.exact_from_parts(hi, lo, dtype)
         if key is not None:
             exact = self._exact[key]
+            abs_sum = float(exact)
         value = float(value_host)
+        stuck = strategy in R.SINGLE_ACCUMULATOR and R.stagnated(value, below, dtype)
         note = REDUCE_HELP[strategy]
         if strategy == "racy" and getattr(self.backend, "simulated", False):
             note += " " + SIMULATOR_RACE_NOTE + "."
         if strategy == "numba-reduce":
             note += " It allocates its partial sums on every call."
+        if stuck:
+            note += (f" The accumulator stagnated: at {value:,.0f} neighbouring {dtype} numbers "
+                     f"are {float(np.spacing(np.dtype(dtype).type(abs(value)))):g} apart, so every "
+                     "value added after it got there was rounded away; the error is far beyond "
+                     "what random rounding would give.")
         return ReduceResult(request=request, strategy=strategy, value=value,
                             reference=float(exact), reference_kind="exact" if key else "fsum",
                             error=_error(value, exact), reduce_ms=timings.detail.get("reduce"),
                             bytes_read=n * request.np_dtype.itemsize,
-                            deterministic=strategy in DETERMINISTIC, timings=timings, note=note)
+                            deterministic=strategy in DETERMINISTIC, timings=timings, note=note,
+                            error_bound=R.rounding_bound(chain, dtype, abs_sum), stagnated=stuck)
 
     def _exact_gpu(self, x, key, n: int, dtype: str, timer):
         """Queue the exact-sum pass; returns the pinned host pair filled once the job finishes."""
@@ -477,7 +516,10 @@ class Renderer:
         return R.exact_from_parts(hi, lo, dtype)
 
     def _reduce_gpu(self, strategy: str, x, n: int, dtype: str, timer):
+        """Queue the sum; returns (the pinned value filled once the job finishes, the blocks of
+        the launch that summed the values; 1 for numba's reduce, whose launches are its own)."""
         stream = self.stream()
+        blocks = 1
         tpb = grid.threads_per_block()
         acc = self.pool.device("acc", (1,), dtype, stream=stream)
         if strategy == "numba-reduce":
@@ -500,7 +542,9 @@ class Renderer:
                 first = kernels["partial"]
                 probe = self.pool.device("partials_probe", (1,), dtype, stream=stream)
                 blocks = self._blocks(timer, first, (x, n, probe), n)
-                partials = self.pool.device("partials", (blocks,), dtype, stream=stream)
+                # sized for the most blocks of any n, so a job of another n reuses it
+                most = grid.resident_blocks(first, (x, n, probe), tpb)
+                partials = self.pool.device("partials", (max(most, blocks),), dtype, stream=stream)
                 self._compile(timer, kernels["finish"], (partials, blocks, acc))
                 grid.hold_stream(stream, timer)
                 with timer.phase("kernel", gpu=True, detail="reduce"):
@@ -516,7 +560,7 @@ class Renderer:
         host = self.pool.host("acc_host", (1,), dtype)
         with timer.phase("d2h", gpu=True, nbytes=host.nbytes):
             acc.copy_to_host(host, stream=stream)
-        return _Deferred(host)
+        return _Deferred(host), blocks
 
     def _reduce_cpu(self, strategy: str, x: np.ndarray, dtype: str, timer):
         if strategy == "numpy":
@@ -601,7 +645,7 @@ class Renderer:
         blocks = self._blocks(timer, kernel, (n, probe, probe, partials_probe))
         threads = blocks * grid.threads_per_block()
         initial = self._initial_states(seed, threads, timer)
-        work = self.pool.device("xoroshiro_states", (threads,), X.state_dtype(), stream=stream)
+        work = self._work_states(threads)
         partials = self.pool.device("mc_partials", (blocks,), np.int64, stream=stream)
         self._zero(partials)
         done = 0

@@ -19,9 +19,9 @@ from ..backend import Backend
 GENERATORS = ("xoroshiro128p", "philox4_32_10", "numpy")
 GENERATOR_HELP = {
     "xoroshiro128p": "numba.cuda.random's xoroshiro128+: one state per resident GPU thread, each "
-                     "thread loads its state once, strides over the output and stores the state "
-                     "once; on the CPU the twin runs the same generator in parallel, seeded per "
-                     "chunk.",
+                     "thread loads its state once, strides over the output writing 16 bytes (two "
+                     "draws) per store and stores the state once; on the CPU the twin runs the "
+                     "same generator in parallel, seeded per chunk.",
     "philox4_32_10": "cuRAND's Philox4_32_10 through nvmath-python's device API, called inside a "
                      "numba kernel; counter-based, so each thread starts its own state in "
                      "registers from (seed, subsequence) and nothing is loaded or stored.",

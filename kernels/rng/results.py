@@ -59,10 +59,19 @@ class ReduceResult:
     deterministic: bool          # the same answer on every run of this strategy (no atomics)
     timings: Timings
     note: str = ""
+    error_bound: float | None = None   # what random rounding can add up to in this strategy's
+                                       # order of additions (reduce.rounding_bound); None for racy
+    stagnated: bool = False      # the one accumulator grew so large that the values added were
+                                 # rounded away: the error is then far beyond error_bound
 
     @property
     def relative_error(self) -> float | None:
         return None if self.reference == 0 else abs(self.error) / abs(self.reference)
+
+    @property
+    def within_bound(self) -> bool | None:
+        """|error| ≤ error_bound; None when there is no bound (racy)."""
+        return None if self.error_bound is None else abs(self.error) <= self.error_bound
 
     @property
     def gbs(self) -> float | None:

@@ -2,7 +2,7 @@
 
 The step is numba.cuda.random's xoroshiro128p_next, done here on two uint64 values held in
 registers: numba's own device functions take the state array and an index, so every call loads and
-stores the state through memory (measured on an H100: 20 % of the write bandwidth, against 81 %
+stores the state through memory (measured on an H100: 20 % of the device-to-device copy rate, against 81 %
 with the state in registers). A GPU thread therefore loads its state once, strides over the output
 and stores the state once; the states are numba's own (`init_xoroshiro128p_states`: one per
 thread, 2^64 steps apart), one per resident thread.
@@ -13,8 +13,13 @@ From a 64-bit draw r:
   draws); the lowest bits of xoroshiro128+ are its weak ones and are not used.
 - float64 uniform: bits 63..11 → k·2^-53, one value per draw.
 - normal: Box–Muller on two uniforms u, v gives two values, √(−2 ln(1−u))·cos(2πv) and ·sin(2πv)
-  (1−u is in (0, 1], so the logarithm is finite); float32 from one draw, float64 from two.
-Each thread writes pairs of neighbouring elements, so a warp writes one contiguous run.
+  (1−u is in (0, 1], so the logarithm is finite); float32 from one draw, float64 from two. On the
+  GPU cos(2πv) and sin(2πv) come from sincospi(2v), which needs no argument reduction; the CPU
+  twin uses cos and sin of 2πv, so the two agree to rounding, not bit for bit.
+Every GROUP[dtype] values (16 bytes: four float32 or two float64) take exactly two draws. The GPU
+kernel writes a whole group per thread and iteration with one 16-byte store (vectorio.py): group
+q of the output is thread q % threads's (q // threads)-th group, so a warp writes 512 contiguous
+bytes per store instruction and issues a quarter of the stores that one value per store needs.
 
 The CPU twin runs the same step and the same conversions, in parallel over fixed chunks of
 CPU_CHUNK elements; chunk k starts from a state made by splitmix64 from (seed, k), so the numbers
@@ -30,6 +35,8 @@ import numpy as np
 from numba import cuda, float32, float64, njit, prange, uint32, uint64
 
 from ..backend import simulator_enabled
+from .vectorio import WIDTH as GROUP
+from .vectorio import store16
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -76,9 +83,34 @@ def _next_simulated(s0, s1):
     return np.uint64(out), np.uint64(ns0), np.uint64(ns1)
 
 
-def _build(jit, step=_next):
+def _sincos_2pi_32(v):
+    th = _TWO_PI32 * v
+    return math.sin(th), math.cos(th)
+
+
+def _sincos_2pi_64(v):
+    th = _TWO_PI64 * v
+    return math.sin(th), math.cos(th)
+
+
+def _device_sincos_2pi():
+    """sin(2πv) and cos(2πv) on the GPU as sincospi(2v): the argument needs no reduction by 2π
+    (the general sin and cos carry a slow path for large arguments, and a stack array for it),
+    and 2v is exact."""
+    from numba.cuda import libdevice
+
+    def s32(v):
+        return libdevice.sincospif(v + v)
+
+    def s64(v):
+        return libdevice.sincospi(v + v)
+    return s32, s64
+
+
+def _build(jit, step=_next, sincos=(_sincos_2pi_32, _sincos_2pi_64)):
     """The generator's helpers compiled with `jit` (a CUDA device decorator or njit)."""
     nxt = jit(step)
+    sincos32, sincos64 = jit(sincos[0]), jit(sincos[1])
 
     def uniform32(s0, s1):
         r, s0, s1 = nxt(s0, s1)
@@ -91,8 +123,8 @@ def _build(jit, step=_next):
         u = float32(uint32(r >> _R40)) * _INV24
         v = float32(uint32((r >> _R16) & _MASK24)) * _INV24
         rad = math.sqrt(_M2_32 * math.log(_ONE32 - u))
-        th = _TWO_PI32 * v
-        return float32(rad * math.cos(th)), float32(rad * math.sin(th)), s0, s1
+        sn, cs = sincos32(v)
+        return float32(rad * cs), float32(rad * sn), s0, s1
 
     def uniform64(s0, s1):
         r, s0, s1 = nxt(s0, s1)
@@ -107,8 +139,8 @@ def _build(jit, step=_next):
         r, s0, s1 = nxt(s0, s1)
         v = float64(r >> _R11) * _INV53
         rad = math.sqrt(_M2_64 * math.log(_ONE64 - u))
-        th = _TWO_PI64 * v
-        return rad * math.cos(th), rad * math.sin(th), s0, s1
+        sn, cs = sincos64(v)
+        return rad * cs, rad * sn, s0, s1
 
     def inside(s0, s1):
         """1 when the draw's point of the unit square lies in the quarter disc, else 0."""
@@ -129,7 +161,8 @@ def _build(jit, step=_next):
             "mix": jit(mix)}
 
 
-DEV = _build(cuda.jit(device=True), _next_simulated if simulator_enabled() else _next)
+DEV = (_build(cuda.jit(device=True), _next_simulated) if simulator_enabled() else
+       _build(cuda.jit(device=True), _next, _device_sincos_2pi()))
 CPU = _build(njit)
 _cpu_u32, _cpu_n32 = CPU["uniform32"], CPU["normal32"]
 _cpu_u64, _cpu_n64 = CPU["uniform64"], CPU["normal64"]
@@ -142,25 +175,55 @@ def pair_name(dtype: str, normal: bool) -> str:
 
 # ---- GPU ----------------------------------------------------------------------------------------
 @functools.cache
+def group_function(dtype: str, normal: bool):
+    """A device function `group(s0, s1) -> (values, s0, s1)`: the next GROUP[dtype] values (16
+    bytes) of one thread, made from two draws."""
+    pair = DEV[pair_name(dtype, normal)]
+    if GROUP[dtype] == 2:      # float64: one pair is two draws
+        @cuda.jit(device=True)
+        def group(s0, s1):
+            a, b, s0, s1 = pair(s0, s1)
+            return (a, b), s0, s1
+        return group
+
+    @cuda.jit(device=True)
+    def group4(s0, s1):
+        a, b, s0, s1 = pair(s0, s1)
+        c, d, s0, s1 = pair(s0, s1)
+        return (a, b, c, d), s0, s1
+    return group4
+
+
+@functools.cache
 def generate_kernel(dtype: str, normal: bool):
     """kernel[blocks, tpb, stream](out, start, count, states_in, states_out) fills
-    out[start:start+count]; the grid must have exactly one thread per state."""
-    pair = DEV[pair_name(dtype, normal)]
+    out[start:start+count]; `start` is a multiple of GROUP[dtype], out's data are 16-byte aligned,
+    and the grid has exactly one thread per state.
+
+    Group q (elements start + GROUP·q ...) is written by thread q % threads with its
+    (q // threads)-th two draws, in one 16-byte store; the last, partial group (when count is not
+    a multiple of GROUP) by the thread whose turn it is, element by element."""
+    group = group_function(dtype, normal)
+    width = GROUP[dtype]
 
     @cuda.jit
     def generate(out, start, count, states_in, states_out):
         t = cuda.grid(1)
-        step = 2 * cuda.gridsize(1)
+        threads = cuda.gridsize(1)
         s0 = states_in[t]["s0"]   # loaded once ...
         s1 = states_in[t]["s1"]
-        end = start + count
-        e = start + 2 * t
-        while e < end:
-            a, b, s0, s1 = pair(s0, s1)
-            out[e] = a
-            if e + 1 < end:
-                out[e + 1] = b
-            e += step
+        full = count // width
+        q = t
+        while q < full:
+            values, s0, s1 = group(s0, s1)
+            store16(out, start + q * width, values)
+            q += threads
+        rest = count - full * width
+        if q == full and rest > 0:
+            values, s0, s1 = group(s0, s1)
+            e = start + full * width
+            for j in range(rest):
+                out[e + j] = values[j]
         states_out[t]["s0"] = s0  # ... and stored once
         states_out[t]["s1"] = s1
 

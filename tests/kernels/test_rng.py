@@ -12,10 +12,16 @@ from kernels.backend import Backend
 from kernels.rng import bench as rng_bench
 from kernels.rng import histogram as H
 from kernels.rng import montecarlo as M
+from kernels.rng import reduce as R
 from kernels.rng import renderer as rr
 from kernels.rng import xoroshiro as X
-from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
-                                 ReduceRequest, StrategyUnavailable)
+from kernels.rng.request import (
+    GenerateRequest,
+    HistogramRequest,
+    MonteCarloRequest,
+    ReduceRequest,
+    StrategyUnavailable,
+)
 
 SEED = 20240611
 
@@ -252,6 +258,53 @@ def test_float32_sums_report_their_rounding_error(cpu):
     assert r32.deterministic and r32.reduce_ms > 0 and r32.gbs > 0
 
 
+def test_cpu_sums_stay_within_their_rounding_bound(cpu):
+    n = 2**20 + 5
+    for strategy in ("cpu-numba", "numpy"):
+        res = cpu.reduce(ReduceRequest(strategy, n, "float32", SEED))
+        # the chain of a chunked or pairwise sum is far shorter than n, so is its bound
+        whole = R.rounding_bound(n, "float32", res.reference)
+        assert 0 < res.error_bound < whole / 4, strategy
+        assert abs(res.error) <= res.error_bound and res.within_bound and not res.stagnated
+    data = np.array([3.0, -1.0, 0.5], np.float64)
+    res = cpu.reduce(ReduceRequest.from_data(data, "numpy"))
+    assert res.error == 0.0 and res.error_bound == R.rounding_bound(R.longest_chain("numpy", 3),
+                                                                     "float64", 4.5)
+
+
+def test_longest_chains_follow_the_order_of_additions():
+    tpb, blocks = 256, 100
+    threads = tpb * blocks
+    n = 40 * threads + 1
+    own = 11 + 5      # 41 values a thread: ceil(41/4) in one accumulator, + 3 tail + 2 to combine
+    assert R.longest_chain("atomic", n) == R.longest_chain("numba-reduce", n) == n
+    assert R.longest_chain("warp-shuffle", n, threads, blocks, tpb) == own + 8 + blocks
+    assert R.longest_chain("two-pass", n, threads, blocks, tpb) == own + 8 + 1 + 8
+    assert R.longest_chain("cpu-numba", 10**6) == R.CPU_CHUNK + 16
+    assert R.longest_chain("cpu-numba", 7) == 7 + 1
+    assert R.longest_chain("racy", n) is None and R.rounding_bound(None, "float32", 1.0) is None
+    with pytest.raises(ValueError, match="unknown strategy"):
+        R.longest_chain("magic", n)
+
+
+def test_rounding_bound_grows_with_the_square_root_of_the_chain():
+    u = 2.0**-24
+    assert R.rounding_bound(1, "float32", 1.0) == pytest.approx(6 * u, rel=1e-6)
+    assert R.rounding_bound(4**10, "float32", 1.0) == pytest.approx(6 * 2**10 * u, rel=1e-3)
+    assert R.rounding_bound(4**10, "float64", 1.0) == pytest.approx(6 * 2**10 * 2.0**-53)
+    assert R.rounding_bound(100, "float32", 3.0) == pytest.approx(3 * R.rounding_bound(100, "float32", 1.0))
+
+
+def test_stagnation_is_where_the_spacing_reaches_twice_the_values():
+    # float32 numbers from 2^24 on are 2 apart: adding anything below 1 changes nothing
+    assert R.stagnated(2.0**24, 1.0, "float32") and R.stagnated(3e7, 1.0, "float32")
+    assert not R.stagnated(2.0**24 - 1, 1.0, "float32")        # 1 apart: values ≥ 0.5 count
+    assert not R.stagnated(2.0**24, 1.0, "float64") and R.stagnated(2.0**53, 1.0, "float64")
+    assert not R.stagnated(float("inf"), 1.0, "float32") and not R.stagnated(5.0, 0.0, "float32")
+    total = np.float32(2.0**24)
+    assert total + np.float32(0.99) == total                   # what "stagnated" means
+
+
 def test_cpu_sum_is_deterministic_for_any_thread_count(cpu):
     req = ReduceRequest("cpu-numba", 2**20 + 1, "float32", SEED)
     a = cpu.reduce(req).value
@@ -365,6 +418,8 @@ def test_cpu_bench_rows(monkeypatch):
     rows = rng_bench.bench_reduce(backend, repeats=1) + rng_bench.bench_histogram(backend, repeats=1)
     by = {r["variant"]: r["metrics"] for r in rows}
     assert by["cpu-numba/float32"]["GB/s"] > 0 and by["cpu-numba/float32"]["% of CPU copy"] > 0
+    assert by["cpu-numba/float32"]["within bound"] is True
+    assert by["cpu-numba/float32"]["% of read bw"] is None     # no read kernel on the CPU
     assert by["cpu-numba/256 bins"]["lost"] == 0
     assert "refs GB/s" in rows[0]["metrics"]
 

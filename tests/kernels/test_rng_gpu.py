@@ -4,15 +4,21 @@ seeds, the races that a real GPU shows, π, and cuRAND's Philox when nvmath-pyth
 Tiny sizes under the simulator (one Python thread per CUDA thread)."""
 import math
 
+import numba
 import numpy as np
 import pytest
 
+from kernels.backend import simulator_enabled
 from kernels.rng import philox as P
 from kernels.rng import renderer as rr
+from kernels.rng import vectorio as V
 from kernels.rng import xoroshiro as X
-from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
-                                 ReduceRequest)
-from kernels.backend import simulator_enabled
+from kernels.rng.request import (
+    GenerateRequest,
+    HistogramRequest,
+    MonteCarloRequest,
+    ReduceRequest,
+)
 
 SIMULATED = simulator_enabled()
 pytestmark = pytest.mark.gpu
@@ -43,40 +49,62 @@ def _values(renderer, **kw):
     return renderer.generate(GenerateRequest(want_values=True, **kw)).values.copy()
 
 
+def _steps(s0, s1):
+    """One xoroshiro128+ step of every thread at once (uint64 arrays wrap silently)."""
+    out = s0 + s1
+    s1 = s1 ^ s0
+    s0 = ((s0 << np.uint64(55)) | (s0 >> np.uint64(9))) ^ s1 ^ (s1 << np.uint64(14))
+    s1 = (s1 << np.uint64(36)) | (s1 >> np.uint64(28))
+    return out, s0, s1
+
+
 def _expected_xoroshiro(seed, threads, n, dtype, normal):
-    """What the kernel must write: pair p of elements (2p, 2p+1) is thread p % threads's
-    (p // threads)-th draw (two draws for float64), from numba's initial states."""
+    """What the kernel must write: group q of 16 bytes (elements 4q..4q+3 for float32, 2q, 2q+1
+    for float64) is thread q % threads's (q // threads)-th group, two draws each, from numba's
+    initial states."""
     states = X.initial_states(seed, threads)
-    pairs = (n + 1) // 2
-    per_pair = 1 if dtype == "float32" else 2
-    out = np.empty(2 * pairs)
-    for t in range(min(threads, pairs)):
-        mine = range(t, pairs, threads)
-        draws = X.reference_stream(int(states[t]["s0"]), int(states[t]["s1"]), per_pair * len(mine))
-        for j, p in enumerate(mine):
-            if dtype == "float32":
-                r = draws[j]
-                u, v = (r >> 40) * 2.0**-24, ((r >> 16) & 0xFFFFFF) * 2.0**-24
-            else:
-                u, v = (draws[2 * j] >> 11) * 2.0**-53, (draws[2 * j + 1] >> 11) * 2.0**-53
+    s0, s1 = states["s0"].astype(np.uint64), states["s1"].astype(np.uint64)
+    first = X.reference_stream(int(s0[0]), int(s1[0]), 4)    # the vector step is the real one
+    width = 4 if dtype == "float32" else 2
+    groups = -(-n // width)
+    rounds = -(-groups // threads)
+    out = np.empty((rounds * threads, width))
+    for r in range(rounds):
+        d0, s0, s1 = _steps(s0, s1)
+        d1, s0, s1 = _steps(s0, s1)
+        if r == 0:
+            assert [int(d0[0]), int(d1[0])] == first[:2]
+        if dtype == "float32":   # (u, v) pairs: the high and the low 24 bits of one draw
+            pairs = [((d >> np.uint64(40)) * 2.0**-24,
+                      ((d >> np.uint64(16)) & np.uint64(0xFFFFFF)) * 2.0**-24) for d in (d0, d1)]
+        else:                    # one pair from two draws, 53 bits each
+            pairs = [((d0 >> np.uint64(11)) * 2.0**-53, (d1 >> np.uint64(11)) * 2.0**-53)]
+        cols = []
+        for u, v in pairs:
             if normal:
-                rad = math.sqrt(-2.0 * math.log(1.0 - u))
-                u, v = rad * math.cos(2 * math.pi * v), rad * math.sin(2 * math.pi * v)
-            out[2 * p], out[2 * p + 1] = u, v
-    return out[:n]
+                rad = np.sqrt(-2.0 * np.log(1.0 - u))
+                u, v = rad * np.cos(2 * np.pi * v), rad * np.sin(2 * np.pi * v)
+            cols += [u, v]
+        out[r * threads:(r + 1) * threads] = np.stack(cols, axis=1)
+    return out.reshape(-1)[:n]
 
 
 # ---- generation ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("dist", ["uniform", "normal"])
 def test_xoroshiro_kernel_writes_numbas_streams(gpu, simulated, dtype, dist):
-    sizes = [1, 31, 33, 100] if simulated else [1, 127, 129, 1025, 2**16 + 3]
+    width = 4 if dtype == "float32" else 2
+    threads = gpu.generate(GenerateRequest("xoroshiro128p", dist, dtype, 1, SEED)).streams
+    # partial last groups, fewer groups than threads, and several rounds of every thread
+    sizes = [1, 2, 3, 31, 33, 100] if simulated else [1, 2, 3, 127, 129, 1025, 2**16 + 3]
+    sizes += [threads * width - 1, 3 * threads * width + width + 1]
     for n in sizes:
         res = gpu.generate(GenerateRequest("xoroshiro128p", dist, dtype, n, SEED, want_values=True))
-        want = _expected_xoroshiro(SEED, res.streams, n, dtype, dist == "normal")
+        assert res.streams == threads
+        want = _expected_xoroshiro(SEED, threads, n, dtype, dist == "normal")
         if dist == "uniform":
             np.testing.assert_array_equal(res.values, want.astype(dtype))
-        else:   # the device's log, cos and sin may differ from the host's in the last bits
+        else:   # the device's log and sincospi may differ from the host's in the last bits
             rtol = 2e-5 if dtype == "float32" else 1e-12
             np.testing.assert_allclose(res.values, want, rtol=rtol, atol=rtol)
         np.testing.assert_array_equal(res.head, res.values[:16])
@@ -134,9 +162,24 @@ def test_generated_sums_against_the_exact_sum(gpu, simulated, strategy, dtype):
     values = _values(gpu, n=n, dtype=dtype, seed=SEED)
     assert res.reference_kind == "exact"
     assert res.reference == math.fsum(values.astype(np.float64))   # the device's integer pass
-    assert abs(res.relative_error) < (1e-5 if dtype == "float32" else 1e-13)
+    # random rounding along the strategy's longest chain of additions, never more than along all
+    # n of them (values ≥ 0, so Σ|x| is the sum): λ·√n·u·Σx with λ = 6, u the unit roundoff
+    u = np.finfo(dtype).eps / 2
+    assert 0 < res.error_bound <= math.expm1(6 * math.sqrt(n) * u + n * u * u) * res.reference
+    assert abs(res.error) <= res.error_bound and res.within_bound and not res.stagnated, res
     if res.deterministic:
         assert gpu.reduce(ReduceRequest(strategy, n, dtype, SEED)).value == res.value
+
+
+@REAL_GPU_ONLY
+def test_atomic_float32_sum_stagnates_at_2_to_the_24(gpu):
+    # 2^26 uniform values add up to about 2^25, but from 2^24 on float32 numbers are 2 apart and
+    # every value (< 1) added to the one accumulator is rounded away
+    res = gpu.reduce(ReduceRequest("atomic", 2**26, "float32", SEED))
+    assert res.value == 2.0**24 and res.stagnated and res.within_bound is False, res
+    assert abs(res.error) > 100 * res.error_bound and "stagnated" in res.note
+    tree = gpu.reduce(ReduceRequest("two-pass", 2**26, "float32", SEED))
+    assert tree.within_bound and not tree.stagnated and tree.error_bound < res.error_bound
 
 
 def test_racy_strategies_run(gpu, simulated):
@@ -221,7 +264,8 @@ def test_timings_are_measured_or_none(gpu, simulated):
         assert res.reduce_ms > 0 and res.gbs > 0 and res.timings.phases_ms["compile"] is None
 
 
-def test_repeated_jobs_allocate_nothing(gpu):
+def _allocations_of_a_repeat(gpu):
+    """Pool allocations made by a second round of the same jobs (the first allocates)."""
     jobs = [lambda: gpu.generate(GenerateRequest(n=3000, seed=SEED)),
             lambda: gpu.reduce(ReduceRequest("warp-shuffle", 3000, "float32", SEED)),
             lambda: gpu.reduce(ReduceRequest("two-pass", 3000, "float32", SEED)),
@@ -232,11 +276,68 @@ def test_repeated_jobs_allocate_nothing(gpu):
     before = gpu.pool.allocations
     for job in jobs:
         job()
-    assert gpu.pool.allocations == before
+    return gpu.pool.allocations - before
+
+
+def test_repeated_jobs_allocate_nothing(gpu):
+    # every device and pinned buffer of these jobs comes from the renderer's pool
+    assert _allocations_of_a_repeat(gpu) == 0
+
+
+def test_kernels_of_different_occupancy_share_no_buffer(gpu, monkeypatch):
+    # on a GPU the generator and the Monte Carlo kernel fit different numbers of resident threads
+    # (their registers differ); the simulator gives every kernel the same grid unless told
+    from kernels.rng import grid
+    real = grid.resident_blocks
+    monkeypatch.setattr(grid, "resident_blocks", lambda dispatcher, args, tpb=None:
+                        real(dispatcher, args, tpb) + (1 if dispatcher is rr.M.gpu_kernel() else 0))
+    assert _allocations_of_a_repeat(rr.Renderer(gpu.backend)) == 0
 
 
 def test_warmup_compiles_the_defaults(gpu):
     assert gpu.warmup() >= 0.0
+
+
+# ---- the bench's write and read ceilings --------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fill_and_read_kernels_cover_every_element(gpu, simulated, dtype):
+    from numba import cuda
+
+    from kernels.rng import ceilings as C
+    from kernels.rng import grid
+    width = 4 if dtype == "float32" else 2
+    nb = np.dtype(dtype).type
+    threads = grid.resident_blocks(C.fill_kernel(dtype), (cuda.device_array(8, dtype), 8, nb(0)))
+    threads *= grid.threads_per_block()
+    sizes = [1, 2, 3, 5, 33] + [threads * width + k for k in (-1, 0, 1)] + \
+        [4 * threads * width + 3 * width + 1]
+    for n in sizes:
+        for vector in (True, False):
+            buf = cuda.to_device(np.full(n + 3, -1.0, dtype))   # three past the end stay -1
+            kernel = C.fill_kernel(dtype, vector)
+            blocks = C.launch_blocks(kernel, (buf, n, nb(C.FILL_VALUE)), n)
+            kernel[blocks, grid.threads_per_block()](buf, n, nb(C.FILL_VALUE))
+            got = buf.copy_to_host()
+            assert (got[:n] == C.FILL_VALUE).all() and (got[n:] == -1.0).all(), (n, vector)
+        data = np.arange(1, n + 1, dtype=dtype) % 5          # small integers: any order is exact
+        x = cuda.to_device(data)
+        kernel = C.read_kernel(numba.from_dtype(np.dtype(dtype)), dtype)
+        partials = cuda.to_device(np.zeros(4 * threads, dtype))
+        blocks = C.launch_blocks(kernel, (x, n, partials), n)
+        kernel[blocks, grid.threads_per_block()](x, n, partials)
+        assert partials.copy_to_host().sum() == data.sum(), n
+    if not simulated:
+        assert not V.aligned(cuda.device_array(8, dtype)[1:])
+
+
+def test_ceilings_are_measured_or_none(gpu, simulated):
+    from kernels.rng import ceilings as C
+    got = C.measure(gpu.backend, "float32", 4096 if simulated else 2**24, repeats=2)
+    assert set(got) == {"fill-vector", "fill-scalar", "write", "read"}
+    if simulated:
+        assert all(v is None for v in got.values())
+    else:
+        assert got["write"] == max(got["fill-vector"], got["fill-scalar"]) and got["read"] > 0
 
 
 # ---- cuRAND Philox through nvmath-python ----------------------------------------------------------
