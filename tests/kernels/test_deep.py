@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, number_format
+from kernels.mandelbrot.deep.request import DeepRequest, add_decimal, number_format
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
@@ -30,8 +30,8 @@ def cpu():
 def near(location, width, frac=("0.1234567", "-0.0765432")):
     """A centre a fraction of a frame off the location, so no pixel sits exactly on it."""
     w = Decimal(width)
-    return (str(Decimal(location.center_re) + w * Decimal(frac[0])),
-            str(Decimal(location.center_im) + w * Decimal(frac[1])))
+    return (add_decimal(location.center_re, w * Decimal(frac[0])),
+            add_decimal(location.center_im, w * Decimal(frac[1])))
 
 
 def counts(values):
@@ -96,6 +96,14 @@ def test_request_accepts_long_strings_numbers_and_pairs():
     assert req.format == "extended"
     assert 3300 < req.precision < 3500          # ~3322 bits for 1e-1000 / 16 + guard
     assert DeepRequest(-0.75, 0.1, 1e-20, (4, 4), 10).validate().format == "perturbation"
+
+
+def test_add_decimal_moves_long_centres_without_rounding():
+    k = loc.KORMANYOS_VERY_DEEP.center_re
+    moved = add_decimal(k, "1e-1000")
+    assert len(moved) >= len(k) and moved != k
+    assert add_decimal(moved, "-1e-1000").rstrip("0") == k.rstrip("0")
+    assert add_decimal("1", Decimal("-7.6543e-321")).startswith("0.99999999999999999999999")
 
 
 # ---------------------------------------------------------------- reference orbit
@@ -288,9 +296,9 @@ def test_reference_and_table_are_reused_across_pans_and_rerenders():
     np.testing.assert_array_equal(first.values, again.values)
     assert again.timings.detail["reference"] < first.timings.detail["reference"]
     # a pan by two widths keeps the reference; one far away replaces it
-    pan = str(Decimal(cre) + 2 * Decimal("1e-100"))
+    pan = add_decimal(cre, "2e-100")
     assert r.render_values(DeepRequest(pan, cim, "1e-100", (16, 12), 2000)).reused
-    far = str(Decimal(cre) + Decimal("1e-90"))
+    far = add_decimal(cre, "1e-90")
     assert not r.render_values(DeepRequest(far, cim, "1e-100", (16, 12), 2000)).reused
     # more iterations extend the same orbit (c = i never escapes)
     first = r.render_values(DeepRequest("0", "1", "1e-100", (16, 12), 2000))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
@@ -30,7 +30,7 @@ def cpu(cpu_backend):
 
 def near_i(width):
     w = Decimal(width)
-    return str(w * Decimal("0.1234567")), str(1 + w * Decimal("-0.0765432"))
+    return str(w * Decimal("0.1234567")), add_decimal(1, w * Decimal("-0.0765432"))
 
 
 def _cases(simulated):
@@ -60,7 +60,7 @@ def test_rebasing_happens_on_the_gpu(gpu, cpu, simulated):
     they carry on only by rebasing at the orbit's end."""
     size = (8, 6) if simulated else (64, 48)
     w = Decimal("1e-40")
-    req = DeepRequest(str(w * Decimal("0.45")), str(1 + w * Decimal("0.3")), "1e-40", size, 2000)
+    req = DeepRequest(str(w * Decimal("0.45")), add_decimal(1, w * Decimal("0.3")), "1e-40", size, 2000)
     res = gpu.render_values(req)
     assert res.reference.escaped
     outlived = int((np.floor(res.values) + 1 > res.reference.length).sum())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 
 # widths at or above this render in plain float64 (kernels/mandelbrot/escape.py); below it float64
 # coordinates have run out of digits (see kernels/mandelbrot/request.py, PRECISION_WARN)
@@ -68,6 +68,21 @@ def parse_decimal(value, name: str) -> Decimal:
     if not d.is_finite():
         raise ValueError(f"{name} must be a finite number, got {value!r}")
     return d
+
+
+def add_decimal(*terms) -> str:
+    """The exact sum of decimal numbers (strings, Decimals, ints, floats by their repr) as a string:
+    moving a 1000-digit centre by a pan must not round it to decimal's default 28 digits."""
+    ds = [parse_decimal(t, "term") for t in terms]
+    # enough digits for the exact result: from the largest magnitude down to the finest digit
+    top = max((d.adjusted() for d in ds if d), default=0)
+    low = min((d.as_tuple().exponent for d in ds), default=0)
+    prec = max(28, top - low + 2)
+    ctx = Context(prec=prec, Emin=MIN_WIDTH_EXP10 * 10, Emax=1000)
+    out = Decimal(0)
+    for d in ds:
+        out = ctx.add(out, d)
+    return str(out)
 
 
 def parse_width(width) -> Decimal:
