@@ -14,18 +14,9 @@ May import: numpy, numba, numba.cuda, nvmath-python (optional) and the shared mo
 `kernels`. Never Qt, never another workload package.
 """
 from .renderer import Renderer, available, default_strategy
-from .request import (
-                      DISTRIBUTIONS,
-                      DTYPES,
-                      GENERATORS,
-                      HISTOGRAM_STRATEGIES,
-                      REDUCE_STRATEGIES,
-                      GenerateRequest,
-                      HistogramRequest,
-                      MonteCarloRequest,
-                      ReduceRequest,
-                      StrategyUnavailable,
-)
+from .request import (DISTRIBUTIONS, DTYPES, GENERATORS, HISTOGRAM_STRATEGIES, REDUCE_STRATEGIES,
+                      GenerateRequest, HistogramRequest, MonteCarloRequest, ReduceRequest,
+                      StrategyUnavailable)
 from .results import GenerateResult, HistogramResult, MonteCarloResult, ReduceResult
 
 __all__ = ["DISTRIBUTIONS", "DTYPES", "GENERATORS", "HISTOGRAM_STRATEGIES", "REDUCE_STRATEGIES",

@@ -26,25 +26,11 @@ from . import montecarlo as M
 from . import philox as P
 from . import reduce as R
 from . import xoroshiro as X
-from .request import (
-    AUTO,
-    CPU_HISTOGRAM_STRATEGIES,
-    CPU_REDUCE_STRATEGIES,
-    GENERATOR_HELP,
-    GENERATORS,
-    GPU_HISTOGRAM_STRATEGIES,
-    GPU_REDUCE_STRATEGIES,
-    HEAD,
-    HISTOGRAM_HELP,
-    HISTOGRAM_STRATEGIES,
-    REDUCE_HELP,
-    REDUCE_STRATEGIES,
-    GenerateRequest,
-    HistogramRequest,
-    MonteCarloRequest,
-    ReduceRequest,
-    StrategyUnavailable,
-)
+from .request import (AUTO, CPU_HISTOGRAM_STRATEGIES, CPU_REDUCE_STRATEGIES, GENERATOR_HELP,
+                      GENERATORS, GPU_HISTOGRAM_STRATEGIES, GPU_REDUCE_STRATEGIES, HEAD,
+                      HISTOGRAM_HELP, HISTOGRAM_STRATEGIES, REDUCE_HELP, REDUCE_STRATEGIES,
+                      GenerateRequest, HistogramRequest, MonteCarloRequest, ReduceRequest,
+                      StrategyUnavailable)
 from .results import GenerateResult, HistogramResult, MonteCarloResult, ReduceResult
 from .vectorio import aligned
 

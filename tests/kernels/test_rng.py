@@ -15,13 +15,8 @@ from kernels.rng import montecarlo as M
 from kernels.rng import reduce as R
 from kernels.rng import renderer as rr
 from kernels.rng import xoroshiro as X
-from kernels.rng.request import (
-    GenerateRequest,
-    HistogramRequest,
-    MonteCarloRequest,
-    ReduceRequest,
-    StrategyUnavailable,
-)
+from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
+                                 ReduceRequest, StrategyUnavailable)
 
 SEED = 20240611
 

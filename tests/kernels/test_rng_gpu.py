@@ -13,12 +13,8 @@ from kernels.rng import philox as P
 from kernels.rng import renderer as rr
 from kernels.rng import vectorio as V
 from kernels.rng import xoroshiro as X
-from kernels.rng.request import (
-    GenerateRequest,
-    HistogramRequest,
-    MonteCarloRequest,
-    ReduceRequest,
-)
+from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
+                                 ReduceRequest)
 
 SIMULATED = simulator_enabled()
 pytestmark = pytest.mark.gpu
@@ -338,6 +334,32 @@ def test_ceilings_are_measured_or_none(gpu, simulated):
         assert all(v is None for v in got.values())
     else:
         assert got["write"] == max(got["fill-vector"], got["fill-scalar"]) and got["read"] > 0
+
+
+def test_gpu_bench_rows_name_their_ceilings(gpu, simulated, monkeypatch):
+    if not simulated:
+        pytest.skip("the real GPU bench runs at full size in tools/gpu_rng.sh")
+    from kernels.rng import bench as rng_bench
+    monkeypatch.setattr(rng_bench, "SIM_N", 2**7)
+    monkeypatch.setattr(rng_bench, "MC_SIM_N", 2**7)
+    monkeypatch.setattr(rng_bench, "GENERATORS", ("xoroshiro128p",))
+    monkeypatch.setattr(rng_bench, "GPU_REDUCE_STRATEGIES", ("atomic", "two-pass"))
+    # the shared copy probe simulates thousands of threads: its lines are not what is checked
+    monkeypatch.setattr(rng_bench, "references", lambda backend: {"d2d-copy": None})
+    backend = gpu.backend
+    rows = (rng_bench.bench_generate(backend, 1) + rng_bench.bench_reduce(backend, 1) +
+            rng_bench.bench_histogram(backend, 1) + rng_bench.bench_monte_carlo(backend, 1))
+    by = {(r["workload"], r["variant"]): r["metrics"] for r in rows}
+    gen = by[("rng-generate", "xoroshiro128p/uniform/float32")]
+    assert {"% of write bw", "% of d2d copy"} <= set(gen) and "fill GB/s" in gen
+    two = by[("rng-reduce", "two-pass/float32")]
+    assert {"% of read bw", "% of d2d copy"} <= set(two) and two["within bound"] is True
+    assert "% of read bw" in by[("rng-histogram", "shared/256 bins")]
+    mc = by[("rng-monte-carlo", "fused-xoroshiro128p")]
+    assert mc["int ops/sample"] == 22 and "integer ALU" in mc["bound"]
+    # nothing is timed under the simulator, so no percentage is made up
+    assert gen["% of write bw"] is None and two["% of read bw"] is None
+    assert mc["% of int throughput"] is None
 
 
 # ---- cuRAND Philox through nvmath-python ----------------------------------------------------------
