@@ -56,24 +56,28 @@ def run_interruptibly(work, token, grace_s: float = 5.0):
     """Run work() on a worker thread while this (the main) thread waits for Ctrl+C: Python sees
     a signal only between its own bytecodes, never inside a compiled kernel, so the render runs
     where it cannot hold the signal up. On Ctrl+C the token is cancelled (the kernels stop within
-    a fraction of a second), the worker is given `grace_s` to end, and KeyboardInterrupt is
-    raised here. The worker's own exception, if any, is raised here too."""
+    a fraction of a second), the worker is given `grace_s` to end (and to remove its temporary
+    file), and KeyboardInterrupt is raised here. The worker's own exception is raised here too."""
     box = {}
+    done = threading.Event()      # not Thread.join: before Python 3.12 a join interrupted by
+    #                               Ctrl+C leaves the thread marked as ended while it still runs
 
     def run():
         try:
             box["result"] = work()
         except BaseException as exc:  # handed to the main thread, which raises it
             box["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=run, name="render", daemon=True)
-    worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        # inside the try: Ctrl+C may land while start() waits for the worker to begin
+        threading.Thread(target=run, name="render", daemon=True).start()
+        while not done.wait(0.1):
+            pass
     except KeyboardInterrupt:
         token.cancel()
-        worker.join(grace_s)
+        done.wait(grace_s)
         raise
     if "error" in box:
         raise box["error"]

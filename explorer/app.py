@@ -256,7 +256,7 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
         summary, details = format_exception(type(exc), exc, exc.__traceback__)
         log.error("the window could not be built\n%s", details)
         print(f"GPU Explorer cannot start: {summary}", file=sys.stderr)
-        ended = all([s.shutdown(0.1) for s in list(QtScheduler.instances)])
+        ended = all([s.shutdown(0.1) for s in list(QtScheduler.instances)])  # noqa: C419 (all, not the first)
         if QGuiApplication.platformName() != "offscreen":   # nobody would read it offscreen
             QMessageBox.critical(None, "GPU Explorer cannot start", f"The window could not be "
                                  f"opened.\n\n{summary}\n\nThe log has the details.")

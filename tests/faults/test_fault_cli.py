@@ -1,0 +1,130 @@
+"""Faults on the command line: Ctrl+C during --bench and --render (one line, status 130, what
+finished is kept, an earlier file stays whole), and no writable folder for numba's cache."""
+import json
+import os
+
+import pytest
+from faultkit import child_env, run_python
+
+# a child that runs the bench on two made-up workloads: the first finishes at once, the second
+# says it has started and then waits (for the Ctrl+C the test sends)
+BENCH_CHILD = """
+import sys, threading
+from kernels import bench
+from kernels.timing import Timings
+
+def quick(backend, repeats):
+    t = Timings(backend=backend.name, label="quick")
+    t.phases_ms.update(kernel=1.0, total=1.5)
+    return [bench.result("fault-quick", backend, "one", "1x1", [t])]
+
+def stuck(backend, repeats):
+    print("second workload started", flush=True)
+    threading.Event().wait()
+
+FIRST = bench.Workload("fault-quick", "finishes at once", quick)
+SECOND = bench.Workload("fault-stuck", "waits for Ctrl+C", stuck)
+bench.all_workloads = lambda: ([FIRST] if sys.argv[2] == "both" else []) + [SECOND]
+import main
+sys.exit(main.main(["--bench", "--backend", "cpu", "--json", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("finished", ["both", "none"])
+def test_ctrl_c_during_the_bench_keeps_what_was_measured(child, tmp_path, finished):
+    out = tmp_path / "bench.json"
+    out.write_text('{"earlier": true}')
+    c = child(BENCH_CHILD, args=(str(out), finished))
+    c.wait_for_line("second workload started")
+    c.interrupt()
+    stdout, stderr = c.finish(60)
+    assert c.proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+    report = json.loads(out.read_text())
+    if finished == "both":
+        assert "interrupted: 1 result(s) kept, written to" in stderr and "marked partial" in stderr
+        assert report["partial"] is True
+        assert [r["workload"] for r in report["results"]] == ["fault-quick"]
+        assert "partial: interrupted" in stdout
+    else:                              # nothing measured: the earlier report is not replaced
+        assert "nothing was written" in stderr and report == {"earlier": True}
+    assert [p for p in os.listdir(tmp_path) if p.endswith(".tmp")] == []
+
+
+RENDER_CHILD = """
+import sys
+import kernels.mandelbrot.renderer as m
+plain = m.Renderer.strips
+def strips(self, *a, **k):
+    print("render started", flush=True)
+    return plain(self, *a, **k)
+m.Renderer.strips = strips
+import main
+sys.exit(main.main(["--render", "mandelbrot", "--backend", sys.argv[2], "--size", sys.argv[3],
+                    "--center", "-1.7549,0", "--width", "0.04", "--iters", "10000000",
+                    "--out", sys.argv[1]]))
+"""
+
+
+def _ctrl_c_during_a_render(child, tmp_path, backend, size, env=None):
+    out = tmp_path / "deep.npy"
+    out.write_bytes(b"the earlier picture")
+    c = child(RENDER_CHILD, env=env, args=(str(out), backend, size))
+    c.wait_for_line("render started")
+    c.interrupt()
+    stdout, stderr = c.finish(60)
+    assert c.proc.returncode == 130, stderr
+    assert stderr.strip() == f"main.py: interrupted: nothing was written to {out}"
+    assert out.read_bytes() == b"the earlier picture"
+    assert [p for p in os.listdir(tmp_path) if p.endswith(".tmp")] == []
+
+
+def test_ctrl_c_during_a_cpu_render_at_the_iteration_limit(child, tmp_path):
+    _ctrl_c_during_a_render(child, tmp_path, "cpu", "640x480")
+
+
+@pytest.mark.gpu
+def test_ctrl_c_during_a_gpu_render_at_the_iteration_limit(child, tmp_path, gpu_backend, simulated):
+    _ctrl_c_during_a_render(child, tmp_path, "cuda", "16x12" if simulated else "1920x1080",
+                            env=child_env(NUMBA_ENABLE_CUDASIM="1" if simulated else "0"))
+
+
+def test_ctrl_c_while_starting_up_is_one_line(child):
+    """Ctrl+C before any command has run (e.g. while numba loads) ends with one line, not a
+    traceback from wherever Python was."""
+    c = child("""
+        import sys, main, cli.args
+        plain = cli.args.parse
+        def parse(argv):
+            print("parsing", flush=True)
+            import threading; threading.Event().wait()
+        cli.args.parse = parse
+        sys.exit(main.main(["--bench"]))
+    """)
+    c.wait_for_line("parsing")
+    c.interrupt()
+    _, stderr = c.finish(30)
+    assert c.proc.returncode == 130 and stderr.strip() == "main.py: interrupted"
+
+
+def test_no_writable_numba_cache_anywhere_moves_it_to_a_temporary_folder():
+    """numba refuses to define a cached kernel it cannot cache: the import used to fail with a
+    traceback. Every cache folder numba knows is refused here; the kernels must still import
+    (compiling them is left out: it would take the test a minute)."""
+    r = run_python("""
+        import numba.core.caching as caching
+        plain = caching._CacheLocator.ensure_cache_path
+        def refuse(self):
+            if "gpu-explorer-numba-" not in self.get_cache_path():
+                raise PermissionError(13, "Permission denied", self.get_cache_path())
+            return plain(self)
+        caching._CacheLocator.ensure_cache_path = refuse
+        from cli.environment import prepare_kernels
+        prepare_kernels()
+        import kernels.mandelbrot.escape, kernels.distance.haversine
+        print("imported")
+    """)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "imported"
+    assert "main.py: note: no writable folder for numba's kernel cache" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -1,0 +1,120 @@
+"""Faults in the places the Mandelbrot view is sent: the same limits for every way a location
+enters (pasted text, a bookmark, the command line), a refusal that leaves the view working, and
+the precision check wherever a jump lands."""
+from decimal import Decimal
+
+import pytest
+import pyqtgraph as pg
+from PyQt6.QtWidgets import QApplication
+
+import main
+from cli.requests import check_location, mandelbrot_request
+from explorer.views.mandelbrot import MandelbrotView
+from explorer.views.mandelbrot_controls import Bookmark
+from explorer.views.mandelbrot_location import location_from_values, parse_location
+
+W, H = 120, 90
+
+
+@pytest.fixture
+def view(qtbot, scheduler, cpu_backend):
+    pg.setConfigOption("mouseRateLimit", -1)
+    v = MandelbrotView(scheduler, cpu_backend)
+    qtbot.addWidget(v)
+    v.controls.hide()
+    v.controls.set_iterations(30)
+    v.progressive = False
+    v.resize(W, H)
+    v.show()
+    qtbot.waitExposed(v)
+    qtbot.waitUntil(lambda: v._frame is not None and not v.in_flight, timeout=60000)
+    return v
+
+
+def wait_frame_with(qtbot, v, **want):
+    def ok():
+        assert not v.in_flight and v._frame is not None
+        for k, value in want.items():
+            assert getattr(v._frame.request, k) == value
+    qtbot.waitUntil(ok, timeout=60000)
+
+
+# (re, im, width, iterations) that no way in may accept, and the words saying why
+BAD = [
+    ("nan", "0", 1.0, None, "finite"),
+    ("0", "inf", 1.0, None, "finite"),
+    ("1e7", "0", 1.0, None, "too far out"),
+    ("0", "-2e6", 1.0, None, "too far out"),
+    ("0", "0", 5e3, None, "too large"),
+    ("0", "0", -1.0, None, "positive"),
+    ("0", "0", 1.0, 10 ** 12, "iteration"),
+    ("0", "0", 1.0, 0, "iteration"),
+]
+
+
+@pytest.mark.parametrize("re_, im_, width, iters, words", BAD)
+def test_every_way_in_has_the_same_limits(re_, im_, width, iters, words):
+    with pytest.raises(ValueError, match=words):
+        check_location(re_, im_, width, iters)
+    with pytest.raises(ValueError, match=words):
+        location_from_values(Decimal(re_), Decimal(im_), width, iters)
+    text = f"center={re_},{im_} width={width} iters={iters if iters is not None else 'auto'}"
+    with pytest.raises(ValueError):
+        parse_location(text)
+    opts = {"center": f"{re_},{im_}", "width": str(width),
+            "iters": str(iters) if iters is not None else None}
+    with pytest.raises(ValueError):
+        mandelbrot_request(opts, 64, 48, False)
+
+
+def test_the_command_line_refuses_a_place_past_float64_precision(capsys, tmp_path):
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "64x48",
+                      "--center", "-0.743643887037151,0.131825904205330", "--width", "1e-17",
+                      "--out", str(tmp_path / "flat.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and "precision of 64-bit floats" in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_bookmark_with_too_many_iterations_leaves_the_panel_working(qtbot, view):
+    """Iterations of 1e12 used to raise while the side panel's signals were blocked, and they
+    stayed blocked: palette and iteration changes silently stopped re-rendering."""
+    before = view.camera.state
+    huge = Bookmark("Too deep", Decimal("-0.5"), Decimal("0"), 1.0, 10 ** 12)
+    msgs = []
+    view.status_message.connect(lambda t, ms: msgs.append(t))
+    view.go_to_bookmark(huge)
+    assert view.camera.state == before and any("Cannot go there" in m for m in msgs)
+    assert not view.controls.signalsBlocked()
+    view.controls.palette.setCurrentText("viridis")
+    wait_frame_with(qtbot, view, palette="viridis")
+    view.controls.set_iterations(44)
+    wait_frame_with(qtbot, view, max_iter=44)
+
+
+def test_a_nan_centre_is_refused_and_copy_location_still_works(qtbot, view):
+    before = view.camera.state
+    assert not view.go_to(Decimal("NaN"), Decimal("0"), 1.0, 100)
+    assert not view.go_to(float("nan"), 0.0, 1.0)
+    assert view.camera.state == before
+    view.copy_location()
+    assert QApplication.clipboard().text().startswith("center=-0.75,0 width=3.5")
+
+
+def test_a_pasted_place_past_the_precision_limit_is_refused_at_the_same_width(qtbot, view):
+    """Only a shrinking width used to be checked: a jump elsewhere at the same tiny width was
+    accepted and gave a flat picture."""
+    assert view.paste_location("center=0.000001,0.000001 width=1e-18 iters=100")   # fine near 0
+    wait_frame_with(qtbot, view, width=1e-18)
+    msgs = []
+    view.status_message.connect(lambda t, ms: msgs.append(t))
+    assert not view.paste_location("center=-1.5,0.5 width=1e-18 iters=100")
+    assert view.camera.width == pytest.approx(1e-18) and float(view.camera.center[0]) == pytest.approx(1e-6)
+    assert "past the precision of 64-bit floats" in msgs[-1]
+
+
+def test_a_bookmark_past_the_precision_limit_is_refused(qtbot, view):
+    before = view.camera.state
+    deep = Bookmark("Too deep", Decimal("-0.743643887037151"), Decimal("0.131825904205330"), 1e-17, None)
+    view.go_to_bookmark(deep)
+    assert view.camera.state == before
