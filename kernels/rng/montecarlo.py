@@ -11,7 +11,8 @@ the device: SMs × the SM clock × INT32_LANES_PER_SM (the 32-bit integer adds, 
 shifts and compares one SM retires per clock on compute capability 7.0 to 9.0, Volta to Hopper:
 64, from the CUDA C Programming Guide's throughput table), divided by the integer ALU operations
 one point takes. That count is read off the machine code ptxas 12.9 makes of this kernel for
-sm_90 (the loop holds four points: 115 instructions, 88 of them on the integer ALU). Per point:
+sm_90 (`python3 tools/rng_sass_census.py` prints it: the loop holds four points, 115
+instructions, 88 of them on the integer ALU). Per point:
 - xoroshiro128+'s step on 64-bit values held as 32-bit halves: the add of the output (1, its
   carry on the multiply-add unit), s1 ^= s0 (2), the rotations by 55 and 36 (2 funnel shifts
   each), the high half of the shift by 14 (1, the low half on the multiply-add unit) and the
