@@ -18,9 +18,9 @@ pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 
 
-@pytest.fixture
-def gpu(gpu_backend):
-    return DeepRenderer(gpu_backend)
+@pytest.fixture(params=["persistent", "grid"])
+def gpu(gpu_backend, request):
+    return DeepRenderer(gpu_backend, launch=request.param)
 
 
 @pytest.fixture

@@ -87,6 +87,12 @@ def _run_depth(name, width, iters):
         # re-render with everything reused
         rerenders, _ = _timed(lambda: r.render_values(req), repeats)
         rows.append(_row(name, backend, "re-render", size, rerenders, None, width, iters))
+        if backend.is_gpu:
+            # the same frame with one thread per pixel instead of persistent threads
+            g = DeepRenderer(backend, launch="grid")
+            g.orbit = r.orbit
+            grid_runs, _ = _timed(lambda: g.render_values(req), repeats)
+            rows.append(_row(name, backend, "re-render grid", size, grid_runs, None, width, iters))
         # pans by +-1/8 width: the reference stays, the table stays while its bound holds
         pans = [r.render_values(_request(width, size, iters, pan=(1 if i % 2 else -1)))
                 for i in range(max(3, min(repeats, 7)))]

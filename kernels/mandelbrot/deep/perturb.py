@@ -59,8 +59,22 @@ T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD = range(8)
 E_A, E_B, E_R = range(3)
 
 
-def _make_pixel(mul, add, jit):
-    """The per-pixel loop compiled by `jit` with the target's `mul` and `add`."""
+def _make_offset(mul, add, jit):
+    @jit
+    def pixel_offset(row, col, d0r, d0i, step, half_w, half_h):
+        """δc mantissa of pixel (row, col): offset of the frame centre from the reference plus
+        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part)."""
+        gx = add(float(col) + 0.5, -half_w)
+        gy = add(float(row) + 0.5, -half_h)
+        return add(d0r, mul(gx, step)), add(d0i, -mul(gy, step))
+
+    return pixel_offset
+
+
+def _make_pixel(mul, add, jit, extended):
+    """The per-pixel loop compiled by `jit` with the target's `mul` and `add`, for one number
+    format: `extended` is a constant of the compiled code, so the perturbation-format loop carries
+    none of the floatexp paths (fewer registers on the GPU)."""
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
 
     @jit
@@ -83,7 +97,7 @@ def _make_pixel(mul, add, jit):
         return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
 
     @jit
-    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, max_iter, extended):
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, max_iter):
         """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
         (perturbation steps, BLA steps, iterations skipped by BLA, rebases)."""
         last = orbit.shape[0] - 1
@@ -105,43 +119,52 @@ def _make_pixel(mul, add, jit):
         while n < max_iter:
             took = False
             if nlev > 0 and m > 0 and ((m - 1) & low_mask) == 0:
+                # Radii shrink as steps merge (R_k <= R_{k-1} at one start), so the shortest step
+                # decides whether any applies: one table read where none does (the common case once
+                # a pixel has left the reference), then climb while the longer steps still hold δ.
                 j0 = m - 1
-                k = kmin
-                while k < top and ((j0 >> (k + 1)) << (k + 1)) == j0:
-                    k += 1
                 dm = max(abs(dr), abs(di))
-                while k >= kmin:
+                best = -1
+                length = 0
+                k = kmin
+                while True:
                     li = k - kmin
                     j = j0 >> k
+                    if j >= levels[li, 1] or n + (1 << k) > max_iter:
+                        break
+                    idx = levels[li, 0] + j
+                    if fe:
+                        re_ = tabe[idx, E_R]
+                        ok = de < re_ or (de == re_ and dm < tab[idx, T_RM])
+                    else:
+                        ok = dm < tab[idx, T_RD]
+                    if not ok:
+                        break
+                    best = idx
                     length = 1 << k
-                    if j < levels[li, 1] and n + length <= max_iter:
-                        idx = levels[li, 0] + j
-                        if fe:
-                            re_ = tabe[idx, E_R]
-                            ok = de < re_ or (de == re_ and dm < tab[idx, T_RM])
-                        else:
-                            ok = dm < tab[idx, T_RD]
-                        if ok:
-                            br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
-                                                cnr, cni, cne)
-                            if fe:
-                                ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],
-                                                    dr, di, de)
-                                dr, di, de = fe_add(ar, ai, ae, br, bi, be)
-                            else:
-                                bdr, bdi = fe_to_double(br, bi, be)
-                                adr = tab[idx, T_ADR]
-                                adi = tab[idx, T_ADI]
-                                ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
-                                di = add(add(mul(adr, di), mul(adi, dr)), bdi)
-                                dr = ndr
-                            m += length
-                            n += length
-                            bla += 1
-                            skipped += length
-                            took = True
-                            break
-                    k -= 1
+                    k += 1
+                    if k > top or ((j0 >> k) << k) != j0:
+                        break
+                if best >= 0:
+                    idx = best
+                    br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
+                                        cnr, cni, cne)
+                    if fe:
+                        ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],
+                                            dr, di, de)
+                        dr, di, de = fe_add(ar, ai, ae, br, bi, be)
+                    else:
+                        bdr, bdi = fe_to_double(br, bi, be)
+                        adr = tab[idx, T_ADR]
+                        adi = tab[idx, T_ADI]
+                        ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                        di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                        dr = ndr
+                    m += length
+                    n += length
+                    bla += 1
+                    skipped += length
+                    took = True
             if not took:
                 if fe:
                     # δ ← (2 Z_m + δ) δ + δc in floatexp
@@ -186,15 +209,7 @@ def _make_pixel(mul, add, jit):
                     fe = True
         return float(max_iter), steps, bla, skipped, rebases
 
-    @jit
-    def pixel_offset(row, col, d0r, d0i, step, half_w, half_h):
-        """δc mantissa of pixel (row, col): offset of the frame centre from the reference plus
-        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part)."""
-        gx = add(float(col) + 0.5, -half_w)
-        gy = add(float(row) + 0.5, -half_h)
-        return add(d0r, mul(gx, step)), add(d0i, -mul(gy, step))
-
-    return pixel, pixel_offset
+    return pixel
 
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
@@ -209,7 +224,9 @@ def _cpu_add(a, b):
     return a + b
 
 
-_pixel_cpu, _offset_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"))
+_offset_cpu = _make_offset(_cpu_mul, _cpu_add, njit(inline="always"))
+_pixel_pert_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"), False)
+_pixel_ext_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"), True)
 
 
 @njit(parallel=True, cache=True)
@@ -226,8 +243,12 @@ def deep_rows_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half
         s3 = 0
         for c in range(cols):
             cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _pixel_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
-                                         max_iter, extended)
+            if extended:
+                v, a, b, sk, rb = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                 kmin, max_iter)
+            else:
+                v, a, b, sk, rb = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                  kmin, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
@@ -265,33 +286,61 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
-    _pixel_gpu, _offset_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True))
+    _offset_gpu = _make_offset(_gpu_mul, _gpu_add, cuda.jit(device=True))
+    _pixel_pert_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True), False)
+    _pixel_ext_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True), True)
+
+    # One kernel per number format (written out twice rather than made by a factory: numba's
+    # disk cache keys kernels by name, and two closures of one factory would share a name).
+    # dynamic=True: persistent threads, each taking the next pixel index of [p0, p1) from
+    # counters[slot] when its last pixel is done, so threads whose pixels escape early keep working
+    # instead of idling until the slowest pixel of the frame finishes. dynamic=False: pixel
+    # p0 + thread, then strides of the whole grid (launched with one thread per pixel, a plain
+    # grid). Counts are summed per thread and added once.
 
     @cuda.jit(cache=True)
-    def deep_kernel(values, counters, slot, p0, p1, d0r, d0i, step, cexp, half_w, half_h,
-                    orbit, oexp, tab, tabe, levels, kmin, max_iter, extended, stats):
-        """Persistent threads: each takes the next pixel index of [p0, p1) from counters[slot]
-        when its last pixel is done, so a warp whose pixels escape early keeps working instead of
-        idling until its slowest pixel finishes. Counts are summed per thread, added once."""
+    def deep_kernel_pert(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                         half_h, orbit, oexp, tab, tabe, levels, kmin, max_iter, stats):
         cols = values.shape[1]
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        while True:
-            i = cuda.atomic.add(counters, slot, 1) + p0
-            if i >= p1:
-                break
+        stride = cuda.gridsize(1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
             r = i // cols
             c = i - r * cols
             cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _pixel_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
-                                         max_iter, extended)
+            v, a, b, sk, rb = _pixel_pert_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                              kmin, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
             s2 += sk
             s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_kernel_ext(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                        half_h, orbit, oexp, tab, tabe, levels, kmin, max_iter, stats):
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb = _pixel_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                             kmin, max_iter)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
         cuda.atomic.add(stats, 0, s0)
         cuda.atomic.add(stats, 1, s1)
         cuda.atomic.add(stats, 2, s2)
@@ -303,7 +352,7 @@ if cuda is not None:
         if i < a.shape[0]:
             a[i] = 0
 else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel = zero_kernel = None
+    deep_kernel_pert = deep_kernel_ext = zero_kernel = None
 
 
 def empty_table():

@@ -27,9 +27,12 @@ PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
 KMIN = 0
-# persistent GPU threads: blocks per SM and threads per block
-BLOCKS_PER_SM = 8
+# persistent GPU threads: threads per block, and blocks per SM when the kernel's register count
+# cannot be asked (otherwise as many blocks as fit at once: ptxas gives the sm_90 kernels ~80
+# registers, i.e. 6 blocks of 128 threads per SM; blocks beyond those would only start once the
+# resident ones have taken every pixel)
 THREADS = 128
+BLOCKS_PER_SM = 4
 SIM_BLOCKS, SIM_THREADS = 2, 4
 # a cancellable GPU frame runs in bands of this many pixels, with a check between bands
 GPU_BAND_PIXELS = 2 ** 19
@@ -82,11 +85,35 @@ class FrameGeometry:
                              int(cexp) + math.ceil(math.log2(cmax)))
 
 
+def _resident_blocks(kernel, threads: int) -> int:
+    """Blocks of `threads` that all SMs hold at once for this (compiled) kernel."""
+    dev = pk.cuda.get_current_device()
+    per_sm = BLOCKS_PER_SM
+    try:
+        got = kernel.get_regs_per_thread() if kernel.overloads else 0
+        regs = max(got.values(), default=0) if isinstance(got, dict) else int(got)
+        if regs:
+            warp_regs = -(-regs * 32 // 256) * 256          # registers are allocated per warp
+            warps = int(dev.MAX_REGISTERS_PER_MULTIPROCESSOR) // warp_regs
+            per_sm = max(1, min(warps // (threads // 32),
+                                int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // threads))
+    except Exception:  # an older numba-cuda or driver attribute missing: keep the default
+        per_sm = BLOCKS_PER_SM
+    return int(dev.MULTIPROCESSOR_COUNT) * per_sm
+
+
 class DeepRenderer:
     """Renders DeepRequests on one backend ("cpu" or "cuda"), keeping the last reference orbit and
     its table (and their device copies) for the next frame. Use from one thread."""
 
-    def __init__(self, backend, eps_bits: int = EPS_BITS, kmin: int = KMIN):
+    LAUNCHES = ("persistent", "grid")
+
+    def __init__(self, backend, eps_bits: int = EPS_BITS, kmin: int = KMIN, launch: str = "persistent"):
+        """launch (GPU): "persistent" = a few blocks per SM whose threads take pixels from an atomic
+        counter until none are left; "grid" = one thread per pixel."""
+        if launch not in self.LAUNCHES:
+            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
+        self.launch = launch
         self.backend = backend
         self.eps_bits = int(eps_bits)
         self.kmin = int(kmin)
@@ -252,19 +279,25 @@ class DeepRenderer:
         band = total if cancel is None and progress is None else GPU_BAND_PIXELS
         nbands = -(-total // band)
         counters = pool.device("counters", (max(nbands, 1),), np.int64, stream=s)
-        if self.backend.simulated:
-            blocks, threads = SIM_BLOCKS, SIM_THREADS
-        else:
-            sms = pk.cuda.get_current_device().MULTIPROCESSOR_COUNT
-            blocks, threads = sms * BLOCKS_PER_SM, THREADS
+        threads = SIM_THREADS if self.backend.simulated else THREADS
+        dynamic = self.launch == "persistent"
+        if not dynamic:
+            resident = None
+        elif self.backend.simulated:
+            resident = SIM_BLOCKS
+        kernel = pk.deep_kernel_ext if extended else pk.deep_kernel_pert
+        if dynamic and not self.backend.simulated:
+            resident = _resident_blocks(kernel, threads)
+        gargs = args[:-1]   # the kernels take no `extended` flag: one kernel per format
         with timer.phase("kernel", gpu=True):
             pk.zero_kernel[1, 32, s](stats)
             pk.zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
         for b in range(nbands):
             p0, p1 = b * band, min(total, (b + 1) * band)
-            nblocks = max(1, min(blocks, -(-(p1 - p0) // threads)))
+            need = -(-(p1 - p0) // threads)
+            nblocks = need if resident is None else max(1, min(resident, need))
             with timer.phase("kernel", gpu=True):
-                pk.deep_kernel[nblocks, threads, s](values, counters, b, p0, p1, *args, stats)
+                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *gargs, stats)
             if nbands > 1 and (cancel is not None or progress is not None):
                 s.synchronize()
                 if cancel is not None:
