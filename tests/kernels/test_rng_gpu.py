@@ -160,8 +160,10 @@ def test_generated_sums_against_the_exact_sum(gpu, simulated, strategy, dtype):
     assert res.reference == math.fsum(values.astype(np.float64))   # the device's integer pass
     # random rounding along the strategy's longest chain of additions, never more than along all
     # n of them (values ≥ 0, so Σ|x| is the sum): λ·√n·u·Σx with λ = 6, u the unit roundoff
-    u = np.finfo(dtype).eps / 2
-    assert 0 < res.error_bound <= math.expm1(6 * math.sqrt(n) * u + n * u * u) * res.reference
+    u = float(np.finfo(dtype).eps) / 2
+    # (strategies whose chain is all n additions sit exactly on the limit: allow its last bits)
+    limit = math.expm1(6 * math.sqrt(n) * u + n * u * u) * res.reference
+    assert 0 < res.error_bound <= limit * (1 + 1e-9)
     assert abs(res.error) <= res.error_bound and res.within_bound and not res.stagnated, res
     if res.deterministic:
         assert gpu.reduce(ReduceRequest(strategy, n, dtype, SEED)).value == res.value
