@@ -28,7 +28,7 @@ def numba_cache_writable(module: str = PROBE_MODULE) -> bool:
     source = spec.origin if spec is not None else None
     if not source:
         return True          # nothing to cache for
-    base = caching.CacheImpl if hasattr(caching, "CacheImpl") else caching._CacheImpl  # numba < 0.61
+    base = caching.CacheImpl if hasattr(caching, "CacheImpl") else caching._CacheImpl  # older numba
 
     class Probe(base):       # only its constructor is used: it finds the locator or raises
         def reduce(self, data):

@@ -1,4 +1,5 @@
-"""Unexpected errors: logged and shown in a dialog instead of aborting the app."""
+"""Unexpected errors: logged and shown in a dialog instead of aborting the app; a Ctrl+C that
+reaches Python code closes the window instead of printing a traceback."""
 from __future__ import annotations
 
 import logging
@@ -18,7 +19,13 @@ def install_excepthook(parent_getter=lambda: None):
     """Route uncaught exceptions (including those raised in Qt slots) to the log and a dialog."""
     def hook(exc_type, exc, tb):
         if issubclass(exc_type, KeyboardInterrupt):
-            sys.__excepthook__(exc_type, exc, tb)
+            # Ctrl+C that reached Python code (explorer.app normally turns it into a close):
+            # close the window as its close button would, never a traceback
+            log.info("interrupted (Ctrl+C): closing the window")
+            window = parent_getter()
+            if window is not None:
+                from PyQt6.QtCore import QTimer
+                QTimer.singleShot(0, window.close)
             return
         summary, details = format_exception(exc_type, exc, tb)
         log.error("unexpected error\n%s", details)

@@ -192,6 +192,8 @@ class Renderer:
         rows = min(rows, h)
         if self.backend.is_gpu:
             per_pixel = 8 if values else 12    # float64 value (+ uint32 colour)
+            if self._sliced(rows, w, int(request.max_iter)):
+                per_pixel += 16                # z of every pixel kept between slices
             ensure_device_fits(rows * w * per_pixel, what=f"rendering {w}×{h} in strips of {rows} rows")
         return self._strips(request, bool(values), rows, cancel)
 
@@ -296,19 +298,26 @@ class Renderer:
     def _gpu_bounds(self):
         """(work per launch, fewest pixels worth a launch, most pixels per launch or None)."""
         if self.backend.simulated:
-            return min(GPU_BAND_WORK, SIM_BAND_WORK), min(GPU_MIN_BAND_PIXELS, 1), SIM_BAND_PIXELS
+            return min(GPU_BAND_WORK, SIM_BAND_WORK), 1, SIM_BAND_PIXELS
         return GPU_BAND_WORK, GPU_MIN_BAND_PIXELS, None
+
+    def _sliced(self, rows: int, cols: int, max_iter: int) -> bool:
+        """Whether a GPU escape pass over rows × cols pixels slices the iteration count: when even
+        the smallest band worth a launch would do more than one launch's work."""
+        work, min_pixels, _ = self._gpu_bounds()
+        plain_rows = work // max(1, cols * max_iter)
+        return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
     def _escape_gpu(self, values, args, timer, cancel):
         rows, cols = values.shape
         max_iter = args[-1]
-        work, min_pixels, max_pixels = self._gpu_bounds()
+        work, _, max_pixels = self._gpu_bounds()
         band = rows if max_pixels is None else max(1, min(rows, max_pixels // cols))
         plain_rows = work // max(1, cols * max_iter)      # rows whose whole count fits one launch
         if plain_rows >= rows and band >= rows:           # the usual frame: one launch
             self._launch_plain(values, 0, rows, args, timer)
             return
-        if plain_rows >= max(1, -(-min_pixels // cols)):  # bands of rows, each launch whole
+        if not self._sliced(rows, cols, max_iter):        # bands of rows, each launch whole
             step = min(plain_rows, band)
             for b0 in range(0, rows, step):
                 self._launch_plain(values, b0, min(step, rows - b0), args, timer)

@@ -80,6 +80,8 @@ def view(qtbot, scheduler, cpu_backend):
     qtbot.waitExposed(v)
     qtbot.waitUntil(lambda: v._frame is not None and not v.in_flight, timeout=60000)
     yield v
+    # nothing left in flight when the view goes (its frames would land on deleted items)
+    qtbot.waitUntil(lambda: not v.in_flight and not v._exporting, timeout=60000)
     v.shutdown()
 
 

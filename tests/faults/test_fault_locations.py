@@ -28,7 +28,10 @@ def view(qtbot, scheduler, cpu_backend):
     v.show()
     qtbot.waitExposed(v)
     qtbot.waitUntil(lambda: v._frame is not None and not v.in_flight, timeout=60000)
-    return v
+    yield v
+    # nothing left in flight when the view goes (its frames would land on deleted items)
+    qtbot.waitUntil(lambda: not v.in_flight and not v._exporting, timeout=60000)
+    v.shutdown()
 
 
 def wait_frame_with(qtbot, v, **want):

@@ -96,8 +96,8 @@ def test_a_click_on_the_maps_axis_does_not_move_the_reference(qtbot, scheduler, 
     view = DistanceView(scheduler, cpu_backend)
     qtbot.addWidget(view)
     view.resize(640, 400)
-    view.show()
-    qtbot.waitExposed(view)
+    with qtbot.waitSignal(view.frame_shown, timeout=20000):
+        view.show()
     canvas = view.canvas
     # zoomed in, so that the points under the axes lie on the globe, just off the visible map
     canvas.vb.setRange(xRange=(-20.0, 20.0), yRange=(-10.0, 10.0), padding=0.0)
@@ -119,4 +119,28 @@ def test_a_click_on_the_maps_axis_does_not_move_the_reference(qtbot, scheduler, 
             kind, pos, canvas.viewport().mapToGlobal(pos), Qt.MouseButton.LeftButton, buttons,
             Qt.KeyboardModifier.NoModifier))
     assert view.ref != before
-    view.shutdown()
+    # nothing left in flight when the view goes: its frames would land on deleted plot items
+    qtbot.waitUntil(lambda: not view.in_flight and not view._dirty
+                    and not view._render_timer.isActive(), timeout=20000)
+
+
+def test_a_keyboard_interrupt_reaching_the_excepthook_closes_the_window(qtbot, capsys):
+    import sys
+
+    from PyQt6.QtWidgets import QWidget
+
+    from explorer.errors import install_excepthook
+    w = QWidget()
+    qtbot.addWidget(w)
+    w.show()
+    old = sys.excepthook
+    try:
+        hook = install_excepthook(lambda: w)
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            hook(type(exc), exc, exc.__traceback__)
+    finally:
+        sys.excepthook = old
+    qtbot.waitUntil(lambda: not w.isVisible())
+    assert "Traceback" not in capsys.readouterr().err
