@@ -13,6 +13,7 @@ import cli.files
 import kernels.mandelbrot.renderer as m
 from explorer.views.mandelbrot import MandelbrotView
 from explorer.views.throughput import ThroughputView
+from kernels.scheduler import Progress
 from kernels.vector import sweep as vector_sweep
 
 EARLIER = b"the earlier file, whole"
@@ -122,9 +123,12 @@ def test_a_cancelled_export_keeps_the_earlier_file(qtbot, view, tmp_path, monkey
     monkeypatch.setattr(m, "EXPORT_STRIP_PIXELS", 40)           # one row per strip
     target = tmp_path / "pic.npy"
     target.write_bytes(EARLIER)
+    key = view.side_key("export")
+    with qtbot.waitSignal(view.scheduler.event, timeout=30000,      # the first strip is written
+                          check_params_cb=lambda ev: ev.key == key and isinstance(ev, Progress)):
+        assert view.start_export(str(target), 40, 200, show_progress=False)
+    assert leftovers(tmp_path)                                       # half-way: a temporary file
     with qtbot.waitSignal(view.export_failed, timeout=30000) as sig:
-        assert view.start_export(str(target), 40, 30, show_progress=False)
-        qtbot.waitUntil(lambda: bool(leftovers(tmp_path)), timeout=30000)   # half-way
         view.cancel_export()
     assert sig.args == ["cancelled"]
     qtbot.waitUntil(lambda: leftovers(tmp_path) == [], timeout=30000)
