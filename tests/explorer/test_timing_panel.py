@@ -1,0 +1,175 @@
+"""The timing panel: phases that add up, per-view histories, whole frame numbers, no clipped text."""
+import pytest
+from PyQt6.QtGui import QFontMetrics
+
+from explorer import timing_breakdown as tb
+from explorer.timing_panel import NO_COPIES, JobAxis, TimingPanel
+from kernels.timing import Timings
+
+
+def timings(backend="cuda", label="job", detail=None, bytes_=None, **phases):
+    t = Timings(backend=backend, label=label)
+    t.phases_ms.update(phases)
+    t.detail.update(detail or {})
+    t.bytes.update(bytes_ or {})
+    return t
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = TimingPanel()
+    qtbot.addWidget(p)
+    p.resize(400, 800)
+    p.show()
+    return p
+
+
+def test_unaccounted_is_named_and_makes_the_bar_add_up():
+    # the screenshot's case: 147.1 ms of phases in a 165.0 ms wall clock
+    t = timings(h2d=10.0, kernel=120.0, d2h=7.1, host=10.0, total=165.0)
+    segs = tb.frame_segments(t)
+    assert [s.key for s in segs] == ["h2d", "kernel", "d2h", "host", "other"]
+    assert segs[-1].ms == pytest.approx(17.9)
+    assert tb.NAMES["other"] == "unaccounted"
+    assert sum(s.ms for s in segs) == pytest.approx(tb.frame_total(t)) == pytest.approx(165.0)
+
+
+def test_display_added_after_the_wall_clock_is_not_taken_from_unaccounted():
+    # the view adds 2 ms of display to host once the job's wall clock has stopped
+    t = timings(backend="cpu", kernel=10.0, host=2.5, total=11.0, detail={"display": 2.0})
+    assert tb.unaccounted_ms(t) == pytest.approx(0.5)
+    segs = {s.key: s.ms for s in tb.frame_segments(t)}
+    assert segs["display"] == pytest.approx(2.0) and segs["host-work"] == pytest.approx(0.5)
+    assert tb.frame_total(t) == pytest.approx(13.0)
+
+
+def test_compile_is_kept_out_whether_inside_or_before_the_wall_clock():
+    inside = timings(backend="cpu", compile=25.0, kernel=50.0, host=1.0, total=77.0)
+    assert tb.unaccounted_ms(inside) == pytest.approx(1.0)
+    before = timings(kernel=0.5, compile=300.0, total=0.7)     # a sweep point: compile measured apart
+    assert tb.unaccounted_ms(before) == pytest.approx(0.2)
+    only = timings(compile=650.0)
+    assert not tb.is_frame(only) and tb.frame_segments(only) == []
+
+
+def test_colourise_is_split_out_of_the_kernel_and_flags_are_not_times():
+    t = timings(kernel=4.0, total=4.0, detail={"colourise": 1.0, "reference_reused": True})
+    segs = {s.key: s.ms for s in tb.frame_segments(t)}
+    assert segs == {"compute": 3.0, "colourise": 1.0}
+    assert tb.sub_phases(t) == {"colourise": 1.0}
+
+
+def test_empty_state_says_what_will_appear(panel):
+    assert panel.chart.currentWidget() is panel.placeholder
+    assert "bar split by phase" in panel.placeholder.text()
+    assert "none yet" in panel.title.text()
+    assert panel.bar.segments == [] and panel.table.isHidden()
+    assert not panel.source_combo.isEnabled()
+
+
+def test_job_axis_ticks_are_whole_frames():
+    axis = JobAxis("bottom")
+    for lo, hi, size in ((-0.5, 3.5, 400), (0.5, 10.5, 300), (0.5, 200.5, 350), (0.5, 1.5, 400)):
+        ticks = [v for _, vs in axis.tickValues(lo, hi, size) for v in vs]
+        assert ticks and all(float(v).is_integer() and v >= 1 for v in ticks), (lo, hi, ticks)
+    assert axis.tickStrings([1.0, 2.0], 1, 1) == ["1", "2"]
+
+
+def test_no_si_prefix_on_tiny_times(panel):
+    for _ in range(3):
+        panel.add(timings(backend="cpu", kernel=0.004, total=0.005), "throughput")
+    panel.refresh()
+    assert panel.chart.currentWidget() is panel.plot
+    for side in ("left", "bottom"):
+        axis = panel.plot.getAxis(side)
+        assert not axis.autoSIPrefix and "x0.001" not in axis.labelString()
+
+
+def test_each_view_keeps_its_own_history(panel):
+    for _ in range(3):
+        panel.add(timings(label="mandel", kernel=1.0, d2h=0.5, total=2.0), "mandelbrot")
+    panel.add(timings(label="dist", kernel=5.0, total=5.0), "distance")
+    panel.refresh()
+    assert panel.stats()["kernel"] == (5.0, 1)              # follows the view that computes
+    assert "Distance heatmap" in panel.title.text()
+    assert panel.source_combo.count() == 2
+    panel.show_source("mandelbrot")
+    assert panel.stats()["kernel"] == (3.0, 3) and "mandel" in panel.title.text()
+    assert [n for n, _ in panel.shown().frames] == [1, 2, 3]
+    # the same view computing again does not pull the panel away from the one picked
+    panel.source_combo.activated.emit(panel.source_combo.findText("Distance heatmap — GPU"))
+    panel.add(timings(kernel=6.0, total=6.0), "distance")
+    panel.refresh()
+    assert panel.stats()["kernel"] == (11.0, 2)
+
+
+def test_a_view_on_two_backends_has_two_histories(panel):
+    panel.add(timings(backend="cpu", kernel=9.0, total=9.0), "mandelbrot")
+    panel.add(timings(backend="cuda", kernel=1.0, total=1.0), "mandelbrot")
+    panel.refresh()
+    assert panel.stats()["kernel"] == (1.0, 1) and "GPU" in panel.title.text()
+
+
+def test_cpu_shows_no_copy_rows_but_says_why(panel):
+    panel.add(timings(backend="cpu", h2d=0.0, d2h=0.0, kernel=3.0, host=1.0, total=4.0), "distance")
+    panel.refresh()
+    names = [panel.table.item(r, 0).text() for r in range(panel.table.rowCount())]
+    assert names == ["kernel / compute", "host"]
+    text = panel.numbers.text()
+    assert "copy" not in text.replace(NO_COPIES, "") and NO_COPIES in text
+    assert NO_COPIES in panel.table_note.text()
+
+
+def test_gpu_listing_has_copies_with_bandwidth_and_simulator_says_untimed(panel):
+    panel.add(timings(h2d=1.0, kernel=2.0, d2h=1.0, total=4.5, bytes_={"h2d": 8_000_000,
+                                                                         "d2h": 4_000_000}), "distance")
+    panel.refresh()
+    assert "8.0 GB/s" in panel.numbers.text() and "4.0 GB/s" in panel.numbers.text()
+    panel.add(timings(host=0.5, total=3.0, bytes_={"d2h": 4096}), "random")   # simulator: no events
+    panel.refresh()
+    assert "not timed" in panel.numbers.text()
+    assert tb.unaccounted_ms(panel.last()) == pytest.approx(2.5)
+
+
+def test_compile_only_job_has_no_bar_but_is_counted(panel):
+    panel.add(timings(backend="cpu", compile=650.0), "mandelbrot")
+    panel.refresh()
+    assert panel.bar.segments == [] and "compiled" in panel.title.text()
+    assert "650.0 ms" in panel.compile_label.text()
+    assert panel.chart.currentWidget() is panel.placeholder
+
+
+def test_bar_labels_fit_their_segments_and_the_bar_adds_up(panel):
+    # a thin segment (17.9 ms of 165) whose label used to be clipped to "7.9 ms"
+    panel.add(timings(h2d=3.0, kernel=130.0, d2h=4.1, host=10.0, total=165.0), "mandelbrot")
+    panel.refresh()
+    fm = QFontMetrics(panel.bar.font())
+    for width in (400, 250, 150):
+        panel.bar.resize(width, panel.bar.height())
+        rects = panel.bar.segment_rects()
+        assert sum(r.width() for _, r, _ in rects) == pytest.approx(panel.bar.width() - 2)
+        for seg, rect, label in rects:
+            if label is not None:
+                assert fm.horizontalAdvance(label) <= rect.width()
+        assert any(label for *_, label in rects)            # the big kernel segment keeps its label
+    assert panel.bar.total() == pytest.approx(165.0)
+    ticks = panel.bar.ruler_ticks()
+    assert ticks[0][1] == "0" and ticks[-1][1].endswith(" ms")
+    assert all(0 <= x <= panel.bar.width() for x, _ in ticks)
+
+
+def test_table_shares_include_unaccounted_and_reset_empties_everything(panel):
+    panel.add(timings(kernel=1.0, d2h=0.5, total=2.0), "mandelbrot")
+    panel.refresh()
+    rows = {panel.table.item(r, 0).text(): panel.table.item(r, 2).text()
+            for r in range(panel.table.rowCount())}
+    assert rows == {"kernel / compute": "50.0 %", "device→host copy": "25.0 %", "unaccounted": "25.0 %"}
+    panel.reset()
+    assert panel.table.rowCount() == 0 and panel.chart.currentWidget() is panel.placeholder
+    assert panel.source_combo.count() == 1 and not panel.source_combo.isEnabled()
+
+
+def test_add_without_a_source_still_works(panel):
+    panel.add(timings(kernel=1.0, total=1.0))
+    panel.refresh()
+    assert panel.stats()["kernel"] == (1.0, 1) and "all views" in panel.title.text()
