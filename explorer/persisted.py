@@ -12,14 +12,15 @@ import time
 
 from PyQt6.QtCore import QByteArray, QSettings
 
-# key -> (what it must hold, a check); anything else under these keys is dropped with a note
-BYTES_KEYS = ("geometry", "windowState")
-
 
 def set_aside(path: str) -> str | None:
     """Rename a file the app cannot use to `<name>.bad-<time>` so that the next start begins
     afresh and the user can still look at it; returns the new path, or None when renaming fails."""
-    target = f"{path}.bad-{time.strftime('%Y%m%d-%H%M%S')}"
+    target = base = f"{path}.bad-{time.strftime('%Y%m%d-%H%M%S')}"
+    n = 1
+    while os.path.exists(target):       # never over an earlier one set aside the same second
+        n += 1
+        target = f"{base}-{n}"
     try:
         os.replace(path, target)
     except OSError:
