@@ -3,11 +3,13 @@ own (it only walks kernels/<pkg>/bench.py): kernels.mandelbrot.bench can add `wo
 list, or run this module: `python -m kernels.mandelbrot.deep.bench --backend cuda --json FILE`.
 
 Frames of the published very deep coordinate (locations.KORMANYOS_VERY_DEEP, ~1100 digits) at widths
-near 1e-30, 1e-100, 1e-300 and 1e-1000, 1920x1080 on the GPU (480x270 on the CPU, whose twin runs
+near 1e-30, 1e-100, 1e-300 and 1e-1000, 1920x1080 on the GPU (320x180 on the CPU, whose twin runs
 the same method ~100x slower). Per width three variants:
   "first frame": a new renderer: reference orbit + BLA table (host) + uploads + kernel + copy;
   "re-render":   the same frame again, reference and table reused: kernel + copy;
-  "pan":         the frame moved by 1/8 of its width, the reference reused (table when its bound holds).
+  "pan":         the frame moved by 1/8 of its width, the reference reused (table when its bound holds);
+  on the GPU also "re-render grid" (one thread per pixel instead of persistent threads) and
+  "re-render eps 2^-48" (a stricter BLA radius than the default, bla.EPS_BITS).
 Metrics: "frame ms" (total wall time), "kernel ms", "reference ms", "table ms", per-pixel steps,
 iterations skipped by BLA (%), rebases, reference points, precision bits, table entries.
 """
@@ -23,7 +25,9 @@ from ...bench import Workload
 from .locations import KORMANYOS_VERY_DEEP
 
 FULL_HD = (1920, 1080)
-CPU_SIZE = (480, 270)
+CPU_SIZE = (320, 180)
+# the CPU twin is ~100x slower: fewer repeats there keep a CPU bench to minutes
+CPU_MAX_REPEATS = 3
 # (name, width, iterations): iterations chosen above the slowest escape in view (measured with the
 # CPU twin: 1e-30 escapes at ~5,000-6,700, 1e-100 at ~28,500-29,000, 1e-300 at ~57,200-57,500,
 # 1e-1000 at ~568,000-572,000; the reference itself stays bounded to ~671,000)
@@ -72,6 +76,8 @@ def _run_depth(name, width, iters):
     def run(backend, repeats):
         from .renderer import DeepRenderer
         size = FULL_HD if backend.is_gpu else CPU_SIZE
+        if not backend.is_gpu:
+            repeats = min(repeats, CPU_MAX_REPEATS)
         req = _request(width, size, iters)
         rows = []
         # first frame: a fresh renderer each time (kernels already compiled), few runs: the
@@ -93,6 +99,11 @@ def _run_depth(name, width, iters):
             g.orbit = r.orbit
             grid_runs, _ = _timed(lambda: g.render_values(req), repeats)
             rows.append(_row(name, backend, "re-render grid", size, grid_runs, None, width, iters))
+            # the same frame with a stricter BLA radius (see bla.EPS_BITS): the speed it costs
+            e = DeepRenderer(backend, eps_bits=48)
+            e.orbit = r.orbit
+            eps_runs, _ = _timed(lambda: e.render_values(req), repeats)
+            rows.append(_row(name, backend, "re-render eps 2^-48", size, eps_runs, None, width, iters))
         # pans by +-1/8 width: the reference stays, the table stays while its bound holds
         pans = [r.render_values(_request(width, size, iters, pan=(1 if i % 2 else -1)))
                 for i in range(max(3, min(repeats, 7)))]
@@ -127,7 +138,7 @@ def workloads() -> list[Workload]:
     for name, width, iters in DEPTHS:
         desc = (f"deep zoom {width} wide, {iters:,} iterations, at the published ~1100-digit "
                 f"coordinate {loc.center_re[:20]}… {loc.center_im[:20]}… ({loc.credit}); "
-                f"1920x1080 on the GPU, 480x270 on the CPU")
+                f"1920x1080 on the GPU, 320x180 on the CPU")
         out.append(Workload(name, desc, _run_depth(name, width, iters)))
     return out
 

@@ -28,6 +28,8 @@ EZERO = -(1 << 29)
 CHECK_EVERY = 4096
 # below this magnitude the plain float64 pair loses digits: take the floatexp form from MPFR
 _TINY = 2.0 ** -960
+# |Z| above this may have escaped (|Z|^2 > BAILOUT2 decides, as in the kernels)
+_ESCAPE = 255.99
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
 
@@ -87,36 +89,45 @@ class ReferenceOrbit:
         t0 = time.perf_counter()
         gmpy2 = self._gmpy2
         start = self.length - 1
-        need = max_iter + 1
-        buf = self._buf
-        if buf.shape[0] < need:
-            buf = np.zeros(max(need, 2 * buf.shape[0]), dtype=np.complex128)
-            buf[:self.length] = self._buf[:self.length]
         z = self._z
         c = self.centre
+        square = gmpy2.square
         tiny = dict(self._tiny)
+        new: list[complex] = []
+        put = new.append
         escaped = False
         n = start
         total = max(1, max_iter - start)
+        # the hot loop: one complex square and add in MPFR, one rounding to a float64 pair whose
+        # magnitude spots both a possible escape and values below float64's range (their exact
+        # floatexp form is taken from MPFR in arrays())
         with gmpy2.context(precision=self.precision):
             while n < max_iter:
                 stop = min(max_iter, n + CHECK_EVERY)
                 while n < stop:
-                    z = z * z + c
+                    z = square(z) + c
                     n += 1
                     zc = complex(z)
-                    buf[n] = zc
-                    if abs(zc.real) < _TINY and abs(zc.imag) < _TINY:
-                        tiny[n] = z
-                    if zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
-                        escaped = True
-                        break
+                    put(zc)
+                    a = abs(zc)
+                    if a > _ESCAPE or a < _TINY:
+                        if a < _TINY:
+                            tiny[n] = z
+                        elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
+                            escaped = True
+                            break
                 if escaped:
                     break
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
                     progress((n - start) / total)
+        need = n + 1
+        buf = self._buf
+        if buf.shape[0] < need:
+            buf = np.zeros(max(need, 2 * buf.shape[0]), dtype=np.complex128)
+            buf[:self.length] = self._buf[:self.length]
+        buf[start + 1:need] = new
         self._buf = buf
         self._z = z
         self._tiny = tiny
