@@ -93,17 +93,20 @@ class ReferenceOrbit:
         c = self.centre
         square = gmpy2.square
         tiny = dict(self._tiny)
-        new: list[complex] = []
-        put = new.append
+        buf = self._buf
+        chunk: list[complex] = []
+        put = chunk.append
         escaped = False
         n = start
         total = max(1, max_iter - start)
         # the hot loop: one complex square and add in MPFR, one rounding to a float64 pair whose
         # magnitude spots both a possible escape and values below float64's range (their exact
-        # floatexp form is taken from MPFR in arrays())
+        # floatexp form is taken from MPFR in arrays()); every CHECK_EVERY iterations the chunk
+        # goes into the numpy buffer (so a long orbit never sits in Python objects)
         with gmpy2.context(precision=self.precision):
             while n < max_iter:
                 stop = min(max_iter, n + CHECK_EVERY)
+                first = n + 1
                 while n < stop:
                     z = square(z) + c
                     n += 1
@@ -116,18 +119,16 @@ class ReferenceOrbit:
                         elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
                             escaped = True
                             break
+                if buf is self._buf or buf.shape[0] <= n:
+                    buf = _grown(buf, n + 1, self.length if buf is self._buf else first)
+                buf[first:n + 1] = chunk
+                chunk.clear()
                 if escaped:
                     break
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
                     progress((n - start) / total)
-        need = n + 1
-        buf = self._buf
-        if buf.shape[0] < need:
-            buf = np.zeros(max(need, 2 * buf.shape[0]), dtype=np.complex128)
-            buf[:self.length] = self._buf[:self.length]
-        buf[start + 1:need] = new
         self._buf = buf
         self._z = z
         self._tiny = tiny
@@ -197,6 +198,14 @@ class ReferenceOrbit:
         state = "escaped" if self.escaped else "bounded"
         return (f"ReferenceOrbit({self.centre_re[:24]}…, {self.centre_im[:24]}…, "
                 f"{self.precision} bits, {self.length:,} points, {state})")
+
+
+def _grown(buf: np.ndarray, need: int, keep: int) -> np.ndarray:
+    """A buffer of at least `need` points (doubling) holding buf[:keep]; a new array even when
+    buf is big enough the first time, so a cancelled extend leaves the orbit's own buffer as it was."""
+    out = np.zeros(max(need, 2 * buf.shape[0], 1024), dtype=np.complex128)
+    out[:keep] = buf[:keep]
+    return out
 
 
 def _floatexp_of(gmpy2, z) -> tuple[float, float, int]:

@@ -219,7 +219,8 @@ class DeepRequest:
     def reference_bytes(self) -> int:
         """Host memory for a reference orbit of max_iter iterations and its table, roughly."""
         n = int(self.max_iter) + 1
-        return n * (ORBIT_BYTES_PER_ITER + TABLE_BYTES_PER_ITER) + n * 16  # + the build's scratch
+        # + the orbit's complex128 buffer while it is computed (doubling: up to 32 bytes a point)
+        return n * (ORBIT_BYTES_PER_ITER + TABLE_BYTES_PER_ITER + 32)
 
     def check_reference_memory(self, available: int | None = None) -> None:
         """ValueError when the reference orbit would need more memory than is sensible here."""
