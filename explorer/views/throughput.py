@@ -31,16 +31,23 @@ from .base import BaseView
 
 COLUMNS = ("op", "implementation", "mode", "N", "h2d ms", "kernel ms", "d2h ms", "time ms",
            "GB/s", "G elem/s", "note")
-IMPL_COLOURS = {"vectorize": "#e6550d", "cuda-jit": "#31a354", "cuda-jit-stride": "#74c476",
-                "cuda-jit-ilp4": "#006d2c", "nvrtc": "#3182bd", "nvrtc-ilp4": "#08519c",
-                "pycuda": "#9e9ac8", "cpu-numba": "#d62728", "numpy": "#8c564b"}
+# One colour per implementation, none of them grey (greys are the reference lines) and no two
+# alike: NVRTC in blues, the two CPU ones red and dark purple, so the CPU backend's only pair of
+# curves is told apart at a glance.
+IMPL_COLOURS = {"vectorize": "#ff7f0e", "cuda-jit": "#2ca02c", "cuda-jit-stride": "#17becf",
+                "cuda-jit-ilp4": "#bcbd22", "nvrtc": "#1f77b4", "nvrtc-ilp4": "#08306b",
+                "pycuda": "#e377c2", "cpu-numba": "#d62728", "numpy": "#6a3d9a"}
 MODE_STYLES = {"kernel": Qt.PenStyle.SolidLine, "pinned": Qt.PenStyle.DashLine,
                "pageable": Qt.PenStyle.DotLine}
 MODE_SYMBOLS = {"kernel": "o", "pinned": "s", "pageable": "t"}
-# (key, label, colour, label position along the line): staggered so that equal values (h→d and
-# d→h often are) do not print on top of each other, and at small N where the curves are low
-REF_LINES = (("d2d-copy", "device copy", "#2ca02c", 0.03), ("h2d-pinned", "h→d pinned", "#1f77b4", 0.03),
-             ("d2h-pinned", "d→h pinned", "#17becf", 0.42), ("cpu-copy", "CPU copy", "#d62728", 0.22))
+# (key, label, grey, line style, label position along the line): neutral so no reference is
+# mistaken for a curve; positions staggered so that equal values (h→d and d→h often are) do not
+# print on top of each other, and at small N where the curves are low
+REF_LINES = (("d2d-copy", "device copy", "#4d4d4d", Qt.PenStyle.DashLine, 0.03),
+             ("h2d-pinned", "h→d pinned", "#737373", Qt.PenStyle.DotLine, 0.03),
+             ("d2h-pinned", "d→h pinned", "#737373", Qt.PenStyle.DashDotLine, 0.42),
+             ("cpu-copy", "CPU copy", "#5e5e5e", Qt.PenStyle.DashDotDotLine, 0.22))
+KEY_GREY = "#444"              # the legend's mode samples: line style and symbol only
 MODE_TIPS = {"kernel": "data already on the device: only the compute is timed",
              "pinned": "end to end: copy in from page-locked host memory, compute, copy back",
              "pageable": "end to end from ordinary NumPy arrays (the seed's way)"}
@@ -124,6 +131,8 @@ class ThroughputView(BaseView):
         self.last_error: str | None = None
         self._sweep_op = OP_NAMES[0]
         self._curves: dict[tuple, pg.PlotDataItem] = {}
+        self._spreads: dict[tuple, pg.ErrorBarItem] = {}
+        self._key_samples: dict[tuple, pg.PlotDataItem] = {}
         self._ref_items: list = []
         self._cross_item = None
         self._build()
@@ -194,8 +203,9 @@ class ThroughputView(BaseView):
         self.info = QLabel()
         self.info.setWordWrap(True)
         self.legend_check = QCheckBox("Legend on the chart")
-        self.legend_check.setToolTip("With every implementation × mode the legend covers the curves; "
-                                     "colours follow the implementation list and line styles the modes")
+        self.legend_check.setToolTip("Colour = implementation, line style = mode; click an entry "
+                                     "to hide or show its curves")
+        self.legend_check.setChecked(True)
         self.legend_check.toggled.connect(lambda on: self.legend.setVisible(on))
 
         slay = QVBoxLayout(side)
@@ -222,14 +232,15 @@ class ThroughputView(BaseView):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", "N (float32 elements)")
         self.plot.setLabel("left", "GB/s")
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor="k", colCount=2,
-                                          brush=(255, 255, 255, 210), pen="#ccc")
+        # the key sits in a row of its own under the chart, so it never covers a curve
+        self.legend = pg.LegendItem(labelTextColor="k", colCount=6, horSpacing=12, frame=False)
+        self.plot.getPlotItem().layout.addItem(self.legend, 4, 1, alignment=Qt.AlignmentFlag.AlignHCenter)
         # invisible points at the reference values, so auto-range keeps the ceilings in view
         self._bounds_item = pg.PlotDataItem(pen=None, symbol="o", symbolSize=1, symbolPen=None,
                                             symbolBrush=(0, 0, 0, 0))
         self.plot.addItem(self._bounds_item)
-        self.legend.setToolTip("Click a sample to hide or show its curve")
-        self.legend.setVisible(False)
+        self.legend.setToolTip("Colour = implementation, line style = mode; bars = fastest to "
+                               "slowest repeat. Click a sample to hide or show its curves")
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -424,9 +435,10 @@ class ThroughputView(BaseView):
         return "GB/s" if self.metric_combo.currentIndex() == 0 else "Gelem/s"
 
     def _clear_plot(self):
-        for item in list(self._curves.values()):
+        for item in list(self._curves.values()) + list(self._spreads.values()):
             self.plot.removeItem(item)
         self._curves.clear()
+        self._spreads.clear()
         self.legend.clear()
         for item in self._ref_items:
             self.plot.removeItem(item)
@@ -454,26 +466,94 @@ class ThroughputView(BaseView):
                      if p.impl == impl and p.mode == mode and not p.skipped and p.rate(metric))
         return np.array([n for n, _ in pts], float), np.array([v for _, v in pts], float)
 
+    def _spread_data(self, impl: str, mode: str):
+        """Each point's fastest-to-slowest range of the repeats, in the chart's log10 units."""
+        metric = self._metric()
+        rows = []
+        for p in self.points:
+            if p.impl != impl or p.mode != mode or p.skipped or not p.rate(metric):
+                continue
+            lo_hi = p.rate_range(metric)
+            if lo_hi is not None:
+                rows.append((p.N, p.rate(metric), *lo_hi))
+        rows.sort()
+        x = np.log10([r[0] for r in rows]) if rows else np.zeros(0)
+        y = np.log10([r[1] for r in rows]) if rows else np.zeros(0)
+        top = np.log10([r[3] for r in rows]) - y if rows else np.zeros(0)
+        bottom = y - np.log10([r[2] for r in rows]) if rows else np.zeros(0)
+        return x, y, top, bottom
+
     def _update_curve(self, impl: str, mode: str):
         x, y = self._curve_data(impl, mode)
         curve = self._curves.get((impl, mode))
         if curve is None and not len(x):
             return  # nothing measured (e.g. no event timing in the simulator): no legend entry
+        colour = IMPL_COLOURS.get(impl, "#444")
         if curve is None:
-            colour = IMPL_COLOURS.get(impl, "#444")
             pen = pg.mkPen(colour, width=2, style=MODE_STYLES.get(mode, Qt.PenStyle.SolidLine))
             curve = self.plot.plot([], [], pen=pen, symbol=MODE_SYMBOLS.get(mode, "o"),
-                                   symbolSize=6, symbolBrush=colour, symbolPen=colour,
-                                   name=f"{impl} / {mode}")
+                                   symbolSize=6, symbolBrush=colour, symbolPen=colour)
             self._curves[(impl, mode)] = curve
+            # the spread of the repeats: an error bar from the slowest to the fastest run. The
+            # plot is log-log and ErrorBarItem has no log mode, so it takes log10 coordinates
+            # (beam: a tenth of the log10(2) between two sizes of a sweep)
+            bars = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.03,
+                                   pen=pg.mkPen(colour, width=1.5))
+            self.plot.addItem(bars, ignoreBounds=True)
+            self._spreads[(impl, mode)] = bars
+            self._update_key()
         curve.setData(x, y)
+        sx, sy, top, bottom = self._spread_data(impl, mode)
+        self._spreads[(impl, mode)].setData(x=sx, y=sy, top=top, bottom=bottom)
         self._apply_visibility()
+
+    def _update_key(self):
+        """The legend as a key: one entry per implementation drawn (its colour) and one per mode
+        (its line style and symbol), not one per curve: 7 implementations × 3 modes would be 21
+        entries covering the chart. Clicking an entry ticks or unticks it in the side panel."""
+        self.legend.clear()
+        impls = [i for i in IMPL_COLOURS if any(k[0] == i for k in self._curves)]
+        impls += sorted({k[0] for k in self._curves} - set(impls))
+        modes = [m for m in vector_sweep.MODES if any(k[1] == m for k in self._curves)]
+        for kind, name in [("impl", i) for i in impls] + [("mode", m) for m in modes]:
+            sample = self._key_samples.get((kind, name))
+            if sample is None:
+                if kind == "impl":
+                    colour = IMPL_COLOURS.get(name, "#444")
+                    sample = pg.PlotDataItem(pen=pg.mkPen(colour, width=3))
+                else:
+                    sample = pg.PlotDataItem(pen=pg.mkPen(KEY_GREY, width=2, style=MODE_STYLES[name]),
+                                             symbol=MODE_SYMBOLS[name], symbolSize=6,
+                                             symbolBrush=KEY_GREY, symbolPen=KEY_GREY)
+                sample.visibleChanged.connect(lambda k=(kind, name): self._on_key_clicked(*k))
+                self._key_samples[(kind, name)] = sample
+            self.legend.addItem(sample, name if kind == "impl" else f"{name} (all)")
+        self._apply_visibility()
+
+    def _on_key_clicked(self, kind: str, name: str):
+        on = self._key_samples[(kind, name)].isVisible()
+        if kind == "mode":
+            if self.mode_checks[name].isEnabled():
+                self.mode_checks[name].setChecked(on)
+            return
+        for i in range(self.impl_list.count()):
+            item = self.impl_list.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == name and item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
     def _apply_visibility(self, *_):
         checked = set(self.checked_impls())
         modes = set(self.checked_modes())
         for (impl, mode), curve in self._curves.items():
-            curve.setVisible(impl in checked and mode in modes)
+            on = impl in checked and mode in modes
+            curve.setVisible(on)
+            self._spreads[(impl, mode)].setVisible(on)
+        # the key's samples show what is ticked (signals held: this is not a click)
+        for (kind, name), sample in self._key_samples.items():
+            sample.blockSignals(True)
+            sample.setVisible(name in (checked if kind == "impl" else modes))
+            sample.blockSignals(False)
+        self.legend.update()
 
     def _reference_value(self, key: str):
         v = self.refs.get(key)
@@ -489,14 +569,15 @@ class ThroughputView(BaseView):
             self.plot.removeItem(item)
         self._ref_items.clear()
         unit = "GB/s" if self._metric() == "GB/s" else "G elem/s"
-        for key, text, colour, where in REF_LINES:
+        for key, text, colour, style, where in REF_LINES:
             v = self._reference_value(key)
             if not v:
                 continue
             line = pg.InfiniteLine(pos=math.log10(v), angle=0, movable=False,
-                                   pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashDotLine),
+                                   pen=pg.mkPen(colour, width=1.5, style=style),
                                    label=f"{text} {v:,.0f} {unit}" if v >= 100 else f"{text} {v:.3g} {unit}",
-                                   labelOpts={"position": where, "color": colour,
+                                   labelOpts={"position": where, "color": "#333",
+                                              "fill": (255, 255, 255, 190),
                                               "anchors": [(0, 1), (0, 1)]})
             line.setToolTip(f"{text}: measured on this machine at the start of the sweep")
             self.plot.addItem(line, ignoreBounds=True)

@@ -81,6 +81,9 @@ class SweepPoint:
     index: int = 0                 # 1-based position in the sweep (0 outside a sweep)
     total: int = 0
     timings: Timings | None = field(default=None, repr=False, compare=False)
+    # the fastest and slowest run's time_ms (the spread behind the median; None when not timed)
+    min_ms: float | None = None
+    max_ms: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -97,6 +100,15 @@ class SweepPoint:
     def rate(self, metric: str) -> float | None:
         """"GB/s" or "Gelem/s", the column names of the exports."""
         return {"GB/s": self.gbs, "Gelem/s": self.gelems}[metric]
+
+    def rate_range(self, metric: str) -> tuple[float, float] | None:
+        """(lowest, highest) rate over the repeats: the rate of the slowest and of the fastest run,
+        widened to include the median's; None when the runs were not timed."""
+        rate = self.rate(metric)
+        if not rate or not self.time_ms or not self.min_ms or not self.max_ms:
+            return None
+        per_ms = rate * self.time_ms           # a rate is proportional to 1 / time
+        return min(per_ms / self.max_ms, rate), max(per_ms / self.min_ms, rate)
 
     def as_dict(self) -> dict:
         """The point for CSV/JSON export, in the layout exported files have always had (the Timings
@@ -409,6 +421,8 @@ def measured_point(op, impl: str, mode: str, n: int, runs: list[Timings], compil
         parts = [phases[p] for p in ("h2d", "kernel", "d2h")]
         ms = None if any(v is None for v in parts) else sum(parts)
         nbytes = op.bus_bytes_per_element * n
+    run_ms = [_run_time(r, mode) for r in runs]
+    run_ms = [v for v in run_ms if v is not None]
     note = None
     if ms is None and runs:
         note = ("not timed: the CUDA simulator has no event timing"
@@ -425,7 +439,16 @@ def measured_point(op, impl: str, mode: str, n: int, runs: list[Timings], compil
         gelems=n / (ms * 1e-3) / 1e9 if ms else None,
         bytes=op.bytes_per_element * n,
         bus_bytes=op.bus_bytes_per_element * n if mode != "kernel" else 0,
-        repeats=len(runs), note=note, timings=t)
+        repeats=len(runs), note=note, timings=t,
+        min_ms=min(run_ms) if run_ms else None, max_ms=max(run_ms) if run_ms else None)
+
+
+def _run_time(run: Timings, mode: str) -> float | None:
+    """One run's time_ms: the kernel in kernel mode, h2d + kernel + d2h end to end."""
+    if mode == "kernel":
+        return run.phases_ms.get("kernel")
+    parts = [run.phases_ms.get(p) for p in ("h2d", "kernel", "d2h")]
+    return None if any(v is None for v in parts) else sum(parts)
 
 
 def _resolve_impls(backend, impls) -> list[Impl]:

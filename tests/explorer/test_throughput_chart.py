@@ -1,0 +1,102 @@
+"""The throughput chart's styling: a key shown by default, colours no two alike, neutral reference
+lines, and the spread of the repeats drawn at every point."""
+import itertools
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QColor
+from PyQt6.QtWidgets import QApplication
+
+from explorer.views.throughput import IMPL_COLOURS, REF_LINES, ThroughputView
+from kernels.vector import sweep as vector_sweep
+
+
+@pytest.fixture
+def view(qtbot, scheduler, cpu_backend):
+    v = ThroughputView(scheduler, cpu_backend)
+    qtbot.addWidget(v)
+    v.resize(1100, 650)
+    v.show()
+    yield v
+    v.shutdown()
+
+
+def feed(view, points):
+    """What a sweep delivers, without running one: references, then points (add: 12 bytes/elem)."""
+    view.on_progress(vector_sweep.SweepReferences(
+        {"d2d-copy": 900.0, "h2d-pinned": 25.0, "d2h-pinned": 24.0, "cpu-copy": 12.0}, 2**20))
+    for impl, mode, n, ms, lo, hi in points:
+        gbs = 12 * n / (ms * 1e-3) / 1e9
+        view.on_progress(vector_sweep.SweepPoint("add", impl, mode, n, time_ms=ms, kernel_ms=ms,
+                                                 gbs=gbs, gelems=n / (ms * 1e-3) / 1e9, repeats=5,
+                                                 min_ms=lo, max_ms=hi))
+
+
+POINTS = [("cpu-numba", "kernel", 1024, 0.010, 0.009, 0.012),
+          ("cpu-numba", "kernel", 2048, 0.030, 0.012, 0.040),   # a dip with a wide spread
+          ("numpy", "kernel", 1024, 0.008, 0.008, 0.009),
+          ("numpy", "kernel", 2048, 0.010, 0.009, 0.011)]
+
+
+def _grey(colour: QColor) -> bool:
+    return colour.red() == colour.green() == colour.blue()
+
+
+def test_key_is_on_by_default_and_names_implementations_and_modes(view):
+    assert view.legend_check.isChecked() and view.legend.isVisible()
+    feed(view, POINTS)
+    labels = [label.text for _, label in view.legend.items]
+    assert labels == ["cpu-numba", "numpy", "kernel (all)"]
+    view.legend_check.setChecked(False)
+    assert not view.legend.isVisible()
+
+
+def test_implementation_colours_are_distinct_and_never_grey():
+    colours = [QColor(c) for c in IMPL_COLOURS.values()]
+    assert not any(_grey(c) for c in colours)
+    for a, b in itertools.combinations(colours, 2):
+        dist = sum((x - y) ** 2 for x, y in zip(a.getRgb()[:3], b.getRgb()[:3])) ** 0.5
+        assert dist > 60, (a.name(), b.name())
+
+
+def test_reference_lines_are_grey_and_differ_from_every_curve(view):
+    feed(view, POINTS)
+    assert len(view._ref_items) == len(REF_LINES)
+    curve_pens = {(c.opts["pen"].color().name(), c.opts["pen"].style()) for c in view._curves.values()}
+    styles = set()
+    for line in view._ref_items:
+        pen = line.pen
+        assert _grey(pen.color()) and (pen.color().name(), pen.style()) not in curve_pens
+        assert pen.style() != Qt.PenStyle.SolidLine
+        styles.add(pen.style())
+        assert line.label.toPlainText().split()[0] in {"device", "h→d", "d→h", "CPU"}
+    assert len(styles) == len(REF_LINES)         # each reference its own dash pattern
+
+
+def test_spread_of_the_repeats_is_drawn_at_each_point(view):
+    feed(view, POINTS)
+    bars = view._spreads[("cpu-numba", "kernel")]
+    top, bottom = bars.opts["top"], bars.opts["bottom"]
+    assert len(top) == 2 and all(top >= 0) and all(bottom >= 0)
+    assert bottom[1] > bottom[0] and top[1] > top[0]     # the dip's spread is the wider one
+    assert bars.isVisible() == view._curves[("cpu-numba", "kernel")].isVisible()
+
+
+def test_clicking_a_key_entry_unticks_its_implementation(view):
+    feed(view, POINTS)
+    sample = view._key_samples[("impl", "numpy")]
+    sample.setVisible(False)                     # what a click on the legend's sample does
+    assert "numpy" not in view.checked_impls()
+    assert not view._curves[("numpy", "kernel")].isVisible()
+    assert not view._spreads[("numpy", "kernel")].isVisible()
+    sample.setVisible(True)
+    assert view._curves[("numpy", "kernel")].isVisible()
+
+
+def test_key_sits_under_the_chart_not_over_the_curves(view):
+    feed(view, POINTS)
+    QApplication.processEvents()
+    vb = view.plot.getPlotItem().vb
+    key = view.legend.mapRectToScene(view.legend.boundingRect())
+    assert key.top() >= vb.mapRectToScene(vb.boundingRect()).bottom()
+    view.grab().save("/tmp/throughput_chart.png")
