@@ -307,6 +307,23 @@ def test_reference_and_table_are_reused_across_pans_and_rerenders():
     assert more.reference.length == 4001 and not more.table_reused
 
 
+def test_table_serves_a_few_zoom_steps_then_is_rebuilt():
+    from kernels.backend import resolve
+    r = DeepRenderer(resolve("cpu"))
+    cre, cim = near(loc.MISIUREWICZ_I, "1e-100")
+    first = r.render_values(DeepRequest(cre, cim, "1e-100", (16, 12), 2000))
+    zoomed = r.render_values(DeepRequest(cre, cim, "5e-101", (16, 12), 2000))   # 2x in
+    assert zoomed.reused and zoomed.table_reused
+    deeper = r.render_values(DeepRequest(cre, cim, "1e-103", (16, 12), 2000))   # 1000x in
+    assert deeper.reused and not deeper.table_reused
+    out = r.render_values(DeepRequest(cre, cim, "2e-103", (16, 12), 2000))     # 2x back out
+    assert out.table_reused
+    # a table built for a larger |δc| gives the same counts as a fresh one (radii only shrink)
+    fresh = DeepRenderer(resolve("cpu")).render_values(DeepRequest(cre, cim, "5e-101", (16, 12), 2000))
+    assert np.mean(counts(fresh.values) == counts(zoomed.values)) >= 0.99
+    assert first.values.shape == zoomed.values.shape
+
+
 def test_timings_name_the_phases():
     from kernels.backend import resolve
     r = DeepRenderer(resolve("cpu"))

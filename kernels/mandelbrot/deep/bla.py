@@ -104,6 +104,12 @@ def _cadd(ar, ai, ae, br, bi, be):
 
 
 @njit(inline="always")
+def _mag(xr, xi):
+    """|x| of a normalised mantissa pair (no overflow or underflow to guard against, unlike hypot)."""
+    return math.sqrt(xr * xr + xi * xi)
+
+
+@njit(inline="always")
 def _clamp(k):
     return max(-_CLAMP, min(_CLAMP, k))
 
@@ -127,7 +133,7 @@ def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
             tab[j, 4] = 0.0
             tabe[j, 2] = EZERO
         else:
-            r, re_ = _rnorm(math.hypot(orbit[m, 2], orbit[m, 3]), oexp[m] + 1 - eps_bits)
+            r, re_ = _rnorm(_mag(orbit[m, 2], orbit[m, 3]), oexp[m] + 1 - eps_bits)
             tab[j, 4] = r
             tabe[j, 2] = re_
     for lv in range(1, counts.shape[0]):
@@ -144,13 +150,13 @@ def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
             tr, ti, te = _cmul(ayr, ayi, aye, bxr, bxi, bxe)
             br, bi, be = _cadd(tr, ti, te, byr, byi, bye)
             # R = max(0, min(R_x, (R_y - |B_x| c) / |A_x|))
-            bm, bme = _rnorm(math.hypot(bxr, bxi), bxe)
+            bm, bme = _rnorm(_mag(bxr, bxi), bxe)
             bc, bce = _rnorm(bm * cm, bme + ce)
             num, nume = _rsub(tab[y, 4], tabe[y, 2], bc, bce)
             if num == 0.0:
                 r, re_ = 0.0, EZERO
             else:
-                am, ame = _rnorm(math.hypot(axr, axi), axe)
+                am, ame = _rnorm(_mag(axr, axi), axe)
                 if am == 0.0:
                     r, re_ = tab[x, 4], tabe[x, 2]
                 else:

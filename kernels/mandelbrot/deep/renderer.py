@@ -34,6 +34,8 @@ KMIN = 0
 THREADS = 128
 BLOCKS_PER_SM = 4
 SIM_BLOCKS, SIM_THREADS = 2, 4
+# a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
+TABLE_SLACK_BITS = 4
 # a cancellable GPU frame runs in bands of this many pixels, with a check between bands
 GPU_BAND_PIXELS = 2 ** 19
 # CPU bands: rows per band at least this many pixels, for a cancellation check between bands
@@ -185,7 +187,6 @@ class DeepRenderer:
         values, stats = self._fetch(stats, (h, w), timer)
         timings = timer.finish()
         st = self._stats_dict(stats)
-        timings.detail.update({"reference_reused": reused, "table_reused": table_reused})
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
                           reused=reused, table_reused=table_reused)
 
@@ -204,16 +205,23 @@ class DeepRenderer:
         return orbit, reused
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool):
-        key = (id(orbit), orbit.version, geo.c_bound_exp if use_bla else None, self.eps_bits, self.kmin)
-        if self._table is not None and self._table[0] == key:
-            return self._table, True
+        """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
+        for a smaller one (its radii are only smaller than they could be), so it serves frames whose
+        bound is up to 2^TABLE_SLACK_BITS below its own: zooming in 2x per step rebuilds it every
+        few steps, panning rarely."""
+        key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
+        t = self._table
+        if t is not None and t[0][:5] == key and (
+                not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS):
+            return t, True
         orb, oexp = orbit.arrays()
+        # build for a bound a little above this frame's, so small pans and zoom-outs keep it
+        bound = geo.c_bound_exp + 1
         if use_bla:
-            tab, tabe, levels = build_table(orb, oexp, (0.5, geo.c_bound_exp + 1), self.eps_bits,
-                                            self.kmin)
+            tab, tabe, levels = build_table(orb, oexp, (0.5, bound + 1), self.eps_bits, self.kmin)
         else:
             tab, tabe, levels = pk.empty_table()
-        self._table = (key, tab, tabe, levels)
+        self._table = (key + (bound,), tab, tabe, levels)
         return self._table, False
 
     # ---- device -----------------------------------------------------------------------------
