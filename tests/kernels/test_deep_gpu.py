@@ -80,3 +80,13 @@ def test_orbit_and_table_are_uploaded_once(gpu, simulated):
     np.testing.assert_array_equal(first.values, again.values)
     if not simulated:
         assert again.timings.phases_ms["kernel"] > 0
+
+
+def test_values_can_stay_on_the_device(gpu, simulated):
+    size = (8, 6) if simulated else (64, 48)
+    req = DeepRequest(*near_i("1e-40"), "1e-40", size, 400)
+    on_host = gpu.render_values(req).values.copy()
+    res = gpu.render_values(req, to_host=False)
+    assert not isinstance(res.values, np.ndarray)
+    assert res.timings.bytes["d2h"] == 4 * 8                    # only the counts crossed
+    np.testing.assert_array_equal(res.values.copy_to_host(), on_host)

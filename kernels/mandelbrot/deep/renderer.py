@@ -161,12 +161,15 @@ class DeepRenderer:
         self._compiled = True
         return (time.perf_counter() - t) * 1e3
 
-    def render_values(self, request: DeepRequest, cancel=None, progress=None) -> DeepResult:
+    def render_values(self, request: DeepRequest, cancel=None, progress=None,
+                      to_host: bool = True) -> DeepResult:
         """Smooth counts of `request` on the host, with the job's timings.
 
         cancel: an object whose check() raises to stop (checked inside the reference orbit every
         few thousand iterations and between bands of pixels). progress(fraction, stage): stage
-        "reference" while the orbit is computed, "pixels" as bands of pixels finish."""
+        "reference" while the orbit is computed, "pixels" as bands of pixels finish.
+        to_host=False (GPU): DeepResult.values is the device array (H, W) float64, valid until the
+        next call, so a colouring kernel can read it where it is; only the counts are copied."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = self.warmup() if not self._compiled else None
@@ -184,7 +187,7 @@ class DeepRenderer:
         dev = self._upload(orbit, table, timer)
         stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
                           timer, cancel, progress)
-        values, stats = self._fetch(stats, (h, w), timer)
+        values, stats = self._fetch(stats, (h, w), timer, to_host)
         timings = timer.finish()
         st = self._stats_dict(stats)
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
@@ -314,19 +317,21 @@ class DeepRenderer:
                     progress(p1 / total, "pixels")
         return values, stats
 
-    def _fetch(self, run_out, shape, timer):
+    def _fetch(self, run_out, shape, timer, to_host=True):
         values, stats = run_out
         if not self.backend.is_gpu:
             return values, stats.sum(axis=0)
         h, w = shape
         s = self._get_stream()
-        host = self.pool.host("values-host", (h, w), np.float64, ring=3)
+        host = self.pool.host("values-host", (h, w), np.float64, ring=3) if to_host else None
         host_stats = self.pool.host("stats-host", (pk.N_STATS,), np.int64)
-        with timer.phase("d2h", gpu=True, nbytes=host.nbytes + host_stats.nbytes):
-            values.copy_to_host(host, stream=s)
+        nbytes = host_stats.nbytes + (host.nbytes if to_host else 0)
+        with timer.phase("d2h", gpu=True, nbytes=nbytes):
+            if to_host:
+                values.copy_to_host(host, stream=s)
             stats.copy_to_host(host_stats, stream=s)
         s.synchronize()
-        return host, host_stats
+        return (host if to_host else values), host_stats
 
     @staticmethod
     def _stats_dict(stats) -> dict:
