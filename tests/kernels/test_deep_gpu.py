@@ -15,7 +15,7 @@ from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
+from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 
 @pytest.fixture(params=["persistent", "grid"])

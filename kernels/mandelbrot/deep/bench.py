@@ -148,7 +148,7 @@ def _table(report: dict) -> str:
     lines = [f"device: {report['device']}"]
     for r in report["results"]:
         ph, m = r["phases_ms"], r["metrics"]
-        f = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
+        f = lambda v: "-" if v is None else f"{v:.1f}"
         lines.append(f"{r['workload']:<12} {r['variant']:<14} {r['size']:<10} total {f(ph['total'])} ms"
                      f"  host {f(ph['host'])}  h2d {f(ph['h2d'])}  kernel {f(ph['kernel'])}"
                      f"  d2h {f(ph['d2h'])}  steps/px {m['steps/px']:.0f}  BLA skip {m['BLA skip %']:.1f}%"
@@ -177,7 +177,7 @@ def main(argv=None) -> int:
         print(f"# {w.name}: {w.description}", flush=True)
         results.extend(w.run(backend, args.repeats))
     report = {"device": bench.device_name(backend), "versions": bench.versions(),
-              "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
               "results": results}
     print(_table(report))
     if args.json:
