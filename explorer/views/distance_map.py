@@ -20,7 +20,9 @@ from PyQt6.QtGui import QColor, QPen
 from kernels.distance import request as kd
 from kernels import palettes
 
-COASTLINE_PATH = Path(__file__).resolve().parents[2] / "resources" / "ne_110m_coastline.geojson"
+from ..shipped_data import shipped_file
+
+COASTLINE_PATH = Path(shipped_file("ne_110m_coastline.geojson"))
 COASTLINE_CREDIT = "Natural Earth 1:110m coastline, public domain"
 LON_LIMIT = 540.0            # panning stops one and a half turns out: enough to cross either way
 WRAPS = (-360.0, 0.0, 360.0)

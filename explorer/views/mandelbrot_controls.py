@@ -35,10 +35,10 @@ from kernels import palettes
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
 from ..persisted import set_aside
+from ..shipped_data import shipped_file
 from .mandelbrot_location import location_from_values
 
-BOOKMARKS_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "resources", "bookmarks.json")
+BOOKMARKS_PATH = shipped_file("bookmarks.json")
 USER_BOOKMARKS_NAME = "bookmarks.json"
 MAX_BOOKMARKS_BYTES = 4 * 2 ** 20     # a bookmark file larger than this is not one
 
@@ -58,7 +58,7 @@ class BadBookmarkFile(ValueError):
 
 
 def user_bookmarks_path() -> str:
-    """The user's own bookmarks (same layout as resources/bookmarks.json), beside the settings;
+    """The user's own bookmarks (same layout as explorer/resources/bookmarks.json), beside the settings;
     read when it exists. Tests point this elsewhere."""
     from PyQt6.QtCore import QStandardPaths
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
