@@ -14,6 +14,8 @@ def fmt(v, nd=3):
     if v is None:
         return "–"
     if isinstance(v, float):
+        if v != 0 and abs(v) < 0.01:
+            return f"{v:.2e}"       # rounding errors, not zeros
         return f"{v:.{nd}f}" if abs(v) < 1000 else f"{v:,.0f}"
     return str(v)
 
@@ -43,6 +45,12 @@ def main(paths):
                              ("distance", ["end-to-end ms", "Mpixel/s"]),
                              ("vector", ["GB/s", "% of d2d copy", "% of pinned bw", "% of CPU copy",
                                          "x cuda-jit"]),
+                             ("rng-generate", ["Gsample/s", "GB/s", "% of write bw", "% of d2d copy"]),
+                             ("rng-reduce", ["GB/s", "% of read bw", "% of d2d copy", "% of CPU copy",
+                                             "rel error", "within bound", "stagnated"]),
+                             ("rng-histogram", ["GB/s", "% of read bw", "lost"]),
+                             ("rng-monte-carlo", ["Gsample/s", "% of int throughput", "error"]),
+                             ("deep-", ["steps/px", "BLA skip %"]),
                              ("ui-", ["frames/s", "frames"])):
             t = table(rep, prefix, keys)
             if t:
