@@ -13,7 +13,14 @@ from kernels.distance import renderer as distance
 from kernels.distance import haversine as dk
 from kernels.timing import JobTimer
 
-be = backend.resolve("cuda")
+try:
+    be = backend.resolve("cuda")
+except backend.BackendUnavailable as exc:
+    # a GPU-only measurement: on a machine without one, one line instead of a traceback
+    raise SystemExit(f"profile_distance.py needs a usable NVIDIA GPU: {exc}") from None
+if be.simulated:
+    raise SystemExit("profile_distance.py measures real launches and copies; the CUDA simulator has "
+                     "neither (unset NUMBA_ENABLE_CUDASIM)")
 req = distance.DistanceRequest(bounds=distance.SEED_BOUNDS, ref=distance.SEED_REF, size=(1000, 1000))
 r = distance.Renderer(be)
 for _ in range(5):

@@ -175,7 +175,7 @@ class ThroughputView(BaseView):
         self.mode_checks = {}
         line_hint = {"kernel": "───", "pinned": "– – –", "pageable": "·······"}
         for mode in vector_sweep.MODES:
-            # the line style names the mode on the chart, so the legend can stay hidden
+            # the line style names the mode on the chart (the key under it repeats it)
             cb = QCheckBox(f"{mode}   {line_hint.get(mode, '')}")
             cb.setToolTip(MODE_TIPS[mode])
             cb.setChecked(True)
