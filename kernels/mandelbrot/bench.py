@@ -4,6 +4,13 @@ Metrics: "G iter/s" = iterations the escape kernel really performs (counted exac
 workload from the frame's values, outside the timed loop; the cardioid/bulb shortcut's points count
 0) divided by the escape kernel's median time (colourise excluded); "frame ms" = median of
 kernel (escape + colourise) + d2h per frame, i.e. everything but the host's own overhead.
+
+mandelbrot-divergence (GPU) measures what divergence costs: each launch variant renders a
+"ceiling" frame, every pixel inside the period-3 bulb (no shortcut applies, so every pixel runs all
+2000 iterations: no lane of a warp ever waits for another), and the seahorse frame;
+"% of ceiling" = the seahorse's useful G iter/s ÷ the same variant's ceiling G iter/s, both from
+this run. The deep-zoom workloads (kernels/mandelbrot/deep/bench.py) join the list on the GPU as
+mandelbrot-deep-*; on the CPU run `python -m kernels.mandelbrot.deep.bench --backend cpu`.
 """
 from __future__ import annotations
 
@@ -13,6 +20,9 @@ from .. import bench
 from ..bench import Workload
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330, 0.01)
+# around the nucleus of the period-3 bulb (radius ~0.09): a 0.02-wide frame lies wholly inside the
+# set and outside the cardioid/bulb shortcut, so every pixel runs every iteration
+BULB3 = (-0.1225611668766536, 0.7448617666197442, 0.02)
 FULL = (-0.5, 0.0, 3.0)
 FULL_HD = (1920, 1080)
 PREVIEW = (960, 540)
@@ -45,14 +55,16 @@ def _frame_ms(t):
 def _iterations(backend, req) -> int:
     """Exact iterations of this frame, computed once (not timed)."""
     from dataclasses import replace
+
     from .renderer import Renderer, executed_iterations
     frame = Renderer(backend, reuse_values=False).render(replace(req, want_values=True))
     return executed_iterations(req, frame.values)
 
 
-def _measure(name, backend, repeats, req, variant="default", block=None, iterations=None):
+def _measure(name, backend, repeats, req, variant="default", block=None, iterations=None,
+             **launch):
     from .renderer import Renderer
-    renderer = Renderer(backend, block=block, reuse_values=False)
+    renderer = Renderer(backend, block=block, reuse_values=False, **launch)
     runs, compile_ms = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=2)
     iters = iterations if iterations is not None else _iterations(backend, req)
     esc = _median([_escape_ms(t) for t in runs])
@@ -78,11 +90,69 @@ def _launch(backend, repeats):
     iters = _iterations(backend, req)
     rows = []
     for bx, by in LAUNCH_SHAPES:
-        row, _ = _measure("mandelbrot-launch", backend, repeats, req,
-                          variant=f"block {bx}x{by}", block=(bx, by), iterations=iters)
+        row, _ = _measure("mandelbrot-launch", backend, repeats, req, variant=f"block {bx}x{by}",
+                          block=(bx, by), iterations=iters, launch="grid")
         row["metrics"]["kernel ms"] = row["metrics"]["escape ms"]
         rows.append(row)
     return rows
+
+
+# (variant, Renderer keyword arguments): the default persistent launch, its knobs either side, and
+# the one-thread-per-pixel grid it replaced
+DIVERGENCE_VARIANTS = (
+    ("persistent", {}),
+    ("persistent chunk 16", {"chunk": 16}),
+    ("persistent chunk 64", {"chunk": 64}),
+    ("persistent grab 1", {"grab": 1}),
+    ("persistent grab 16", {"grab": 16}),
+    ("grid 16x8", {"launch": "grid", "block": (16, 8)}),
+)
+
+
+DIVERGENCE_SIZE, DIVERGENCE_ITERS = FULL_HD, 2000
+
+
+def _divergence(backend, repeats):
+    size, iters = DIVERGENCE_SIZE, DIVERGENCE_ITERS
+    seahorse = _request(SEAHORSE, size, iters)
+    bulb = _request(BULB3, size, iters)
+    useful = _iterations(backend, seahorse)
+    ceiling_iters = _iterations(backend, bulb)
+    rows = []
+    for variant, kw in DIVERGENCE_VARIANTS:
+        top, _ = _measure("mandelbrot-divergence", backend, repeats, bulb,
+                          variant=f"{variant}: ceiling", iterations=ceiling_iters, **kw)
+        row, _ = _measure("mandelbrot-divergence", backend, repeats, seahorse,
+                          variant=f"{variant}: seahorse", iterations=useful, **kw)
+        ceiling = top["metrics"]["G iter/s"]
+        got = row["metrics"]["G iter/s"]
+        pct = 100.0 * got / ceiling if got and ceiling else None
+        top["metrics"]["every pixel iterates"] = ceiling_iters == size[0] * size[1] * iters
+        for r in (top, row):
+            r["metrics"]["ceiling G iter/s"] = ceiling
+            r["metrics"]["% of ceiling"] = pct if r is row else 100.0 if ceiling else None
+        rows += [top, row]
+    return rows
+
+
+def _deep_workloads() -> list[Workload]:
+    """The deep-zoom workloads, named mandelbrot-deep-* so that `--only mandelbrot` includes them;
+    GPU only here (the CPU twin takes minutes per depth). Without gmpy2 they report nothing."""
+    from .deep.bench import workloads as deep_workloads
+    out = []
+    for w in deep_workloads():
+        def run(backend, repeats, _w=w):
+            try:
+                import gmpy2  # noqa: F401
+            except ImportError:
+                print(f"# {_w.name}: skipped, deep zoom needs gmpy2 (pip install gmpy2)")
+                return []
+            rows = _w.run(backend, repeats)
+            for r in rows:
+                r["workload"] = f"mandelbrot-{r['workload']}"
+            return rows
+        out.append(Workload(f"mandelbrot-{w.name}", w.description, run, backends=("cuda",)))
+    return out
 
 
 def workloads() -> list[Workload]:
@@ -94,6 +164,10 @@ def workloads() -> list[Workload]:
                  _frame_workload("mandelbrot-full", FULL, FULL_HD, 256)),
         Workload("mandelbrot-preview", "Mandelbrot 960x540 preview, 500 iterations, seahorse valley",
                  _frame_workload("mandelbrot-preview", SEAHORSE, PREVIEW, 500)),
-        Workload("mandelbrot-launch", "Mandelbrot seahorse 1920x1080 escape kernel per thread-block "
-                 "shape (picks the default launch configuration)", _launch, backends=("cuda",)),
-    ]
+        Workload("mandelbrot-launch", "Mandelbrot seahorse 1920x1080 one-thread-per-pixel escape "
+                 "kernel per thread-block shape", _launch, backends=("cuda",)),
+        Workload("mandelbrot-divergence", "Mandelbrot 1920x1080, 2000 iterations: useful iterations/s "
+                 "on the seahorse frame against the same launch's divergence-free ceiling (every "
+                 "pixel inside the period-3 bulb), per launch variant", _divergence,
+                 backends=("cuda",)),
+    ] + _deep_workloads()

@@ -1,7 +1,7 @@
-"""The Mandelbrot escape-time and colouring kernels: a CUDA version and its CPU twin.
+"""The Mandelbrot escape-time kernels: a CUDA version and its CPU twin (colouring is colour.py's).
 
-Both are built from ONE description of the per-pixel arithmetic (`_make_escape`, `_make_colour`),
-instantiated with the multiply and add each target must use:
+Both are built from ONE description of the per-pixel arithmetic (`_make_escape`), instantiated
+with the multiply and add each target must use:
 
 * CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
   (it emits no `contract` flag without fastmath).
@@ -12,6 +12,14 @@ instantiated with the multiply and add each target must use:
   bit-identical iterates and therefore identical escape counts. Only `log`/`log2` in the smooth
   fraction may differ in the last bit (libdevice vs libm), which moves the smooth value by ~1e-16.
 * CUDA simulator: plain Python operators, i.e. the CPU's arithmetic.
+
+The GPU kernel keeps every lane of a warp busy (`escape_persistent_kernel`): a fixed number of
+resident threads, each iterating its pixel in chunks of a few dozen iterations and taking the next
+pixel (a few at a time, from an atomic counter) as soon as its own has escaped. With one thread per
+pixel a warp runs as long as its slowest pixel while the lanes whose pixels escaped early idle; in
+the seahorse valley that left ~3/4 of the GPU's arithmetic unused. The escaped pixel's |z|^2 and n
+are stored as they are and turned into the smooth value by a second, cheap pass
+(`finish_kernel`), so the logarithms stay out of the divergent part of the loop.
 
 The CPU twin iterates two neighbouring pixels in lockstep (`escape_pair`): one pixel's recurrence
 is a chain of dependent operations that leaves a core waiting on latency, two independent chains
@@ -38,8 +46,6 @@ BAILOUT2 = 65536.0
 _INV_LOG_BAILOUT2 = 1.0 / math.log(BAILOUT2)
 # keeps floor(value) == n even when |z_n| overshoots R^2 or the fraction rounds up to 1
 _FRAC_MAX = 1.0 - 2.0 ** -20
-# colour phase advances by density * sqrt(value) * COLOUR_SCALE; see colour_scale()
-COLOUR_SCALE = 0.125
 
 
 def _make_escape(mul, add, jit):
@@ -140,34 +146,7 @@ def _make_escape(mul, add, jit):
             return float(max_iter), x, y
         return -1.0, x, y
 
-    return escape, escape_pair, advance
-
-
-def _make_colour(mul, add):
-    """Packed RGBA (uint32) for one escape value: a mirrored walk through the palette LUT."""
-
-    def colour(value, max_iter, dens, offset, lut, interior):
-        if value >= max_iter:
-            return interior
-        # phase s; p = s mod 2 folded back on [0, 1] so that a non-cyclic palette has no seam
-        s = add(offset, mul(dens, math.sqrt(value)))
-        p = add(s, -mul(2.0, math.floor(mul(s, 0.5))))
-        if p > 1.0:
-            p = add(2.0, -p)
-        last = lut.shape[0] - 1
-        idx = int(add(mul(p, float(last)), 0.5))
-        if idx > last:
-            idx = last
-        elif idx < 0:
-            idx = 0
-        return lut[idx]
-
-    return colour
-
-
-def colour_scale(density: float) -> float:
-    """What the kernels multiply sqrt(value) by: one mirrored palette pass per 1/(density*scale)."""
-    return float(density) * COLOUR_SCALE
+    return escape, escape_pair, advance, shortcut, smooth
 
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
@@ -182,7 +161,7 @@ def _cpu_add(a, b):
     return a + b
 
 
-_escape_cpu, _escape_pair_cpu, _ = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
+_escape_cpu, _escape_pair_cpu, _, _, _ = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
 
 
 @njit(cache=True)
@@ -190,8 +169,6 @@ def escape_value(cx, cy, max_iter):
     """Smooth escape value of one point c = cx + i*cy (CPU)."""
     return _escape_cpu(cx, cy, max_iter)
 
-
-_colour_cpu = njit(inline="always")(_make_colour(_cpu_mul, _cpu_add))
 
 
 @intrinsic
@@ -243,15 +220,6 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
             values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y, max_iter)
 
 
-@njit(parallel=True, cache=True)
-def colour_rows_cpu(values, rgba, max_iter, dens, offset, lut, interior):
-    """rgba (H, W) uint32 = colour of each value through the packed LUT."""
-    rows, cols = values.shape
-    for r in prange(rows):
-        for c in range(cols):
-            rgba[r, c] = _colour_cpu(values[r, c], max_iter, dens, offset, lut, interior)
-
-
 def row_stride(rows: int) -> int:
     """A step coprime to `rows` near rows/phi: spreads consecutive k over the whole band."""
     if rows <= 2:
@@ -278,8 +246,8 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
-    _escape_gpu, _, _advance_gpu = _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True))
-    _colour_gpu = cuda.jit(device=True)(_make_colour(_gpu_mul, _gpu_add))
+    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu = _make_escape(
+        _gpu_mul, _gpu_add, cuda.jit(device=True))
 
     @cuda.jit(cache=True)
     def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
@@ -327,22 +295,115 @@ if cuda is not None:
             cuda.atomic.add(alive, 0, count)
 
     @cuda.jit(cache=True)
-    def colour_kernel(values, rgba, max_iter, dens, offset, lut, interior):
-        """rgba (H, W) uint32 = colour of each value: one 4-byte store per pixel."""
+    def escape_persistent_kernel(values, counts, counter, grab, chunk, band_row0, band_rows,
+                                 grid_row0, grid_col0, cx, cy, step, half_w, half_h,
+                                 max_iter):
+        """escape_kernel's pixels (rows band_row0 .. band_row0 + band_rows of `values`) by a fixed
+        grid of threads that each take `grab` consecutive pixels at a time: first the run at
+        grab x its thread index, then runs from the atomic counter (counter[0], zero at launch,
+        counts pixels past the first runs). A pixel is iterated `chunk` iterations at a time;
+        between chunks a thread whose pixel is done stores it and moves to its next one, so the
+        lanes of a warp stay busy until the frame runs out of pixels.
+
+        An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
+        value); one inside (max_iter reached, or the cardioid/bulb test) gets
+        values = max_iter and counts = 0. Each step is the arithmetic of resume(), so the values
+        equal escape_kernel's bit for bit."""
+        cols = values.shape[1]
+        total = band_rows * cols
+        nthreads = cuda.gridsize(1)
+        i = cuda.grid(1) * grab
+        end = min(i + grab, total)
+        fresh = True            # (r, c) must be found from i by a division
+        busy = False
+        r = 0
+        c = 0
+        px = 0.0
+        py = 0.0
+        x = 0.0
+        y = 0.0
+        x2 = 0.0
+        y2 = 0.0
+        r2 = 0.0
+        n = 0
+        while True:
+            if not busy:
+                while True:                         # the next pixel that needs iterating
+                    if i >= end:
+                        i = nthreads * grab + cuda.atomic.add(counter, 0, grab)
+                        end = min(i + grab, total)
+                        fresh = True
+                    if i >= total:
+                        break
+                    if fresh:
+                        r = i // cols
+                        c = i - r * cols
+                        fresh = False
+                    gx = float(grid_col0 + c) + 0.5 - half_w
+                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
+                    px = _gpu_add(cx, _gpu_mul(gx, step))
+                    py = _gpu_add(cy, -_gpu_mul(gy, step))
+                    if _shortcut_gpu(px, py):
+                        values[band_row0 + r, c] = float(max_iter)
+                        counts[band_row0 + r, c] = 0
+                        i += 1
+                        c += 1
+                        if c == cols:
+                            c = 0
+                            r += 1
+                        continue
+                    busy = True
+                    n = 0
+                    x = 0.0
+                    y = 0.0
+                    x2 = 0.0
+                    y2 = 0.0
+                    break
+                if not busy:
+                    break                           # no pixels left: this thread is done
+            lim = min(n + chunk, max_iter)
+            escaped = False
+            while n < lim:
+                n += 1
+                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
+                x = _gpu_add(_gpu_add(x2, -y2), px)
+                x2 = _gpu_mul(x, x)
+                y2 = _gpu_mul(y, y)
+                r2 = _gpu_add(x2, y2)
+                if r2 > BAILOUT2:
+                    escaped = True
+                    break
+            if escaped or n >= max_iter:
+                if escaped:
+                    values[band_row0 + r, c] = r2
+                    counts[band_row0 + r, c] = n
+                else:
+                    values[band_row0 + r, c] = float(max_iter)
+                    counts[band_row0 + r, c] = 0
+                busy = False
+                i += 1
+                c += 1
+                if c == cols:
+                    c = 0
+                    r += 1
+
+    @cuda.jit(cache=True)
+    def finish_kernel(values, counts, band_row0, band_rows):
+        """The smooth value of every escaped pixel of the band (counts > 0): from |z_n|^2 and n."""
         c, r = cuda.grid(2)
-        if c < values.shape[1] and r < values.shape[0]:
-            rgba[r, c] = _colour_gpu(values[r, c], max_iter, dens, offset, lut, interior)
+        if c < values.shape[1] and r < band_rows:
+            n = counts[band_row0 + r, c]
+            if n > 0:
+                values[band_row0 + r, c] = _smooth_gpu(values[band_row0 + r, c], n)
+
+    @cuda.jit(cache=True)
+    def zero_kernel(a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = 0
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_kernel = escape_slice_kernel = colour_kernel = None
-
-
-def pack_rgba(rgba_rows: np.ndarray) -> np.ndarray:
-    """(N, 4) uint8 RGBA → (N,) uint32 with the same bytes in memory (so stores stay RGBA)."""
-    return np.ascontiguousarray(rgba_rows, dtype=np.uint8).view(np.uint32).reshape(-1).copy()
-
-
-def pack_colour(rgba) -> int:
-    return int(np.asarray(rgba, dtype=np.uint8).reshape(1, 4).view(np.uint32)[0, 0])
+    escape_kernel = escape_slice_kernel = escape_persistent_kernel = finish_kernel = None
+    zero_kernel = None
 
 
 def shortcut_mask(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:

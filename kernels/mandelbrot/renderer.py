@@ -12,14 +12,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import palettes
-from . import escape as mk
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer
+from . import escape as mk
+from .colour import Colourer
 from .request import MandelbrotRequest, precision_state
 
-# Threads per block (x = columns, y = rows) for the escape kernel.
+LAUNCHES = ("persistent", "grid")
+# Persistent launch (escape.escape_persistent_kernel): threads per block; pixels a thread takes at
+# a time (fewer atomics on the shared counter against a finer share-out at the frame's end); and
+# iterations between a thread's checks for a finished pixel (a pixel that escapes early in a chunk
+# idles its lane for the rest of it; a short chunk pays the warp's bookkeeping more often).
+# `--bench --only mandelbrot-divergence` times the alternatives.
+THREADS = 128
+GRAB = 4
+CHUNK = 32
+# resident blocks per SM when the kernel's register count cannot be asked
+BLOCKS_PER_SM = 8
+SIM_PERSISTENT = (2, 4)         # (blocks, threads) under the simulator
+# Threads per block (x = columns, y = rows) for the one-thread-per-pixel ("grid") escape kernel.
 # measured (`--bench --only mandelbrot-launch`, H100, three runs on 2026-11-22): every shape from 8×8
 # to 256×1 lands within 0.81–0.94 ms on the seahorse frame, and the spread between two runs of one
 # shape in one invocation (16×8: 0.82 and 0.88 ms) is as large as the gaps between shapes. 16×8 was
@@ -27,7 +39,6 @@ from .request import MandelbrotRequest, precision_state
 BLOCK = (16, 8)
 # the simulator runs one Python thread per CUDA thread: small blocks waste fewer of them
 SIM_BLOCK = (8, 8)
-COLOUR_BLOCK = (32, 8)
 
 # Upper bound on the iterations one GPU launch may do (pixels x max_iter) before the frame is split
 # into bands of rows, with a cancellation check between bands: ~20 ms at ~450 G iterations/s.
@@ -64,14 +75,27 @@ class _Grid:
     half_h: float
 
     @staticmethod
-    def of(req: MandelbrotRequest) -> "_Grid":
+    def of(req: MandelbrotRequest) -> _Grid:
         w, h = int(req.size[0]), int(req.size[1])
         return _Grid(float(req.center_re), float(req.center_im), float(req.width) / w, w / 2.0, h / 2.0)
 
 
-def _colour_args(req: MandelbrotRequest):
-    return (int(req.max_iter), mk.colour_scale(req.density), float(req.offset) % 1.0,
-            mk.pack_colour(req.interior))
+def resident_blocks(kernel, threads: int, fallback_per_sm: int = BLOCKS_PER_SM) -> int:
+    """Blocks of `threads` that all SMs hold at once for this compiled kernel (by its register
+    count); more would only start once the resident ones have taken every pixel."""
+    dev = mk.cuda.get_current_device()
+    per_sm = fallback_per_sm
+    try:
+        got = kernel.get_regs_per_thread() if kernel.overloads else 0
+        regs = max(got.values(), default=0) if isinstance(got, dict) else int(got)
+        if regs:
+            warp_regs = -(-regs * 32 // 256) * 256          # registers are allocated per warp
+            warps = int(dev.MAX_REGISTERS_PER_MULTIPROCESSOR) // warp_regs
+            per_sm = max(1, min(warps // (threads // 32),
+                                int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // threads))
+    except Exception:  # an older numba-cuda or a driver attribute missing: keep the fallback
+        per_sm = fallback_per_sm
+    return int(dev.MULTIPROCESSOR_COUNT) * per_sm
 
 
 class Renderer:
@@ -84,14 +108,24 @@ class Renderer:
 
     VALUE_SLOTS = 3  # like the host ring: the values of the last 3 computed frames stay readable
 
-    def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True):
+    def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
+                 launch: str = "persistent", chunk: int = CHUNK, grab: int = GRAB):
+        """GPU launch: "persistent" (escape_persistent_kernel, `chunk` iterations between checks,
+        `grab` pixels per fetch) or "grid" (one thread per pixel, blocks of `block`)."""
+        if launch not in LAUNCHES:
+            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
+        if int(chunk) < 1 or int(grab) < 1:
+            raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
         self.block = tuple(block) if block else (SIM_BLOCK if backend.simulated else BLOCK)
+        self.launch = launch
+        self.chunk, self.grab = int(chunk), int(grab)
+        self._persistent_blocks = None
         self._compiled = False
         self._stream = None
-        self._luts: dict[str, object] = {}
+        self.colourer = Colourer(backend)
         self._slot = -1
         self._slot_key: list = [None] * self.VALUE_SLOTS   # geometry held by each slot
         self._slot_gen: list[int] = [0] * self.VALUE_SLOTS
@@ -110,15 +144,17 @@ class Renderer:
         pool = BufferPool(self.backend)
         grid = _Grid.of(req)
         values = self._values_buffer(pool, "warm-values", 3, 4)
+        counts = self._counts_buffer(pool, "warm-counts", 3, 4)
         rgba = self._rgba_buffer(pool, "warm-rgba", 3, 4)
         timer = JobTimer(self.backend, self._get_stream(), "warm-up")
         with warnings.catch_warnings():
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
-            self._escape(values, grid, 0, 0, req.max_iter, timer, None)
+            self._escape(values, grid, 0, 0, req.max_iter, timer, None, counts)
             if self.backend.is_gpu:      # deep iteration counts use the sliced kernel
                 args = (0, 0, grid.cx, grid.cy, grid.step, grid.half_w, grid.half_h, req.max_iter)
                 self._escape_sliced(values, 0, 3, args, 12, timer, None)
+            self.colourer.warm(timer, self._get_stream())
             self._colour(values, rgba, req, timer)
         timer.finish()
         self._compiled = True
@@ -149,7 +185,8 @@ class Renderer:
         values = slots[slot]
         rgba = self._rgba_buffer(self.pool, "rgba", h, w)
         if not recolour:
-            self._escape(values, _Grid.of(request), 0, 0, request.max_iter, timer, cancel)
+            counts = self._counts_buffer(self.pool, "counts", h, w)
+            self._escape(values, _Grid.of(request), 0, 0, request.max_iter, timer, cancel, counts)
             self._gen += 1
             self._slot_key[slot] = key
             self._slot_gen[slot] = self._gen
@@ -191,7 +228,7 @@ class Renderer:
             raise ValueError(f"strips need at least 1 row each, got {rows}")
         rows = min(rows, h)
         if self.backend.is_gpu:
-            per_pixel = 8 if values else 12    # float64 value (+ uint32 colour)
+            per_pixel = 12 if values else 16   # float64 value, int32 count (+ uint32 colour)
             if self._sliced(rows, w, int(request.max_iter)):
                 per_pixel += 16                # z of every pixel kept between slices
             ensure_device_fits(rows * w * per_pixel, what=f"rendering {w}×{h} in strips of {rows} rows")
@@ -206,6 +243,7 @@ class Renderer:
         gpu = self.backend.is_gpu
         # buffers for a whole strip; the last, shorter strip uses their first rows
         values = self._values_buffer(pool, "strip-values", rows, w)
+        counts = self._counts_buffer(pool, "strip-counts", rows, w)
         if want_values:
             host = pool.host("strip-values-host", (rows, w), np.float64) if gpu else values
         else:
@@ -217,7 +255,8 @@ class Renderer:
                 cancel.check()
             n = min(rows, h - r0)
             timer = JobTimer(self.backend, stream, "strip")
-            self._escape(values[:n], grid, r0, 0, request.max_iter, timer, cancel)
+            self._escape(values[:n], grid, r0, 0, request.max_iter, timer, cancel,
+                         None if counts is None else counts[:n])
             if want_values:
                 src = values
             else:
@@ -241,34 +280,27 @@ class Renderer:
             return pool.device(name, (h, w), np.float64, stream=self._get_stream())
         return pool.host(name, (h, w), np.float64, pinned=False)
 
+    def _counts_buffer(self, pool, name, h, w):
+        """The persistent kernel's escape iteration per pixel (GPU only; None elsewhere)."""
+        if self.backend.is_gpu and self.launch == "persistent":
+            return pool.device(name, (h, w), np.int32, stream=self._get_stream())
+        return None
+
     def _rgba_buffer(self, pool, name, h, w):
         if self.backend.is_gpu:
             return pool.device(name, (h, w), np.uint32, stream=self._get_stream())
         return pool.host(name, (h, w), np.uint32, pinned=False, ring=3)
 
-    def _lut(self, name, timer):
-        hit = self._luts.get(name)
-        if hit is not None:
-            return hit
-        packed = mk.pack_rgba(palettes.lut(name))
-        if self.backend.is_gpu:
-            dev = self.pool.device(f"lut:{name}", packed.shape, np.uint32, stream=self._stream)
-            with timer.phase("h2d", gpu=True, nbytes=packed.nbytes):
-                dev.copy_to_device(packed, stream=self._stream)
-            hit = dev
-        else:
-            hit = packed
-        self._luts[name] = hit
-        return hit
-
-    def _escape(self, values, grid: _Grid, grid_row0, grid_col0, max_iter, timer, cancel):
+    def _escape(self, values, grid: _Grid, grid_row0, grid_col0, max_iter, timer, cancel,
+                counts=None):
         """Escape values for the buffer's rows, cut so that a cancel lands within a fraction of a
         second at any iteration count: bands of rows on the CPU (whose kernel also polls a stop
-        flag), bands or iteration slices on the GPU."""
+        flag), bands or iteration slices on the GPU. `counts`: the persistent kernel's scratch
+        (int32, the buffer's shape)."""
         args = (int(grid_row0), int(grid_col0), grid.cx, grid.cy, grid.step, grid.half_w,
                 grid.half_h, int(max_iter))
         if self.backend.is_gpu:
-            self._escape_gpu(values, args, timer, cancel)
+            self._escape_gpu(values, args, timer, cancel, counts)
         else:
             self._escape_cpu(values, args, timer, cancel)
 
@@ -308,19 +340,19 @@ class Renderer:
         plain_rows = work // max(1, cols * max_iter)
         return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
-    def _escape_gpu(self, values, args, timer, cancel):
+    def _escape_gpu(self, values, args, timer, cancel, counts):
         rows, cols = values.shape
         max_iter = args[-1]
         work, _, max_pixels = self._gpu_bounds()
         band = rows if max_pixels is None else max(1, min(rows, max_pixels // cols))
         plain_rows = work // max(1, cols * max_iter)      # rows whose whole count fits one launch
         if plain_rows >= rows and band >= rows:           # the usual frame: one launch
-            self._launch_plain(values, 0, rows, args, timer)
+            self._launch_plain(values, 0, rows, args, timer, counts)
             return
         if not self._sliced(rows, cols, max_iter):        # bands of rows, each launch whole
             step = min(plain_rows, band)
             for b0 in range(0, rows, step):
-                self._launch_plain(values, b0, min(step, rows - b0), args, timer)
+                self._launch_plain(values, b0, min(step, rows - b0), args, timer, counts)
                 if cancel is not None:
                     self._stream.synchronize()
                     cancel.check()
@@ -328,12 +360,35 @@ class Renderer:
         for b0 in range(0, rows, band):                   # bands of rows, iterations sliced
             self._escape_sliced(values, b0, min(band, rows - b0), args, work, timer, cancel)
 
-    def _launch_plain(self, values, b0, n, args, timer):
-        bx, by = self.block
+    def _launch_plain(self, values, b0, n, args, timer, counts=None):
         cols = values.shape[1]
-        blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+        if self.launch == "grid" or counts is None:
+            bx, by = self.block
+            blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+            with timer.phase("kernel", gpu=True):
+                mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
+            return
+        s = self._stream
+        counter = self.pool.device("counter", (1,), np.int64, stream=s)
+        nblocks, threads = self._persistent_grid()
+        fx, fy = SIM_BLOCK if self.backend.simulated else (32, 8)
+        fblocks = ((cols + fx - 1) // fx, (n + fy - 1) // fy)
         with timer.phase("kernel", gpu=True):
-            mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
+            mk.zero_kernel[1, 32, s](counter)
+            mk.escape_persistent_kernel[nblocks, threads, s](
+                values, counts, counter, self.grab, self.chunk, b0, n, *args)
+            mk.finish_kernel[fblocks, (fx, fy), s](values, counts, b0, n)
+
+    def _persistent_grid(self) -> tuple[int, int]:
+        """(blocks, threads) of the persistent launch: as many blocks as stay resident at once."""
+        if self.backend.simulated:
+            return SIM_PERSISTENT
+        if self._persistent_blocks is None:
+            kernel = mk.escape_persistent_kernel
+            self._persistent_blocks = resident_blocks(kernel, THREADS) if kernel.overloads else None
+            if self._persistent_blocks is None:      # not compiled yet: ask again next launch
+                return mk.cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM, THREADS
+        return self._persistent_blocks, THREADS
 
     def _escape_sliced(self, values, b0, n, args, work, timer, cancel):
         """Iterate the band's pixels in slices of at most `work` iterations in all (and
@@ -369,18 +424,7 @@ class Renderer:
                     cancel.check()
 
     def _colour(self, values, rgba, req: MandelbrotRequest, timer):
-        lut = self._lut(req.palette, timer)
-        max_iter, dens, offset, interior = _colour_args(req)
-        rows, cols = values.shape
-        if self.backend.is_gpu:
-            bx, by = SIM_BLOCK if self.backend.simulated else COLOUR_BLOCK
-            blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
-            with timer.phase("kernel", gpu=True, detail="colourise"):
-                mk.colour_kernel[blocks, (bx, by), self._stream](values, rgba, max_iter, dens, offset,
-                                                                 lut, interior)
-        else:
-            with timer.phase("kernel", detail="colourise"):
-                mk.colour_rows_cpu(values, rgba, max_iter, dens, offset, lut, interior)
+        self.colourer.colour(values, rgba, req, req.max_iter, timer, self._stream)
 
     def _fetcher(self, slot, gen, values, h, w):
         """fetch_value(row, col) for one frame: one element copied (8 bytes on the GPU). Returns

@@ -1,5 +1,6 @@
-"""What a Mandelbrot frame is asked for: the frozen request, its validation, the iteration limit
-and how far float64 reaches at a given zoom. No numba here: the view and the CLI import it freely."""
+"""What a Mandelbrot frame is asked for: the frozen requests (float64 frames, deep-zoom frames,
+coarse-then-full pairs), their validation, the iteration limit and how far float64 reaches at a
+given zoom. No numba here: the view and the CLI import it freely."""
 from __future__ import annotations
 
 import math
@@ -9,6 +10,10 @@ import numpy as np
 
 from .. import palettes
 from ..backend import Backend
+from .deep.request import DeepRequest
+
+# colour mappings (colour.py holds the kernels; repeated here so that no numba is imported)
+MAPPINGS = ("sqrt", "log", "histogram")
 
 MAX_ITER_LIMIT = 10_000_000
 
@@ -36,8 +41,9 @@ class MandelbrotRequest:
     want_values: bool = False
     # where it runs: the scheduler reads it; a Renderer, made for one backend, ignores it
     backend: Backend | None = None
+    mapping: str = "sqrt"              # value → palette phase: "sqrt" | "log" | "histogram"
 
-    def validate(self) -> "MandelbrotRequest":
+    def validate(self) -> MandelbrotRequest:
         """Raise ValueError in plain words when the request cannot be rendered; return self."""
         for name in ("center_re", "center_im", "width"):
             v = getattr(self, name)
@@ -55,15 +61,7 @@ class MandelbrotRequest:
             raise ValueError(f"iterations must be a whole number, got {self.max_iter!r}")
         if not 1 <= self.max_iter <= MAX_ITER_LIMIT:
             raise ValueError(f"iterations must be between 1 and {MAX_ITER_LIMIT:,}, got {self.max_iter:,}")
-        if not _is_real(self.density) or not math.isfinite(self.density) or self.density <= 0:
-            raise ValueError(f"palette density must be a finite number above 0, got {self.density!r}")
-        if not _is_real(self.offset) or not math.isfinite(self.offset):
-            raise ValueError(f"palette offset must be a finite number (0..1), got {self.offset!r}")
-        it = self.interior
-        if (not isinstance(it, (tuple, list)) or len(it) != 4
-                or not all(_is_int(v) and 0 <= v <= 255 for v in it)):
-            raise ValueError(f"interior colour must be four integers 0..255 (R, G, B, A), got {it!r}")
-        palettes.lut(self.palette)  # raises ValueError naming the palettes there are
+        validate_colouring(self)
         return self
 
     @property
@@ -81,6 +79,22 @@ class MandelbrotRequest:
         step = self.width / w
         return (self.center_re + (col + 0.5 - w / 2) * step,
                 self.center_im - (row + 0.5 - h / 2) * step)
+
+
+def validate_colouring(req) -> None:
+    """ValueError in plain words when a request's colour fields (palette, density, offset,
+    interior, mapping) cannot be used."""
+    if not _is_real(req.density) or not math.isfinite(req.density) or req.density <= 0:
+        raise ValueError(f"palette density must be a finite number above 0, got {req.density!r}")
+    if not _is_real(req.offset) or not math.isfinite(req.offset):
+        raise ValueError(f"palette offset must be a finite number (0..1), got {req.offset!r}")
+    it = req.interior
+    if (not isinstance(it, (tuple, list)) or len(it) != 4
+            or not all(_is_int(v) and 0 <= v <= 255 for v in it)):
+        raise ValueError(f"interior colour must be four integers 0..255 (R, G, B, A), got {it!r}")
+    if req.mapping not in MAPPINGS:
+        raise ValueError(f"unknown colour mapping {req.mapping!r}; choose one of: {', '.join(MAPPINGS)}")
+    palettes.lut(req.palette)  # raises ValueError naming the palettes there are
 
 
 def _is_real(v) -> bool:
@@ -113,14 +127,41 @@ def precision_state(center_re: float, center_im: float, width: float, w_pixels: 
     return ("ok", "")
 
 
+@dataclass(frozen=True)
+class DeepFrameRequest(DeepRequest):
+    """A deep-zoom frame for the scheduler: DeepRequest's place (centre as decimal strings of any
+    length, width as a decimal string or (mantissa, exponent)), size and iterations, plus the
+    colouring and the backend of a MandelbrotRequest. Rendered by the scheduler's DeepRenderer,
+    which keeps the reference orbit and the approximation table for the next frame."""
+    palette: str = palettes.DEFAULT
+    density: float = 1.0
+    offset: float = 0.0
+    interior: tuple[int, int, int, int] = (0, 0, 0, 255)
+    mapping: str = "log"               # deep counts are large and close together: see colour.py
+    want_values: bool = False
+    backend: Backend | None = None
+
+    def validate(self) -> DeepFrameRequest:
+        super().validate()
+        validate_colouring(self)
+        return self
+
+
+@dataclass(frozen=True)
+class DeepProgress:
+    """How far a deep frame has got: `stage` "reference" (the reference orbit, in arbitrary
+    precision on the host: seconds at great depths) or "pixels"; `fraction` 0..1 of that stage."""
+    fraction: float
+    stage: str
 
 
 @dataclass(frozen=True)
 class ProgressiveRequest:
     """A frame drawn twice: `coarse` (a fraction of the pixels) first, delivered as progress so a
-    slow backend still answers the mouse, then `full` as the result."""
-    full: MandelbrotRequest
-    coarse: MandelbrotRequest
+    slow backend still answers the mouse, then `full` as the result. Both are MandelbrotRequests
+    or both DeepFrameRequests."""
+    full: MandelbrotRequest | DeepFrameRequest
+    coarse: MandelbrotRequest | DeepFrameRequest
 
     @property
     def backend(self):

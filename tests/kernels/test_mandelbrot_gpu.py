@@ -169,7 +169,7 @@ def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, si
     req = _req(-0.1, 0.9, 0.3, (13, 7) if simulated else (129, 33), 25 if simulated else 400)
     want = cpu.render(req).values
     for shape in shapes:
-        got = m.Renderer(gpu_backend, block=shape).render(req).values
+        got = m.Renderer(gpu_backend, block=shape, launch="grid").render(req).values
         np.testing.assert_array_equal(m.iteration_counts(got, req.max_iter),
                                       m.iteration_counts(want, req.max_iter), err_msg=str(shape))
 
@@ -182,3 +182,45 @@ def test_size_changes_keep_frames_right(gpu, cpu, simulated):
         assert g.rgba.shape == (size[1], size[0], 4)
         np.testing.assert_array_equal(m.iteration_counts(g.values, req.max_iter),
                                       m.iteration_counts(cpu.render(req).values, req.max_iter))
+
+
+@pytest.mark.parametrize("chunk, grab", [(1, 1), (3, 2), (32, 4), (64, 16)])
+def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, chunk, grab):
+    """Persistent threads (pixels taken from a counter, iterated a chunk at a time) make exactly
+    the frame of one thread per pixel and of the CPU: any chunk, any number of pixels per fetch,
+    frames smaller than the grid of threads, frames wholly inside the set or the shortcut."""
+    if simulated:
+        cases = [_req(*SEAHORSE, 0.01, (11, 7), 45), _req(-0.1, 0.9, 0.3, (3, 2), 20),
+                 _req(-0.1225611668766536, 0.7448617666197442, 0.02, (5, 4), 30)]
+    else:
+        cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(-0.1, 0.9, 0.3, (3, 2), 200),
+                 _req(-0.1225611668766536, 0.7448617666197442, 0.02, (127, 33), 500),
+                 _req(-0.2, 0.0, 0.05, (64, 48), 300)]         # inside the cardioid: all shortcut
+    r = m.Renderer(gpu_backend, chunk=chunk, grab=grab)
+    g = m.Renderer(gpu_backend, launch="grid")
+    for req in cases:
+        got, want = r.render(req), cpu.render(req)
+        np.testing.assert_array_equal(m.iteration_counts(got.values, req.max_iter),
+                                      m.iteration_counts(want.values, req.max_iter), err_msg=str(req.size))
+        np.testing.assert_array_equal(got.values, g.render(req).values)   # the same device arithmetic
+
+
+def test_unknown_launch_is_refused(gpu_backend):
+    with pytest.raises(ValueError, match="persistent, grid"):
+        m.Renderer(gpu_backend, launch="warp")
+
+
+def test_divergence_bench_rows_name_their_ceiling(gpu_backend, monkeypatch, simulated):
+    """Each launch variant reports the seahorse's useful rate as a share of its own ceiling,
+    measured in the same run; under the simulator nothing is timed, so no share is made up."""
+    from kernels.mandelbrot import bench as mb
+    monkeypatch.setattr(mb, "DIVERGENCE_SIZE", (6, 4) if simulated else (320, 180))
+    monkeypatch.setattr(mb, "DIVERGENCE_ITERS", 25 if simulated else 2000)
+    monkeypatch.setattr(mb, "DIVERGENCE_VARIANTS", mb.DIVERGENCE_VARIANTS[:1] + mb.DIVERGENCE_VARIANTS[-1:])
+    rows = mb._divergence(gpu_backend, 1)
+    assert [r["variant"] for r in rows] == ["persistent: ceiling", "persistent: seahorse",
+                                            "grid 16x8: ceiling", "grid 16x8: seahorse"]
+    assert all(r["metrics"]["every pixel iterates"] for r in rows[::2])
+    for r in rows[1::2]:
+        pct = r["metrics"]["% of ceiling"]
+        assert (pct is None) if simulated else (0 < pct <= 110)

@@ -1,0 +1,161 @@
+"""Deep-zoom frames as the app and the command line use them: DeepRenderer's smooth counts coloured
+on the device into a Frame, and strips of any size for exports.
+
+DeepFrameRenderer(backend) holds one DeepRenderer, so the reference orbit and the approximation
+table (and their copies on the device) serve every frame they can: pans and zooms near the last
+centre cost the pixels only. On a GPU the values stay on the device: the colouring kernels
+(colour.py) read them where they are and the finished RGBA is the one copy per frame (plus the
+values when asked for).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from decimal import Decimal
+
+import numpy as np
+
+from ..buffers import BufferPool, ensure_device_fits
+from ..frame import Frame
+from ..timing import JobTimer
+from .colour import Colourer
+from .deep.request import add_decimal
+from .request import DeepFrameRequest
+
+# pixels per strip of an export (a strip is one deep frame: values float64, colour uint32, stats)
+EXPORT_STRIP_PIXELS = 4 * 2 ** 20
+
+
+class DeepFrameRenderer:
+    """Renders DeepFrameRequests on one backend; use from one thread (the scheduler's)."""
+
+    def __init__(self, backend):
+        from .deep.renderer import DeepRenderer  # numba kernels: compiled on first use
+        self.backend = backend
+        self.deep = DeepRenderer(backend)
+        self.colourer = Colourer(backend)
+        self.pool = BufferPool(backend)
+        self._colour_warm = False
+
+    def warmup(self) -> float:
+        """Compile the deep kernels and the colouring kernels; milliseconds spent (0 when done)."""
+        t = time.perf_counter()
+        ms = self.deep.warmup()
+        if not self._colour_warm:
+            timer = JobTimer(self.backend, self._stream(), "warm-up")
+            self.colourer.warm(timer, self._stream())
+            timer.finish()
+            self._colour_warm = True
+            ms = (time.perf_counter() - t) * 1e3
+        return ms
+
+    def _stream(self):
+        return self.deep._get_stream()
+
+    def render(self, request: DeepFrameRequest, cancel=None, progress=None) -> Frame:
+        """One coloured frame. progress(fraction, stage) as DeepRenderer.render_values reports it.
+        Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU); Frame.values (when asked
+        for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
+        precision_bits, max_iter, backend."""
+        request.validate()
+        w, h = int(request.size[0]), int(request.size[1])
+        compile_ms = None if self._colour_warm and self.deep._compiled else self.warmup()
+        gpu = self.backend.is_gpu
+        res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
+        timings = res.timings
+        if compile_ms:
+            timings.add("compile", compile_ms)
+        stream = self._stream()
+        timer = JobTimer(self.backend, stream, "colour")
+        if gpu:
+            rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
+        else:
+            rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
+        self.colourer.colour(res.values, rgba, request, request.max_iter, timer, stream)
+        host_values = None
+        if gpu:
+            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
+            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
+                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
+            if request.want_values:
+                host_values = self.pool.host("values", (h, w), np.float64, ring=3)
+                with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
+                    res.values.copy_to_host(host_values, stream=stream)
+        else:
+            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
+            if request.want_values:
+                host_values = res.values
+        colour_t = timer.finish()
+        _merge(timings, colour_t)
+        return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+                     fetch_value=self._fetcher(res.values, h, w),
+                     meta={"format": res.format, "stats": dict(res.stats), "reused": res.reused,
+                           "table_reused": res.table_reused,
+                           "reference_points": getattr(res.reference, "length", None),
+                           "precision_bits": getattr(res.reference, "precision", None),
+                           "max_iter": request.max_iter, "backend": self.backend.label})
+
+    def _fetcher(self, values, h, w):
+        """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The
+        deep renderer reuses its value buffer for the next frame: a later read answers NaN."""
+        token = object()
+        self._latest = token
+
+        def fetch_value(row: int, col: int) -> float:
+            row, col = int(row), int(col)
+            if not (0 <= row < h and 0 <= col < w):
+                raise IndexError(f"pixel ({row}, {col}) is outside the {w}×{h} frame")
+            if self._latest is not token:
+                return float("nan")
+            if not self.backend.is_gpu:
+                return float(values[row, col])
+            one = self.pool.host("probe", (1,), np.float64)
+            values[row, col:col + 1].copy_to_host(one, stream=self._stream())
+            self._stream().synchronize()
+            return float(one[0])
+        return fetch_value
+
+    def strips(self, request: DeepFrameRequest, values: bool, rows: int | None = None, cancel=None):
+        """The frame at any size as strips of `rows` rows, top first: an iterator of (row0, array),
+        uint8 RGBA (n, w, 4) or, with `values`, float64 smooth counts (n, w), each valid until the
+        next strip is asked for. Each strip is a deep frame of its own centre (the frame's centre
+        moved by an exact decimal amount), sharing the reference orbit; a mapping that depends on
+        the frame's statistics ("log", "histogram") is computed per strip."""
+        request.validate()
+        w, h = int(request.size[0]), int(request.size[1])
+        rows = int(rows) if rows is not None else max(1, EXPORT_STRIP_PIXELS // w)
+        if rows < 1:
+            raise ValueError(f"strips need at least 1 row each, got {rows}")
+        rows = min(rows, h)
+        if self.backend.is_gpu:
+            ensure_device_fits(rows * w * 20, what=f"rendering {w}×{h} in strips of {rows} rows")
+        return self._strips(request, bool(values), rows, cancel)
+
+    def _strips(self, request, want_values, rows, cancel):
+        w, h = int(request.size[0]), int(request.size[1])
+        step = request.width_decimal / w
+        for r0 in range(0, h, rows):
+            if cancel is not None:
+                cancel.check()
+            n = min(rows, h - r0)
+            # the strip's centre row sits (r0 + n/2) rows down from the top; the frame's at h/2
+            shift = (Decimal(h) / 2 - Decimal(r0) - Decimal(n) / 2) * step
+            strip = dataclasses.replace(request, center_im=add_decimal(request.center_im, shift),
+                                        size=(w, n), want_values=want_values)
+            frame = self.render(strip, cancel=cancel)
+            yield r0, (frame.values if want_values else frame.rgba)
+
+
+def _merge(into, extra) -> None:
+    """Add the colouring job's phases, bytes and details to the frame's Timings."""
+    for phase in ("compile", "h2d", "kernel", "d2h", "host"):
+        into.add(phase, extra.phases_ms.get(phase))
+    for k, v in extra.bytes.items():
+        into.bytes[k] = into.bytes.get(k, 0) + v
+    for k, v in extra.detail.items():
+        if v is None:
+            into.detail.setdefault(k, None)
+        else:
+            into.detail[k] = (into.detail.get(k) or 0.0) + v
+    if into.phases_ms.get("total") is not None and extra.phases_ms.get("total") is not None:
+        into.phases_ms["total"] += extra.phases_ms["total"]
