@@ -322,6 +322,9 @@ def test_workloads_are_registered():
             "mandelbrot-launch"} <= names
     launch = [w for w in mbench.workloads() if w.name == "mandelbrot-launch"][0]
     assert launch.backends == ("cuda",)
+    # the divergence metric and the deep-zoom depths come with --only mandelbrot on the GPU
+    gpu_only = {w.name for w in mbench.workloads() if w.backends == ("cuda",)}
+    assert {"mandelbrot-divergence", "mandelbrot-deep-1e30", "mandelbrot-deep-1e1000"} <= gpu_only
 
 
 def test_bench_measure_reports_exact_iterations(cpu_backend):
