@@ -102,7 +102,7 @@ def _write_json(path, report) -> int:
 
 
 def ui_result(res: dict) -> dict:
-    """The window bench in the same layout as every other bench result (DESIGN.md)."""
+    """The window bench in the same layout as every other bench result (the --bench JSON)."""
     per = res.get("per_frame_ms", {})
     fps = res.get("fps")
     return {"workload": "ui-mandelbrot", "backend": res.get("backend"),

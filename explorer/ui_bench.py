@@ -14,7 +14,7 @@ import os
 import statistics
 import time
 
-# seahorse valley, the frame SEEDS.md measured; the script pans round it and zooms in and out
+# seahorse valley, the benchmark frame (a bookmark too); the script pans round it and zooms in and out
 START = ("-0.743643887037151", "0.131825904205330", 0.01)
 ITERATIONS = 2000
 STEPS_PER_LAP = 240

@@ -1,6 +1,6 @@
-"""The layer rules of DESIGN.md, as the import-linter contracts in pyproject.toml: kernels imports
-no Qt, no explorer and no cli; cli imports no Qt and no explorer; workload packages do not import
-each other. The second test proves the same contracts break on a small package that does all that."""
+"""The layer rules (docs/CONTRACTS.md), as the import-linter contracts in pyproject.toml: kernels
+imports no Qt, no explorer and no cli; cli imports no Qt and no explorer; workload packages do not
+import each other. The second test proves the same contracts break on a small package that does all that."""
 import os
 import subprocess
 import sys
