@@ -40,7 +40,10 @@ def run_render(args) -> int:
         return fail(UNUSABLE, why)
     from kernels.buffers import OutOfDeviceMemory
     from kernels.scheduler import Cancelled, CancelToken
-    renderer = importlib.import_module(f"kernels.{view}.renderer").Renderer(be)
+    try:
+        renderer = make_renderer(view, request, be)
+    except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
+        return fail(UNUSABLE, str(exc))
     token = CancelToken()
     try:
         run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token), token)
@@ -50,6 +53,19 @@ def run_render(args) -> int:
         return fail(UNUSABLE, str(exc))
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     return 0
+
+
+def make_renderer(view: str, request, backend):
+    """The renderer for `request`: a deep-zoom frame renderer for a DeepFrameRequest (its
+    reference orbit needs gmpy2: RuntimeError saying how to install it when missing), else the
+    view's Renderer."""
+    from kernels.mandelbrot.request import DeepFrameRequest
+    if isinstance(request, DeepFrameRequest):
+        from kernels.mandelbrot.deep.reference import gmpy2_module
+        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
+        gmpy2_module()
+        return DeepFrameRenderer(backend)
+    return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
 
 
 def run_interruptibly(work, token, grace_s: float = 5.0):

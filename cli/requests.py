@@ -1,10 +1,15 @@
 """Requests from command-line strings: `--center/--width/--iters/--palette` for the Mandelbrot view,
 `--bounds/--ref/--unit/--strategy/--palette` for the distance heatmap. Each raises ValueError with a
-one-line message naming the valid choices."""
+one-line message naming the valid choices.
+
+Mandelbrot places are decimal strings of any length: a width that float64 can still draw gives a
+MandelbrotRequest, a deeper one (or one past float64's digits at that centre) a DeepFrameRequest,
+rendered by perturbation around an arbitrary-precision reference orbit."""
 from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal, InvalidOperation
 
 from kernels import palettes
 from kernels.distance.request import (
@@ -14,8 +19,10 @@ from kernels.distance.request import (
     WORLD,
     DistanceRequest,
 )
+from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
 from kernels.mandelbrot.request import (
     MAX_ITER_LIMIT,
+    DeepFrameRequest,
     MandelbrotRequest,
     auto_iterations,
     precision_state,
@@ -29,65 +36,102 @@ MAX_CENTRE = 1e6
 MAX_VIEW_WIDTH = 1e3
 
 
-def check_location(center_re, center_im, width, iterations=None, pixels: int | None = None) -> None:
-    """Raise ValueError in plain words when a location cannot be shown: a centre or width that is
-    not a finite number or lies out of range, an iteration count that is not a whole number from
-    1 to MAX_ITER_LIMIT (None = automatic), or, given the picture's width in `pixels`, a zoom past
-    the precision of 64-bit floats (the picture would come out flat)."""
-    values = {}
-    for what, v in (("the centre's real part", center_re), ("the centre's imaginary part", center_im),
-                    ("the width", width)):
+def location_number(value, what: str) -> Decimal:
+    """A finite Decimal from a number, a Decimal or a decimal string of up to MAX_CENTRE_CHARS
+    characters; ValueError in plain words otherwise (nothing of an absurd string is parsed)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_CENTRE_CHARS:
+            raise ValueError(f"{what} has {len(text):,} characters; at most {MAX_CENTRE_CHARS:,} are "
+                             f"accepted (enough for a width of 1e{MIN_WIDTH_EXP10})")
         try:
-            f = float(v)
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"{what} must be a number, not {v!r}") from None
-        if isinstance(v, bool) or not math.isfinite(f):
-            raise ValueError(f"{what} must be a finite number, not {v!r}")
-        values[what] = f
-    re_, im_, w = values.values()
-    for what, f in (("the centre's real part", re_), ("the centre's imaginary part", im_)):
-        if abs(f) > MAX_CENTRE:
-            raise ValueError(f"{what} {f:g} is too far out; the set lies within |c| ≤ 2")
+            d = Decimal(text)
+        except InvalidOperation:
+            shown = text if len(text) <= 30 else text[:27] + "..."
+            raise ValueError(f"{what} must be a number, not {shown!r}") from None
+    elif isinstance(value, Decimal):
+        d = value
+    elif isinstance(value, numbers.Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise ValueError(f"{what} must be a finite number, not {value!r}")
+        d = Decimal(repr(f)) if isinstance(value, float) else Decimal(int(value))
+    else:
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    if not d.is_finite():
+        raise ValueError(f"{what} must be a finite number, not {value!r}")
+    return d
+
+
+def check_location(center_re, center_im, width, iterations=None) -> None:
+    """Raise ValueError in plain words when a location cannot be shown: a centre or width that is
+    not a finite number (decimal strings of any length up to MAX_CENTRE_CHARS are fine) or lies
+    out of range, a width deeper than 1e-10000, or an iteration count that is not a whole number
+    from 1 to MAX_ITER_LIMIT (None = automatic). Widths past float64's precision are fine: they
+    render by perturbation (kernels/mandelbrot/deep)."""
+    re_ = location_number(center_re, "the centre's real part")
+    im_ = location_number(center_im, "the centre's imaginary part")
+    w = location_number(width, "the width")
+    for what, d in (("the centre's real part", re_), ("the centre's imaginary part", im_)):
+        if abs(d) > Decimal(repr(MAX_CENTRE)):
+            raise ValueError(f"{what} {float(d):g} is too far out; the set lies within |c| ≤ 2")
     if not w > 0:
-        raise ValueError(f"the width must be a positive number, not {w:g}")
-    if w > MAX_VIEW_WIDTH:
-        raise ValueError(f"the width {w:g} is too large; the whole set is about 3 wide")
+        raise ValueError(f"the width must be a positive number, not {_short(w)}")
+    if w > Decimal(repr(MAX_VIEW_WIDTH)):
+        raise ValueError(f"the width {float(w):g} is too large; the whole set is about 3 wide")
+    if log10_of(w) < MIN_WIDTH_EXP10:
+        raise ValueError(f"the width {_short(w)} is deeper than the deepest supported, 1e{MIN_WIDTH_EXP10}")
     if iterations is not None:
         ok = isinstance(iterations, numbers.Integral) and not isinstance(iterations, bool)
         if not ok or not 1 <= iterations <= MAX_ITER_LIMIT:
             raise ValueError(f"the iteration count must be a whole number from 1 to "
                              f"{MAX_ITER_LIMIT:,} (or automatic), not {iterations!r}")
-    if pixels is not None:
-        level, message = precision_state(re_, im_, w, max(1, int(pixels)))
-        if level == "limit":
-            raise ValueError(f"width {w:g} at this centre is past the precision of 64-bit floats "
-                             f"({message})")
 
 
-def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool) -> MandelbrotRequest:
-    """Build a request from `--center X,Y --width W --iters N --palette NAME` (raw strings or None)."""
+def _short(d) -> str:
+    s = str(d)
+    return s if len(s) <= 30 else f"{float(d.scaleb(-d.adjusted())):.3g}e{d.adjusted()}"
+
+
+def needs_deep(center_re, center_im, width, pixels: int) -> bool:
+    """Whether float64 cannot draw this place at `pixels` across: the width is below what a
+    double holds well, or the pixel spacing is past float64's digits at that centre."""
+    re_, im_, w = (location_number(v, "value") for v in (center_re, center_im, width))
+    if w < Decimal("1e-290"):
+        return True
+    return precision_state(float(re_), float(im_), float(w), max(1, int(pixels)))[0] == "limit"
+
+
+def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool):
+    """Build a request from `--center X,Y --width W --iters N --palette NAME` (raw strings or None):
+    a MandelbrotRequest where float64 suffices, else a DeepFrameRequest (centre and width kept as
+    the decimal strings given, of any length)."""
     opts = opts or {}
     center = opts.get("center")
-    cx, cy = -0.5, 0.0
+    cx, cy = "-0.5", "0"
     if center is not None:
         parts = [p.strip() for p in str(center).split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"--center must be two numbers X,Y such as -0.5,0; got {_clip(center)}")
+        cx, cy = parts
         try:
-            if len(parts) != 2:
-                raise ValueError
-            cx, cy = float(parts[0]), float(parts[1])
-        except ValueError:
-            raise ValueError(f"--center must be two numbers X,Y such as -0.5,0; got {center!r}") from None
-        if not (math.isfinite(cx) and math.isfinite(cy)):
-            raise ValueError(f"--center must be two finite numbers X,Y such as -0.5,0; got {center!r}")
-    view_width = 3.0
+            location_number(cx, "X")
+            location_number(cy, "Y")
+        except ValueError as exc:
+            raise ValueError(f"--center must be two finite numbers X,Y such as -0.5,0 ({exc})") from None
+    view_width = "3"
     if opts.get("width") is not None:
-        raw = opts["width"]
+        view_width = str(opts["width"]).strip()
         try:
-            view_width = float(raw)
+            w = location_number(view_width, "--width")
         except ValueError:
-            raise ValueError(f"--width must be a number above 0 such as 3 or 1e-6; got {raw!r}") from None
-        if not math.isfinite(view_width) or view_width <= 0:
-            raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; got {raw!r}")
+            raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; "
+                             f"got {_clip(opts['width'])}") from None
+        if not w > 0:
+            raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; "
+                             f"got {_clip(opts['width'])}")
     if opts.get("iters") is not None and str(opts["iters"]).strip().lower() != "auto":
         raw = str(opts["iters"]).strip()
         try:
@@ -118,13 +162,22 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool) -
     except (TypeError, ValueError):
         raise ValueError(f"size must be two whole numbers WxH, got {width!r}x{height!r}") from None
     try:
-        check_location(cx, cy, view_width, iters, pixels=size[0])
+        check_location(cx, cy, view_width, iters)
     except ValueError as exc:
         raise ValueError(f"--center/--width/--iters: {exc}") from None
-    req = MandelbrotRequest(cx, cy, view_width, size, iters, palette=palette,
-                            want_values=bool(want_values))
+    if needs_deep(cx, cy, view_width, size[0]):
+        req = DeepFrameRequest(str(Decimal(cx)), str(Decimal(cy)), str(Decimal(view_width)), size, iters,
+                               palette=palette, want_values=bool(want_values))
+    else:
+        req = MandelbrotRequest(float(Decimal(cx)), float(Decimal(cy)), float(Decimal(view_width)),
+                                size, iters, palette=palette, want_values=bool(want_values))
     req.validate()
     return req
+
+
+def _clip(text) -> str:
+    s = repr(str(text))
+    return s if len(s) <= 60 else s[:57] + "...'"
 
 
 DISTANCE_OPTIONS = ("bounds", "ref", "unit", "strategy", "palette")

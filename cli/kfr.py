@@ -1,0 +1,119 @@
+"""Kalles Fraktaler location files (.kfr): the place they hold, read and written.
+
+A .kfr file is lines of `Key: value` (CR LF in the files KF writes). The place is
+`Re:` and `Im:` (the centre, decimal strings of any length), `Zoom:` (a magnification, in plain or
+E notation) and `Iterations:` (the iteration limit); KF also wants a `Colors:` line (its palette,
+r,g,b,r,g,b,…) and ignores keys it does not know. KF's Zoom sets the view's half-height: the
+picture spans 2/Zoom above and below the centre (Kalles Fraktaler 2+, CFraktalSFT::SetPosition,
+radius = 2 / zoom, pixel spacing = 2·radius / height), so it is 4/Zoom tall and 4/Zoom · W/H wide.
+Our locations keep the width across, so converting needs the picture's aspect: `KfrLocation.width`
+and `format_kfr` take the size.
+
+Qt-free (the window's import and export and the command line share it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Context, Decimal
+
+from .requests import location_number
+
+KF_HEIGHT_AT_ZOOM_1 = Decimal(4)
+# a location file is a few kilobytes even with 10,000-digit coordinates
+MAX_KFR_BYTES = 1_000_000
+_CTX = Context(prec=40, Emin=-10 ** 6, Emax=10 ** 6)
+# palette keys written to the Colors line (KF interpolates between them)
+COLOUR_KEYS = 12
+
+
+@dataclass(frozen=True)
+class KfrLocation:
+    center_re: str        # decimal strings, exactly as in the file
+    center_im: str
+    zoom: Decimal         # KF's magnification
+    iterations: int | None
+
+    def height(self) -> Decimal:
+        """Extent of the imaginary axis across the picture."""
+        return _CTX.divide(KF_HEIGHT_AT_ZOOM_1, self.zoom)
+
+    def width(self, w: int, h: int) -> Decimal:
+        """Extent of the real axis across a picture of w × h pixels."""
+        return _CTX.divide(_CTX.multiply(self.height(), Decimal(int(w))), Decimal(int(h)))
+
+
+def _fields(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            out.setdefault(key.strip().lower(), value.strip())
+    return out
+
+
+def looks_like_kfr(text: str) -> bool:
+    """Whether pasted text is a KF location (Re:, Im: and Zoom: lines) rather than ours."""
+    f = _fields(text or "")
+    return {"re", "im", "zoom"} <= set(f)
+
+
+def parse_kfr(text: str) -> KfrLocation:
+    """The place in a .kfr file's text; ValueError in plain words when it holds none."""
+    if text is None or not str(text).strip():
+        raise ValueError("the location file is empty; a .kfr file has Re:, Im: and Zoom: lines")
+    if len(text) > MAX_KFR_BYTES:
+        raise ValueError(f"the file has {len(text):,} characters; a location file is far smaller "
+                         f"(at most {MAX_KFR_BYTES:,})")
+    f = _fields(text)
+    missing = [k for k in ("Re", "Im", "Zoom") if k.lower() not in f]
+    if missing:
+        raise ValueError(f"not a Kalles Fraktaler location: no {', '.join(missing)} line "
+                         "(expected 'Re: …', 'Im: …', 'Zoom: …')")
+    re_ = location_number(f["re"], "Re")
+    im_ = location_number(f["im"], "Im")
+    zoom = location_number(f["zoom"], "Zoom")
+    if not zoom > 0:
+        raise ValueError(f"Zoom must be a positive magnification, not {f['zoom'][:30]!r}")
+    iterations = None
+    if "iterations" in f:
+        n = location_number(f["iterations"], "Iterations")
+        if n != n.to_integral_value() or n < 1:
+            raise ValueError(f"Iterations must be a whole number above 0, not {f['iterations'][:30]!r}")
+        iterations = int(n)
+    return KfrLocation(_plain(re_), _plain(im_), zoom, iterations)
+
+
+def _plain(d: Decimal) -> str:
+    """A decimal string without an exponent, every digit kept."""
+    text = format(d, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def zoom_for(width, w: int, h: int) -> Decimal:
+    """KF's Zoom for a picture `width` across at w × h pixels."""
+    width = location_number(width, "the width")
+    height = _CTX.divide(_CTX.multiply(width, Decimal(int(h))), Decimal(int(w)))
+    return _CTX.divide(KF_HEIGHT_AT_ZOOM_1, height)
+
+
+def format_kfr(center_re, center_im, width, size: tuple[int, int], iterations: int,
+               colours=None) -> str:
+    """A .kfr file's text for this place (CR LF line ends, as KF writes them). `colours`: an
+    (N, 3+) array of RGB(A) rows for KF's Colors line (default: grey ramp)."""
+    w, h = int(size[0]), int(size[1])
+    re_ = _plain(location_number(center_re, "the centre's real part"))
+    im_ = _plain(location_number(center_im, "the centre's imaginary part"))
+    zoom = zoom_for(width, w, h)
+    if colours is None:
+        keys = [(v, v, v) for v in (0, 64, 128, 192, 255, 192, 128, 64)]
+    else:
+        n = len(colours)
+        pick = [colours[min(n - 1, round(i * (n - 1) / (COLOUR_KEYS - 1)))] for i in range(COLOUR_KEYS)]
+        keys = [tuple(int(c) for c in row[:3]) for row in pick]
+    lines = [f"Re: {re_}", f"Im: {im_}", f"Zoom: {format(zoom.normalize(_CTX), 'E')}",
+             f"Iterations: {int(iterations)}", "IterDiv: 1.000000", "SmoothMethod: 0",
+             "ColorMethod: 0", "Smooth: 1",
+             "Colors: " + ",".join(f"{r},{g},{b}" for r, g, b in keys) + ","]
+    return "\r\n".join(lines) + "\r\n"
