@@ -87,7 +87,7 @@ def test_kfr_is_read():
     assert k.zoom == Decimal("1.2E30") and k.iterations == 12000
     # KF's Zoom sets the height: 4/Zoom tall; our width is across, by the aspect
     assert abs(k.height() * k.zoom - 4) < Decimal("1e-35")
-    assert k.width(1600, 900) == pytest.approx(float(Decimal(4) / Decimal("1.2E30") * 16 / 9), rel=1e-15)
+    assert float(k.width(1600, 900)) == pytest.approx(float(Decimal(4) / Decimal("1.2E30") * 16 / 9), rel=1e-15)
     assert kfr.looks_like_kfr(KF_TEXT) and not kfr.looks_like_kfr("center=0,0 width=1")
 
 
