@@ -2,8 +2,11 @@
 
     center=-0.7436438870371,0.1318259043 width=0.01 iters=2000
 
-Parsing is forgiving about spacing, separators and key spelling, and strict about numbers:
-anything that is not a finite, sensible location raises ValueError with a plain message.
+Centres and widths are decimals of any length (a view 1e-1000 wide needs a ~1000-digit centre), so
+they stay Decimal from the text to the camera. Kalles Fraktaler location text (`Re: … Im: …
+Zoom: …`, a .kfr file's lines) is read too; its Zoom fixes the height, so the width needs the
+picture's aspect. Parsing is forgiving about spacing, separators and key spelling, and strict about
+numbers: anything that is not a finite, sensible location raises ValueError with a plain message.
 """
 from __future__ import annotations
 
@@ -12,10 +15,14 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from cli.requests import check_location
+from cli import kfr
+from cli.requests import check_location, location_number
+from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, log10_of
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
 EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
+# two coordinates of the longest accepted length, the width and the keys
+MAX_TEXT_CHARS = 2 * MAX_CENTRE_CHARS + 1000
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)"
 _KEYS = {"center": "center", "centre": "center", "c": "center",
          "re": "re", "x": "re", "real": "re",
@@ -28,13 +35,32 @@ _KEYS = {"center": "center", "centre": "center", "c": "center",
 class Location:
     center_re: Decimal
     center_im: Decimal
-    width: float
+    width: Decimal           # any depth: 1e-1000 is no float
     iterations: int | None   # None = automatic
 
 
-def _digits_for(width: float) -> int:
+def _digits_for(width) -> int:
     """Decimal places that pin the centre to 1e-10 of the view width (far below a pixel)."""
-    return max(4, int(math.ceil(-math.log10(width))) + 10) if 0 < width < math.inf else 20
+    try:
+        w = location_number(width, "the width")
+    except ValueError:
+        return 20
+    return max(4, int(math.ceil(-log10_of(w))) + 10) if w > 0 else 20
+
+
+def width_text(width) -> str:
+    """The width with 6 significant digits, at any depth: '0.01', '1.5e-300', '2.5e-1000'."""
+    w = location_number(width, "the width")
+    if not w > 0:
+        return str(w)
+    if Decimal("1e-4") <= w < Decimal("1e6"):
+        return f"{float(w):.6g}"
+    exp = w.adjusted()
+    mant = w.scaleb(-exp)
+    m = f"{float(mant):.6g}"
+    if m.startswith("10"):          # 9.9999995 rounds up: carry into the exponent
+        m, exp = f"{float(mant) / 10:.6g}", exp + 1
+    return f"{m}e{exp}"
 
 
 def _plain(d: Decimal, places: int) -> str:
@@ -49,11 +75,11 @@ def _plain(d: Decimal, places: int) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def format_location(center_re, center_im, width: float, iterations: int | None) -> str:
+def format_location(center_re, center_im, width, iterations: int | None) -> str:
     places = _digits_for(width)
     re_s, im_s = _plain(Decimal(str(center_re)), places), _plain(Decimal(str(center_im)), places)
     iters = "auto" if iterations is None else str(int(iterations))
-    return f"center={re_s},{im_s} width={float(width):.6g} iters={iters}"
+    return f"center={re_s},{im_s} width={width_text(width)} iters={iters}"
 
 
 def _number(text: str, what: str) -> Decimal:
@@ -66,13 +92,25 @@ def _number(text: str, what: str) -> Decimal:
     return d
 
 
-def parse_location(text: str) -> Location:
-    """Read a location from `text`; ValueError with a plain message when it is not one."""
+def parse_location(text: str, aspect: float = 16 / 9) -> Location:
+    """Read a location from `text` (ours, or Kalles Fraktaler's Re:/Im:/Zoom: lines, whose width is
+    its height times `aspect` = picture width / height); ValueError with a plain message when it
+    is not one."""
     t = (text or "").strip()
     if not t:
         raise ValueError(f"nothing to paste: expected text like '{EXAMPLE}'")
-    if len(t) > 2000:
-        raise ValueError("the pasted text is too long to be a location")
+    if len(t) > MAX_TEXT_CHARS:
+        raise ValueError(f"the pasted text has {len(t):,} characters, too many for a location "
+                         f"(coordinates of up to {MAX_CENTRE_CHARS:,} digits are accepted)")
+    if kfr.looks_like_kfr(t):
+        k = kfr.parse_kfr(t)
+        width = kfr.KF_HEIGHT_AT_ZOOM_1 / k.zoom * Decimal(repr(float(aspect)))
+        c_re, c_im = Decimal(k.center_re), Decimal(k.center_im)
+        iterations = k.iterations
+        if iterations is not None and not 1 <= iterations <= MAX_ITER_LIMIT:
+            raise ValueError(f"Iterations must be from 1 to {MAX_ITER_LIMIT:,}, not {iterations:,}")
+        check_location(c_re, c_im, width, iterations)
+        return Location(c_re, c_im, width, iterations)
     found: dict[str, str] = {}
     pair = re.compile(r"([A-Za-z_]+)\s*[=:]\s*(\(?\s*(?:" + _NUM + r")(?:\s*[, ]\s*(?:" + _NUM +
                       r"))*\s*\)?|auto)", re.IGNORECASE)
@@ -92,9 +130,8 @@ def parse_location(text: str) -> Location:
     c_re, c_im = _number(re_s, "the real part"), _number(im_s, "the imaginary part")
     if "width" not in found:
         raise ValueError(f"no width found: expected text like '{EXAMPLE}'")
-    w = _number(found["width"].split(",")[0].split()[0], "the width")
-    width = float(w)
-    if not (width > 0 and math.isfinite(width)):
+    width = _number(found["width"].split(",")[0].split()[0], "the width")
+    if not width > 0:
         raise ValueError(f"the width must be a positive number, not {found['width']}")
     iterations = None
     raw = found.get("iters")
@@ -120,7 +157,7 @@ def location_from_values(center_re, center_im, width, iterations) -> Location:
         return d
     c_re = decimal(center_re, "the centre's real part")
     c_im = decimal(center_im, "the centre's imaginary part")
-    w = float(decimal(width, "the width"))
+    w = decimal(width, "the width")
     if iterations in (None, "auto"):
         iterations = None
     else:

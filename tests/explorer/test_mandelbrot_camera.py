@@ -119,7 +119,7 @@ def test_centre_keeps_more_digits_than_float64():
 def test_location_text_round_trip():
     text = format_location(Decimal("-0.7436438870371"), Decimal("0.1318259043"), 0.01, 2000)
     loc = parse_location(text)
-    assert loc.width == 0.01 and loc.iterations == 2000
+    assert loc.width == Decimal("0.01") and loc.iterations == 2000
     assert close(loc.center_re, "-0.7436438870371", 1e-9)
     loc = parse_location("center=-0.7436438870371,0.1318259043 width=0.01 iters=2000")
     assert loc.center_re == Decimal("-0.7436438870371") and loc.center_im == Decimal("0.1318259043")
