@@ -48,9 +48,15 @@ class Bookmark:
     name: str
     center_re: Decimal
     center_im: Decimal
-    width: float
+    width: Decimal           # any depth (deep bookmarks are far below float64's range)
     iterations: int | None
     note: str = ""
+
+
+# colour mappings offered (kernels/mandelbrot/colour.py); "auto" = sqrt for float64 frames, log for
+# deep ones, whose counts are large and close together
+MAPPING_CHOICES = ("auto", "sqrt", "log", "histogram")
+FORMAT_COLOURS = {"float64": "#2e7d32", "perturbation": "#1565c0", "extended": "#6a1b9a"}
 
 
 class BadBookmarkFile(ValueError):
@@ -176,6 +182,14 @@ class MandelbrotControls(QWidget):
         self.offset_slider.setToolTip(self.offset.toolTip())
         form.addRow("Offset", self._pair(self.offset_slider, self.offset))
 
+        self.mapping = QComboBox()
+        self.mapping.addItems(MAPPING_CHOICES)
+        self.mapping.setToolTip("How counts become colours: sqrt (of the count), log (of the count "
+                                "above the frame's lowest: holds at millions of iterations), "
+                                "histogram (every colour covers the same area); auto = sqrt for "
+                                "float64 frames, log for deep ones")
+        form.addRow("Mapping", self.mapping)
+
         self.interior_btn = QPushButton()
         self.interior_btn.setToolTip("Colour of the points inside the set (never escape)")
         self.interior_btn.clicked.connect(self._pick_interior)
@@ -226,6 +240,7 @@ class MandelbrotControls(QWidget):
         self.auto_iters.toggled.connect(self._auto_toggled)
         self.iters.valueChanged.connect(self._changed)
         self.palette.currentTextChanged.connect(self._changed)
+        self.mapping.currentTextChanged.connect(self._changed)
         self.density.valueChanged.connect(self._density_spin)
         self.density_slider.valueChanged.connect(self._density_slide)
         self.offset.valueChanged.connect(self._offset_spin)
@@ -303,6 +318,25 @@ class MandelbrotControls(QWidget):
         self._interior = tuple(int(v) for v in rgba)
         self._show_interior()
         self._changed()
+
+    def mapping_for(self, number_format: str) -> str:
+        """The colour mapping to use for a frame in `number_format` ("float64", "perturbation",
+        "extended"): the chosen one, or for "auto" sqrt on float64 frames and log on deep ones."""
+        choice = self.mapping.currentText()
+        if choice != "auto":
+            return choice
+        return "sqrt" if number_format == "float64" else "log"
+
+    def set_number_format(self, number_format: str, message: str = ""):
+        """Show the arithmetic the frames use: float64, perturbation or extended."""
+        colour = FORMAT_COLOURS.get(number_format, "#000")
+        self.precision.setText(f"<span style='color:{colour}'>●</span> Numbers: {number_format}")
+        self.precision.setToolTip(message or {
+            "float64": "Plain 64-bit floats: fine to a width of about 1e-13 around this centre",
+            "perturbation": "Deep zoom: each pixel follows a reference orbit computed in arbitrary "
+                            "precision, by its difference from it in 64-bit floats",
+            "extended": "Deeper than 64-bit floats' range (1e-290): differences carry their own "
+                        "exponent"}.get(number_format, ""))
 
     def set_precision(self, level: str, message: str):
         colours = {"ok": "#2e7d32", "warn": "#b26a00", "limit": "#c62828"}
