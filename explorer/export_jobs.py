@@ -12,22 +12,34 @@ from dataclasses import dataclass
 from cli.files import StripWriter, check_writable
 from kernels.backend import Backend
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 from kernels.scheduler import ExportProgress, Exported, JobContext
 
 
 @dataclass(frozen=True)
 class MandelbrotExport:
-    request: MandelbrotRequest          # size = the picture's size; want_values for .npy
+    request: MandelbrotRequest | DeepFrameRequest   # size = the picture's; want_values for .npy
     path: str
     backend: Backend
+
+
+def _export_renderer(ctx: JobContext, request):
+    """The export's own renderer: its strips must not evict the frames on screen. A deep export
+    starts from the view's reference orbit (the scheduler's deep renderer) when that serves."""
+    if not isinstance(request, DeepFrameRequest):
+        return ctx.renderer(("mandelbrot", "export"), lambda: Renderer(ctx.backend))
+    from kernels.mandelbrot.deep_frames import DeepFrameRenderer
+    exporter = ctx.renderer(("mandelbrot", "deep-export"), lambda: DeepFrameRenderer(ctx.backend))
+    view = ctx.renderer(("mandelbrot", "deep"), lambda: DeepFrameRenderer(ctx.backend))
+    if view.deep.orbit is not None and exporter.deep.orbit is not view.deep.orbit:
+        exporter.deep.orbit = view.deep.orbit       # used only where it serves (orbit.serves)
+    return exporter
 
 
 def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
     # checked again here (the view checks before submitting): the folder may have gone since
     check_writable(job.path)
-    # its own renderer: an export's strips must not evict the frames on screen
-    renderer = ctx.renderer(("mandelbrot", "export"), lambda: Renderer(ctx.backend))
+    renderer = _export_renderer(ctx, job.request)
     w, h = job.request.size
     with StripWriter(job.path, w, h) as writer:     # an exception or a cancel: no file change
         strips = renderer.strips(job.request, values=job.path.lower().endswith(".npy"),
