@@ -117,14 +117,17 @@ def _bookmark(b) -> Bookmark:
 
 
 class MandelbrotControls(QWidget):
-    """Signals: colouring_changed() (palette, density, offset, interior, iterations),
-    bookmark_chosen(Bookmark), copy_requested(), paste_requested(), export_requested()."""
+    """Signals: colouring_changed() (palette, density, offset, interior, mapping, iterations),
+    bookmark_chosen(Bookmark), copy_requested(), paste_requested(), export_requested(),
+    kfr_open_requested(), kfr_save_requested() (Kalles Fraktaler location files)."""
 
     colouring_changed = pyqtSignal()
     bookmark_chosen = pyqtSignal(object)
     copy_requested = pyqtSignal()
     paste_requested = pyqtSignal()
     export_requested = pyqtSignal()
+    kfr_open_requested = pyqtSignal()
+    kfr_save_requested = pyqtSignal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -223,6 +226,14 @@ class MandelbrotControls(QWidget):
         row.addWidget(self.copy_btn)
         row.addWidget(self.paste_btn)
         loc_lay.addLayout(row)
+        kf_row = QHBoxLayout()
+        self.kfr_open_btn = QPushButton("Open .kfr…")
+        self.kfr_open_btn.setToolTip("Go to the place in a Kalles Fraktaler location file")
+        self.kfr_save_btn = QPushButton("Save .kfr…")
+        self.kfr_save_btn.setToolTip("Save this place as a Kalles Fraktaler location file")
+        kf_row.addWidget(self.kfr_open_btn)
+        kf_row.addWidget(self.kfr_save_btn)
+        loc_lay.addLayout(kf_row)
         self.export_btn = QPushButton("Export PNG…")
         self.export_btn.setToolTip("Render the current view at any size to a PNG (or raw .npy) "
                                    "file (Ctrl+E)")
@@ -237,6 +248,8 @@ class MandelbrotControls(QWidget):
         self.copy_btn.clicked.connect(self.copy_requested)
         self.paste_btn.clicked.connect(self.paste_requested)
         self.export_btn.clicked.connect(self.export_requested)
+        self.kfr_open_btn.clicked.connect(self.kfr_open_requested)
+        self.kfr_save_btn.clicked.connect(self.kfr_save_requested)
         self.auto_iters.toggled.connect(self._auto_toggled)
         self.iters.valueChanged.connect(self._changed)
         self.palette.currentTextChanged.connect(self._changed)
