@@ -9,11 +9,12 @@ import sys
 from PyQt6.QtCore import QSettings, Qt, QTimer
 from PyQt6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget,
-                             QToolBar)
+                             QToolBar, QVBoxLayout, QWidget)
 
 from kernels import backend as backends
 
 from . import persisted
+from .info_bar import InfoBar
 from .scheduler_qt import QtScheduler
 from .timing_panel import TimingDock
 from .views import VIEW_IDS, VIEWS
@@ -35,6 +36,7 @@ class MainWindow(QMainWindow):
             settings if settings is not None else QSettings(ORG, APP))
         self.startup_notes += problems
         self.cuda_status = backends.cuda_status()
+        self._cpu_reason_shown = False
         self.gpu_backend = None
         if self.cuda_status.usable:
             try:
@@ -48,7 +50,15 @@ class MainWindow(QMainWindow):
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.setCentralWidget(self.tabs)
+        # under the toolbar, above the views: why the app runs on the CPU, until dismissed
+        self.info_bar = InfoBar()
+        central = QWidget()
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.info_bar)
+        lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         self.views: dict[str, BaseView] = {}
         for view_id, title, klass in VIEWS:
             v = klass(self.scheduler, self.backend)
@@ -56,7 +66,7 @@ class MainWindow(QMainWindow):
             v.status_message.connect(self.show_status)
             v.error_message.connect(self.show_error)
             self.views[view_id] = v
-            self.tabs.addTab(v, title)
+            self.tabs.addTab(v, _no_mnemonic(title))
             self.startup_notes += list(getattr(v, "load_notes", ()))
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
@@ -113,7 +123,7 @@ class MainWindow(QMainWindow):
         act_quit.triggered.connect(self.close)
         m_view = menu.addMenu("&View")
         for i, (view_id, title, _) in enumerate(VIEWS):
-            a = m_view.addAction(title)
+            a = m_view.addAction(_no_mnemonic(title))
             a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
             a.triggered.connect(lambda _=False, k=i: self.tabs.setCurrentIndex(k))
         m_view.addSeparator()
@@ -178,7 +188,9 @@ class MainWindow(QMainWindow):
         self.backend_label.setText(f" {where}{'' if gpu_ok else ' (GPU unavailable)'} ")
         if not gpu_ok:
             self.backend_label.setToolTip(f"Running on the CPU because {self.cuda_status.reason}")
-            self.show_status(f"Running on the CPU: {self.cuda_status.reason}", 0)
+            if not self._cpu_reason_shown:      # once: after a dismissal it stays dismissed
+                self._cpu_reason_shown = True
+                self.info_bar.show_text(f"Running on the CPU: {self.cuda_status.reason}")
         else:
             self.backend_label.setToolTip(where)
 
@@ -210,7 +222,8 @@ class MainWindow(QMainWindow):
             self.settings.setValue("view", view.view_id)
 
     def _on_timings(self, t):
-        self.timing.panel.add(t)
+        # the panel keeps one history per view
+        self.timing.panel.add(t, getattr(self.sender(), "view_id", None))
 
     def _on_busy(self, busy: bool):
         self.busy_bar.setVisible(busy)
@@ -241,6 +254,11 @@ class MainWindow(QMainWindow):
         super().closeEvent(ev)
 
 
+def _no_mnemonic(title: str) -> str:
+    """A tab or menu title shown as written: Qt reads '&' as a keyboard mnemonic marker."""
+    return title.replace("&", "&&")
+
+
 def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
         settings: QSettings | None = None, after_show=None, notes=()) -> int:
     """Open the window and run the event loop; `after_show(window)` is a hook for scripts/tests,
@@ -250,13 +268,15 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setOrganizationName(ORG)
     app.setApplicationName(APP)
+    before = set(QtScheduler.instances)
     try:
         win = MainWindow(backend_choice, view, settings=settings, notes=notes)
     except Exception as exc:  # the window cannot be built: say why, in one line and a dialog
         summary, details = format_exception(type(exc), exc, exc.__traceback__)
         log.error("the window could not be built\n%s", details)
         print(f"GPU Explorer cannot start: {summary}", file=sys.stderr)
-        ended = all([s.shutdown(0.1) for s in list(QtScheduler.instances)])  # noqa: C419 (all, not the first)
+        # the half-built window's scheduler only (a test process may hold others)
+        ended = all([s.shutdown(0.1) for s in set(QtScheduler.instances) - before])  # noqa: C419
         if QGuiApplication.platformName() != "offscreen":   # nobody would read it offscreen
             QMessageBox.critical(None, "GPU Explorer cannot start", f"The window could not be "
                                  f"opened.\n\n{summary}\n\nThe log has the details.")

@@ -29,6 +29,7 @@ KM_PER_DEGREE = kd.HALF_CIRCUMFERENCE_KM / 180.0
 PALETTES = ("viridis", "inferno", "magma", "plasma", "cividis", "turbo", "CET-L17")
 CPU_STRATEGY_TIP = ("The three strategies differ only in what is copied to the GPU. On the CPU "
                     "there is no bus to cross: all three are the same computation (the CPU twin).")
+STRATEGY_KEYS_TIP = f" (Alt+{'/'.join(str(i + 1) for i in range(len(kd.STRATEGIES)))})"
 SIM_BROADCAST_TIP = ("Not available under numba's CUDA simulator, which cannot build "
                      "@vectorize(target='cuda') ufuncs; it runs on a real GPU.")
 
@@ -118,10 +119,10 @@ class DistanceView(BaseView):
         self.palette_combo.currentIndexChanged.connect(self.request_render)
         self.world_button.clicked.connect(self.show_world)
 
-        for seq, slot in (("Home", self.show_world), ("U", self.next_unit),
-                          ("Ctrl+1", lambda: self.set_strategy(kd.STRATEGIES[0])),
-                          ("Ctrl+2", lambda: self.set_strategy(kd.STRATEGIES[1])),
-                          ("Ctrl+3", lambda: self.set_strategy(kd.STRATEGIES[2]))):
+        # Alt+digit, not Ctrl+digit: Ctrl+1..4 switch the window's views from anywhere
+        strategy_keys = [(f"Alt+{i + 1}", lambda s=s: self.set_strategy(s))
+                         for i, s in enumerate(kd.STRATEGIES)]
+        for seq, slot in [("Home", self.show_world), ("U", self.next_unit)] + strategy_keys:
             sc = QShortcut(QKeySequence(seq), self)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(slot)
@@ -164,7 +165,7 @@ class DistanceView(BaseView):
         self.unit_combo.setCurrentIndex((self.unit_combo.currentIndex() + 1) % self.unit_combo.count())
 
     def show_world(self):
-        self.canvas.vb.setRange(xRange=(-180.0, 180.0), yRange=(-90.0, 90.0), padding=0.0)
+        self.canvas.vb.fit_world()
 
     def backend_changed(self):
         self._update_backend_controls()
@@ -180,7 +181,7 @@ class DistanceView(BaseView):
         combo.setEnabled(b.is_gpu)
         self.strategy_label.setText("&Strategy:" if b.is_gpu else "&Strategy (GPU only):")
         self.strategy_label.setToolTip("" if b.is_gpu else CPU_STRATEGY_TIP)
-        combo.setToolTip(kd.STRATEGY_HELP[self.strategy] + " (Ctrl+1/2/3)" if b.is_gpu
+        combo.setToolTip(kd.STRATEGY_HELP[self.strategy] + STRATEGY_KEYS_TIP if b.is_gpu
                          else CPU_STRATEGY_TIP)
 
     # ---- rendering ---------------------------------------------------------------------------------
@@ -231,6 +232,7 @@ class DistanceView(BaseView):
         self.canvas.set_scale(frame.meta["vmax"], req.unit, req.palette)
         ms = (time.perf_counter() - t0) * 1e3
         frame.timings.add("host", ms)
+        frame.timings.detail["display"] = ms   # the panel draws display apart
         self.last_frame = frame
         compile_ms = frame.timings.phases_ms.get("compile")
         if compile_ms is not None:
@@ -256,7 +258,7 @@ class DistanceView(BaseView):
 
     def _on_strategy(self, _):
         if self.backend.is_gpu:
-            self.strategy_combo.setToolTip(kd.STRATEGY_HELP[self.strategy] + " (Ctrl+1/2/3)")
+            self.strategy_combo.setToolTip(kd.STRATEGY_HELP[self.strategy] + STRATEGY_KEYS_TIP)
             self.status_message.emit(f"Strategy {self.strategy}: {kd.STRATEGY_HELP[self.strategy]}", 6000)
         self.request_render()
 

@@ -191,14 +191,68 @@ def colour_map(palette: str) -> pg.ColorMap:
 
 
 class MapViewBox(pg.ViewBox):
-    """A ViewBox that reports clicks (not drags) in lon/lat and keeps the aspect in degrees."""
+    """A ViewBox that reports clicks (not drags) in lon/lat and keeps the aspect in degrees.
+
+    The whole world always fits: the map keeps its aspect (a degree of latitude is as tall as a
+    degree of longitude is wide), so in a view taller than 2:1 the 360° × 180° box leaves empty
+    bands beyond the poles (letterbox) instead of being cropped at the sides; in a wider view the
+    world repeats east and west, as it does when panning past ±180°. Until the user pans or zooms,
+    the view keeps fitting the world as its size changes (`fitting_world`).
+    """
 
     clicked = pyqtSignal(float, float)     # lon, lat
 
     def __init__(self):
         super().__init__(lockAspect=1.0, enableMenu=False)
-        self.setLimits(xMin=-LON_LIMIT, xMax=LON_LIMIT, yMin=-90.0, yMax=90.0,
-                       maxYRange=180.0, minXRange=1e-3, minYRange=1e-3)
+        self.fitting_world = True
+        self._set_limits()
+        self.sigRangeChangedManually.connect(self._moved_by_user)
+
+    def world_half_spans(self) -> tuple[float, float]:
+        """Half the lon and lat spans that show the whole world at this size and aspect."""
+        w, h = self.width(), self.height()
+        if w <= 0 or h <= 0:
+            return 180.0, 90.0
+        ratio = h / w
+        return max(180.0, 90.0 / ratio), max(90.0, 180.0 * ratio)
+
+    def _set_limits(self):
+        # the latitudes may reach past the poles as far as a world-wide view needs, and a hair
+        # more: at exactly that span pyqtgraph's aspect lock moves the view without emitting
+        # sigRangeChanged (a pan then asked for no new frame)
+        half_lat = self.world_half_spans()[1] * (1.0 + 1e-6)
+        self.setLimits(xMin=-LON_LIMIT, xMax=LON_LIMIT, yMin=-half_lat, yMax=half_lat,
+                       maxYRange=2.0 * half_lat, minXRange=1e-3, minYRange=1e-3)
+
+    def fit_world(self):
+        """Show the whole world, centred on 0°, 0°; keep doing so as the view is resized."""
+        self.fitting_world = True
+        self._set_limits()
+        half_lon, half_lat = self.world_half_spans()
+        self.setRange(xRange=(-half_lon, half_lon), yRange=(-half_lat, half_lat), padding=0.0)
+
+    def _moved_by_user(self, *_):
+        self.fitting_world = False
+
+    def updateViewRange(self, forceX=False, forceY=False):
+        # the view never looks past a pole, unless it is taller than the world: then the world
+        # sits in the middle of it (a letterbox), not pushed against one edge
+        super().updateViewRange(forceX, forceY)
+        y0, y1 = self.state["viewRange"][1]
+        span = y1 - y0
+        if span <= 180.0:
+            shift = max(0.0, -90.0 - y0) + min(0.0, 90.0 - y1)
+        else:
+            shift = -0.5 * (y0 + y1)
+        if abs(shift) > 1e-9 * span:
+            self.state["targetRange"][1] = [y0 + shift, y1 + shift]
+            super().updateViewRange(forceX, forceY)
+
+    def resizeEvent(self, ev):
+        self._set_limits()
+        super().resizeEvent(ev)
+        if self.fitting_world:
+            self.fit_world()
 
     def mouseClickEvent(self, ev):
         if ev.button() == Qt.MouseButton.LeftButton and not ev.double():
@@ -215,6 +269,14 @@ class MapViewBox(pg.ViewBox):
         super().mouseClickEvent(ev)
 
 
+class LatitudeAxis(pg.AxisItem):
+    """The latitude axis: no ticks in the empty bands beyond the poles of a letterboxed world."""
+
+    def tickValues(self, minVal, maxVal, size):
+        return [(spacing, [v for v in values if -90.0 <= v <= 90.0])
+                for spacing, values in super().tickValues(minVal, maxVal, size)]
+
+
 class MapCanvas(pg.GraphicsLayoutWidget):
     """The plot: image (row 0 north), coastlines, rings, reference marker, colour bar."""
 
@@ -225,7 +287,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setBackground("#202124")
         self.vb = MapViewBox()
-        self.plot = self.addPlot(row=0, col=0, viewBox=self.vb)
+        self.plot = self.addPlot(row=0, col=0, viewBox=self.vb,
+                                 axisItems={"left": LatitudeAxis("left")})
         self.plot.setLabel("bottom", "longitude (°)")
         self.plot.setLabel("left", "latitude (°)")
         self.plot.showGrid(x=False, y=False)

@@ -38,6 +38,7 @@ from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
+from .mandelbrot_readout import CoordinateReadout, readout_text
 
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
@@ -79,6 +80,7 @@ class MandelbrotView(BaseView):
         self._export_dialog: QProgressDialog | None = None
 
         self.canvas = Canvas()
+        self.readout = CoordinateReadout(self.canvas)   # where the picture looks, over its corner
         self.controls = MandelbrotControls()
         self.load_notes = list(self.controls.load_notes)    # the window shows them once built
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -111,6 +113,7 @@ class MandelbrotView(BaseView):
 
         c = self.controls
         c.colouring_changed.connect(self.request_render)
+        c.colouring_changed.connect(self._update_readout)     # the iteration limit is part of it
         c.bookmark_chosen.connect(self.go_to_bookmark)
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
@@ -124,6 +127,7 @@ class MandelbrotView(BaseView):
             sc.setContext(ctx)
             sc.activated.connect(slot)
         self._update_precision(announce=False)
+        self._update_readout()
         # load the kernels while the window is still being built and shown: on a GPU machine the
         # warm-up (numba's target set-up, cached kernels into the context) takes about a second
         self._pump()
@@ -241,6 +245,7 @@ class MandelbrotView(BaseView):
             self.canvas.viewport().repaint()
         ms = (time.perf_counter() - t0) * 1e3
         frame.timings.add("host", ms)
+        frame.timings.detail["display"] = ms   # the panel draws display apart
         self.report_timings(frame.timings)
         self.frame_displayed.emit(frame, ms)
 
@@ -258,6 +263,7 @@ class MandelbrotView(BaseView):
     def _canvas_resized(self):
         self._place_image()
         self._update_precision(announce=False)
+        self._update_readout()      # the centre's places follow the pixel size
         self.request_render()
 
     # ---- camera changes ----------------------------------------------------------------------
@@ -269,7 +275,14 @@ class MandelbrotView(BaseView):
         self._place_image()
         self._update_precision(announce=True)
         self.controls.show_auto_iterations(km.auto_iterations(self.camera.width))
+        self._update_readout()
         self.request_render()
+
+    def _update_readout(self):
+        s = self.camera.state
+        w, _ = self.canvas_size()
+        self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
+                                           self.iterations(), self.controls.iterations() is None))
 
     def _update_precision(self, announce: bool):
         w, _ = self.canvas_size()

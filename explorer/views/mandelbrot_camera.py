@@ -24,6 +24,7 @@ PAN_STEP = 0.10     # arrow keys move the view by this fraction of its size
 KEY_ZOOM = 2.0      # +/- zoom factor
 MAX_WIDTH = 64.0    # zooming out further shows nothing new
 MAX_HISTORY = 500
+HOME_WIDTH = 3.5    # the first view (Home) shows the whole set: magnification 1
 
 
 def to_decimal(value) -> Decimal:
@@ -79,7 +80,7 @@ class Camera:
     """
 
     def __init__(self, home: CameraState | None = None, precision: PrecisionCheck | None = None):
-        self.home = home or CameraState.of("-0.75", "0", 3.5)
+        self.home = home or CameraState.of("-0.75", "0", HOME_WIDTH)
         self.precision = precision or _no_precision_limit
         self._state = self.home
         self._history: list[CameraState] = []

@@ -129,7 +129,7 @@ class RandomView(BaseView):
         form.addRow("&Seed", self.seed_spin)
         self.hist_combo = QComboBox()
         self.hist_combo.setToolTip("How the histogram is counted on the device")
-        form.addRow("&Histogram", self.hist_combo)
+        form.addRow("His&togram", self.hist_combo)   # Alt+H is the Help menu
 
         box = QGroupBox("Reductions (sum of the same numbers)")
         self.strategy_list = QListWidget()

@@ -1,0 +1,90 @@
+"""Where the Mandelbrot picture looks: a small label over the canvas's lower-left corner with the
+centre, the width (and the magnification against the full set) and the iteration limit, updated
+with every camera change. `readout_text` is the pure formatting, tested on its own.
+"""
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from PyQt6.QtCore import QEvent, QObject, Qt
+from PyQt6.QtWidgets import QLabel, QWidget
+
+from .mandelbrot_camera import HOME_WIDTH   # magnification 1: the first view, the whole set
+
+PLAIN_RANGE = (1e-3, 1e4)   # numbers inside it are written plainly, outside as m·10^k
+MARGIN_PX = 6
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(x: float, digits: int = 2) -> str:
+    """x written for reading: plainly (0.25, 3, 1,500) in PLAIN_RANGE, else as 2.5·10⁻¹²."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    if PLAIN_RANGE[0] <= abs(x) < PLAIN_RANGE[1]:
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.{digits + 1}g}"
+    k = math.floor(math.log10(abs(x)))
+    m = x / 10.0 ** k
+    if round(abs(m), digits - 1) >= 10:      # 9.99 rounds up to 10.0: carry into the exponent
+        m, k = m / 10, k + 1
+    return f"{m:.{digits - 1}f}·10{str(k).translate(_SUPERSCRIPT)}"
+
+
+def centre_places(pixel_size: float) -> int:
+    """Decimal places that tell one pixel from the next (at least 3)."""
+    if not pixel_size > 0:
+        return 3
+    return max(3, int(math.ceil(-math.log10(pixel_size))) + 1)
+
+
+def readout_text(center_re, center_im, width: float, canvas_w: int, iterations: int,
+                 automatic: bool) -> str:
+    """'c = -0.7436 + 0.1318i   width 1.0·10⁻⁵ (×3.0·10⁵)   2,000 iterations (auto)'. The centre
+    (a Decimal, a float or a string) is written with the places that tell pixels apart."""
+    places = centre_places(width / max(int(canvas_w), 1))
+    re_, im_ = Decimal(str(center_re)), Decimal(str(center_im))
+    zoom = HOME_WIDTH / width
+    return (f"c = {re_:.{places}f} {'-' if im_ < 0 else '+'} {abs(im_):.{places}f}i   "
+            f"width {power_of_ten(width)} (×{power_of_ten(zoom)})   "
+            f"{int(iterations):,} iterations{' (auto)' if automatic else ''}")
+
+
+class CoordinateReadout(QLabel):
+    """The label over the canvas: follows the canvas's size, lets the mouse through."""
+
+    def __init__(self, canvas: QWidget):
+        super().__init__(canvas)
+        self.setObjectName("MandelbrotReadout")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setStyleSheet("#MandelbrotReadout { background: rgba(0, 0, 0, 150); color: #f0f0f0;"
+                           " padding: 2px 6px; border-radius: 3px; }")
+        font = self.font()
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+        self.setFont(font)
+        self._follower = _FollowParent(self)
+        canvas.installEventFilter(self._follower)
+
+    def set_text(self, text: str):
+        if text != self.text():
+            self.setText(text)
+            self.place()
+
+    def place(self):
+        parent = self.parentWidget()
+        self.adjustSize()
+        width = min(self.sizeHint().width(), max(0, parent.width() - 2 * MARGIN_PX))
+        self.resize(width, self.sizeHint().height())
+        self.move(MARGIN_PX, max(0, parent.height() - self.height() - MARGIN_PX))
+        self.raise_()
+
+
+class _FollowParent(QObject):
+    def __init__(self, label: CoordinateReadout):
+        super().__init__(label)
+        self.label = label
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Resize:
+            self.label.place()
+        return False
