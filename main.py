@@ -12,6 +12,8 @@ import sys
 
 
 def main(argv=None) -> int:
+    from cli.environment import plain_numba_messages
+    plain_numba_messages()      # before numba loads: no stray ESC[0m on the terminal at exit
     try:
         return _main(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:   # anywhere the commands do not handle it themselves (imports…)
@@ -20,20 +22,19 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    from cli.args import parse, window_mode_error
+    from cli.args import mode_error, parse
     from cli.failures import UNUSABLE, USAGE, fail, resolve_backend
     args = parse(argv)
-    if args.render and args.bench:
-        return fail(USAGE, "choose one of --render and --bench")
+    # every option is checked against the mode before anything starts
+    problem = mode_error(args)
+    if problem:
+        return fail(USAGE, problem)
     if args.render:
         from cli.render import run_render
         return run_render(args)
     if args.bench:
         from cli.bench import run_bench, run_window_bench
         return run_window_bench(args, _window_bench) if args.ui else run_bench(args)
-    problem = window_mode_error(args)
-    if problem:
-        return fail(USAGE, problem)
     # before any kernel is imported: numba refuses to define a cached kernel it cannot cache
     from cli.environment import ensure_numba_cache
     cache_note = ensure_numba_cache()
@@ -44,9 +45,9 @@ def _main(argv) -> int:
     return run(args.backend, args.view, notes=[cache_note] if cache_note else ())
 
 
-def _window_bench(backend_name: str, seconds: float) -> dict:
+def _window_bench(backend_name: str, seconds: float, size: tuple[int, int]) -> dict:
     from explorer.ui_bench import run_ui_bench  # Qt: loaded only for --bench --ui
-    return run_ui_bench(backend_name, seconds=seconds)
+    return run_ui_bench(backend_name, seconds=seconds, size=size)
 
 
 if __name__ == "__main__":

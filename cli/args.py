@@ -1,55 +1,136 @@
-"""The command line's grammar: the parser of main.py, `--size WxH`, negative numbers after
-`--center`-like options, and which options need a headless mode.
+"""The command line's grammar: the parser of main.py, its value checks (`--size WxH`, `--seconds`,
+`--repeats`, the named choices), values that start with '-' (a negative number), and which
+options each mode takes.
 
-Parsing errors print one line (not the whole usage) naming the valid choices and exit with status 2.
+main.py runs in one of four modes: the window (no mode option), --render, --bench and
+--bench --ui. An option that means nothing in the chosen mode is refused (`mode_error`), as is
+every bad value, with one line and exit status 2, before any work starts. Lists of choices read
+the same everywhere: "choose one of: a, b, c".
 """
 from __future__ import annotations
 
 import argparse
+import math
+import re
+
+from kernels.distance.request import STRATEGIES, UNITS
 
 from .failures import PROG, USAGE
 from .requests import RENDER_VIEWS
 from .views import VIEW_IDS
 
+BACKENDS = ("auto", "cpu", "cuda")
 # every --render view option, in the order the views list them (a view rejects the others')
 VIEW_OPTIONS = tuple(dict.fromkeys(opt for options, _ in RENDER_VIEWS.values() for opt in options))
-# options whose value may start with '-' (a negative number)
-VALUE_OPTIONS = ("--center", "--ref", "--bounds", "--width")
-# options that mean nothing in window mode
-HEADLESS_ONLY = ("out", "only", "json")
+DEFAULT_RENDER_SIZE = (1920, 1080)
+DEFAULT_REPEATS = 20
+DEFAULT_SECONDS = 5.0
+MAX_SECONDS = 3600.0
+MAX_REPEATS = 100_000
+
+WINDOW, RENDER, BENCH, WINDOW_BENCH = "window", "render", "bench", "bench-ui"
+# how a message names a mode: "does not apply when opening the window", "… only with --render"
+MODE_NAMES = {WINDOW: "when opening the window", RENDER: "with --render", BENCH: "with --bench",
+              WINDOW_BENCH: "with --bench --ui"}
+# the modes each option applies to (--backend applies to all of them)
+OPTION_MODES = {
+    "view": (WINDOW,),
+    "out": (RENDER,),
+    "size": (RENDER, WINDOW_BENCH),
+    **{opt: (RENDER,) for opt in VIEW_OPTIONS},
+    "only": (BENCH,),
+    "json": (BENCH, WINDOW_BENCH),
+    "repeats": (BENCH,),
+    "ui": (BENCH, WINDOW_BENCH),
+    "seconds": (WINDOW_BENCH,),
+}
 
 
 class ArgParser(argparse.ArgumentParser):
     def error(self, message):
         # one line, not the whole usage: the message already names the valid choices
+        m = re.match(r"argument (--[\w-]+)(?:/\S+)?: (.*)", message, re.DOTALL)
+        if m:        # "argument --size: --size must look like…" says the option once
+            option, rest = m.groups()
+            message = rest if rest.startswith(option) else f"{option}: {rest}"
         self.exit(USAGE, f"{self.prog}: error: {message}\n")
+
+
+def one_of(option: str, choices) -> callable:
+    """An argparse type that accepts only `choices`, refusing others in the shared wording."""
+    choices = tuple(choices)
+
+    def check(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"{option} {text!r} is unknown; choose one of: "
+                                              f"{', '.join(choices)}")
+        return text
+    return check
+
+
+def seconds_value(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and 0 < v <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(f"--seconds must be a number above 0 and at most "
+                                          f"{MAX_SECONDS:g}, such as 5; got {text!r}")
+    return v
+
+
+def repeats_value(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if not 1 <= v <= MAX_REPEATS:
+        raise argparse.ArgumentTypeError(f"--repeats must be a whole number from 1 to "
+                                          f"{MAX_REPEATS:,}, such as 20; got {text!r}")
+    return v
+
+
+def size_value(text: str) -> tuple[int, int]:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> ArgParser:
     p = ArgParser(prog=PROG, description="GPU Explorer: GPU computing made visible.")
-    p.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
+    p.add_argument("--backend", choices=BACKENDS, type=one_of("--backend", BACKENDS), default="auto",
                    help="where to compute (default auto: the GPU when usable, else the CPU)")
-    p.add_argument("--view", choices=VIEW_IDS, default=None, help="view to open first (window mode)")
+    p.add_argument("--view", choices=VIEW_IDS, type=one_of("--view", VIEW_IDS), default=None,
+                   help="view to open first (window mode)")
     g = p.add_argument_group("headless rendering")
-    g.add_argument("--render", choices=tuple(RENDER_VIEWS), metavar="VIEW",
+    g.add_argument("--render", choices=tuple(RENDER_VIEWS), type=one_of("--render", RENDER_VIEWS),
+                   metavar="VIEW",
                    help=f"render one frame of VIEW ({'|'.join(RENDER_VIEWS)}) without a window")
     g.add_argument("--out", metavar="FILE", help="FILE.png (colours) or FILE.npy (raw float64 values)")
-    g.add_argument("--size", default="1920x1080", metavar="WxH", help="picture size (default 1920x1080)")
+    g.add_argument("--size", type=size_value, default=None, metavar="WxH",
+                   help="picture size (default 1920x1080; --bench --ui: 1920x1080 on a GPU, "
+                        "960x540 on the CPU)")
     g.add_argument("--center", metavar="X,Y", help="mandelbrot: centre of the view")
     g.add_argument("--width", metavar="W", help="mandelbrot: width of the view on the real axis")
     g.add_argument("--iters", metavar="N", help="mandelbrot: iteration limit (default: from the depth)")
     g.add_argument("--palette", metavar="NAME", help="colour map name (e.g. inferno, viridis)")
-    g.add_argument("--bounds", metavar="LAT0,LAT1,LON0,LON1", help="distance: grid bounds in degrees")
-    g.add_argument("--ref", metavar="LAT,LON", help="distance: reference point")
-    g.add_argument("--unit", metavar="km|nm|mi", help="distance: unit")
-    g.add_argument("--strategy", metavar="host-mesh|broadcast|device-mesh", help="distance: GPU strategy")
+    g.add_argument("--bounds", metavar="LAT0,LAT1,LON0,LON1",
+                   help="distance: grid bounds in degrees (longitudes within ±540, spanning at most 360)")
+    g.add_argument("--ref", metavar="LAT,LON",
+                   help="distance: reference point (the longitude wraps to [-180, 180))")
+    g.add_argument("--unit", type=one_of("--unit", UNITS), metavar="|".join(UNITS), help="distance: unit")
+    g.add_argument("--strategy", type=one_of("--strategy", STRATEGIES), metavar="|".join(STRATEGIES),
+                   help="distance: GPU strategy")
     b = p.add_argument_group("benchmarks")
     b.add_argument("--bench", action="store_true", help="run the registered workloads, print a table")
     b.add_argument("--only", metavar="NAME", help="only the workload NAME (or names starting with it)")
     b.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    b.add_argument("--repeats", type=int, default=20, metavar="N", help="timed runs per case (default 20)")
+    b.add_argument("--repeats", type=repeats_value, default=None, metavar="N",
+                   help=f"timed runs per case (default {DEFAULT_REPEATS})")
     b.add_argument("--ui", action="store_true", help="frame-rate bench of the real window (offscreen Qt)")
-    b.add_argument("--seconds", type=float, default=5.0, help="duration of the --ui bench (default 5)")
+    b.add_argument("--seconds", type=seconds_value, default=None, metavar="S",
+                   help=f"duration of the --ui bench (default {DEFAULT_SECONDS:g})")
     return p
 
 
@@ -58,13 +139,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(join_negative_values(list(argv)))
 
 
+# options that take a value, which may start with '-' (a negative number, '-5x10', '-inf')
+VALUE_OPTIONS = ("--center", "--ref", "--bounds", "--width", "--size", "--seconds", "--repeats",
+                 "--iters")
+
+
 def join_negative_values(argv: list[str]) -> list[str]:
-    """argparse takes '--center -0.75,0.1' for two options; users should not have to write '='."""
+    """argparse takes '--center -0.75,0.1' for two options, and says 'expected one argument';
+    users should not have to write '='. A value after an option that needs one is kept with it
+    when it starts with a single '-' (its checks then say what is wrong with it)."""
     out, i = [], 0
     while i < len(argv):
         a = argv[i]
         if a in VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
-                and argv[i + 1][1:2] in "0123456789.":
+                and not argv[i + 1].startswith("--") and len(argv[i + 1]) > 1:
             out.append(f"{a}={argv[i + 1]}")
             i += 2
             continue
@@ -84,12 +172,28 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def window_mode_error(args: argparse.Namespace) -> str | None:
-    """The one-line complaint when a headless-only option is given without --render/--bench."""
-    given = [k for k in VIEW_OPTIONS if getattr(args, k) is not None]
-    given += [k for k in HEADLESS_ONLY if getattr(args, k) is not None]
-    if args.ui:
-        given.append("ui")
-    if given:
-        return f"--{given[0]} applies only with --render or --bench"
+def mode(args: argparse.Namespace) -> str:
+    if args.render:
+        return RENDER
+    if args.bench:
+        return WINDOW_BENCH if args.ui else BENCH
+    return WINDOW
+
+
+def mode_error(args: argparse.Namespace) -> str | None:
+    """The one-line complaint about the first option given that the chosen mode does not take,
+    or None when every option applies."""
+    if args.render and args.bench:
+        return "--render and --bench cannot be combined; choose one of them"
+    current = mode(args)
+    for option, modes in OPTION_MODES.items():
+        value = getattr(args, option)
+        if value is None or value is False or current in modes:
+            continue
+        if option == "ui":
+            return "--ui applies only with --bench"
+        names = [MODE_NAMES[m] + (" without --ui" if m == BENCH and current == WINDOW_BENCH else "")
+                 for m in modes]
+        return f"--{option} does not apply {MODE_NAMES[current]}; it applies only " \
+               + " or ".join(names)
     return None

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from kernels.timing import PHASES
 
+from .args import DEFAULT_REPEATS, DEFAULT_SECONDS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
 from .files import check_writable, write_json
@@ -32,7 +33,7 @@ def run_bench(args) -> int:
     try:
         for w in chosen:
             print(f"# {w.name}: {w.description}", flush=True)
-            results.extend(w.run(be, args.repeats))
+            results.extend(w.run(be, args.repeats or DEFAULT_REPEATS))
     except KeyboardInterrupt:     # keep what was measured: the table and JSON say it is partial
         stopped = True
     report = {"device": bench.device_name(be), "versions": bench.versions(), "date": _now(),
@@ -52,18 +53,40 @@ def run_bench(args) -> int:
 
 def select(workloads, backend, only: str | None):
     """The workloads to run on `backend`: all that run there, or those named `only` (or whose
-    names start with it); ValueError naming the choices when none is."""
-    wls = [w for w in workloads if backend.name in w.backends]
-    if only:
-        wls = [w for w in wls if w.name == only or w.name.startswith(only)]
-        if not wls:
-            names = sorted({w.name for w in workloads})
-            raise ValueError(f"no workload named {only!r}; choose one of: {', '.join(names)}")
-    return wls
+    names start with it); ValueError when none is, listing only names that run on `backend`
+    (a workload that needs the other backend is named as such, never listed as a choice)."""
+    workloads = list(workloads)
+    here = [w for w in workloads if backend.name in w.backends]
+    if not only:
+        return here
+    named = [w for w in workloads if w.name == only or w.name.startswith(only)]
+    chosen = [w for w in named if w in here]
+    if chosen:
+        return chosen
+    names = ", ".join(sorted({w.name for w in here}))
+    where = "GPU" if backend.is_gpu else "CPU"
+    if named:
+        need = sorted({b for w in named for b in w.backends})
+        runs_on = " or ".join("the GPU (--backend cuda)" if b == "cuda" else f"the {b.upper()}"
+                              for b in need)
+        raise ValueError(f"workload {only!r} runs only on {runs_on}, not on the {where}; "
+                         f"on the {where} choose one of: {names}")
+    raise ValueError(f"no workload named {only!r}; on the {where} choose one of: {names}")
 
 
-def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
-    """`--bench --ui`: window_bench(backend name, seconds) -> its result dict (explorer.ui_bench)."""
+# the window bench's picture when --size is not given: a frame each backend draws many times
+# within the bench's seconds (the CPU renders a 1920×1080 frame in a large part of a second; the
+# simulator runs one Python thread per CUDA thread)
+UI_BENCH_SIZES = {"cuda": (1920, 1080), "cpu": (960, 540), "simulator": (64, 36)}
+
+
+def ui_bench_size(backend) -> tuple[int, int]:
+    return UI_BENCH_SIZES["simulator" if backend.simulated else backend.name]
+
+
+def run_window_bench(args, window_bench: Callable[[str, float, tuple[int, int]], dict]) -> int:
+    """`--bench --ui`: window_bench(backend name, seconds, (w, h)) -> its result dict
+    (explorer.ui_bench). Without --size the size suits the backend, and the result says so."""
     problem = _usage_problem(args)
     if problem:
         return fail(USAGE, problem)
@@ -72,7 +95,11 @@ def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
     if be is None:
         return fail(UNUSABLE, why)
     from kernels.bench import device_name, versions
-    res = window_bench(be.name, args.seconds)
+    size = args.size or ui_bench_size(be)
+    res = window_bench(be.name, args.seconds or DEFAULT_SECONDS, size)
+    if not args.size:
+        res["size_note"] = (f"{size[0]}x{size[1]} is the default size on the {be.label}; "
+                            "give --size WxH for another")
     report = {"device": device_name(be), "versions": versions(), "date": _now(),
               "results": [ui_result(res)]}
     print(json.dumps(res, indent=2))
@@ -81,8 +108,6 @@ def run_window_bench(args, window_bench: Callable[[str, float], dict]) -> int:
 
 def _usage_problem(args) -> str | None:
     """What is wrong with the bench arguments, found before anything runs; None when nothing."""
-    if args.repeats < 1:
-        return "--repeats must be at least 1"
     if args.json:
         try:
             check_writable(args.json)

@@ -1,5 +1,9 @@
 """Checks of the environment made before any kernel is imported.
 
+numba colours its error messages through colorama, whose init() registers an exit handler that
+writes ESC[0m to a terminal: every run that compiled a kernel ended with that stray escape code
+after its last line. `plain_numba_messages` turns the colouring off before numba loads.
+
 numba compiles the kernels with `cache=True` and refuses to even define such a function when it
 finds no folder it can write its cache to (NUMBA_CACHE_DIR, the package's __pycache__, the user's
 cache folder): the import fails with a traceback. Here that case is found first and the cache
@@ -63,6 +67,12 @@ def ensure_numba_cache() -> str | None:
     os.environ["NUMBA_CACHE_DIR"] = folder     # and for any process started from this one
     return (f"no writable folder for numba's kernel cache (set NUMBA_CACHE_DIR to one): compiled "
             f"kernels are kept in {folder} for this run only")
+
+
+def plain_numba_messages() -> None:
+    """No colorama in numba's messages (and no ESC[0m at exit); call before numba is imported.
+    A value the user set is kept."""
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 
 def prepare_kernels() -> None:

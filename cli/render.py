@@ -1,14 +1,18 @@
-"""`main.py --render VIEW --out FILE`: one frame without a window, written as .png or .npy."""
+"""`main.py --render VIEW --out FILE`: one frame without a window, written as .png or .npy.
+
+A large output is announced before the render (how many GiB) and refused when the disk cannot
+hold it; a long render shows a progress bar on a terminal (cli.progress)."""
 from __future__ import annotations
 
 import importlib
 import os
 import threading
 
-from .args import VIEW_OPTIONS, parse_size
+from .args import DEFAULT_RENDER_SIZE, VIEW_OPTIONS
 from .environment import prepare_kernels
-from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
+from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .files import FORMATS, check_writable, write_npy, write_png, write_strips
+from .progress import RenderProgress, describe_output, disk_problem
 from .requests import RENDER_VIEWS
 
 
@@ -25,15 +29,22 @@ def run_render(args) -> int:
     ext = os.path.splitext(args.out)[1].lower()
     if ext not in FORMATS:
         return fail(USAGE, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
+    w, h = args.size or DEFAULT_RENDER_SIZE
+    notes: list[str] = []
     try:
-        w, h = parse_size(args.size)
-        request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy")
+        request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy",
+                                notes=notes)
     except ValueError as exc:
         return fail(USAGE, str(exc))
     try:
         check_writable(args.out)
     except ValueError as exc:
         return fail(USAGE, str(exc))
+    no_room = disk_problem(w, h, args.out)
+    if no_room:
+        return fail(UNUSABLE, no_room)
+    for line in notes:           # e.g. a reference longitude that wrapped
+        note(line)
     prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
@@ -45,12 +56,22 @@ def run_render(args) -> int:
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     token = CancelToken()
+    large = describe_output(w, h, args.out)
+    if large:
+        print(large, flush=True)
+    progress = RenderProgress(f"{view} {w}×{h} on the {be.label}",
+                              fractions=hasattr(renderer, "strips"))
     try:
-        run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token), token)
+        run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token,
+                                              progress=progress.report),
+                          token, tick=progress.tick)
     except (KeyboardInterrupt, Cancelled):
+        progress.close()
         return interrupted(f"nothing was written to {args.out}")
     except (OutOfDeviceMemory, ValueError, OSError) as exc:
+        progress.close()
         return fail(UNUSABLE, str(exc))
+    progress.close()
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     return 0
 
@@ -68,12 +89,13 @@ def make_renderer(view: str, request, backend):
     return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
 
 
-def run_interruptibly(work, token, grace_s: float = 5.0):
+def run_interruptibly(work, token, grace_s: float = 5.0, tick=None):
     """Run work() on a worker thread while this (the main) thread waits for Ctrl+C: Python sees
     a signal only between its own bytecodes, never inside a compiled kernel, so the render runs
     where it cannot hold the signal up. On Ctrl+C the token is cancelled (the kernels stop within
     a fraction of a second), the worker is given `grace_s` to end (and to remove its temporary
-    file), and KeyboardInterrupt is raised here. The worker's own exception is raised here too."""
+    file), and KeyboardInterrupt is raised here. The worker's own exception is raised here too.
+    `tick()` is called on this thread between its waits (a progress bar's redraw)."""
     box = {}
     done = threading.Event()      # not Thread.join: before Python 3.12 a join interrupted by
     #                               Ctrl+C leaves the thread marked as ended while it still runs
@@ -90,7 +112,8 @@ def run_interruptibly(work, token, grace_s: float = 5.0):
         # inside the try: Ctrl+C may land while start() waits for the worker to begin
         threading.Thread(target=run, name="render", daemon=True).start()
         while not done.wait(0.1):
-            pass
+            if tick is not None:
+                tick()
     except KeyboardInterrupt:
         token.cancel()
         done.wait(grace_s)
@@ -100,14 +123,16 @@ def run_interruptibly(work, token, grace_s: float = 5.0):
     return box.get("result")
 
 
-def write_frame(renderer, request, path: str, cancel=None) -> None:
+def write_frame(renderer, request, path: str, cancel=None, progress=None) -> None:
     """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
     offers them (a Mandelbrot picture of any size), else as one frame. `cancel.check()` stops it
-    between strips and inside long kernels; the file at `path` is then left as it was."""
+    between strips and inside long kernels; the file at `path` is then left as it was.
+    `progress(fraction)` after each strip."""
     npy = path.lower().endswith(".npy")
     if hasattr(renderer, "strips"):
         w, h = request.size
-        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel))
+        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel),
+                     progress=progress)
         return
     frame = renderer.render(request, cancel=cancel)
     if npy:

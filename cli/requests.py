@@ -104,10 +104,11 @@ def needs_deep(center_re, center_im, width, pixels: int) -> bool:
     return precision_state(float(re_), float(im_), float(w), max(1, int(pixels)))[0] == "limit"
 
 
-def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool):
+def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, notes=None):
     """Build a request from `--center X,Y --width W --iters N --palette NAME` (raw strings or None):
     a MandelbrotRequest where float64 suffices, else a DeepFrameRequest (centre and width kept as
-    the decimal strings given, of any length)."""
+    the decimal strings given, of any length). `notes` is unused: the builders of every view
+    take it (distance_request adds lines for the user to it)."""
     opts = opts or {}
     center = opts.get("center")
     cx, cy = "-0.5", "0"
@@ -196,11 +197,48 @@ def _numbers(text, count: int, option: str, shape: str, default):
     return vals
 
 
-def distance_request(opts: dict, width: int, height: int, want_values: bool) -> DistanceRequest:
-    """Build and validate a request from `--bounds/--ref/--unit/--strategy/--palette` strings."""
+# What longitudes mean on the command line (the window's map pans within the same ±540°): a
+# reference longitude is any finite number; outside [-180, 180] it is taken modulo 360 into
+# [-180, 180), with a note. A box's longitudes lie within [-LON_LIMIT, LON_LIMIT] and span at
+# most a full turn, so a box may cross the antimeridian (170 to 190) but never cover a place twice.
+LON_LIMIT = 540.0
+
+
+def wrap_longitude(lon: float) -> float:
+    """lon taken into [-180, 180): 190 -> -170, 1000 -> -80; one within [-180, 180] is kept
+    exactly as given (180 and -180 are the same meridian)."""
+    if -180.0 <= lon <= 180.0:
+        return lon
+    return (lon + 180.0) % 360.0 - 180.0
+
+
+def check_bounds_longitudes(lon0: float, lon1: float) -> None:
+    """ValueError in plain words when a box's longitudes break the rule above."""
+    rule = (f"longitudes lie within [-{LON_LIMIT:g}, {LON_LIMIT:g}] and span at most 360° "
+            "(to cross the antimeridian let LON1 exceed 180, e.g. -10,10,170,190)")
+    for name, v in (("LON0", lon0), ("LON1", lon1)):
+        if not -LON_LIMIT <= v <= LON_LIMIT:
+            raise ValueError(f"--bounds {name} = {v:g} is out of range: {rule}")
+    if lon1 - lon0 > 360.0:
+        raise ValueError(f"--bounds spans {lon1 - lon0:g}° of longitude ({lon0:g} to {lon1:g}), "
+                         f"more than a full turn: {rule}")
+
+
+def distance_request(opts: dict, width: int, height: int, want_values: bool,
+                     notes: list | None = None) -> DistanceRequest:
+    """Build and validate a request from `--bounds/--ref/--unit/--strategy/--palette` strings.
+    A reference longitude outside [-180, 180) is wrapped, with a line for the user in `notes`."""
     opts = opts or {}
     bounds = _numbers(opts.get("bounds"), 4, "bounds", "LAT0,LAT1,LON0,LON1 (e.g. -90,90,-180,180)", WORLD)
     ref = _numbers(opts.get("ref"), 2, "ref", "LAT,LON (e.g. 51.5074,-0.1278)", LONDON)
+    # (a value that is not finite is left to DistanceRequest.validate, which says so)
+    if math.isfinite(bounds[2]) and math.isfinite(bounds[3]):
+        check_bounds_longitudes(bounds[2], bounds[3])
+    lon = wrap_longitude(ref[1]) if math.isfinite(ref[1]) else ref[1]
+    if lon != ref[1]:
+        if notes is not None:
+            notes.append(f"--ref longitude {ref[1]:g} is {lon:g} (longitudes wrap to [-180, 180))")
+        ref = (ref[0], lon)
     unit = opts.get("unit") or "km"
     strategy = opts.get("strategy") or DEFAULT_STRATEGY
     palette = opts.get("palette") or DEFAULT_PALETTE
