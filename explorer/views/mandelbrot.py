@@ -6,22 +6,30 @@ render is in flight; while it runs, further changes only mark the view dirty, an
 camera is submitted as soon as the frame comes back (before that frame is displayed, so the
 worker computes while the GUI paints). On the CPU a render first yields a quarter-resolution
 frame, shown upscaled, so a slow machine still answers the mouse.
+
+Zoom never stops: while float64 has the digits the float64 kernel draws; past them (or below
+1e-290) a DeepFrameRequest goes to the scheduler's deep renderer (perturbation, then extended
+exponents), whose reference orbit serves the pans and zooms after it. The format in use shows in
+the readout and the side panel; the reference orbit's progress in the status bar; Esc cancels.
 """
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import dataclass
+from decimal import Decimal
 
 from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
 from cli.files import check_export_path
-from cli.requests import check_location
+from cli.kfr import format_kfr, parse_kfr
+from cli.requests import check_location, needs_deep
+from kernels import palettes
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
+from kernels.mandelbrot.deep.request import EXTENDED_BELOW
 from kernels.scheduler import (
     Compiled,
     Exported,
@@ -38,10 +46,13 @@ from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
-from .mandelbrot_readout import CoordinateReadout, readout_text
+from .mandelbrot_readout import CoordinateReadout, centre_places, readout_text
 
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
+# a deep frame slower than this makes the next ones coarse-first on the GPU too (on the CPU they
+# always are): the reference orbit of a new place, or millions of iterations
+DEEP_PROGRESSIVE_MS = 150.0
 WHEEL_GESTURE_MS = 400      # wheel steps closer than this form one history entry
 
 
@@ -64,7 +75,7 @@ class MandelbrotView(BaseView):
 
     def __init__(self, scheduler, backend, parent=None):
         super().__init__(scheduler, backend, parent)
-        self.camera = Camera(precision=km.precision_state)
+        self.camera = Camera()                 # no precision limit: deep frames take over
         self.progressive = True          # CPU coarse-then-full frames
         self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
         self._warm: set = set()          # backends whose kernels are compiled
@@ -72,7 +83,9 @@ class MandelbrotView(BaseView):
         self._dirty = False
         self._shown: _Ticket | None = None
         self._frame = None
-        self._precision_level = "ok"
+        self._format = "float64"             # number format of the current camera's frames
+        self._deep_slow = False              # the last deep frame was slow: coarse first
+        self._progress_shown = False
         self._tickets: dict[int, _Ticket] = {}   # generation -> what that submission shows
         self._hover_busy = False
         self._hover_next = None
@@ -118,6 +131,8 @@ class MandelbrotView(BaseView):
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
         c.export_requested.connect(self.export_dialog)
+        c.kfr_open_requested.connect(self.open_kfr_dialog)
+        c.kfr_save_requested.connect(self.save_kfr_dialog)
 
         for seq, slot, widget, ctx in (
                 ("Ctrl+C", self.copy_location, self.canvas, Qt.ShortcutContext.WidgetShortcut),
@@ -126,7 +141,7 @@ class MandelbrotView(BaseView):
             sc = QShortcut(QKeySequence(seq), widget)
             sc.setContext(ctx)
             sc.activated.connect(slot)
-        self._update_precision(announce=False)
+        self._update_format(announce=False)
         self._update_readout()
         # load the kernels while the window is still being built and shown: on a GPU machine the
         # warm-up (numba's target set-up, cached kernels into the context) takes about a second
@@ -141,14 +156,31 @@ class MandelbrotView(BaseView):
         n = self.controls.iterations()
         return int(n) if n is not None else int(km.auto_iterations(self.camera.width))
 
+    def number_format(self, w: int | None = None) -> str:
+        """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use
+        at `w` pixels across (default: the canvas's)."""
+        s = self.camera.state
+        if w is None:
+            w = max(self.canvas_size()[0], 1)
+        if not needs_deep(s.center_re, s.center_im, s.width, w):
+            return "float64"
+        return "extended" if s.width < EXTENDED_BELOW else "perturbation"
+
     def build_request(self, w: int, h: int):
+        """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
+        width's digits as decimal strings)."""
         s = self.camera.state
         c = self.controls
-        return km.MandelbrotRequest(
-            center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
-            size=(int(w), int(h)), max_iter=self.iterations(), palette=c.palette.currentText(),
-            density=float(c.density.value()), offset=float(c.offset.value()),
-            interior=tuple(c.interior()), want_values=False, backend=self.backend)
+        fmt = self.number_format(w)
+        colour = {"palette": c.palette.currentText(), "density": float(c.density.value()),
+                  "offset": float(c.offset.value()), "interior": tuple(c.interior()),
+                  "mapping": c.mapping_for(fmt), "want_values": False, "backend": self.backend}
+        if fmt == "float64":
+            return km.MandelbrotRequest(
+                center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
+                size=(int(w), int(h)), max_iter=self.iterations(), **colour)
+        return km.DeepFrameRequest(str(s.center_re), str(s.center_im), str(s.width),
+                                   (int(w), int(h)), self.iterations(), **colour)
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
@@ -192,7 +224,9 @@ class MandelbrotView(BaseView):
             self.status_message.emit(f"Cannot render this view: {exc}", 5000)
             return
         self._dirty = False
-        progressive = (self.progressive and not self.backend.is_gpu and w * h >= PROGRESSIVE_MIN_PIXELS)
+        deep = isinstance(req, km.DeepFrameRequest)
+        slow = not self.backend.is_gpu or (deep and self._deep_slow)
+        progressive = self.progressive and slow and w * h >= PROGRESSIVE_MIN_PIXELS
         if progressive:
             coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
             req = km.ProgressiveRequest(full=req, coarse=coarse)
@@ -214,6 +248,13 @@ class MandelbrotView(BaseView):
             return
         assert isinstance(result, Frame), result
         ticket = self._current_ticket()
+        fmt = result.meta.get("format", "float64")
+        if fmt != "float64":
+            total = result.timings.phases_ms.get("total")
+            self._deep_slow = total is not None and total > DEEP_PROGRESSIVE_MS
+        if self._progress_shown:    # the reference orbit's progress was on show: say it is done
+            self._progress_shown = False
+            self.status_message.emit(f"Deep frame ({fmt}) done", 2000)
         self._pump()            # the next frame computes while this one is painted
         self._display(ticket, result)
 
@@ -221,7 +262,10 @@ class MandelbrotView(BaseView):
         return next(iter(self._tickets.values()))
 
     def on_progress(self, frame):
-        self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
+        if isinstance(frame, km.DeepProgress):
+            self._show_deep_progress(frame)
+        else:
+            self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
         if self._dirty:         # drop the full pass of a view that is already out of date
             w, h = self.canvas_size()
             if w > 0 and h > 0 and self.backend in self._warm:
@@ -235,6 +279,24 @@ class MandelbrotView(BaseView):
 
     def on_cancelled(self):
         self._pump()
+
+    def _show_deep_progress(self, p):
+        """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
+        the host, seconds at great depths), then the pixels."""
+        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
+        self._progress_shown = True
+        self.status_message.emit(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
+
+    def cancel_render(self) -> bool:
+        """Stop the frame being computed (Esc); the picture keeps the last finished frame and
+        nothing is computed until the view changes again. False when nothing was running."""
+        if not self.in_flight:
+            return False
+        self._dirty = False
+        self.cancel()
+        self._progress_shown = False
+        self.status_message.emit("Frame cancelled: the picture shows the last finished one", 4000)
+        return True
 
     def _display(self, ticket: _Ticket, frame):
         t0 = time.perf_counter()
@@ -256,13 +318,16 @@ class MandelbrotView(BaseView):
             return
         w, h = self.canvas_size()
         cur = self.camera.state
-        k = (t.state.width / t.w) / (cur.width / max(w, 1))
+        # the scale between the two frames' pixels (Decimal: deep widths are no floats); a frame
+        # magnified past any use is kept within what a float and Qt hold
+        k = float(min((t.state.width / t.w) / (cur.width / max(w, 1)), Decimal("1e12")))
         x0, y0 = cur.to_pixel(*t.state.to_complex(0.0, 0.0, t.w, t.h), max(w, 1), max(h, 1))
+        x0, y0 = (max(-1e15, min(1e15, v)) for v in (x0, y0))
         self.canvas.image.setRect(QRectF(x0, y0, t.w * k, t.h * k))
 
     def _canvas_resized(self):
         self._place_image()
-        self._update_precision(announce=False)
+        self._update_format(announce=False)
         self._update_readout()      # the centre's places follow the pixel size
         self.request_render()
 
@@ -273,7 +338,7 @@ class MandelbrotView(BaseView):
                 self.status_message.emit(self.camera.refusal, 5000)
             return
         self._place_image()
-        self._update_precision(announce=True)
+        self._update_format(announce=True)
         self.controls.show_auto_iterations(km.auto_iterations(self.camera.width))
         self._update_readout()
         self.request_render()
@@ -282,17 +347,22 @@ class MandelbrotView(BaseView):
         s = self.camera.state
         w, _ = self.canvas_size()
         self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
-                                           self.iterations(), self.controls.iterations() is None))
+                                           self.iterations(), self.controls.iterations() is None,
+                                           self._format))
 
-    def _update_precision(self, announce: bool):
-        w, _ = self.canvas_size()
-        level, message = self.camera.precision_state(max(w, 1))
-        if (level, message) != getattr(self, "_precision_shown", None):    # rich text is slow
-            self._precision_shown = (level, message)
-            self.controls.set_precision(level, message)
-        if announce and level != "ok" and level != self._precision_level:
-            self.status_message.emit(message or "Near the limit of float64 precision", 6000)
-        self._precision_level = level
+    def _update_format(self, announce: bool):
+        """The number format of the current camera, on the side panel (and, when it changes
+        during a gesture, in the status bar)."""
+        fmt = self.number_format()
+        if fmt != getattr(self, "_format_shown", None):     # rich text is slow
+            self._format_shown = fmt
+            self.controls.set_number_format(fmt)
+        if announce and fmt != self._format:
+            words = {"float64": "float64 suffices again",
+                     "perturbation": "past float64's digits: deep zoom by perturbation",
+                     "extended": "below float64's range: extended exponents"}
+            self.status_message.emit(f"Number format: {fmt} ({words[fmt]})", 4000)
+        self._format = fmt
 
     def _on_pan(self, dx, dy):
         w, _ = self.canvas_size()
@@ -337,14 +407,15 @@ class MandelbrotView(BaseView):
                 self._camera_changed()
             else:
                 self.status_message.emit("No earlier view to go back to", 2000)
-        elif k == Qt.Key.Key_Escape:
-            self.canvas.vb.cancel_box()
+        elif k == Qt.Key.Key_Escape and not self.canvas.vb.cancel_box():
+            self.cancel_render()                    # no zoom box being drawn: stop the frame
 
     # ---- bookmarks, location -----------------------------------------------------------------
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
-        """Jump to a location (a bookmark, pasted text). It meets the limits every location meets
-        (cli.requests.check_location) and the camera's precision check; a refusal leaves the view
-        as it was and says why in the status bar (and in self.camera.refusal)."""
+        """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
+        decimal strings of any length. It meets the limits every location meets
+        (cli.requests.check_location); a refusal leaves the view as it was and says why in the
+        status bar (and in self.camera.refusal)."""
         w, _ = self.canvas_size()
         try:
             check_location(center_re, center_im, width, None if keep_iterations else iterations)
@@ -385,8 +456,9 @@ class MandelbrotView(BaseView):
         unchanged and says why in the status bar."""
         if text is None:
             text = QGuiApplication.clipboard().text()
+        w, h = self.canvas_size()
         try:
-            loc = parse_location(text)
+            loc = parse_location(text, aspect=max(w, 1) / max(h, 1))
         except ValueError as exc:
             self.status_message.emit(f"Cannot paste location: {exc}", 6000)
             return False
@@ -414,8 +486,56 @@ class MandelbrotView(BaseView):
 
     def _coord_text(self, re_, im_) -> str:
         w, _ = self.canvas_size()
-        places = max(3, int(math.ceil(-math.log10(self.camera.state.pixel_size(max(w, 1))))) + 1)
+        places = centre_places(self.camera.state.pixel_size(max(w, 1)))
         return f"c = {re_:+.{places}f} {im_:+.{places}f}i"
+
+    # ---- Kalles Fraktaler location files -----------------------------------------------------
+    def open_kfr(self, path: str) -> bool:
+        """Go to the place in the .kfr file at `path`; a file that cannot be read or holds no
+        place leaves the view unchanged and says why."""
+        w, h = self.canvas_size()
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(2_000_000)
+            k = parse_kfr(text)
+            width = k.width(max(w, 1), max(h, 1))
+        except (OSError, ValueError) as exc:
+            self.status_message.emit(f"Cannot open {path}: {getattr(exc, 'strerror', None) or exc}", 6000)
+            return False
+        if not self.go_to(k.center_re, k.center_im, width, k.iterations):
+            self.status_message.emit(f"Cannot open {path}: {self.camera.refusal}", 6000)
+            return False
+        self.status_message.emit(f"Opened {path}", 3000)
+        return True
+
+    def save_kfr(self, path: str) -> bool:
+        """Write the current place as a .kfr file (KF's Zoom from this canvas's aspect)."""
+        s = self.camera.state
+        w, h = self.canvas_size()
+        try:
+            text = format_kfr(s.center_re, s.center_im, s.width, (max(w, 1), max(h, 1)),
+                              self.iterations(), colours=palettes.lut(self.controls.palette.currentText()))
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except (OSError, ValueError) as exc:
+            self.status_message.emit(f"Cannot save {path}: {getattr(exc, 'strerror', None) or exc}", 6000)
+            return False
+        self.status_message.emit(f"Saved {path}", 3000)
+        return True
+
+    def open_kfr_dialog(self):
+        from PyQt6.QtWidgets import QFileDialog
+        path, _ = QFileDialog.getOpenFileName(self, "Open a Kalles Fraktaler location", "",
+                                              "KF locations (*.kfr);;All files (*)")
+        if path:
+            self.open_kfr(path)
+
+    def save_kfr_dialog(self):
+        from PyQt6.QtWidgets import QFileDialog
+        path, _ = QFileDialog.getSaveFileName(self, "Save as a Kalles Fraktaler location",
+                                              "location.kfr", "KF locations (*.kfr)")
+        if path:
+            self.save_kfr(path)
 
     def _submit_hover(self):
         row, col, frame = self._hover_next

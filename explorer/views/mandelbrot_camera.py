@@ -4,9 +4,10 @@ Pure Python, no Qt, so every gesture's arithmetic is testable on its own. Pixel 
 the canvas's physical pixels, x to the right and y down (row 0 = top), with pixel (col, row)
 covering [col, col+1) x [row, row+1); the imaginary axis points up.
 
-The centre is kept as decimal.Decimal: a deep zoom needs the centre to carry more digits than a
-float64 request does today, and a deeper kernel can later take them without the camera changing.
-Widths are float64 (their range, not their digits, is what matters).
+The centre and the width are decimal.Decimal: a view 1e-1000 wide needs a centre of a thousand
+digits and a width below float64's range. The arithmetic carries the digits the depth needs
+(`digits_for`: ~40 more than the width's decades), so pans and zooms never round a deep centre.
+Zooming in stops at MIN_WIDTH (1e-10000, the deep renderer's limit), zooming out at MAX_WIDTH.
 """
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
 
-# digits carried by the centre; float64 holds ~17, so this leaves room for a deeper kernel
+# digits carried by the centre at shallow depths; deeper, digits_for(width) more
 CENTRE_DIGITS = 60
-_CTX = decimal.Context(prec=CENTRE_DIGITS)
+# digits beyond the width's decades: pixels (~4 decades) and sub-pixel positions, with room to spare
+GUARD_DIGITS = 40
+MIN_WIDTH = Decimal("1e-10000")     # the deep renderer's deepest (kernels/mandelbrot/deep/request.py)
+_CTX = decimal.Context(prec=CENTRE_DIGITS, Emin=-10 ** 6, Emax=10 ** 6)
 
 PAN_STEP = 0.10     # arrow keys move the view by this fraction of its size
 KEY_ZOOM = 2.0      # +/- zoom factor
@@ -36,32 +40,49 @@ def to_decimal(value) -> Decimal:
     return Decimal(str(value))
 
 
+def digits_for(width: Decimal) -> int:
+    """Significant digits that keep a centre exact to far below a pixel of a view `width` wide."""
+    if not (width.is_finite() and width > 0):
+        return CENTRE_DIGITS
+    return max(CENTRE_DIGITS, -width.adjusted() + GUARD_DIGITS)
+
+
+def _ctx(width: Decimal) -> decimal.Context:
+    digits = digits_for(width)
+    if digits == CENTRE_DIGITS:
+        return _CTX
+    return decimal.Context(prec=digits, Emin=_CTX.Emin, Emax=_CTX.Emax)
+
+
 @dataclass(frozen=True)
 class CameraState:
     center_re: Decimal
     center_im: Decimal
-    width: float          # the complex-plane span of the canvas's horizontal axis
+    width: Decimal        # the complex-plane span of the canvas's horizontal axis
 
     @staticmethod
     def of(center_re, center_im, width) -> "CameraState":
-        return CameraState(to_decimal(center_re), to_decimal(center_im), float(width))
+        return CameraState(to_decimal(center_re), to_decimal(center_im), to_decimal(width))
 
-    def pixel_size(self, w: int) -> float:
-        return self.width / max(int(w), 1)
+    def pixel_size(self, w: int) -> Decimal:
+        return _ctx(self.width).divide(self.width, Decimal(max(int(w), 1)))
 
     def to_complex(self, px: float, py: float, w: int, h: int) -> tuple[Decimal, Decimal]:
         """The complex point at canvas position (px, py)."""
-        s = to_decimal(self.pixel_size(w))
-        re = _CTX.add(self.center_re, _CTX.multiply(to_decimal(float(px) - w / 2.0), s))
-        im = _CTX.subtract(self.center_im, _CTX.multiply(to_decimal(float(py) - h / 2.0), s))
+        ctx = _ctx(self.width)
+        s = self.pixel_size(w)
+        re = ctx.add(self.center_re, ctx.multiply(to_decimal(float(px) - w / 2.0), s))
+        im = ctx.subtract(self.center_im, ctx.multiply(to_decimal(float(py) - h / 2.0), s))
         return re, im
 
     def to_pixel(self, re, im, w: int, h: int) -> tuple[float, float]:
-        """The canvas position of a complex point (inverse of to_complex)."""
+        """The canvas position of a complex point (inverse of to_complex), in Decimal until the
+        offsets are counted in pixels (a deep view's offsets are far below float64's range)."""
+        ctx = _ctx(self.width)
         s = self.pixel_size(w)
-        dx = float(_CTX.subtract(to_decimal(re), self.center_re))
-        dy = float(_CTX.subtract(to_decimal(im), self.center_im))
-        return dx / s + w / 2.0, -dy / s + h / 2.0
+        dx = ctx.divide(ctx.subtract(to_decimal(re), self.center_re), s)
+        dy = ctx.divide(ctx.subtract(to_decimal(im), self.center_im), s)
+        return float(dx) + w / 2.0, -float(dy) + h / 2.0
 
 
 PrecisionCheck = Callable[[float, float, float, int], tuple[str, str]]
@@ -74,9 +95,10 @@ def _no_precision_limit(re, im, width, w):
 class Camera:
     """The current view plus a history of earlier views (one entry per completed gesture).
 
-    Zooming in is refused (the method returns False and `refusal` says why) when the new view
-    would be past float64's precision according to `precision(re, im, width, canvas_w)`, which
-    answers ("ok"|"warn"|"limit", message); zooming out and panning always work.
+    Zooming in is refused (the method returns False and `refusal` says why) below MIN_WIDTH, and,
+    when a `precision(re, im, width, canvas_w)` check is given (floats; it answers
+    ("ok"|"warn"|"limit", message)), where it says "limit"; zooming out and panning always work.
+    The app gives no precision check: past float64's digits the deep renderer draws.
     """
 
     def __init__(self, home: CameraState | None = None, precision: PrecisionCheck | None = None):
@@ -97,7 +119,7 @@ class Camera:
         return self._state.center_re, self._state.center_im
 
     @property
-    def width(self) -> float:
+    def width(self) -> Decimal:
         return self._state.width
 
     @property
@@ -106,7 +128,7 @@ class Camera:
 
     def precision_state(self, w: int) -> tuple[str, str]:
         s = self._state
-        return self.precision(float(s.center_re), float(s.center_im), s.width, max(int(w), 1))
+        return self.precision(float(s.center_re), float(s.center_im), float(s.width), max(int(w), 1))
 
     # ---- gestures and history ----------------------------------------------------------------
     def begin_gesture(self):
@@ -128,20 +150,25 @@ class Camera:
         del self._history[:-MAX_HISTORY]
 
     def _apply(self, new: CameraState, w: int, *, jump: bool = False) -> bool:
-        """Move to `new` unless it zooms in past the precision limit, or (a jump to a bookmark or
-        a pasted location) lands past it at any width. One-shot moves made outside a gesture get
-        their own history entry."""
+        """Move to `new` unless it zooms in past the deepest width (or the precision check's
+        limit), or (a jump to a bookmark or a pasted location) lands past it at any width.
+        One-shot moves made outside a gesture get their own history entry."""
         self.refusal = ""
-        if not (math.isfinite(new.width) and new.width > 0):
+        width = new.width
+        if not (width.is_finite() and width > 0):
             self.refusal = "That zoom is out of range."
             return False
         if not (new.center_re.is_finite() and new.center_im.is_finite()):
             self.refusal = "That centre is not a finite number."
             return False
-        new = CameraState(new.center_re, new.center_im, min(new.width, MAX_WIDTH))
+        new = CameraState(new.center_re, new.center_im, min(width, Decimal(repr(MAX_WIDTH))))
+        if new.width < MIN_WIDTH and (jump or new.width < self._state.width):
+            self.refusal = (f"{'That place is' if jump else 'Cannot zoom in further:'} deeper than "
+                            f"the deepest width supported, 1e{MIN_WIDTH.adjusted()}")
+            return False
         if jump or new.width < self._state.width:
-            level, message = self.precision(float(new.center_re), float(new.center_im), new.width,
-                                            max(int(w), 1))
+            level, message = self.precision(float(new.center_re), float(new.center_im),
+                                            float(new.width), max(int(w), 1))
             if level == "limit":
                 if jump:
                     self.refusal = ("That place is past the precision of 64-bit floats: "
@@ -177,9 +204,10 @@ class Camera:
     # ---- moves -------------------------------------------------------------------------------
     def pan_pixels(self, dx: float, dy: float, w: int) -> bool:
         """Drag the picture by (dx, dy) canvas pixels: the point under the cursor follows it."""
-        s = to_decimal(self._state.pixel_size(w))
-        re = _CTX.subtract(self._state.center_re, _CTX.multiply(to_decimal(float(dx)), s))
-        im = _CTX.add(self._state.center_im, _CTX.multiply(to_decimal(float(dy)), s))
+        ctx = _ctx(self._state.width)
+        s = self._state.pixel_size(w)
+        re = ctx.subtract(self._state.center_re, ctx.multiply(to_decimal(float(dx)), s))
+        im = ctx.add(self._state.center_im, ctx.multiply(to_decimal(float(dy)), s))
         return self._apply(CameraState(re, im, self._state.width), w)
 
     def pan_fraction(self, fx: float, fy: float, w: int, h: int) -> bool:
@@ -191,10 +219,11 @@ class Camera:
         if not (math.isfinite(factor) and factor > 0):
             return False
         re, im = self._state.to_complex(px, py, w, h)
-        width = self._state.width / factor
-        s = to_decimal(width / max(int(w), 1))
-        c_re = _CTX.subtract(re, _CTX.multiply(to_decimal(float(px) - w / 2.0), s))
-        c_im = _CTX.add(im, _CTX.multiply(to_decimal(float(py) - h / 2.0), s))
+        width = _ctx(self._state.width).divide(self._state.width, to_decimal(float(factor)))
+        ctx = _ctx(width)
+        s = ctx.divide(width, Decimal(max(int(w), 1)))
+        c_re = ctx.subtract(re, ctx.multiply(to_decimal(float(px) - w / 2.0), s))
+        c_im = ctx.add(im, ctx.multiply(to_decimal(float(py) - h / 2.0), s))
         return self._apply(CameraState(c_re, c_im, width), w)
 
     def zoom_centre(self, factor: float, w: int, h: int) -> bool:
@@ -207,7 +236,8 @@ class Camera:
             return False
         re, im = self._state.to_complex((x0 + x1) / 2.0, (y0 + y1) / 2.0, w, h)
         fit = max(bw / max(w, 1), bh / max(h, 1))
-        return self._apply(CameraState(re, im, self._state.width * fit), w)
+        width = _ctx(self._state.width).multiply(self._state.width, to_decimal(float(fit)))
+        return self._apply(CameraState(re, im, width), w)
 
     def centre_on(self, px: float, py: float, w: int, h: int) -> bool:
         re, im = self._state.to_complex(px, py, w, h)

@@ -1,6 +1,8 @@
 """Where the Mandelbrot picture looks: a small label over the canvas's lower-left corner with the
-centre, the width (and the magnification against the full set) and the iteration limit, updated
-with every camera change. `readout_text` is the pure formatting, tested on its own.
+centre, the width (and the magnification against the full set), the iteration limit and the number
+format the frames use (float64, perturbation, extended), updated with every camera change.
+`readout_text` is the pure formatting, tested on its own. Widths and magnifications may lie far
+outside float64's range (1e-1000): they are written from their Decimal digits.
 """
 from __future__ import annotations
 
@@ -10,15 +12,31 @@ from decimal import Decimal
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QLabel, QWidget
 
-from .mandelbrot_camera import HOME_WIDTH   # magnification 1: the first view, the whole set
+from .mandelbrot_camera import (
+    HOME_WIDTH,  # magnification 1: the first view, the whole set
+)
 
 PLAIN_RANGE = (1e-3, 1e4)   # numbers inside it are written plainly, outside as m·10^k
 MARGIN_PX = 6
+# the centre is written with the places that tell pixels apart, but at most this many (a view
+# 1e-1000 wide would need a thousand): "…" marks the cut; Copy location gives every digit
+MAX_SHOWN_PLACES = 24
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def power_of_ten(x: float, digits: int = 2) -> str:
-    """x written for reading: plainly (0.25, 3, 1,500) in PLAIN_RANGE, else as 2.5·10⁻¹²."""
+def power_of_ten(x, digits: int = 2) -> str:
+    """x (a float or a Decimal of any exponent) written for reading: plainly (0.25, 3, 1,500) in
+    PLAIN_RANGE, else as 2.5·10⁻¹²."""
+    if isinstance(x, Decimal):
+        if not x.is_finite() or x == 0:
+            return str(x)
+        if abs(x.adjusted()) < 300:
+            return power_of_ten(float(x), digits)
+        k = x.adjusted()
+        m = float(x.scaleb(-k))
+        if round(abs(m), digits - 1) >= 10:
+            m, k = m / 10, k + 1
+        return f"{m:.{digits - 1}f}·10{str(k).translate(_SUPERSCRIPT)}"
     if x == 0 or not math.isfinite(x):
         return f"{x:g}"
     if PLAIN_RANGE[0] <= abs(x) < PLAIN_RANGE[1]:
@@ -30,23 +48,42 @@ def power_of_ten(x: float, digits: int = 2) -> str:
     return f"{m:.{digits - 1}f}·10{str(k).translate(_SUPERSCRIPT)}"
 
 
-def centre_places(pixel_size: float) -> int:
-    """Decimal places that tell one pixel from the next (at least 3)."""
+def centre_places(pixel_size) -> int:
+    """Decimal places that tell one pixel from the next (at least 3); pixel_size a float or a
+    Decimal of any exponent."""
     if not pixel_size > 0:
         return 3
-    return max(3, int(math.ceil(-math.log10(pixel_size))) + 1)
+    if isinstance(pixel_size, Decimal):
+        log10 = pixel_size.adjusted() + math.log10(float(pixel_size.scaleb(-pixel_size.adjusted())))
+    else:
+        log10 = math.log10(pixel_size)
+    return max(3, int(math.ceil(-log10)) + 1)
 
 
-def readout_text(center_re, center_im, width: float, canvas_w: int, iterations: int,
-                 automatic: bool) -> str:
-    """'c = -0.7436 + 0.1318i   width 1.0·10⁻⁵ (×3.0·10⁵)   2,000 iterations (auto)'. The centre
-    (a Decimal, a float or a string) is written with the places that tell pixels apart."""
-    places = centre_places(width / max(int(canvas_w), 1))
+def _coordinate(d: Decimal, places: int) -> str:
+    if places <= MAX_SHOWN_PLACES:
+        return f"{d:.{places}f}"
+    return f"{d:.{MAX_SHOWN_PLACES}f}…"
+
+
+def readout_text(center_re, center_im, width, canvas_w: int, iterations: int,
+                 automatic: bool, number_format: str | None = None) -> str:
+    """'c = -0.7436 + 0.1318i   width 1.0·10⁻⁵ (×3.0·10⁵)   2,000 iterations (auto)   float64'.
+    The centre (a Decimal, a float or a string) is written with the places that tell pixels apart
+    (at most MAX_SHOWN_PLACES); the width is a float or a Decimal; `number_format`, when given,
+    names the arithmetic the frame uses."""
+    if isinstance(width, Decimal):
+        pixel = width / max(int(canvas_w), 1)
+        zoom = Decimal(repr(HOME_WIDTH)) / width
+    else:
+        pixel = width / max(int(canvas_w), 1)
+        zoom = HOME_WIDTH / width
+    places = centre_places(pixel)
     re_, im_ = Decimal(str(center_re)), Decimal(str(center_im))
-    zoom = HOME_WIDTH / width
-    return (f"c = {re_:.{places}f} {'-' if im_ < 0 else '+'} {abs(im_):.{places}f}i   "
+    text = (f"c = {_coordinate(re_, places)} {'-' if im_ < 0 else '+'} {_coordinate(abs(im_), places)}i   "
             f"width {power_of_ten(width)} (×{power_of_ten(zoom)})   "
             f"{int(iterations):,} iterations{' (auto)' if automatic else ''}")
+    return f"{text}   {number_format}" if number_format else text
 
 
 class CoordinateReadout(QLabel):

@@ -37,7 +37,7 @@ def test_wheel_zoom_keeps_the_point_under_the_cursor(cam, factor):
     before = cam.state.to_complex(px, py, W, H)
     assert cam.zoom_about(factor, px, py, W, H)
     after = cam.state.to_complex(px, py, W, H)
-    assert cam.width == pytest.approx(3.5 / factor)
+    assert float(cam.width) == pytest.approx(3.5 / factor)
     assert close(before[0], after[0], 1e-14) and close(before[1], after[1], 1e-14)
 
 
@@ -46,7 +46,7 @@ def test_drag_pans_by_the_dragged_pixels(cam):
     assert cam.pan_pixels(17, -9, W)
     x, y = cam.state.to_pixel(*p, W, H)
     assert x == pytest.approx(67) and y == pytest.approx(31)
-    assert cam.width == 3.5
+    assert cam.width == Decimal("3.5")
 
 
 def test_zoom_box_fits_the_box_and_centres_it(cam):
@@ -55,7 +55,7 @@ def test_zoom_box_fits_the_box_and_centres_it(cam):
     corners = [cam.state.to_complex(x, y, W, H) for x, y in ((x0, y0), (x1, y1))]
     assert cam.zoom_to_box(x0, y0, x1, y1, W, H)
     assert close(cam.center[0], mid[0], 1e-14) and close(cam.center[1], mid[1], 1e-14)
-    assert cam.width == pytest.approx(3.5 * max(60 / W, 30 / H))
+    assert float(cam.width) == pytest.approx(3.5 * max(60 / W, 30 / H))
     for c in corners:   # the whole box is still in view
         x, y = cam.state.to_pixel(*c, W, H)
         assert -1e-9 <= x <= W + 1e-9 and -1e-9 <= y <= H + 1e-9
@@ -85,10 +85,10 @@ def test_keys_steps_and_reset(cam):
     cam.pan_fraction(0, 0.10, W, H)      # up arrow: look up by 10% of the height
     assert close(cam.center[1], Decimal(3.5 * H / W * 0.1), 1e-15)
     cam.zoom_centre(2.0, W, H)
-    assert cam.width == pytest.approx(1.75)
+    assert float(cam.width) == pytest.approx(1.75)
     cam.reset()
     assert cam.state == cam.home
-    assert cam.back() and cam.width == pytest.approx(1.75)
+    assert cam.back() and float(cam.width) == pytest.approx(1.75)
 
 
 def test_precision_limit_refuses_zoom_in_but_not_out(cam):
@@ -102,8 +102,8 @@ def test_precision_limit_refuses_zoom_in_but_not_out(cam):
     assert "limit" in cam.refusal or "precision" in cam.refusal
     stuck = cam.state
     assert not cam.zoom_about(1.5, 3, 3, W, H) and cam.state == stuck
-    assert km.precision_state(float(stuck.center_re), float(stuck.center_im), stuck.width, W)[0] != "limit"
-    assert cam.zoom_centre(0.5, W, H) and cam.width == pytest.approx(stuck.width * 2)
+    assert km.precision_state(float(stuck.center_re), float(stuck.center_im), float(stuck.width), W)[0] != "limit"
+    assert cam.zoom_centre(0.5, W, H) and float(cam.width) == pytest.approx(float(stuck.width) * 2)
     assert cam.pan_pixels(5, 5, W)
 
 
@@ -143,3 +143,26 @@ def test_location_text_round_trip():
 def test_bad_location_text_is_refused_in_plain_words(text, words):
     with pytest.raises(ValueError, match=words):
         parse_location(text)
+
+
+def test_deep_zoom_keeps_the_digits_the_depth_needs():
+    """Zooming to 1e-1000 at the wheel: the width is a Decimal far below float64's range and the
+    centre carries the digits that keep the point under the cursor fixed."""
+    cam = Camera(CameraState.of("0", "1", "1e-990"))
+    under = cam.state.to_complex(10, 20, W, H)
+    for _ in range(10):
+        assert cam.zoom_about(10.0, 10, 20, W, H)
+    assert cam.width == Decimal("1e-1000")
+    after = cam.state.to_complex(10, 20, W, H)
+    assert abs(after[0] - under[0]) < Decimal("1e-1030") and abs(after[1] - under[1]) < Decimal("1e-1030")
+    x, y = cam.state.to_pixel(*under, W, H)
+    assert x == pytest.approx(10) and y == pytest.approx(20)
+    assert cam.pan_pixels(3, -2, W) and cam.center[0] != under[0]
+
+
+def test_zooming_stops_at_the_deepest_width():
+    cam = Camera(CameraState.of("0", "1", "2e-10000"))
+    assert not cam.zoom_centre(10.0, W, H)
+    assert "1e-10000" in cam.refusal and cam.width == Decimal("2e-10000")
+    assert not cam.go_to(CameraState.of("0", "1", "1e-10001"), W) and "deepest" in cam.refusal
+    assert cam.zoom_centre(0.5, W, H)

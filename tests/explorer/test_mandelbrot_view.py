@@ -114,7 +114,7 @@ def test_wheel_zooms_about_the_cursor(qtbot, view):
                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
                      Qt.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(vp, ev)
-    assert view.camera.width == pytest.approx(3.5 / 1.25 ** 2)
+    assert float(view.camera.width) == pytest.approx(3.5 / 1.25 ** 2)
     after = view.camera.state.to_complex(40, 90, W, H)
     assert abs(float(after[0] - under[0])) < 1e-12 and abs(float(after[1] - under[1])) < 1e-12
     wait_full_frame(qtbot, view)
@@ -129,7 +129,7 @@ def test_a_burst_of_wheel_steps_is_one_history_entry(qtbot, view):
                                                Qt.ScrollPhase.NoScrollPhase, False))
     qtbot.waitUntil(lambda: not view._wheel_timer.isActive())
     assert view.camera.history_depth == 1 and not view.camera.in_gesture
-    assert view.camera.width == pytest.approx(3.5 / 1.25 ** 3)
+    assert float(view.camera.width) == pytest.approx(3.5 / 1.25 ** 3)
 
 
 def test_a_storm_of_moves_submits_one_frame_then_the_newest(qtbot, view):
@@ -151,7 +151,7 @@ def test_right_drag_draws_a_zoom_box(qtbot, view):
     vp = view.canvas.viewport()
     mid = view.camera.state.to_complex(70, 60, W, H)
     drag(vp, (40, 40), (100, 80), button=Qt.MouseButton.RightButton)
-    assert view.camera.width == pytest.approx(3.5 * max(60 / W, 40 / H))
+    assert float(view.camera.width) == pytest.approx(3.5 * max(60 / W, 40 / H))
     assert abs(float(view.camera.center[0] - mid[0])) < 1e-12
     assert view.camera.history_depth == 1
     state = view.camera.state
@@ -178,41 +178,21 @@ def test_keys_pan_zoom_reset_and_go_back(qtbot, view):
     qtbot.keyClick(c, Qt.Key.Key_Up)
     assert float(view.camera.center[1]) == pytest.approx(0.1 * 3.5 * H / W)
     qtbot.keyClick(c, Qt.Key.Key_Plus)
-    assert view.camera.width == pytest.approx(1.75)
+    assert float(view.camera.width) == pytest.approx(1.75)
     qtbot.keyClick(c, Qt.Key.Key_Minus)
     qtbot.keyClick(c, Qt.Key.Key_Minus)
-    assert view.camera.width == pytest.approx(7.0)
+    assert float(view.camera.width) == pytest.approx(7.0)
     qtbot.keyClick(c, Qt.Key.Key_Equal)
-    assert view.camera.width == pytest.approx(3.5)
+    assert float(view.camera.width) == pytest.approx(3.5)
     qtbot.keyClick(c, Qt.Key.Key_Home)
     assert view.camera.state == home
     qtbot.keyClick(c, Qt.Key.Key_Backspace)
-    assert view.camera.width == pytest.approx(3.5) and view.camera.state != home
+    assert float(view.camera.width) == pytest.approx(3.5) and view.camera.state != home
     for _ in range(6):          # seven moves, seven history entries
         qtbot.keyClick(c, Qt.Key.Key_Backspace)
     assert view.camera.state == home
     with qtbot.waitSignal(view.status_message, check_params_cb=lambda t, ms: "back" in t):
         qtbot.keyClick(c, Qt.Key.Key_Backspace)
-    wait_full_frame(qtbot, view)
-
-
-def test_precision_limit_is_announced_and_refuses_zooming_in(qtbot, view):
-    msgs = []
-    view.status_message.connect(lambda t, ms: msgs.append(t))
-    assert view.go_to("-0.743643887037151", "0.131825904205330", 1e-11, 100)
-    refused_at = None
-    for _ in range(40):
-        before = view.camera.state
-        qtbot.keyClick(view.canvas, Qt.Key.Key_Plus)
-        if view.camera.state == before:
-            refused_at = before
-            break
-    assert refused_at is not None
-    assert any("approaching the precision limit" in m for m in msgs)     # warned on the way
-    assert "limit" in msgs[-1]                                            # then refused, in words
-    assert "near the float64 limit" in view.controls.precision.text()
-    qtbot.keyClick(view.canvas, Qt.Key.Key_Minus)                         # zooming out still works
-    assert view.camera.width == pytest.approx(refused_at.width * 2)
     wait_full_frame(qtbot, view)
 
 
@@ -228,7 +208,7 @@ def test_zero_size_skips_rendering_and_resumes(qtbot, view):
     qtbot.waitUntil(lambda: view.canvas_size()[0] > 0)
     wait_full_frame(qtbot, view)
     assert view._frame.rgba.shape[:2] == view.canvas_size()[::-1]
-    assert view.camera.width == pytest.approx(1.75)
+    assert float(view.camera.width) == pytest.approx(1.75)
 
 
 def test_pasting_garbage_leaves_the_view_unchanged(qtbot, view):
@@ -255,7 +235,7 @@ def test_bookmarks_load_and_fly_there(qtbot, view):
     item = items.item(names.index("Mini-brot"))
     items.itemClicked.emit(item)
     assert float(view.camera.center[0]) == pytest.approx(-1.7549)
-    assert view.camera.width == pytest.approx(0.04)
+    assert float(view.camera.width) == pytest.approx(0.04)
 
 
 def test_colour_changes_apply_live(qtbot, view):
