@@ -46,7 +46,7 @@ from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
-from .mandelbrot_readout import CoordinateReadout, centre_places, readout_text
+from .mandelbrot_readout import CoordinateReadout, centre_places, coordinate_text, readout_text
 
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
@@ -264,6 +264,8 @@ class MandelbrotView(BaseView):
     def on_progress(self, frame):
         if isinstance(frame, km.DeepProgress):
             self._show_deep_progress(frame)
+            if frame.stage != "reference":
+                return          # the pixels of a deep frame end soon: let them finish
         else:
             self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
         if self._dirty:         # drop the full pass of a view that is already out of date
@@ -283,6 +285,8 @@ class MandelbrotView(BaseView):
     def _show_deep_progress(self, p):
         """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
         the host, seconds at great depths), then the pixels."""
+        if p.stage != "reference" and not self._progress_shown and self.backend.is_gpu:
+            return              # a GPU frame's pixels take milliseconds: no message for them
         what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
         self._progress_shown = True
         self.status_message.emit(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
@@ -487,7 +491,8 @@ class MandelbrotView(BaseView):
     def _coord_text(self, re_, im_) -> str:
         w, _ = self.canvas_size()
         places = centre_places(self.camera.state.pixel_size(max(w, 1)))
-        return f"c = {re_:+.{places}f} {im_:+.{places}f}i"
+        re_s, im_s = coordinate_text(re_, places), coordinate_text(im_, places)
+        return f"c = {'' if re_ < 0 else '+'}{re_s} {'' if im_ < 0 else '+'}{im_s}i"
 
     # ---- Kalles Fraktaler location files -----------------------------------------------------
     def open_kfr(self, path: str) -> bool:

@@ -60,7 +60,8 @@ def centre_places(pixel_size) -> int:
     return max(3, int(math.ceil(-log10)) + 1)
 
 
-def _coordinate(d: Decimal, places: int) -> str:
+def coordinate_text(d: Decimal, places: int) -> str:
+    """d with `places` decimal places, cut at MAX_SHOWN_PLACES (marked …)."""
     if places <= MAX_SHOWN_PLACES:
         return f"{d:.{places}f}"
     return f"{d:.{MAX_SHOWN_PLACES}f}…"
@@ -80,7 +81,7 @@ def readout_text(center_re, center_im, width, canvas_w: int, iterations: int,
         zoom = HOME_WIDTH / width
     places = centre_places(pixel)
     re_, im_ = Decimal(str(center_re)), Decimal(str(center_im))
-    text = (f"c = {_coordinate(re_, places)} {'-' if im_ < 0 else '+'} {_coordinate(abs(im_), places)}i   "
+    text = (f"c = {coordinate_text(re_, places)} {'-' if im_ < 0 else '+'} {coordinate_text(abs(im_), places)}i   "
             f"width {power_of_ten(width)} (×{power_of_ten(zoom)})   "
             f"{int(iterations):,} iterations{' (auto)' if automatic else ''}")
     return f"{text}   {number_format}" if number_format else text
