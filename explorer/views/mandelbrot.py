@@ -46,7 +46,12 @@ from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_location import format_location, parse_location
-from .mandelbrot_readout import CoordinateReadout, centre_places, coordinate_text, readout_text
+from .mandelbrot_readout import (
+    CoordinateReadout,
+    centre_places,
+    coordinate_text,
+    readout_text,
+)
 
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
