@@ -77,7 +77,7 @@ def select(workloads, backend, only: str | None):
 # the window bench's picture when --size is not given: a frame each backend draws many times
 # within the bench's seconds (the CPU renders a 1920×1080 frame in a large part of a second; the
 # simulator runs one Python thread per CUDA thread)
-UI_BENCH_SIZES = {"cuda": (1920, 1080), "cpu": (960, 540), "simulator": (64, 36)}
+UI_BENCH_SIZES = {"cuda": (1920, 1080), "cpu": (960, 540), "simulator": (16, 9)}
 
 
 def ui_bench_size(backend) -> tuple[int, int]:

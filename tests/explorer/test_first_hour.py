@@ -282,3 +282,27 @@ def test_readout_follows_the_camera(qtbot, scheduler, cpu_backend):
     assert label.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
     view.shutdown()
     view.close()
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_alt_digits_pick_the_strategy_of_the_next_frame(qtbot, settings, gpu_backend, simulated):
+    w = MainWindow("cuda", "distance", settings=settings, synchronous=True)
+    qtbot.addWidget(w)
+    if w.gpu_backend is None:
+        pytest.skip(f"the window sees no usable GPU: {w.cuda_status.reason}")
+    dist = w.views["distance"]
+    dist.max_side = 24 if simulated else 1024      # the simulator runs a Python thread per pixel
+    w.resize(900, 600)
+    with qtbot.waitSignal(dist.frame_shown, timeout=120_000):
+        w.show()
+    assert not w.info_bar.isVisible()               # nothing to explain on a GPU
+    qtbot.waitUntil(lambda: not dist.in_flight and not dist._dirty, timeout=120_000)
+    _activate(qtbot, w)
+    dist.canvas.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dist.canvas, timeout=WAIT_MS)
+    assert dist.strategy == "device-mesh"           # the default: Alt+1 picks another
+    with qtbot.waitSignal(dist.frame_shown, timeout=120_000,
+                          check_params_cb=lambda f: f.request.strategy == "host-mesh"):
+        qtbot.keyClick(dist.canvas, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
+    assert w.tabs.currentWidget() is dist and dist.strategy == "host-mesh"
+    w.close()
