@@ -127,8 +127,11 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         view_width = str(opts["width"]).strip()
         try:
             w = location_number(view_width, "--width")
-        except ValueError:
-            raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; "
+        except ValueError as exc:
+            if "characters" in str(exc):
+                raise
+            what = "a finite number" if "finite" in str(exc) else "a number"
+            raise ValueError(f"--width must be {what} above 0 such as 3 or 1e-6; "
                              f"got {_clip(opts['width'])}") from None
         if not w > 0:
             raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; "
