@@ -121,6 +121,8 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
             location_number(cx, "X")
             location_number(cy, "Y")
         except ValueError as exc:
+            if "characters" in str(exc):
+                raise ValueError(f"--center: {exc}") from None
             raise ValueError(f"--center must be two finite numbers X,Y such as -0.5,0 ({exc})") from None
     view_width = "3"
     if opts.get("width") is not None:

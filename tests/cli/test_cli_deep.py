@@ -48,7 +48,7 @@ def test_render_60_digit_centre_at_1e_50_to_npy_on_the_cpu(tmp_path, capsys):
 @pytest.mark.parametrize("center, width, iters, words", [
     ("abc,0", "1e-50", None, "not 'abc'"),
     ("nan,0", "1e-50", None, "finite"),
-    ("0," + "1" * 1_000_000, "1e-50", None, "1,000,001 characters"),
+    ("0," + "1" * 1_000_000, "1e-50", None, "1,000,000 characters"),
     ("0,1", "0", None, "above 0"),
     ("0,1", "-1e-30", None, "above 0"),
     ("0,1", "garbage", None, "--width"),
