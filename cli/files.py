@@ -162,24 +162,34 @@ class StripWriter:
             self._png = True
         else:
             self._png = False
-            try:
-                tmp = self._stack.enter_context(atomic_path(self.path))
-                self._out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64, shape=(h, w))
-            except BaseException as exc:
-                self._stack.__exit__(type(exc), exc, exc.__traceback__)
-                raise
+            # the temporary file is made with the first strip, not here: the first strip may
+            # take a JIT compile that a Ctrl+C cannot cut short, and no file may linger meanwhile
+            self._out = None
+        self._shape = (h, w, 4) if self._png else (h, w)
+        self._dtype = np.dtype(np.uint8 if self._png else np.float64)
+
+    def _open(self):
+        try:
+            tmp = self._stack.enter_context(atomic_path(self.path))
+            self._out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64,
+                                                  shape=self._shape)
+        except BaseException as exc:
+            self._stack.__exit__(type(exc), exc, exc.__traceback__)
+            self._closed = True
+            raise
 
     def add(self, row0: int, strip: np.ndarray) -> float:
         """Copy one strip in place; returns the fraction of the rows written so far."""
-        out = self._out
         n = strip.shape[0]
-        if strip.shape[1:] != out.shape[1:] or strip.dtype != out.dtype or row0 != self.done:
-            raise ValueError(f"{self.path}: expected a {out.dtype} strip of shape (n, "
-                             f"{', '.join(map(str, out.shape[1:]))}) at row {self.done}, got "
+        if strip.shape[1:] != self._shape[1:] or strip.dtype != self._dtype or row0 != self.done:
+            raise ValueError(f"{self.path}: expected a {self._dtype} strip of shape (n, "
+                             f"{', '.join(map(str, self._shape[1:]))}) at row {self.done}, got "
                              f"{strip.dtype} {strip.shape} at row {row0}")
         if self.done + n > self.height:
             raise ValueError(f"{self.path}: the strips run past the picture's {self.height} rows")
-        out[row0:row0 + n] = strip
+        if self._out is None:
+            self._open()
+        self._out[row0:row0 + n] = strip
         self.done += n
         return min(1.0, self.done / self.height)
 
