@@ -5,7 +5,8 @@ venv with fractalshades==1.2.1 and numpy<2.4 renders theirs. This one file runs 
 `run` mode (any Python) starts one subprocess per side and per round, alternating ours, theirs,
 ours, theirs, so that load from other users of a shared machine falls on both alike; the `ours`
 and `theirs` modes render one frame twice on one instance (the second render is the warm one:
-kernels compiled, reference orbit kept) and write the iteration counts to a .npy file.
+kernels compiled, reference orbit kept) and write the iteration counts to a .npy file; `exact` iterates chosen pixels by brute force
+(kernels/mandelbrot/deep/exact.py) to say which side is right where they disagree.
 Fractalshades is driven as a black box through its public zoom / calc_std_div / calc_raw calls.
 
   .venv/bin/python tools/compare_fractalshades.py run --fs-python /tmp/fsvenv/bin/python \
@@ -104,18 +105,39 @@ def render_theirs(width, size, max_iter, out):
     return {"compile s": None, "first s": times[0], "warm s": times[1], "version": fs.__version__}
 
 
+def brute_force(width, size, max_iter, pixels_file, out):
+    """Counts of the pixels (rows, cols) in pixels_file by plain iteration in arbitrary precision
+    (kernels/mandelbrot/deep/exact.py: no perturbation, no approximation)."""
+    sys.path.insert(0, ROOT)
+    from kernels.mandelbrot.deep.exact import exact_values
+    from kernels.mandelbrot.deep.request import DeepRequest
+    loc = _location()
+    req = DeepRequest(loc.center_re, loc.center_im, width, size, max_iter)
+    pix = np.load(pixels_file)
+    vals = [exact_values(req, rows=[int(r)], cols=[int(c)])[0, 0] for r, c in pix]
+    v = np.array(vals)
+    np.save(out, np.where(v >= max_iter, max_iter, np.floor(v) + 1).astype(np.int64))
+    return {"pixels": len(vals)}
+
+
 def _side(args):
     w, h = (int(s) for s in args.size.split("x"))
+    if args.mode == "exact":
+        res = brute_force(args.width, (w, h), args.max_iter, args.pixels, args.out)
+        print("RESULT " + json.dumps(res), flush=True)
+        return 0
     fn = render_ours if args.mode == "ours" else render_theirs
     res = fn(args.width, (w, h), args.max_iter, args.out)
     print("RESULT " + json.dumps(res), flush=True)
     return 0
 
 
-def _call(python, mode, width, size, max_iter, out, timeout):
+def _call(python, mode, width, size, max_iter, out, timeout, pixels=None):
     cmd = [python, os.path.abspath(__file__), mode, "--width", width, "--size", size,
            "--max-iter", str(max_iter), "--out", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if pixels:
+        cmd += ["--pixels", pixels]
+    p = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])
@@ -139,26 +161,49 @@ def _run(args):
                 print(f"# {name} round {rnd}: theirs {t}", flush=True)
             a, b = np.load(f"{tmp}/o.npy"), np.load(f"{tmp}/t.npy")
             diff = np.abs(a - b)
+            # brute force on a 4x4 grid of pixels plus up to `checks` of the pixels where the two
+            # sides disagree (spread over the list): who is off by more than one iteration
+            h, w = a.shape
+            grid = [(r, c) for r in np.linspace(0, h - 1, 4).astype(int)
+                    for c in np.linspace(0, w - 1, 4).astype(int)]
+            bad = np.argwhere(diff > 1)
+            if len(bad) > args.checks:
+                bad = bad[np.linspace(0, len(bad) - 1, args.checks).astype(int)]
+            pix = np.array(grid + [tuple(x) for x in bad], dtype=np.int64)
+            np.save(f"{tmp}/pix.npy", pix)
+            _call(ours_py, "exact", width, args.size, iters, f"{tmp}/x.npy", args.timeout,
+                  pixels=f"{tmp}/pix.npy")
+            x = np.load(f"{tmp}/x.npy")
+            ao, bo = a[pix[:, 0], pix[:, 1]], b[pix[:, 0], pix[:, 1]]
+            o_wrong = int((np.abs(ao - x) > 1).sum())
+            t_wrong = int((np.abs(bo - x) > 1).sum())
+            print(f"# {name} brute force at {len(pix)} pixels ({len(pix) - len(grid)} disputed): "
+                  f"ours off by >1 at {o_wrong}, theirs at {t_wrong}", flush=True)
+            for (r, c), vo, vt, vx in zip(pix, ao, bo, x):
+                if abs(vo - vx) > 1 or abs(vt - vx) > 1:
+                    print(f"#   pixel (row {r}, col {c}): exact {vx}, ours {vo}, theirs {vt}", flush=True)
             rows.append((name, args.size, iters, min(o_times), min(t_times), int((diff > 1).sum()),
                          int(diff.max()), 100.0 * float((a >= iters).mean()),
-                         100.0 * float((b >= iters).mean())))
+                         100.0 * float((b >= iters).mean()), f"{o_wrong} / {t_wrong} of {len(pix)}"))
     print(f"\nwarm render (second on one instance), best of {args.rounds} alternating rounds")
     print("| frame | size | iterations | ours s | Fractalshades s | ours/theirs | pixels differing >1 iter "
-          "| max diff | inside ours % | inside theirs % |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| max diff | inside ours % | inside theirs % | brute force: wrong ours / theirs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | {r[3] / r[4]:.2f} | {r[5]:,} "
-              f"| {r[6]:,} | {r[7]:.1f} | {r[8]:.1f} |")
+              f"| {r[6]:,} | {r[7]:.1f} | {r[8]:.1f} | {r[9]} |")
     return 0
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("mode", choices=("run", "ours", "theirs"))
+    p.add_argument("mode", choices=("run", "ours", "theirs", "exact"))
     p.add_argument("--size", default="640x360")
     p.add_argument("--width")
     p.add_argument("--max-iter", type=int)
     p.add_argument("--out")
+    p.add_argument("--pixels", help="exact mode: .npy of (row, col) pairs")
+    p.add_argument("--checks", type=int, default=12, help="disputed pixels checked by brute force")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--only", default=None, help="frames, e.g. 1e-30,1e-300")
     p.add_argument("--timeout", type=int, default=1800)
