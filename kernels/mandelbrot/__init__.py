@@ -1,10 +1,15 @@
 """The Mandelbrot workload: escape-time kernels for the GPU beside their CPU twins.
 
-- `request`: MandelbrotRequest (frozen), the iteration limit, the float64 precision check; no numba.
-- `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange).
+- `request`: MandelbrotRequest, DeepFrameRequest, ProgressiveRequest (frozen), DeepProgress, the
+  iteration limit (automatic from the depth), the float64 precision check; no numba.
+- `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange);
+  on the GPU persistent threads that keep every lane of a warp busy.
+- `colour`: values to RGBA on the device (sqrt, log and histogram-equalised mappings), CPU twins.
 - `renderer`: Renderer(backend) — buffers, bands, colouring on the device, the one copy to the host,
   strips for exports of any size.
-- `bench`: the `--bench` workloads (found by kernels.bench; nothing here imports it).
+- `deep/`: deep zoom (perturbation around an arbitrary-precision reference orbit, to 1e-10000);
+  `deep_frames`: DeepFrameRenderer, its values coloured into Frames, strips for exports.
+- `jobs`: the scheduler's handlers; `bench`: the `--bench` workloads (found by kernels.bench).
 
 May import: numpy, numba, numba.cuda and the shared modules of `kernels` (backend, buffers, frame,
 launch, palettes, timing). Never Qt, never another workload package.

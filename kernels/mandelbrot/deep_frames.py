@@ -17,7 +17,7 @@ import numpy as np
 
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
-from ..timing import JobTimer
+from ..timing import JobTimer, Timings
 from .colour import Colourer
 from .deep.request import add_decimal
 from .request import DeepFrameRequest
@@ -36,6 +36,7 @@ class DeepFrameRenderer:
         self.colourer = Colourer(backend)
         self.pool = BufferPool(backend)
         self._colour_warm = False
+        self._last = None           # (place key, DeepResult) of the last frame: recolouring reuses it
 
     def warmup(self) -> float:
         """Compile the deep kernels and the colouring kernels; milliseconds spent (0 when done)."""
@@ -61,8 +62,17 @@ class DeepFrameRenderer:
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = None if self._colour_warm and self.deep._compiled else self.warmup()
         gpu = self.backend.is_gpu
-        res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
-        timings = res.timings
+        key = _place_key(request)
+        recolour = self._last is not None and self._last[0] == key
+        if recolour:        # only the colouring changed: the values are still where they were
+            res = self._last[1]
+            timings = Timings(backend=self.backend.name,
+                              label=f"deep mandelbrot {w}×{h}, recolour ({res.format})")
+        else:
+            self._last = None
+            res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
+            self._last = (key, res)
+            timings = res.timings
         if compile_ms:
             timings.add("compile", compile_ms)
         stream = self._stream()
@@ -87,9 +97,12 @@ class DeepFrameRenderer:
                 host_values = res.values
         colour_t = timer.finish()
         _merge(timings, colour_t)
+        if recolour:
+            timings.phases_ms["total"] = colour_t.phases_ms["total"]
         return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
                      fetch_value=self._fetcher(res.values, h, w),
-                     meta={"format": res.format, "stats": dict(res.stats), "reused": res.reused,
+                     meta={"format": res.format, "stats": dict(res.stats),
+                           "reused": res.reused or recolour, "recoloured": recolour,
                            "table_reused": res.table_reused,
                            "reference_points": getattr(res.reference, "length", None),
                            "precision_bits": getattr(res.reference, "precision", None),
@@ -144,6 +157,12 @@ class DeepFrameRenderer:
                                         size=(w, n), want_values=want_values)
             frame = self.render(strip, cancel=cancel)
             yield r0, (frame.values if want_values else frame.rgba)
+
+
+def _place_key(r: DeepFrameRequest) -> tuple:
+    """What the values depend on (everything but the colouring and where the frame is wanted)."""
+    return (str(r.center_re), str(r.center_im), str(r.width), tuple(r.size), int(r.max_iter),
+            r.number_format, r.bla)
 
 
 def _merge(into, extra) -> None:

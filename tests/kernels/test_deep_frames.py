@@ -70,6 +70,10 @@ def test_colour_only_changes_keep_the_values(frames):
     b = frames.render(deep(want_values=True, mapping="histogram", palette="magma"))
     np.testing.assert_array_equal(va, b.values)
     assert not np.array_equal(a.rgba, b.rgba)
+    assert b.meta["recoloured"] and not a.meta["recoloured"]
+    assert b.timings.detail.get("reference") is None          # no deep work at all
+    c = frames.render(deep(want_values=True, iters=601))       # the place changed: computed
+    assert not c.meta["recoloured"]
 
 
 def test_strips_assemble_the_whole_frame(frames):
@@ -179,7 +183,11 @@ def test_gpu_deep_frame_copies_only_the_colours(gpu_backend, simulated):
     size = (8, 6) if simulated else (64, 48)
     r = DeepFrameRenderer(gpu_backend)
     r.render(deep(size=size))
-    again = r.render(deep(size=size, mapping="histogram"))
+    panned = r.render(deep(size=size, mapping="histogram", iters=601))
     w, h = size
-    assert again.timings.bytes["h2d"] == 0           # orbit, table and palette already there
-    assert again.timings.bytes["d2h"] == w * h * 4 + 4 * 8   # the frame and four counts
+    assert panned.timings.bytes["h2d"] == 0           # orbit, table and palette already there
+    assert panned.timings.bytes["d2h"] == w * h * 4 + 4 * 8  # the frame and four counts
+    recoloured = r.render(deep(size=size, mapping="log", iters=601, palette="viridis"))
+    assert recoloured.meta["recoloured"]
+    assert recoloured.timings.bytes["d2h"] == w * h * 4      # the frame alone
+    assert recoloured.timings.bytes["h2d"] == 1024 * 4       # the new palette's table
