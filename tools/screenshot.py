@@ -34,6 +34,9 @@ def main():
     ap.add_argument("--view", default="mandelbrot")
     ap.add_argument("--frames", type=int, default=1,
                     help="frames the view should show before the picture, if it computes on its own")
+    ap.add_argument("--run", action="store_true",
+                    help="views that compute only when asked (throughput, random): run them first "
+                         "(their F5) with a size suited to a picture")
     args = ap.parse_args()
     out = args.out
     if out is None:
@@ -60,11 +63,18 @@ def main():
         busy[0] = b
         quiet.restart()
     win.scheduler.busy_changed.connect(on_busy)
+    if args.run:
+        if hasattr(view, "start_sweep"):
+            view.set_max_exponent(24 if win.backend.is_gpu else 22)
+            view.start_sweep()
+        elif hasattr(view, "start_run"):
+            view.set_n_exponent(24 if win.backend.is_gpu else 20)
+            view.start_run()
     # settled: the frames asked for are shown (the CPU's coarse pass is followed by the full one,
     # so the view must be idle too), or nothing has run for QUIET_MS (no more frames will come)
     while clock.elapsed() < LIMIT_MS:
         app.processEvents()
-        if busy[0] or view.in_flight:
+        if busy[0] or view.in_flight or getattr(view, "queue", None):
             quiet.restart()
             continue
         if len(frames) >= args.frames and quiet.elapsed() > 300:
