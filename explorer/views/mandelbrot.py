@@ -269,7 +269,7 @@ class MandelbrotView(BaseView):
     def on_progress(self, frame):
         if isinstance(frame, km.DeepProgress):
             self._show_deep_progress(frame)
-            if frame.stage != "reference":
+            if frame.stage == "pixels":
                 return          # the pixels of a deep frame end soon: let them finish
         else:
             self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
@@ -290,10 +290,13 @@ class MandelbrotView(BaseView):
     def _show_deep_progress(self, p):
         """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
         the host, seconds at great depths), then the pixels."""
-        if p.stage != "reference" and not self._progress_shown and self.backend.is_gpu:
+        if p.stage == "pixels" and not self._progress_shown and self.backend.is_gpu:
             return              # a GPU frame's pixels take milliseconds: no message for them
-        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
         self._progress_shown = True
+        if p.stage == "compile":
+            self.status_message.emit("Compiling the deep-zoom kernels…", 0)
+            return
+        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
         self.status_message.emit(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
 
     def cancel_render(self) -> bool:

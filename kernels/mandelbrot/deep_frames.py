@@ -54,13 +54,18 @@ class DeepFrameRenderer:
         return self.deep._get_stream()
 
     def render(self, request: DeepFrameRequest, cancel=None, progress=None) -> Frame:
-        """One coloured frame. progress(fraction, stage) as DeepRenderer.render_values reports it.
+        """One coloured frame. progress(fraction, stage) as DeepRenderer.render_values reports it,
+        and once with stage "compile" before the kernels are first compiled.
         Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU); Frame.values (when asked
         for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
         precision_bits, max_iter, backend."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        compile_ms = None if self._colour_warm and self.deep._compiled else self.warmup()
+        compile_ms = None
+        if not (self._colour_warm and self.deep._compiled):
+            if progress is not None:        # seconds on a first start: say what is happening
+                progress(0.0, "compile")
+            compile_ms = self.warmup()
         gpu = self.backend.is_gpu
         key = _place_key(request)
         recolour = self._last is not None and self._last[0] == key

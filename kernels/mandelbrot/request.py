@@ -105,13 +105,34 @@ def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
-def auto_iterations(width: float) -> int:
-    """A sensible iteration limit for a view `width` wide: 256 for the whole set (width 3), ~2000
-    at width 0.01, ~30,000 at 1e-13; more detail needs more iterations as the zoom deepens."""
-    if not (isinstance(width, (int, float)) and math.isfinite(width)) or width <= 0:
+# beyond float64's depths (width 1e-13, ~28,500 iterations) the limit grows by this many iterations
+# per decade of zoom: the published deep locations escape at ~29,000 (1e-100), ~57,000 (1e-300)
+# and ~570,000 (1e-1000) iterations; minibrots there need more (see deep/bench.py)
+DEEP_ITERATIONS_PER_DECADE = 1000
+_FLOAT64_DEPTH = 13.0
+
+
+def auto_iterations(width) -> int:
+    """A sensible iteration limit for a view `width` wide (a number, a decimal string, a Decimal
+    or (mantissa, exponent)): 256 for the whole set (width 3), ~2000 at width 0.01, ~28,500 at
+    1e-13, then DEEP_ITERATIONS_PER_DECADE more per decade: ~115,000 at 1e-100, ~1,000,000 at
+    1e-1000. More detail needs more iterations as the zoom deepens."""
+    try:
+        if isinstance(width, (int, float)) and not isinstance(width, bool):
+            ok = math.isfinite(width) and width > 0
+            log_w = math.log10(width) if ok else None
+        else:
+            from .deep.request import log10_of, parse_width
+            d = parse_width(width)
+            log_w = log10_of(d) if d > 0 else None
+    except (ValueError, ArithmeticError):
+        log_w = None
+    if log_w is None:
         return 256
-    depth = max(0.0, math.log10(3.0 / width))
-    n = 256 + 380 * depth ** 1.68
+    depth = max(0.0, math.log10(3.0) - log_w)
+    n = 256 + 380 * min(depth, _FLOAT64_DEPTH) ** 1.68
+    if depth > _FLOAT64_DEPTH:
+        n += DEEP_ITERATIONS_PER_DECADE * (depth - _FLOAT64_DEPTH)
     return int(min(MAX_ITER_LIMIT, round(n)))
 
 
@@ -149,8 +170,9 @@ class DeepFrameRequest(DeepRequest):
 
 @dataclass(frozen=True)
 class DeepProgress:
-    """How far a deep frame has got: `stage` "reference" (the reference orbit, in arbitrary
-    precision on the host: seconds at great depths) or "pixels"; `fraction` 0..1 of that stage."""
+    """How far a deep frame has got: `stage` "compile" (the deep kernels' first compile),
+    "reference" (the reference orbit, in arbitrary precision on the host: seconds at great depths)
+    or "pixels"; `fraction` 0..1 of that stage."""
     fraction: float
     stage: str
 
