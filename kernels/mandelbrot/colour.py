@@ -49,6 +49,7 @@ REDUCE_GRID = (16, 16)
 SIM_REDUCE_GRID = (2, 2)
 REDUCE_THREADS = 256      # threads per block of the reductions (COLOUR_BLOCK's 32 x 8)
 CDF_THREADS = 256
+CDF_SHARED = CDF_THREADS + 1     # a shared array's shape must be one constant, not an expression
 SIM_CDF_THREADS = 4
 
 
@@ -330,7 +331,7 @@ if cuda is not None:
     def cdf_kernel(hist, cdf):
         """cdf as cdf_cpu computes it, by one block: each thread sums a run of bins, thread 0
         turns the runs' sums into the totals before each run, each thread writes its run."""
-        part = cuda.shared.array(CDF_THREADS + 1, _i64)
+        part = cuda.shared.array(CDF_SHARED, _i64)
         tid = cuda.threadIdx.x
         nt = cuda.blockDim.x
         per = (HIST_BINS + nt - 1) // nt
