@@ -21,7 +21,7 @@ def main() -> int:
     ap.add_argument("--cc", default="9.0", help="compute capability, e.g. 8.0 or 9.0")
     args = ap.parse_args()
     cc = tuple(int(v) for v in args.cc.split("."))
-    import numba.cuda.dispatcher as dispatcher
+    from numba.cuda import dispatcher
     dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=cc)
     from numba import cuda
     from numba import types as t
