@@ -135,6 +135,56 @@ def _divergence(backend, repeats):
     return rows
 
 
+DEEP_FRAME_CASES = (("1e-100", 50_000), ("1e-1000", 1_000_000))
+
+
+def _deep_frame(backend, repeats):
+    """What the window pays per deep frame at 1920x1080: the deep pixels (reference and table
+    reused), colouring on the device in each mapping and the copy of the RGBA frame; and a
+    colour-only change (the values reused where they lie)."""
+    try:
+        import gmpy2  # noqa: F401
+    except ImportError:
+        print("# mandelbrot-deep-frame: skipped, deep zoom needs gmpy2 (pip install gmpy2)")
+        return []
+    from dataclasses import replace
+
+    from .deep.locations import KORMANYOS_VERY_DEEP as loc
+    from .deep_frames import DeepFrameRenderer
+    from .request import DeepFrameRequest
+    rows = []
+    for width, iters in DEEP_FRAME_CASES:
+        r = DeepFrameRenderer(backend)
+        base = DeepFrameRequest(loc.center_re, loc.center_im, width, FULL_HD, iters)
+        r.render(base)                                   # reference, table, compile
+        for mapping in ("sqrt", "log", "histogram"):
+            flip = [0]
+
+            def frame(mapping=mapping):
+                flip[0] ^= 1                             # another limit: the pixels are recomputed
+                return r.render(replace(base, max_iter=iters + flip[0], mapping=mapping)).timings
+            runs, _ = bench.time_runs(frame, repeats, warmup=1)
+            rows.append(bench.result("mandelbrot-deep-frame", backend, f"{width} {mapping}",
+                                     f"{FULL_HD[0]}x{FULL_HD[1]}", runs, None, {
+                                         "frame ms": _median([t.phases_ms["total"] for t in runs]),
+                                         "kernel ms": _median([t.phases_ms["kernel"] for t in runs]),
+                                         "colourise ms": _median([t.detail.get("colourise") for t in runs]),
+                                         "d2h bytes": runs[-1].bytes["d2h"]}))
+        palettes_ = ("inferno", "viridis")
+        turn = [0]
+
+        def recolour():
+            turn[0] ^= 1
+            return r.render(replace(base, mapping="log", palette=palettes_[turn[0]])).timings
+        runs, _ = bench.time_runs(recolour, repeats, warmup=2)
+        rows.append(bench.result("mandelbrot-deep-frame", backend, f"{width} recolour",
+                                 f"{FULL_HD[0]}x{FULL_HD[1]}", runs, None, {
+                                     "frame ms": _median([t.phases_ms["total"] for t in runs]),
+                                     "colourise ms": _median([t.detail.get("colourise") for t in runs]),
+                                     "d2h bytes": runs[-1].bytes["d2h"]}))
+    return rows
+
+
 def _deep_workloads() -> list[Workload]:
     """The deep-zoom workloads, named mandelbrot-deep-* so that `--only mandelbrot` includes them;
     GPU only here (the CPU twin takes minutes per depth). Without gmpy2 they report nothing."""
@@ -170,4 +220,7 @@ def workloads() -> list[Workload]:
                  "on the seahorse frame against the same launch's divergence-free ceiling (every "
                  "pixel inside the period-3 bulb), per launch variant", _divergence,
                  backends=("cuda",)),
+        Workload("mandelbrot-deep-frame", "Deep-zoom frames as the window gets them, 1920x1080 at "
+                 "1e-100 and 1e-1000 (reference reused): pixels + colouring per mapping + RGBA "
+                 "copy, and a colour-only change", _deep_frame, backends=("cuda",)),
     ] + _deep_workloads()

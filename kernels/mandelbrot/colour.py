@@ -177,21 +177,29 @@ def stats_cpu(values, max_iter, stats):
 
 @njit(parallel=True, cache=True)
 def histogram_cpu(values, max_iter, stats, hist):
-    """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position)."""
+    """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position). The bins (a
+    logarithm each) are found in parallel, then counted on one thread: per-thread histograms
+    merged afterwards were erratic under numba's parallel loops (41 ms to 8 s for one 1080p
+    frame), this is a steady ~60 ms on 2 cores."""
     rows, cols = values.shape
-    chunks = min(rows, 64)
-    part = np.zeros((max(chunks, 1), HIST_BINS), dtype=np.int64)
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
-    for k in prange(chunks):
-        for r in range(k, rows, chunks):
-            for c in range(cols):
-                v = values[r, c]
-                if v < max_iter:
-                    b, _ = _bin_position_cpu(v, vmin, scale)
-                    part[k, b] += 1
+    bins = np.empty((rows, cols), dtype=np.int16)
+    for r in prange(rows):
+        for c in range(cols):
+            v = values[r, c]
+            if v < max_iter:
+                b, _ = _bin_position_cpu(v, vmin, scale)
+                bins[r, c] = b
+            else:
+                bins[r, c] = -1
     for b in range(HIST_BINS):
-        hist[b] = part[:, b].sum()
+        hist[b] = 0
+    for r in range(rows):
+        for c in range(cols):
+            b = bins[r, c]
+            if b >= 0:
+                hist[b] += 1
 
 
 @njit(cache=True)
