@@ -147,39 +147,41 @@ def _deep_frame(backend, repeats):
     except ImportError:
         print("# mandelbrot-deep-frame: skipped, deep zoom needs gmpy2 (pip install gmpy2)")
         return []
+    rows = []
+    for width, iters in DEEP_FRAME_CASES:
+        rows += _deep_frame_rows(backend, repeats, width, iters)
+    return rows
+
+
+def _deep_frame_rows(backend, repeats, width, iters):
     from dataclasses import replace
 
     from .deep.locations import KORMANYOS_VERY_DEEP as loc
     from .deep_frames import DeepFrameRenderer
     from .request import DeepFrameRequest
+    r = DeepFrameRenderer(backend)
+    base = DeepFrameRequest(loc.center_re, loc.center_im, width, FULL_HD, iters)
+    r.render(base)                                       # reference, table, compile
+    size = f"{FULL_HD[0]}x{FULL_HD[1]}"
+    state = {"flip": 0}
+
+    def frame(mapping):
+        state["flip"] ^= 1                               # another limit: the pixels are recomputed
+        return r.render(replace(base, max_iter=iters + state["flip"], mapping=mapping)).timings
+
+    def recolour():
+        state["flip"] ^= 1
+        palette = ("inferno", "viridis")[state["flip"]]
+        return r.render(replace(base, mapping="log", palette=palette)).timings
+
     rows = []
-    for width, iters in DEEP_FRAME_CASES:
-        r = DeepFrameRenderer(backend)
-        base = DeepFrameRequest(loc.center_re, loc.center_im, width, FULL_HD, iters)
-        r.render(base)                                   # reference, table, compile
-        for mapping in ("sqrt", "log", "histogram"):
-            flip = [0]
-
-            def frame(mapping=mapping):
-                flip[0] ^= 1                             # another limit: the pixels are recomputed
-                return r.render(replace(base, max_iter=iters + flip[0], mapping=mapping)).timings
-            runs, _ = bench.time_runs(frame, repeats, warmup=1)
-            rows.append(bench.result("mandelbrot-deep-frame", backend, f"{width} {mapping}",
-                                     f"{FULL_HD[0]}x{FULL_HD[1]}", runs, None, {
-                                         "frame ms": _median([t.phases_ms["total"] for t in runs]),
-                                         "kernel ms": _median([t.phases_ms["kernel"] for t in runs]),
-                                         "colourise ms": _median([t.detail.get("colourise") for t in runs]),
-                                         "d2h bytes": runs[-1].bytes["d2h"]}))
-        palettes_ = ("inferno", "viridis")
-        turn = [0]
-
-        def recolour():
-            turn[0] ^= 1
-            return r.render(replace(base, mapping="log", palette=palettes_[turn[0]])).timings
-        runs, _ = bench.time_runs(recolour, repeats, warmup=2)
-        rows.append(bench.result("mandelbrot-deep-frame", backend, f"{width} recolour",
-                                 f"{FULL_HD[0]}x{FULL_HD[1]}", runs, None, {
+    for variant, fn in [(m, (lambda m=m: frame(m))) for m in ("sqrt", "log", "histogram")] + \
+            [("recolour", recolour)]:
+        runs, _ = bench.time_runs(fn, repeats, warmup=2)
+        rows.append(bench.result("mandelbrot-deep-frame", backend, f"{width} {variant}", size, runs,
+                                 None, {
                                      "frame ms": _median([t.phases_ms["total"] for t in runs]),
+                                     "kernel ms": _median([t.phases_ms["kernel"] for t in runs]),
                                      "colourise ms": _median([t.detail.get("colourise") for t in runs]),
                                      "d2h bytes": runs[-1].bytes["d2h"]}))
     return rows
