@@ -103,7 +103,7 @@ DIVERGENCE_VARIANTS = (
     ("persistent", {}),
     ("persistent chunk 16", {"chunk": 16}),
     ("persistent chunk 64", {"chunk": 64}),
-    ("persistent grab 1", {"grab": 1}),
+    ("persistent grab 4", {"grab": 4}),
     ("persistent grab 16", {"grab": 16}),
     ("grid 16x8", {"launch": "grid", "block": (16, 8)}),
 )
