@@ -27,6 +27,7 @@ from PyQt6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -161,7 +162,7 @@ class RandomView(BaseView):
 
         self.hist_plot = pg.PlotWidget()
         self.hist_plot.setBackground("w")
-        self.hist_plot.setTitle("Histogram of the generated numbers against the exact density",
+        self.hist_plot.setTitle("Histogram against the exact density",
                                 color="k", size="10pt")
         self.hist_plot.setLabel("left", "density")
         self.hist_plot.setLabel("bottom", "value")
@@ -179,7 +180,7 @@ class RandomView(BaseView):
         self.mc_plot = pg.PlotWidget()
         self.mc_plot.setBackground("w")
         self.mc_plot.setLogMode(x=True, y=True)
-        self.mc_plot.setTitle("Monte Carlo π: |error| against N", color="k", size="10pt")
+        self.mc_plot.setTitle("Monte Carlo π: error against N", color="k", size="10pt")
         self.mc_plot.setLabel("left", "|estimate − π|")
         self.mc_plot.setLabel("bottom", "N (points in the unit square)")
         self.mc_plot.showGrid(x=True, y=True, alpha=0.2)
@@ -211,6 +212,11 @@ class RandomView(BaseView):
         hl.addWidget(self.hist_note)
         top.addWidget(hist_box)
         top.addWidget(self.mc_plot)
+        # the two plots share the width evenly; the histogram's note wraps rather than widening it
+        self.hist_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        top.setStretchFactor(0, 1)
+        top.setStretchFactor(1, 1)
+        top.setSizes([500, 500])
         bottom = QWidget()
         bl = QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
