@@ -36,7 +36,10 @@ def _main(argv) -> int:
         from cli.bench import run_bench, run_window_bench
         return run_window_bench(args, _window_bench) if args.ui else run_bench(args)
     # before any kernel is imported: numba refuses to define a cached kernel it cannot cache
-    from cli.environment import ensure_numba_cache
+    from cli.environment import display_problem, ensure_numba_cache
+    no_display = display_problem()
+    if no_display:          # Qt would abort the process (xcb) rather than say so
+        return fail(UNUSABLE, no_display)
     cache_note = ensure_numba_cache()
     be, why = resolve_backend(args.backend)
     if be is None:

@@ -81,3 +81,18 @@ def prepare_kernels() -> None:
     if message:
         from .failures import note
         note(message)
+
+
+def display_problem(environ=None, platform: str | None = None) -> str | None:
+    """Why the window cannot open here, in one line, or None. On Linux Qt's default platform (xcb)
+    needs an X display (or Wayland); without one Qt aborts the process with a core dump instead of
+    an error, so the command line checks first. QT_QPA_PLATFORM set by the user wins."""
+    import sys as _sys
+    env = os.environ if environ is None else environ
+    if (platform or _sys.platform) != "linux" or env.get("QT_QPA_PLATFORM"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run "
+            "it in a desktop session or over `ssh -X`, use --render or --bench, which need no "
+            "display, or set QT_QPA_PLATFORM=offscreen to run the window invisibly")

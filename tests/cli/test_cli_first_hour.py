@@ -248,3 +248,28 @@ sys.exit(code)
     assert proc.wait(120) == 0, output
     assert b"wrote " in output
     assert b"\x1b[" not in output, output
+
+
+def test_no_display_is_one_line_not_a_qt_abort():
+    """On Linux without DISPLAY/WAYLAND_DISPLAY Qt's xcb platform aborts the process with a core
+    dump: the command line says what to do instead, before Qt loads."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    r = subprocess.run([sys.executable, os.path.join(root, "main.py"), "--backend", "cpu"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    if sys.platform != "linux":
+        return
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "no display" in r.stderr and "QT_QPA_PLATFORM=offscreen" in r.stderr
+
+
+def test_display_check_respects_an_explicit_platform():
+    from cli.environment import display_problem
+    assert display_problem({}, "linux") is not None
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert display_problem({"DISPLAY": ":0"}, "linux") is None
+    assert display_problem({}, "darwin") is None
