@@ -260,16 +260,6 @@ def deep_rows_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half
         stats[r, 3] = s3
 
 
-def row_stride(rows: int) -> int:
-    """A step coprime to `rows` near rows/phi (spreads consecutive k over the band)."""
-    if rows <= 2:
-        return 1
-    s = max(1, int(rows * 0.6180339887))
-    while math.gcd(s, rows) != 1:
-        s += 1
-    return s
-
-
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 GPU_IMPORT_ERROR = None

@@ -17,6 +17,8 @@ import numpy as np
 
 from ...buffers import BufferPool, ensure_device_fits
 from ...timing import JobTimer, Timings
+from ..escape import row_stride
+from ..renderer import resident_blocks
 from . import perturb as pk
 from .bla import EPS_BITS, build_table
 from .reference import ReferenceOrbit, gmpy2_module
@@ -85,23 +87,6 @@ class FrameGeometry:
         cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
         return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0,
                              int(cexp) + math.ceil(math.log2(cmax)))
-
-
-def _resident_blocks(kernel, threads: int) -> int:
-    """Blocks of `threads` that all SMs hold at once for this (compiled) kernel."""
-    dev = pk.cuda.get_current_device()
-    per_sm = BLOCKS_PER_SM
-    try:
-        got = kernel.get_regs_per_thread() if kernel.overloads else 0
-        regs = max(got.values(), default=0) if isinstance(got, dict) else int(got)
-        if regs:
-            warp_regs = -(-regs * 32 // 256) * 256          # registers are allocated per warp
-            warps = int(dev.MAX_REGISTERS_PER_MULTIPROCESSOR) // warp_regs
-            per_sm = max(1, min(warps // (threads // 32),
-                                int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // threads))
-    except Exception:  # an older numba-cuda or driver attribute missing: keep the default
-        per_sm = BLOCKS_PER_SM
-    return int(dev.MULTIPROCESSOR_COUNT) * per_sm
 
 
 class DeepRenderer:
@@ -277,7 +262,7 @@ class DeepRenderer:
             for r0 in range(0, h, band):
                 n = min(band, h - r0)
                 with timer.phase("kernel"):
-                    pk.deep_rows_cpu(values, stats, r0, n, pk.row_stride(n), *args)
+                    pk.deep_rows_cpu(values, stats, r0, n, row_stride(n), *args)
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
@@ -298,7 +283,7 @@ class DeepRenderer:
             resident = SIM_BLOCKS
         kernel = pk.deep_kernel_ext if extended else pk.deep_kernel_pert
         if dynamic and not self.backend.simulated:
-            resident = _resident_blocks(kernel, threads)
+            resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
         gargs = args[:-1]   # the kernels take no `extended` flag: one kernel per format
         with timer.phase("kernel", gpu=True):
             pk.zero_kernel[1, 32, s](stats)
