@@ -150,18 +150,26 @@ class DeepFrameRenderer:
         return self._strips(request, bool(values), rows, cancel)
 
     def _strips(self, request, want_values, rows, cancel):
-        w, h = int(request.size[0]), int(request.size[1])
-        step = request.width_decimal / w
+        h = int(request.size[1])
         for r0 in range(0, h, rows):
             if cancel is not None:
                 cancel.check()
-            n = min(rows, h - r0)
-            # the strip's centre row sits (r0 + n/2) rows down from the top; the frame's at h/2
-            shift = (Decimal(h) / 2 - Decimal(r0) - Decimal(n) / 2) * step
-            strip = dataclasses.replace(request, center_im=add_decimal(request.center_im, shift),
-                                        size=(w, n), want_values=want_values)
+            strip = band_request(request, r0, min(rows, h - r0), want_values)
             frame = self.render(strip, cancel=cancel)
             yield r0, (frame.values if want_values else frame.rgba)
+
+
+def band_request(request: DeepFrameRequest, row0: int, rows: int, want_values: bool
+                 ) -> DeepFrameRequest:
+    """Rows row0 .. row0 + rows of `request`'s picture as a deep frame of its own: the same width
+    per pixel, the centre moved down by an exact decimal amount. Exports in strips and posters in
+    bands (tiles.py) both cut a picture this way, so equal cuts give equal pixels."""
+    w, h = int(request.size[0]), int(request.size[1])
+    step = request.width_decimal / w
+    # the band's centre row sits (row0 + rows/2) rows down from the top; the frame's at h/2
+    shift = (Decimal(h) / 2 - Decimal(row0) - Decimal(rows) / 2) * step
+    return dataclasses.replace(request, center_im=add_decimal(request.center_im, shift),
+                               size=(w, rows), want_values=want_values)
 
 
 def _place_key(r: DeepFrameRequest) -> tuple:

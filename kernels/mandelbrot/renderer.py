@@ -271,6 +271,48 @@ class Renderer:
             timer.finish()
             yield r0, (host[:n] if want_values else host[:n].view(np.uint8).reshape(n, w, 4))
 
+    def band(self, request: MandelbrotRequest, row0: int, rows: int, values: bool, cancel=None,
+             into: np.ndarray | None = None) -> np.ndarray:
+        """Rows row0 .. row0 + rows of `request`'s picture (a poster's band, tiles.py): uint8 RGBA
+        (rows, w, 4), or with `values` float64 smooth counts (rows, w). The pixels index the whole
+        picture's grid, so bands put together equal the picture rendered whole, bit for bit.
+        Written into `into` when given (an array of that shape and type: straight from the device,
+        no second host copy), else returned in a buffer that the next band of this renderer
+        reuses. Device buffers are kept for the next band of the same shape."""
+        request.validate()
+        w, h = int(request.size[0]), int(request.size[1])
+        row0, rows = int(row0), int(rows)
+        if not (0 <= row0 and rows >= 1 and row0 + rows <= h):
+            raise ValueError(f"band of rows {row0}..{row0 + rows} is outside the picture's {h} rows")
+        self.warmup()
+        stream = self._get_stream()
+        gpu = self.backend.is_gpu
+        vals = self._values_buffer(self.pool, "band-values", rows, w)
+        counts = self._counts_buffer(self.pool, "band-counts", rows, w)
+        timer = JobTimer(self.backend, stream, "band")
+        self._escape(vals, _Grid.of(request), row0, 0, request.max_iter, timer, cancel, counts)
+        if values:
+            src, shape, dtype = vals, (rows, w), np.float64
+        else:
+            src = self._rgba_buffer(self.pool, "band-rgba", rows, w) if gpu else \
+                self.pool.host("band-rgba", (rows, w), np.uint32, pinned=False)
+            self._colour(vals, src, request, timer)
+            shape, dtype = (rows, w, 4), np.uint8
+        if into is not None and (into.shape != shape or into.dtype != dtype):
+            raise ValueError(f"band output must be {dtype.__name__} {shape}, got {into.dtype} {into.shape}")
+        if gpu:
+            out = into if into is not None else self.pool.host(
+                "band-host", shape, dtype, ring=1)
+            flat = out if values else out.view(np.uint32).reshape(rows, w)
+            with timer.phase("d2h", gpu=True, nbytes=out.nbytes):
+                src.copy_to_host(flat, stream=stream)
+            stream.synchronize()
+        else:
+            got = src if values else src.view(np.uint8).reshape(rows, w, 4)
+            out = got if into is None else np.copyto(into, got) or into
+        timer.finish()
+        return out
+
     # ---- internals ---------------------------------------------------------------------------
     def _get_stream(self):
         if self.backend.is_gpu and self._stream is None:

@@ -1,0 +1,78 @@
+"""Posters in bands and movies in frames, as jobs any pool can run (kernels/spread): each job is a
+small picklable object, `job(worker) -> array`, that renders on the worker's own renderer (kept
+there for the next job: compiled kernels, device buffers, a deep zoom's reference orbit).
+
+A band of a float64 picture indexes the whole picture's pixel grid (Renderer.band), so bands put
+together equal the picture rendered whole, bit for bit. A band of a deep picture is a deep frame
+of its own, cut exactly as an export's strips are (deep_frames.band_request): with the same band
+height the pixels equal those of `--render`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .request import DeepFrameRequest, MandelbrotRequest
+
+# rows per band: as many as an export's strip holds (EXPORT_STRIP_PIXELS), so a deep poster's bands
+# are the strips `--render` would cut
+BAND_PIXELS = 4 * 2 ** 20
+
+
+def band_rows(width: int, height: int, workers: int = 1) -> int:
+    """Rows per band for a width×height picture: a strip's worth of pixels, fewer when that
+    would leave a worker without a band (every worker gets at least 4 when the picture allows)."""
+    rows = max(1, BAND_PIXELS // max(1, int(width)))
+    fair = -(-int(height) // max(1, 4 * int(workers)))
+    return max(1, min(rows, fair, int(height)))
+
+
+def bands(height: int, rows: int) -> list[tuple[int, int]]:
+    """(row0, rows) of every band, top first."""
+    return [(r0, min(rows, height - r0)) for r0 in range(0, int(height), int(rows))]
+
+
+def _renderer(worker, request):
+    """The worker's renderer for this kind of request (made on its first job, kept after)."""
+    if isinstance(request, DeepFrameRequest):
+        from .deep_frames import DeepFrameRenderer
+        return worker.renderer(("mandelbrot-deep", worker.backend.name),
+                               lambda: DeepFrameRenderer(worker.backend))
+    from .renderer import Renderer
+    return worker.renderer(("mandelbrot", worker.backend.name), lambda: Renderer(worker.backend))
+
+
+@dataclass(frozen=True)
+class BandJob:
+    """Rows row0 .. row0 + rows of `request`'s picture: uint8 RGBA (rows, w, 4), or float64
+    values (rows, w) with `values`. The result is the job's own array (a copy the worker does not
+    reuse), ready to travel back from a cluster."""
+    request: MandelbrotRequest | DeepFrameRequest
+    row0: int
+    rows: int
+    values: bool = False
+
+    def __call__(self, worker) -> np.ndarray:
+        renderer = _renderer(worker, self.request)
+        if isinstance(self.request, DeepFrameRequest):
+            from .deep_frames import band_request
+            frame = renderer.render(band_request(self.request, self.row0, self.rows, self.values),
+                                    cancel=worker.cancel)
+            got = frame.values if self.values else frame.rgba
+            return np.array(got, copy=True)
+        w = int(self.request.size[0])
+        shape = (self.rows, w) if self.values else (self.rows, w, 4)
+        out = np.empty(shape, np.float64 if self.values else np.uint8)
+        renderer.band(self.request, self.row0, self.rows, self.values, cancel=worker.cancel, into=out)
+        return out
+
+
+@dataclass(frozen=True)
+class FrameJob:
+    """One whole frame (a movie's frame k): its RGBA, uint8 (h, w, 4), the job's own array."""
+    request: MandelbrotRequest | DeepFrameRequest
+
+    def __call__(self, worker) -> np.ndarray:
+        frame = _renderer(worker, self.request).render(self.request, cancel=worker.cancel)
+        return np.array(frame.rgba, copy=True)

@@ -1,0 +1,154 @@
+"""The in-process pool: one worker thread per GPU, each with that GPU's context current and its
+own renderers (so its own streams and buffers), or one CPU thread.
+
+Jobs are handed out one at a time from a shared queue, so a fast GPU takes more of them and a band
+that costs more than others delays nobody; results are put back in job order. Contexts are made
+when the pool starts, before any job, so a measurement of the jobs does not include them.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Iterator, Sequence
+
+from ..backend import Backend
+from ..scheduler import Cancelled, CancelToken
+from .pool import Job, Pool
+from .worker import Worker
+
+_STOP = object()
+WINDOW_PER_WORKER = 3
+
+
+class _Run:
+    """One call of ordered(): its jobs, their results as they come, and how it ends."""
+
+    def __init__(self, jobs: Sequence[Job], token: CancelToken):
+        self.jobs = jobs
+        self.token = token
+        self.results: dict[int, Any] = {}
+        self.error: BaseException | None = None
+        self.cond = threading.Condition()
+        self.running = 0
+
+
+class LocalPool(Pool):
+    def __init__(self, backend: Backend, devices: tuple[int, ...] | None = None):
+        self.backend = backend
+        self.devices = tuple(devices) if backend.is_gpu and devices else ((0,) if backend.is_gpu else ())
+        self.workers = max(1, len(self.devices))
+        self._tasks: queue.Queue = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._started = threading.Barrier(self.workers + 1)
+        self._start_errors: list[BaseException] = []
+        self._start()
+
+    def describe(self) -> str:
+        if not self.backend.is_gpu:
+            return "the CPU"
+        if self.backend.simulated:
+            return "the CUDA simulator"
+        from .devices import gpu_list
+        names = {g.index: g.name for g in gpu_list()}
+        gpus = ", ".join(f"{d} {names.get(d, '?')}" for d in self.devices)
+        return f"{len(self.devices)} GPU{'s' if len(self.devices) > 1 else ''} ({gpus})"
+
+    # ---- workers -----------------------------------------------------------------------------
+    def _start(self):
+        slots = self.devices if self.backend.is_gpu else (None,)
+        for device in slots:
+            t = threading.Thread(target=self._serve, args=(device,), daemon=True,
+                                 name=f"pool-{'cpu' if device is None else f'gpu{device}'}")
+            t.start()
+            self._threads.append(t)
+        self._started.wait()          # every context exists before the first job is timed
+        if self._start_errors:
+            self.close()
+            from ..backend import first_line
+            raise RuntimeError(f"a GPU could not be opened: {first_line(self._start_errors[0])}")
+
+    def _serve(self, device):
+        worker = Worker(self.backend, device)
+        ctx = None
+        try:
+            if device is not None and not self.backend.simulated:
+                from numba import cuda
+                ctx = cuda.gpus[device]
+                ctx.__enter__()         # this thread's current context from now on
+        except BaseException as exc:    # reported by _start, in the caller's thread
+            self._start_errors.append(exc)
+            self._started.wait()
+            return
+        self._started.wait()
+        try:
+            while True:
+                task = self._tasks.get()
+                if task is _STOP:
+                    return
+                run, index = task
+                self._do(worker, run, index)
+        finally:
+            if ctx is not None:
+                ctx.__exit__(None, None, None)
+
+    @staticmethod
+    def _do(worker: Worker, run: _Run, index: int):
+        with run.cond:
+            if run.error is not None or run.token.cancelled:
+                return
+            run.running += 1
+        worker.cancel = run.token
+        try:
+            result = run.jobs[index](worker)
+            with run.cond:
+                run.results[index] = result
+        except BaseException as exc:
+            with run.cond:
+                if run.error is None and not isinstance(exc, Cancelled):
+                    run.error = exc
+                    run.token.cancel()      # the other workers stop their jobs too
+        finally:
+            worker.cancel = None
+            with run.cond:
+                run.running -= 1
+                run.cond.notify_all()
+
+    # ---- the caller's side -------------------------------------------------------------------
+    def ordered(self, jobs: Sequence[Job], cancel: CancelToken | None = None,
+                window: int | None = None) -> Iterator[tuple[int, Any]]:
+        jobs = list(jobs)
+        # the run's own token: a failing job cancels its siblings without cancelling the caller's
+        token = CancelToken()
+        forget = cancel.on_cancel(token.cancel) if cancel is not None else (lambda: None)
+        run = _Run(jobs, token)
+        window = max(1, int(window or WINDOW_PER_WORKER * self.workers))
+        fed = done = 0
+        try:
+            while done < len(jobs):
+                while fed < len(jobs) and fed < done + window:
+                    self._tasks.put((run, fed))
+                    fed += 1
+                with run.cond:
+                    while done not in run.results and run.error is None and not token.cancelled:
+                        run.cond.wait(0.1)
+                    if run.error is not None:
+                        raise run.error
+                    if token.cancelled and done not in run.results:
+                        raise Cancelled()
+                    result = run.results.pop(done)
+                yield done, result
+                done += 1
+        finally:
+            forget()
+            if done < len(jobs):        # stopped early: nothing more starts, running jobs end
+                token.cancel()
+                with run.cond:
+                    while run.running:
+                        run.cond.wait(0.1)
+
+    def close(self) -> None:
+        for _ in self._threads:
+            self._tasks.put(_STOP)
+        for t in self._threads:
+            t.join(timeout=5.0)
+        self._threads = []
