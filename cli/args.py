@@ -38,6 +38,8 @@ OPTION_MODES = {
     "out": (RENDER,),
     "size": (RENDER, WINDOW_BENCH),
     **{opt: (RENDER,) for opt in VIEW_OPTIONS},
+    "gpus": (RENDER,),
+    "scheduler": (RENDER,),
     "only": (BENCH,),
     "json": (BENCH, WINDOW_BENCH),
     "repeats": (BENCH,),
@@ -122,6 +124,14 @@ def build_parser() -> ArgParser:
     g.add_argument("--unit", type=one_of("--unit", UNITS), metavar="|".join(UNITS), help="distance: unit")
     g.add_argument("--strategy", type=one_of("--strategy", STRATEGIES), metavar="|".join(STRATEGIES),
                    help="distance: GPU strategy")
+    s = p.add_argument_group("posters and movies over several GPUs or a cluster")
+    s.add_argument("--gpus", metavar="all|0,1",
+                   help="render in bands on these GPUs (all, or numbers such as 0,1), one worker "
+                        "per GPU; the picture resumes after an interruption")
+    s.add_argument("--scheduler", metavar="local|ADDRESS",
+                   help="send the bands to Dask: local (a cluster on this machine, one worker per "
+                        "GPU) or a scheduler's address such as tcp://host:8786 (needs the "
+                        "cluster extra)")
     b = p.add_argument_group("benchmarks")
     b.add_argument("--bench", action="store_true", help="run the registered workloads, print a table")
     b.add_argument("--only", metavar="NAME", help="only the workload NAME (or names starting with it)")

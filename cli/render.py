@@ -49,6 +49,14 @@ def run_render(args) -> int:
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
+    from .poster import run_poster, wants_poster
+    if wants_poster(args, w, h):         # bands over every chosen GPU, resumable
+        if view == "mandelbrot":
+            try:
+                make_renderer(view, request, be, probe=True)
+            except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
+                return fail(UNUSABLE, str(exc))
+        return run_poster(args, view, request, args.out, be)
     from kernels.buffers import OutOfDeviceMemory
     from kernels.scheduler import Cancelled, CancelToken
     try:
@@ -76,16 +84,20 @@ def run_render(args) -> int:
     return 0
 
 
-def make_renderer(view: str, request, backend):
+def make_renderer(view: str, request, backend, probe: bool = False):
     """The renderer for `request`: a deep-zoom frame renderer for a DeepFrameRequest (its
     reference orbit needs gmpy2: RuntimeError saying how to install it when missing), else the
-    view's Renderer."""
+    view's Renderer. `probe`: only check that it can be made (None)."""
     from kernels.mandelbrot.request import DeepFrameRequest
     if isinstance(request, DeepFrameRequest):
         from kernels.mandelbrot.deep.reference import gmpy2_module
-        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
         gmpy2_module()
+        if probe:
+            return None
+        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
         return DeepFrameRenderer(backend)
+    if probe:
+        return None
     return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
 
 

@@ -20,11 +20,17 @@ from .request import DeepFrameRequest, MandelbrotRequest
 BAND_PIXELS = 4 * 2 ** 20
 
 
-def band_rows(width: int, height: int, workers: int = 1) -> int:
-    """Rows per band for a width×height picture: a strip's worth of pixels, fewer when that
-    would leave a worker without a band (every worker gets at least 4 when the picture allows)."""
+# a picture is cut into at least this many bands (when it has the rows), so that several GPUs
+# share it evenly; the cut does not depend on how many workers there are, so a poster begun on one
+# GPU resumes on two
+MIN_BANDS = 16
+
+
+def band_rows(width: int, height: int) -> int:
+    """Rows per band for a width×height picture: a strip's worth of pixels, or fewer so that there
+    are at least MIN_BANDS bands."""
     rows = max(1, BAND_PIXELS // max(1, int(width)))
-    fair = -(-int(height) // max(1, 4 * int(workers)))
+    fair = -(-int(height) // MIN_BANDS)
     return max(1, min(rows, fair, int(height)))
 
 

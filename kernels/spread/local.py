@@ -28,6 +28,7 @@ class _Run:
         self.token = token
         self.results: dict[int, Any] = {}
         self.error: BaseException | None = None
+        self.error_index = -1          # the first job that failed: later ones need not run
         self.cond = threading.Condition()
         self.running = 0
 
@@ -94,7 +95,7 @@ class LocalPool(Pool):
     @staticmethod
     def _do(worker: Worker, run: _Run, index: int):
         with run.cond:
-            if run.error is not None or run.token.cancelled:
+            if run.token.cancelled or (run.error is not None and index > run.error_index):
                 return
             run.running += 1
         worker.cancel = run.token
@@ -104,9 +105,9 @@ class LocalPool(Pool):
                 run.results[index] = result
         except BaseException as exc:
             with run.cond:
-                if run.error is None and not isinstance(exc, Cancelled):
-                    run.error = exc
-                    run.token.cancel()      # the other workers stop their jobs too
+                # the jobs before a failed one still deliver; it raises when its turn comes
+                if not isinstance(exc, Cancelled) and (run.error is None or index < run.error_index):
+                    run.error, run.error_index = exc, index
         finally:
             worker.cancel = None
             with run.cond:
@@ -129,9 +130,10 @@ class LocalPool(Pool):
                     self._tasks.put((run, fed))
                     fed += 1
                 with run.cond:
-                    while done not in run.results and run.error is None and not token.cancelled:
+                    while done not in run.results and not token.cancelled and \
+                            not (run.error is not None and done >= run.error_index):
                         run.cond.wait(0.1)
-                    if run.error is not None:
+                    if run.error is not None and done >= run.error_index:
                         raise run.error
                     if token.cancelled and done not in run.results:
                         raise Cancelled()

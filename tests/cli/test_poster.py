@@ -1,0 +1,145 @@
+"""Posters in bands (`--render … --gpus/--scheduler`, or any picture past POSTER_MIN_PIXELS): equal
+to the picture rendered whole, resumable after an interruption, and on a two-worker CPU Dask
+cluster a worker killed in the middle of a band loses nothing."""
+import os
+import signal
+import sys
+
+import numpy as np
+import pytest
+
+import main
+from cli import poster
+
+from kernels.mandelbrot import tiles
+
+BANDS = len(tiles.bands(70, tiles.band_rows(96, 70)))
+PLACE = ["--center", "-0.7436438870,0.1318259043", "--width", "0.003", "--iters", "800"]
+SIZE = "96x70"
+
+distributed = pytest.importorskip("distributed", reason="the cluster extra (Dask) is not installed")
+
+
+def render(tmp_path, name, *extra):
+    out = tmp_path / name
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
+                      "--out", str(out), *extra])
+    return code, out
+
+
+def read(path):
+    if str(path).endswith(".npy"):
+        return np.load(path)
+    from PIL import Image
+    return np.asarray(Image.open(path))
+
+
+@pytest.mark.parametrize("ext", [".png", ".npy"])
+def test_a_cluster_poster_equals_the_whole_picture(tmp_path, capsys, ext):
+    code, whole = render(tmp_path, "whole" + ext)
+    assert code == 0
+    code, banded = render(tmp_path, "banded" + ext, "--scheduler", "local")
+    err = capsys.readouterr()
+    assert code == 0, err
+    assert f"{BANDS} bands on a local Dask cluster (2 CPU workers)" in err.out
+    assert np.array_equal(read(whole), read(banded))
+    assert not os.path.exists(poster.parts_dir(banded)), "the parts folder stays after success"
+
+
+def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, monkeypatch):
+    code, whole = render(tmp_path, "whole.png")
+    assert code == 0
+    real_mark = poster.Parts.mark
+    marked = []
+
+    def mark_then_stop(self, index, row0, rows):
+        real_mark(self, index, row0, rows)
+        marked.append(index)
+        if len(marked) == 5:
+            raise KeyboardInterrupt        # as Ctrl+C would land after the fifth band
+    monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+    out = tmp_path / "poster.png"
+    monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)     # this small picture goes in bands
+    assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
+                      "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert f"5 of {BANDS} bands are kept" in err and "run the same command again" in err
+    assert not out.exists()
+    assert os.path.isdir(poster.parts_dir(out))
+
+    rendered = []
+    real_call = tiles.BandJob.__call__
+    monkeypatch.setattr(tiles.BandJob, "__call__",
+                        lambda self, w: rendered.append(self.row0) or real_call(self, w))
+    monkeypatch.setattr(poster.Parts, "mark", real_mark)
+    assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
+                      "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"5 of {BANDS} bands were already rendered" in err
+    rows = tiles.band_rows(96, 70)
+    assert sorted(rendered) == [r0 for r0, _ in tiles.bands(70, rows)][5:]
+    assert np.array_equal(read(out), read(whole))
+
+
+def test_parts_of_another_picture_are_not_mixed_in(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)
+    out = tmp_path / "p.png"
+    os.makedirs(poster.parts_dir(out))
+    with open(os.path.join(poster.parts_dir(out), "plan.json"), "w") as fh:
+        fh.write('{"version": 1, "view": "mandelbrot", "size": [1, 1]}')
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
+                      "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "holds the bands of another picture" in err and "remove that folder" in err
+
+
+def test_bad_spreading_options_one_line_before_work(tmp_path, capsys, monkeypatch):
+    from kernels.spread import cluster
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+    for extra, words in ((["--gpus", "0"], "--gpus chooses GPUs"),
+                         (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered")):
+        code, out = render(tmp_path, "x.png", *extra)
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and words in err, err
+        assert not out.exists() and not os.path.exists(poster.parts_dir(out))
+    code = main.main(["--bench", "--gpus", "all"])
+    assert code == 2 and "--gpus does not apply with --bench" in capsys.readouterr().err
+
+
+class KillOnce:
+    """Kills the worker process that runs it the first time (a marker file remembers), then does
+    the band's work wherever Dask runs it again."""
+
+    def __init__(self, job, marker):
+        self.job, self.marker = job, marker
+
+    def __call__(self, worker):
+        if not os.path.exists(self.marker):
+            with open(self.marker, "w") as fh:
+                fh.write(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return self.job(worker)
+
+
+def test_a_killed_worker_loses_no_band(tmp_path, cpu_backend):
+    import cloudpickle
+
+    from kernels.mandelbrot.renderer import Renderer
+    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.tiles import BandJob, bands
+    from kernels.spread import open_pool
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cannot import tests
+    req = MandelbrotRequest(-0.75, 0.1, 0.05, (80, 60), 600)
+    whole = Renderer(cpu_backend).render(req).rgba
+    cut = bands(60, 6)
+    marker = str(tmp_path / "killed")
+    jobs = [BandJob(req, r0, n) for r0, n in cut]
+    jobs[4] = KillOnce(jobs[4], marker)
+    out = np.empty_like(whole)
+    with open_pool("cpu", scheduler="local") as pool:
+        for i, arr in pool.ordered(jobs):
+            r0, n = cut[i]
+            out[r0:r0 + n] = arr
+    assert os.path.exists(marker), "the worker was never killed"
+    assert np.array_equal(out, whole)
