@@ -110,9 +110,9 @@ class Parts:
 def run_poster(args, view: str, request, out: str, backend) -> int:
     """Render `request` in bands over the pool the options name; write `out` when complete."""
     from kernels.backend import BackendUnavailable
-    from kernels.mandelbrot.tiles import BandJob, band_rows, bands
+    from kernels.mandelbrot.tiles import BandInto, BandJob, band_rows, bands
     from kernels.scheduler import Cancelled, CancelToken
-    from kernels.spread import open_pool
+    from kernels.spread import LocalPool, open_pool
 
     from .render import run_interruptibly
     if view != "mandelbrot":
@@ -141,6 +141,8 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
     progress = RenderProgress(f"{view} {w}×{h} in {len(cut)} bands on {pool.describe()}")
     progress.report(len(parts.done) / len(cut))
     jobs = [BandJob(request, *cut[i], values=npy) for i in todo]
+    if isinstance(pool, LocalPool):     # workers in this process write into the picture directly
+        jobs = [BandInto(job, parts.pixels) for job in jobs]
     timing = {}
 
     def work():
@@ -148,7 +150,8 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         for k, band in pool.ordered(jobs, cancel=token):
             i = todo[k]
             r0, n = cut[i]
-            parts.pixels[r0:r0 + n] = band
+            if band is not None:
+                parts.pixels[r0:r0 + n] = band
             parts.mark(i, r0, n)
             progress.report(len(parts.done) / len(cut))
         timing["render_s"] = time.perf_counter() - t0

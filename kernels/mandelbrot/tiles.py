@@ -60,18 +60,34 @@ class BandJob:
     values: bool = False
 
     def __call__(self, worker) -> np.ndarray:
+        w = int(self.request.size[0])
+        shape = (self.rows, w) if self.values else (self.rows, w, 4)
+        return self.render_into(worker, np.empty(shape, np.float64 if self.values else np.uint8))
+
+    def render_into(self, worker, out: np.ndarray) -> np.ndarray:
+        """Render the band straight into `out` (the band's rows of a picture in this process:
+        no copy in between for a float64 picture, one from the pinned frame for a deep one)."""
         renderer = _renderer(worker, self.request)
         if isinstance(self.request, DeepFrameRequest):
             from .deep_frames import band_request
             frame = renderer.render(band_request(self.request, self.row0, self.rows, self.values),
                                     cancel=worker.cancel)
-            got = frame.values if self.values else frame.rgba
-            return np.array(got, copy=True)
-        w = int(self.request.size[0])
-        shape = (self.rows, w) if self.values else (self.rows, w, 4)
-        out = np.empty(shape, np.float64 if self.values else np.uint8)
+            np.copyto(out, frame.values if self.values else frame.rgba)
+            return out
         renderer.band(self.request, self.row0, self.rows, self.values, cancel=worker.cancel, into=out)
         return out
+
+
+@dataclass(frozen=True)
+class BandInto:
+    """A BandJob whose rows go straight into `picture` (an array or memory map of the whole picture
+    in this process): for pools in this process, which then hand back nothing but the order."""
+    job: BandJob
+    picture: np.ndarray
+
+    def __call__(self, worker) -> None:
+        j = self.job
+        self.job.render_into(worker, self.picture[j.row0:j.row0 + j.rows])
 
 
 @dataclass(frozen=True)

@@ -68,9 +68,9 @@ def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, m
     assert os.path.isdir(poster.parts_dir(out))
 
     rendered = []
-    real_call = tiles.BandJob.__call__
-    monkeypatch.setattr(tiles.BandJob, "__call__",
-                        lambda self, w: rendered.append(self.row0) or real_call(self, w))
+    real_call = tiles.BandJob.render_into
+    monkeypatch.setattr(tiles.BandJob, "render_into",
+                        lambda self, w, out: rendered.append(self.row0) or real_call(self, w, out))
     monkeypatch.setattr(poster.Parts, "mark", real_mark)
     assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
                       "--out", str(out)]) == 0
