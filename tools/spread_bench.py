@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Scaling of posters over GPUs and the cost of Dask, measured in one process on the GPU machine
+(issue 12's targets: 2 GPUs >= 1.9x one GPU on the poster; a local Dask cluster within 10 % of the
+in-process path). Each case: the pool is opened (contexts made) and warmed (every worker renders a
+small band of the same place: kernels compiled, a deep zoom's reference orbit computed), then the
+whole poster's bands are timed into one picture in host memory (no file: the PNG encoder is
+measured apart, since it is the same for every case). Repeats alternate the cases so that drift
+falls on all of them.
+
+    source .device-bundle-spread/activate.sh && PYTHONPATH=.:$PYTHONPATH \\
+        python3 tools/spread_bench.py --json $OUT/spread.json [--size 16384] [--repeats 2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, ".")
+
+from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
+from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
+from kernels.mandelbrot.tiles import BandInto, BandJob, band_rows, bands  # noqa: E402
+from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
+
+
+def posters(size: int):
+    loc = KORMANYOS_VERY_DEEP
+    return {
+        "deep-1e100": DeepFrameRequest(loc.center_re, loc.center_im, "1e-100", (size, size), 50_000),
+        "deep-1e30": DeepFrameRequest(loc.center_re, loc.center_im, "1e-30", (size, size), 20_000),
+        "seahorse-f64": MandelbrotRequest(-0.7436438870371587, 0.1318259042053119, 1e-8,
+                                          (size, size), 20_000),
+    }
+
+
+def warm(pool, request, w):
+    """Every worker renders a small band of the place (several jobs per worker: the pool hands them
+    out dynamically, so each worker is very likely to get one; the first job per worker compiles)."""
+    jobs = [BandJob(request, r0, 4) for r0 in range(0, 4 * 4 * pool.workers, 4)]
+    for _ in pool.ordered(jobs, window=len(jobs)):
+        pass
+
+
+def time_poster(pool, request, picture):
+    w, h = request.size
+    cut = bands(h, band_rows(w, h))
+    jobs = [BandJob(request, r0, n) for r0, n in cut]
+    local = isinstance(pool, LocalPool)
+    if local:
+        jobs = [BandInto(j, picture) for j in jobs]
+    t = time.perf_counter()
+    for i, band in pool.ordered(jobs):
+        if band is not None:
+            r0, n = cut[i]
+            picture[r0:r0 + n] = band
+    return time.perf_counter() - t, len(cut)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--size", type=int, default=16384)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--only", default=None, help="poster names, comma-separated")
+    ap.add_argument("--no-dask", action="store_true")
+    a = ap.parse_args()
+    gpus = gpu_list()
+    print("GPUs:", "; ".join(map(str, gpus)), flush=True)
+    out = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "gpus": [str(g) for g in gpus],
+           "python": platform.python_version(), "size": a.size, "posters": {}}
+    picture = np.empty((a.size, a.size, 4), np.uint8)
+    picture[:] = 0                           # touched once: page faults stay out of the timings
+    names = a.only.split(",") if a.only else list(posters(a.size))
+    for name in names:
+        req = posters(a.size)[name]
+        cases = {"1 GPU": dict(gpus="0")}
+        if len(gpus) >= 2:
+            cases["2 GPUs"] = dict(gpus="0,1")
+            if not a.no_dask:
+                cases["2 GPUs, Dask local"] = dict(gpus="0,1", scheduler="local")
+        pools = {}
+        for case, kw in cases.items():
+            t = time.perf_counter()
+            pools[case] = open_pool("cuda", **kw)
+            opened = time.perf_counter() - t
+            t = time.perf_counter()
+            warm(pools[case], req, a.size)
+            print(f"{name} / {case}: {pools[case].describe()}; opened in {opened:.2f} s, warmed in "
+                  f"{time.perf_counter() - t:.2f} s", flush=True)
+        times = {case: [] for case in cases}
+        for _ in range(a.repeats):
+            for case, pool in pools.items():
+                s, nb = time_poster(pool, req, picture)
+                times[case].append(s)
+                print(f"{name} / {case}: {s:.3f} s ({nb} bands)", flush=True)
+        for pool in pools.values():
+            pool.close()
+        best = {case: min(v) for case, v in times.items()}
+        row = {"request": repr(req)[:300], "seconds": times, "best_s": best}
+        if "2 GPUs" in best:
+            row["speed-up 2 vs 1"] = best["1 GPU"] / best["2 GPUs"]
+        if "2 GPUs, Dask local" in best:
+            row["dask overhead %"] = 100.0 * (best["2 GPUs, Dask local"] / best["2 GPUs"] - 1.0)
+        print(name, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()
+                     if k not in ("request", "seconds")}, flush=True)
+        out["posters"][name] = row
+    try:        # the PNG writer's cost, for the record (an eighth of the poster)
+        import io
+
+        from PIL import Image
+        t = time.perf_counter()
+        Image.fromarray(picture[: a.size // 8]).save(io.BytesIO(), format="PNG")
+        out["png_encode_s_per_eighth"] = time.perf_counter() - t
+    except ImportError:
+        out["png_encode_s_per_eighth"] = None
+    with open(a.json, "w") as fh:
+        json.dump(out, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
