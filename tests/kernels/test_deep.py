@@ -248,6 +248,42 @@ def test_bla_agrees_with_plain_perturbation_and_skips_most_iterations(cpu):
     assert np.mean(np.abs(counts(with_bla.values) - counts(plain.values)) <= 1) >= 0.995
 
 
+SHARED_LOOP_CASES = [
+    ("published 1e-30", loc.KORMANYOS_VERY_DEEP, "1e-30", 9000, True),
+    ("spiral 1e-60", loc.MISIUREWICZ_I, "1e-60", 2000, True),
+    ("minibrot 4e-90", loc.MINIBROT_139, "4e-90", 3000, True),
+    ("spiral 1e-40 plain", loc.MISIUREWICZ_I, "1e-40", 2000, False),
+    ("spiral 1e-290 forced", loc.MISIUREWICZ_I, "1e-295", 2000, True),
+]
+
+
+@pytest.mark.parametrize("name, location, width, max_iter, bla", SHARED_LOOP_CASES,
+                         ids=[c[0] for c in SHARED_LOOP_CASES])
+def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width, max_iter, bla):
+    """perturb_cpu's loop (the CPU's perturbation format) against perturb.py's loop, which the GPU
+    runs: the same values and the same counts bit for bit, BLA on and off, with rebasing."""
+    from kernels.mandelbrot.deep import perturb as pk
+    from kernels.mandelbrot.deep.renderer import FrameGeometry
+    cre, cim = near(location, width)
+    size = (24, 16)
+    fmt = "perturbation" if "forced" in name else "auto"
+    req = DeepRequest(cre, cim, width, size, max_iter, bla=bla, number_format=fmt)
+    res = cpu.render_values(req)
+    assert res.format == "perturbation"
+    assert res.stats["perturbation_steps"] > 0 and (res.stats["bla_steps"] > 0) == bla
+    orb, oexp = res.reference.arrays()
+    _, tab, tabe, levels = cpu._table
+    geo = FrameGeometry.of(req, res.reference)
+    values = np.zeros(size[::-1])
+    stats = np.zeros((size[1], 4), dtype=np.int64)
+    pk.deep_rows_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step, geo.cexp,
+                     geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels, 0, max_iter, False)
+    np.testing.assert_array_equal(res.values, values)
+    shared = stats.sum(axis=0)
+    assert [res.stats[k] for k in ("perturbation_steps", "bla_steps", "bla_iterations",
+                                   "rebases")] == shared.tolist()
+
+
 # ---------------------------------------------------------------- number-format switches
 
 @pytest.mark.parametrize("width, forced", [("1.0001e-290", "extended"), ("0.9999e-290", "perturbation")])

@@ -4,7 +4,9 @@ Per frame: the reference orbit (reused while it serves the frame, extended when 
 more iterations), the BLA table (reused while the frame's largest |δc| stays under the bound it was
 built for), both copied to the device once, then one kernel over the pixels and one copy of the
 values back. The host phase ("host") holds the reference and the table (detail "reference",
-"table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values.
+"table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values. On the CPU,
+perturbation-format frames run perturb_cpu's loop (the same counts, arranged for a CPU core),
+extended ones perturb.py's shared loop.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ..escape import row_stride
 from ..renderer import resident_blocks
 from . import perturb as pk
 from .bla import EPS_BITS, build_table
+from .perturb_cpu import cpu_tables, deep_rows_pert_cpu
 from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 
@@ -109,6 +112,7 @@ class DeepRenderer:
         self._table = None          # (key, tab, tabe, levels)
         self._dev_orbit = None      # (key, orbit, oexp) on the device
         self._dev_table = None      # (key, tab, tabe, levels) on the device
+        self._cpu_tables = None     # (orbit, tab, zo, bt): perturb_cpu's layout of those arrays
         self._stream = None
         self._compiled = False
         if backend.is_gpu and pk.cuda is None:
@@ -170,6 +174,10 @@ class DeepRenderer:
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla)
         dev = self._upload(orbit, table, timer)
+        if fmt != "extended" and self._cpu_pert_wanted() and not self._has_cpu_tables(dev[0], dev[2]):
+            orb, _, tab, tabe, levels = dev
+            with timer.phase("host", detail="table"):
+                self._cpu_tables_for(orb, tab, tabe, levels)
         stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
                           timer, cancel, progress)
         values, stats = self._fetch(stats, (h, w), timer, to_host)
@@ -259,10 +267,17 @@ class DeepRenderer:
             values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
             stats = pool.host("stats", (h, pk.N_STATS), np.int64, pinned=False)
             band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
+            own = not extended and self._cpu_pert_wanted()
+            if own:
+                zo, bt = self._cpu_tables_for(orb, tab, tabe, levels)
+                args = args[:6] + (zo, bt, levels, int(max_iter))
             for r0 in range(0, h, band):
                 n = min(band, h - r0)
                 with timer.phase("kernel"):
-                    pk.deep_rows_cpu(values, stats, r0, n, row_stride(n), *args)
+                    if own:
+                        deep_rows_pert_cpu(values, stats, r0, n, row_stride(n), *args)
+                    else:
+                        pk.deep_rows_cpu(values, stats, r0, n, row_stride(n), *args)
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
@@ -301,6 +316,22 @@ class DeepRenderer:
                 if progress is not None:
                     progress(p1 / total, "pixels")
         return values, stats
+
+    def _cpu_pert_wanted(self) -> bool:
+        """Whether perturbation-format frames take perturb_cpu's loop (on the CPU, with the
+        table's level 0 kept: that loop reads it)."""
+        return not self.backend.is_gpu and self.kmin == 0
+
+    def _has_cpu_tables(self, orb, tab) -> bool:
+        t = self._cpu_tables
+        return t is not None and t[0] is orb and t[1] is tab
+
+    def _cpu_tables_for(self, orb, tab, tabe, levels):
+        """perturb_cpu's arrays for this orbit and table, kept while both are the same objects
+        (holding them keeps their ids from being reused)."""
+        if not self._has_cpu_tables(orb, tab):
+            self._cpu_tables = (orb, tab) + cpu_tables(orb, tab, tabe, levels)
+        return self._cpu_tables[2:]
 
     def _fetch(self, run_out, shape, timer, to_host=True):
         values, stats = run_out
