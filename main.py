@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""GPU Explorer: `python main.py` opens the window; --render and --bench run headless without Qt.
+"""GPU Explorer: `python main.py` opens the window; --render, --movie and --bench run headless
+without Qt.
 
 The command line lives in cli/ (parsing, the headless commands, file writing), which never imports
 Qt. This file only dispatches, and is the one place that reaches for the Qt app: the window and the
@@ -32,6 +33,9 @@ def _main(argv) -> int:
     if args.render:
         from cli.render import run_render
         return run_render(args)
+    if args.movie:
+        from cli.movie import run_movie
+        return run_movie(args)
     if args.bench:
         from cli.bench import run_bench, run_window_bench
         return run_window_bench(args, _window_bench) if args.ui else run_bench(args)

@@ -2,7 +2,7 @@
 `--repeats`, the named choices), values that start with '-' (a negative number), and which
 options each mode takes.
 
-main.py runs in one of four modes: the window (no mode option), --render, --bench and
+main.py runs in one of five modes: the window (no mode option), --render, --movie, --bench and
 --bench --ui. An option that means nothing in the chosen mode is refused (`mode_error`), as is
 every bad value, with one line and exit status 2, before any work starts. Lists of choices read
 the same everywhere: "choose one of: a, b, c".
@@ -16,7 +16,7 @@ import re
 from kernels.distance.request import STRATEGIES, UNITS
 
 from .failures import PROG, USAGE
-from .requests import RENDER_VIEWS
+from .requests import MANDELBROT_OPTIONS, RENDER_VIEWS
 from .views import VIEW_IDS
 
 BACKENDS = ("auto", "cpu", "cuda")
@@ -27,24 +27,34 @@ DEFAULT_REPEATS = 20
 DEFAULT_SECONDS = 5.0
 MAX_SECONDS = 3600.0
 MAX_REPEATS = 100_000
+# --movie: frames per second, the movie's length when --seconds is not given, the codec
+DEFAULT_FPS = 60
+MAX_FPS = 240
+DEFAULT_MOVIE_SECONDS = 10.0
+ZOOMS = ("in", "out")
 
 WINDOW, RENDER, BENCH, WINDOW_BENCH = "window", "render", "bench", "bench-ui"
+MOVIE = "movie"
 # how a message names a mode: "does not apply when opening the window", "… only with --render"
 MODE_NAMES = {WINDOW: "when opening the window", RENDER: "with --render", BENCH: "with --bench",
-              WINDOW_BENCH: "with --bench --ui"}
+              WINDOW_BENCH: "with --bench --ui", MOVIE: "with --movie"}
 # the modes each option applies to (--backend applies to all of them)
 OPTION_MODES = {
     "view": (WINDOW,),
     "out": (RENDER,),
-    "size": (RENDER, WINDOW_BENCH),
-    **{opt: (RENDER,) for opt in VIEW_OPTIONS},
-    "gpus": (RENDER,),
-    "scheduler": (RENDER,),
+    "size": (RENDER, WINDOW_BENCH, MOVIE),
+    **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
+    "gpus": (RENDER, MOVIE),
+    "scheduler": (RENDER, MOVIE),
+    "fps": (MOVIE,),
+    "codec": (MOVIE,),
+    "zoom": (MOVIE,),
+    "restart": (MOVIE,),
     "only": (BENCH,),
     "json": (BENCH, WINDOW_BENCH),
     "repeats": (BENCH,),
     "ui": (BENCH, WINDOW_BENCH),
-    "seconds": (WINDOW_BENCH,),
+    "seconds": (WINDOW_BENCH, MOVIE),
 }
 
 
@@ -78,6 +88,17 @@ def seconds_value(text: str) -> float:
     if not (math.isfinite(v) and 0 < v <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(f"--seconds must be a number above 0 and at most "
                                           f"{MAX_SECONDS:g}, such as 5; got {text!r}")
+    return v
+
+
+def fps_value(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if not 1 <= v <= MAX_FPS:
+        raise argparse.ArgumentTypeError(f"--fps must be a whole number from 1 to {MAX_FPS}, such "
+                                          f"as 60; got {text!r}")
     return v
 
 
@@ -132,6 +153,20 @@ def build_parser() -> ArgParser:
                    help="send the bands to Dask: local (a cluster on this machine, one worker per "
                         "GPU) or a scheduler's address such as tcp://host:8786 (needs the "
                         "cluster extra)")
+    m = p.add_argument_group("zoom movies")
+    m.add_argument("--movie", metavar="OUT",
+                   help="a zoom movie of --center/--width without a window: OUT.mp4|.mkv|.mov "
+                        "(needs the movie extra: PyAV) or a PNG per frame, DIR/frame%%05d.png; it "
+                        "resumes after an interruption")
+    m.add_argument("--fps", type=fps_value, default=None, metavar="N",
+                   help=f"movie frames per second (default {DEFAULT_FPS})")
+    m.add_argument("--codec", metavar="NAME",
+                   help="movie codec: h264 (libx264, the default), h265 (libx265), h264_nvenc, "
+                        "hevc_nvenc (NVIDIA's encoder, where the GPU has one)")
+    m.add_argument("--zoom", type=one_of("--zoom", ZOOMS), metavar="|".join(ZOOMS),
+                   help="in: from the whole set to the location (the default); out: back out")
+    m.add_argument("--restart", action="store_true",
+                   help="start the movie afresh, discarding the finished parts of an earlier run")
     b = p.add_argument_group("benchmarks")
     b.add_argument("--bench", action="store_true", help="run the registered workloads, print a table")
     b.add_argument("--only", metavar="NAME", help="only the workload NAME (or names starting with it)")
@@ -140,7 +175,8 @@ def build_parser() -> ArgParser:
                    help=f"timed runs per case (default {DEFAULT_REPEATS})")
     b.add_argument("--ui", action="store_true", help="frame-rate bench of the real window (offscreen Qt)")
     b.add_argument("--seconds", type=seconds_value, default=None, metavar="S",
-                   help=f"duration of the --ui bench (default {DEFAULT_SECONDS:g})")
+                   help=f"duration of the --ui bench (default {DEFAULT_SECONDS:g}) or of the "
+                        f"movie (default {DEFAULT_MOVIE_SECONDS:g})")
     return p
 
 
@@ -151,7 +187,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 # options that take a value, which may start with '-' (a negative number, '-5x10', '-inf')
 VALUE_OPTIONS = ("--center", "--ref", "--bounds", "--width", "--size", "--seconds", "--repeats",
-                 "--iters")
+                 "--iters", "--fps")
 
 
 def join_negative_values(argv: list[str]) -> list[str]:
@@ -183,6 +219,8 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def mode(args: argparse.Namespace) -> str:
+    if args.movie:
+        return MOVIE
     if args.render:
         return RENDER
     if args.bench:
@@ -195,6 +233,9 @@ def mode_error(args: argparse.Namespace) -> str | None:
     or None when every option applies."""
     if args.render and args.bench:
         return "--render and --bench cannot be combined; choose one of them"
+    if args.movie and (args.render or args.bench):
+        return (f"--movie and {'--render' if args.render else '--bench'} cannot be combined; "
+                "choose one of them")
     current = mode(args)
     for option, modes in OPTION_MODES.items():
         value = getattr(args, option)
