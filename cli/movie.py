@@ -562,14 +562,24 @@ class MovieWriter:
 # ---- the command ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class TimedJob:
-    """A pool job that also says how long it took where it ran: (result, seconds)."""
-    job: object
+class MovieFrameJob:
+    """A pool job: frame k of the course, its request built where it runs (as `--render` builds
+    it, so the feeder does no per-frame work up front), rendered by kernels' FrameJob. Returns
+    (rgba, seconds of rendering)."""
+    path: object
+    k: int
+    palette: str | None
+    size: tuple[int, int]
 
     def __call__(self, worker):
+        from kernels.mandelbrot.tiles import FrameJob
+
+        from .requests import mandelbrot_request
+        w, h = self.size
+        request = mandelbrot_request(self.path.frame(self.k).options(self.palette), w, h, False)
         t0 = time.perf_counter()
-        out = self.job(worker)
-        return out, time.perf_counter() - t0
+        rgba = FrameJob(request)(worker)
+        return rgba, time.perf_counter() - t0
 
 
 @dataclass
@@ -652,8 +662,7 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     token = CancelToken()
     times = MovieTimes(frames=total)
     order = writer.render_order()
-    from kernels.mandelbrot.tiles import FrameJob
-    jobs = [TimedJob(FrameJob(movie.request(k))) for k in order]
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size) for k in order]
 
     def work():
         t0 = time.perf_counter()

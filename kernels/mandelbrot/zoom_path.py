@@ -49,6 +49,8 @@ CENTRE_DIGITS_BELOW_WIDTH = 12
 WIDTH_DIGITS = 20
 RATIO_DIGITS = 40
 MAX_FRAMES = 10_000_000
+# widths above this are taken as floats for the automatic iteration count (same value, quicker)
+_TINY = Decimal("1e-300")
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,13 @@ class ZoomPath:
                 r = w1 / w0
                 self._fixed.append(None if w0 == w1 else
                                    tuple((c1[j] - c0[j] * r) / (1 - r) for j in range(2)))
+        # per pair: ln(w1/w0) for the widths between, and the keyframes' iteration ratios
+        self._ln_ratio = []
+        for w0, w1 in zip(self._w, self._w[1:]):
+            with localcontext(Context(prec=RATIO_DIGITS + _digits_lost(w0, w1))):
+                self._ln_ratio.append((w1 / w0).ln())
+        self._key_ratio = [self._iters_at_key(i) / auto_iterations(str(w))
+                           for i, w in enumerate(self._w)]
         total = sum(self._weights)
         self._starts = [sum(self._weights[:i]) / total for i in range(len(self._weights))] + [1.0]
 
@@ -168,7 +177,7 @@ class ZoomPath:
         (c0, c1), (w0, w1) = (self._c[i], self._c[i + 1]), (self._w[i], self._w[i + 1])
         tt = Decimal(repr(t))
         with localcontext(Context(prec=RATIO_DIGITS + _digits_lost(w0, w1))):
-            s = (tt * (w1 / w0).ln()).exp()           # w(t)/w0
+            s = (tt * self._ln_ratio[i]).exp()        # w(t)/w0
         with localcontext(Context(prec=WIDTH_DIGITS, rounding=ROUND_HALF_EVEN)):
             width = +(w0 * s)
         quantum = Decimal(1).scaleb(width.adjusted() - CENTRE_DIGITS_BELOW_WIDTH)
@@ -184,12 +193,10 @@ class ZoomPath:
 
     def _iters_between(self, i: int, t: float, width: Decimal) -> int:
         # the automatic limit of this width, scaled by the keyframes' own ratios to theirs
-        ratios = []
-        for j in (i, i + 1):
-            auto = auto_iterations(str(self._w[j]))
-            ratios.append(self._iters_at_key(j) / auto)
+        ratios = self._key_ratio[i:i + 2]
         ratio = math.exp((1 - t) * math.log(ratios[0]) + t * math.log(ratios[1]))
-        n = round(auto_iterations(str(width)) * ratio)
+        n = round(auto_iterations(float(width)) * ratio) if width > _TINY else \
+            round(auto_iterations(str(width)) * ratio)
         return int(min(MAX_ITER_LIMIT, max(1, n)))
 
 

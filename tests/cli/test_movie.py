@@ -75,9 +75,11 @@ def test_a_video_decodes_to_all_its_frames_at_its_rate(tmp_path, capsys, short_s
     assert sorted(float(p * tb) for p in pts) == [k / FPS for k in range(FPS * SECONDS)]
 
 
-def test_the_frames_of_a_video_follow_the_zoom(tmp_path, short_segments):
+@pytest.mark.parametrize("lanes", [1, 3])
+def test_the_frames_of_a_video_follow_the_zoom(tmp_path, monkeypatch, short_segments, lanes):
     """The decoded video is close to the PNG frames (lossy, so not equal), frame by frame: the
-    segments were put together in the right order."""
+    segments, encoded by one lane or by three at once, were put together in the right order."""
+    monkeypatch.setattr(movie_mod, "default_lanes", lambda kind, size: lanes)
     pattern = tmp_path / "f%02d.png"
     assert movie(pattern) == 0
     out = tmp_path / "zoom.mkv"
@@ -88,6 +90,19 @@ def test_the_frames_of_a_video_follow_the_zoom(tmp_path, short_segments):
     for k, got in enumerate(decoded):
         errs = [np.abs(got - p).mean() for p in pngs]
         assert int(np.argmin(errs)) == k
+
+
+def test_frames_are_rendered_a_few_for_each_lane_in_turn(tmp_path, monkeypatch):
+    monkeypatch.setattr(movie_mod, "SEGMENT_SECONDS", 0.5)
+    spec = movie_mod.MovieSpec(out=str(tmp_path / "z.mp4"), size=(64, 36), fps=10, seconds=2,
+                               center=",".join(CENTRE), width="1e-4")
+    writer = movie_mod.MovieWriter(movie_mod.prepare(spec, open_encoder=False), lanes=2)
+    # 20 frames in segments of 5, segments 0 and 2 on lane 0, 1 and 3 on lane 1
+    assert writer.parts.segments == [(0, 5), (5, 5), (10, 5), (15, 5)]
+    order = writer.render_order()
+    assert sorted(order) == list(range(20))
+    assert order[:8] == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert [writer.lane_of[k].segments for k in (0, 5, 10, 15)] == [[0, 2], [1, 3], [0, 2], [1, 3]]
 
 
 def test_an_interrupted_movie_resumes_without_redoing_finished_segments(
@@ -156,7 +171,7 @@ def test_a_full_disk_keeps_the_finished_segments_and_says_so(
     assert video.probe_frames(str(out)) == (8, FPS)
 
 
-def test_a_png_sequence_resumes_frame_by_frame(tmp_path, capsys, monkeypatch):
+def test_a_png_sequence_resumes_frame_by_frame(tmp_path, capsys, monkeypatch, short_segments):
     pattern = tmp_path / "f%02d.png"
     real_add = movie_mod._PngSink.add
     calls = []
