@@ -61,6 +61,10 @@ class MovieError(Exception):
         self.code = code
 
 
+class OtherMovie(MovieError):
+    """The parts folder holds another movie's parts (--restart discards them)."""
+
+
 class DiskFull(OSError):
     """The disk filled up while writing the movie; `kept` frames are finished."""
 
@@ -111,6 +115,10 @@ class MovieSpec:
     iters: str | None = None
     palette: str | None = None
     codec: str | None = None
+    # the window's colouring, as (field, value) pairs applied to every frame's request (density,
+    # offset, interior, mapping): the movie looks as the view does. Empty on the command line,
+    # where each frame is coloured as `--render` colours it.
+    colouring: tuple = ()
 
     @property
     def frames(self) -> int:
@@ -135,17 +143,30 @@ class Movie:
 
     def request(self, k: int):
         """Frame k's request, built as `--render` builds it from that frame's options."""
-        from .requests import mandelbrot_request
-        w, h = self.spec.size
-        return mandelbrot_request(self.path.frame(k).options(self.palette), w, h, False)
+        return frame_request(self.path, k, self.palette, self.spec.size, self.spec.colouring)
 
     def plan(self) -> dict:
         s = self.spec
         end = self.path.keyframes[-1 if s.zoom == "in" else 0]
-        return {"size": list(s.size), "fps": s.fps, "frames": self.frames, "zoom": s.zoom,
+        plan = {"size": list(s.size), "fps": s.fps, "frames": self.frames, "zoom": s.zoom,
                 "center": [end.center_re, end.center_im], "width": end.width,
                 "iters": end.iters, "palette": self.palette, "kind": s.kind,
                 "encoder": self.encoder}
+        if s.colouring:
+            plan["colouring"] = {k: list(v) if isinstance(v, tuple) else v for k, v in s.colouring}
+        return plan
+
+
+def frame_request(path, k: int, palette, size, colouring=()):
+    """Frame k's request: built from its --center/--width/--iters/--palette strings as
+    `--render` builds it, then given the window's colouring when there is one."""
+    from .requests import mandelbrot_request
+    w, h = size
+    request = mandelbrot_request(path.frame(k).options(palette), w, h, False)
+    if colouring:
+        import dataclasses
+        request = dataclasses.replace(request, **dict(colouring)).validate()
+    return request
 
 
 def prepare(spec: MovieSpec, open_encoder: bool = True) -> Movie:
@@ -257,12 +278,12 @@ class Parts:
         old = self._old_plan()
         if old is not None and (old.get("version") != PLAN_VERSION or old.get("movie") != plan):
             what = "frames" if self.png else "parts"
-            raise MovieError(USAGE, f"{self._where()} holds the {what} of another movie (other "
+            raise OtherMovie(USAGE, f"{self._where()} holds the {what} of another movie (other "
                                     "location, size, length or codec); remove "
                                     f"{'them' if self.png else 'that folder'} or add --restart to "
                                     "start afresh")
         elif old is None and self.png and os.path.exists(self.segment_file(0)):
-            raise MovieError(USAGE, f"{self.segment_file(0)} exists and belongs to no movie made "
+            raise OtherMovie(USAGE, f"{self.segment_file(0)} exists and belongs to no movie made "
                                     "here; remove the frames or add --restart to replace them")
 
     def open(self, restart: bool = False) -> int:
@@ -507,6 +528,16 @@ class MovieWriter:
                     raise DiskFull(exc.errno, str(exc)) from exc
                 raise exc
 
+    def wait_lanes(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the lanes to finish their segments; True once all have
+        (a caller that must not block long, such as the window's scheduler, polls this)."""
+        self.start()
+        deadline = time.perf_counter() + timeout
+        for lane in self.lanes:
+            lane.join(max(0.0, deadline - time.perf_counter()))
+        self._raise_lane_error()
+        return not any(lane.is_alive() for lane in self.lanes)
+
     def finish(self) -> int:
         """Wait for the lanes, then write the output (a video from its segments). Returns the
         number of frames in the movie."""
@@ -570,13 +601,11 @@ class MovieFrameJob:
     k: int
     palette: str | None
     size: tuple[int, int]
+    colouring: tuple = ()
 
     def __call__(self, worker):
         from kernels.mandelbrot.tiles import FrameJob
-
-        from .requests import mandelbrot_request
-        w, h = self.size
-        request = mandelbrot_request(self.path.frame(self.k).options(self.palette), w, h, False)
+        request = frame_request(self.path, self.k, self.palette, self.size, self.colouring)
         t0 = time.perf_counter()
         rgba = FrameJob(request)(worker)
         return rgba, time.perf_counter() - t0
@@ -662,7 +691,7 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     token = CancelToken()
     times = MovieTimes(frames=total)
     order = writer.render_order()
-    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size) for k in order]
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size, spec.colouring) for k in order]
 
     def work():
         t0 = time.perf_counter()

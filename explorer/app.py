@@ -118,6 +118,9 @@ class MainWindow(QMainWindow):
 
         menu = self.menuBar()
         m_file = menu.addMenu("&File")
+        self.act_movie = m_file.addAction("Export zoom &movie…")
+        self.act_movie.triggered.connect(self._export_movie)
+        m_file.addSeparator()
         act_quit = m_file.addAction("&Quit")
         act_quit.setShortcut(QKeySequence.StandardKey.Quit)
         act_quit.triggered.connect(self.close)
@@ -234,6 +237,10 @@ class MainWindow(QMainWindow):
     def show_error(self, text: str):
         log.warning("%s", text)
         self.statusBar().showMessage(f"Error: {text}", 15000)
+
+    def _export_movie(self):
+        from .views.mandelbrot_movie import export_zoom_movie   # loads PyAV's check: on demand
+        export_zoom_movie(self)
 
     def _about(self):
         QMessageBox.about(self, "About GPU Explorer",

@@ -1,0 +1,93 @@
+"""The zoom-movie export the window hands to the scheduler. Qt-free (it runs on the scheduler's
+thread): the movie itself is the command line's (cli.movie: the course, the parts folder, the
+encoder lanes); this module only renders its frames between the view's own.
+
+The job is a generator. Each step renders one frame on the export's own renderer and hands it to
+the encoder lanes (threads of their own, which never touch numba); when the lanes are full it
+yields instead of waiting, so the view keeps answering the mouse while the movie is made. A
+cancel stops it at the next frame; the finished segments stay in OUT.parts/ and the same export
+later resumes from them, as `--movie` does.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from cli.movie import MovieSpec, MovieWriter, prepare
+from kernels.backend import Backend
+from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.scheduler import JobContext
+
+# how long one step may wait for a lane with room, or for the lanes to finish, before it yields
+STEP_WAIT_S = 0.05
+
+
+@dataclass(frozen=True)
+class MovieExport:
+    spec: MovieSpec
+    backend: Backend
+    restart: bool = False        # discard the parts of an earlier, different movie
+
+
+@dataclass(frozen=True)
+class MovieProgress:
+    """`done` of `total` frames encoded (`resumed` of them by an earlier run); `stage`:
+    "frames" while frames are made, "joining" while the segments become one file."""
+    done: int
+    total: int
+    resumed: int
+    stage: str = "frames"
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+
+@dataclass(frozen=True)
+class MovieMade:
+    path: str
+    frames: int
+    seconds: float
+
+
+def _renderer(ctx: JobContext, request):
+    """The movie's own renderers: its frames must not evict the view's buffers or orbit."""
+    if isinstance(request, DeepFrameRequest):
+        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
+        return ctx.renderer(("mandelbrot", "movie-deep"), lambda: DeepFrameRenderer(ctx.backend))
+    from kernels.mandelbrot.renderer import Renderer
+    return ctx.renderer(("mandelbrot", "movie"), lambda: Renderer(ctx.backend))
+
+
+def export_movie(ctx: JobContext, job: MovieExport):
+    t0 = time.perf_counter()
+    movie = prepare(job.spec, open_encoder=False)      # the dialog opened the encoder already
+    writer = MovieWriter(movie, restart=job.restart)
+    total, resumed = movie.frames, writer.resumed
+
+    def progress(stage="frames"):
+        return MovieProgress(writer.encoded, total, resumed, stage)
+    try:
+        yield progress()
+        for k in writer.render_order():
+            ctx.token.check()
+            request = movie.request(k)
+            frame = _renderer(ctx, request).render(request, cancel=ctx.token)
+            rgba = np.array(frame.rgba, copy=True)     # the renderer's ring is reused
+            while not writer.put(k, rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
+                yield progress()                       # the lanes are full: others' turn
+            yield progress()
+        while not writer.wait_lanes(STEP_WAIT_S):
+            ctx.token.check()
+            yield progress()
+        yield progress("joining")
+        frames = writer.finish()
+    except BaseException:
+        writer.abort()
+        raise
+    return MovieMade(str(job.spec.out), frames, time.perf_counter() - t0)
+
+
+HANDLERS = {MovieExport: export_movie}
