@@ -421,6 +421,9 @@ class MovieWriter:
         self.movie = movie
         spec = movie.spec
         self.lanes_wanted = lanes or default_lanes(spec.kind, spec.size)
+        if movie.encoder and movie.encoder.endswith("_nvenc"):
+            from .video import NVENC_LANES
+            self.lanes_wanted = min(self.lanes_wanted, NVENC_LANES)
         self.parts = Parts(movie, self.lanes_wanted)
         self.resumed = self.parts.open(restart)
         self.progress = progress

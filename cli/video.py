@@ -47,6 +47,9 @@ ENCODER_OPTIONS = {
 }
 # encoders whose threading PyAV's defaults hold back (slice threads): given frame threads
 FRAME_THREADED = ("libx264",)
+# NVENC runs on the GPU's encoder engines (one to three): more sessions at once add nothing, and
+# consumer GPUs refuse more than a few
+NVENC_LANES = 2
 PIXEL_FORMAT = "yuv420p"
 # the container by the output's extension
 CONTAINERS = {".mp4": "mp4", ".mkv": "matroska", ".mov": "mov"}
@@ -88,7 +91,10 @@ def container_format(path: str) -> str:
 
 
 def _open_stream(container, encoder: str, width: int, height: int, fps: int, threads: int | None):
-    stream = container.add_stream(encoder, rate=fps, options=dict(ENCODER_OPTIONS.get(encoder, {})))
+    options = dict(ENCODER_OPTIONS.get(encoder, {}))
+    if threads and encoder == "libx265":      # x265's own pool: this lane's share of the cores
+        options["x265-params"] += f":pools={int(threads)}"
+    stream = container.add_stream(encoder, rate=fps, options=options)
     stream.width, stream.height = int(width), int(height)
     stream.pix_fmt = PIXEL_FORMAT
     ctx = stream.codec_context

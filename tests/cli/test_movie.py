@@ -277,3 +277,66 @@ def test_a_two_worker_cpu_dask_cluster_makes_the_same_frames(tmp_path, capsys):
     out = tmp_path / "zoom.mp4"
     assert movie(out, "--scheduler", "local") == 0
     assert video.probe_frames(str(out)) == (8, FPS)
+
+
+def test_ctrl_c_stops_a_movie_soon_and_keeps_its_finished_segments(tmp_path):
+    """A real Ctrl+C in a real process: exit status 130 with one line, the finished segments on
+    disk, no half-written file left."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    out = tmp_path / "zoom.mp4"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = textwrap.dedent(f"""
+        import sys
+        import cli.movie as m
+        m.SEGMENT_SECONDS = 0.25
+        done = m.MovieWriter.segment_done
+        def say(self, i):
+            done(self, i)
+            print("segment done", flush=True)
+        m.MovieWriter.segment_done = say
+        import main
+        sys.exit(main.main(["--movie", {str(out)!r}, "--backend", "cpu", "--size", "64x36",
+                            "--fps", "20", "--seconds", "600", *{PLACE!r}]))
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root,
+                                                                     os.environ.get("PYTHONPATH")])))
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=root, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        for _ in range(3):                  # a few segments are on disk
+            assert "segment done" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("main.py: interrupted: ")
+    assert "finished segments" in lines[0] and "run the same command again" in lines[0]
+    parts = movie_mod.parts_dir(str(out))
+    names = os.listdir(parts)
+    assert "segment-00000.mp4" in names and not [n for n in names if n.endswith(".tmp")]
+    assert not out.exists()
+
+
+@pytest.mark.gpu
+def test_a_gpu_movie_frame_is_the_gpu_render_of_its_location(tmp_path, gpu_backend, simulated):
+    size = "16x10" if simulated else "320x180"
+    pattern = tmp_path / "g%02d.png"
+    args = ["--backend", "cuda", "--size", size, "--center", ",".join(CENTRE), "--width", "1e-3",
+            "--iters", "64"]
+    assert main.main(["--movie", str(pattern), "--fps", "3", "--seconds", "1", *args[:4],
+                      *args[4:]]) == 0
+    course = zoom_in(*CENTRE, "1e-3", 64, 3)
+    for k in range(3):
+        loc = course.frame(k)
+        one = tmp_path / f"r{k}.png"
+        assert main.main(["--render", "mandelbrot", "--backend", "cuda", "--size", size,
+                          "--center", f"{loc.center_re},{loc.center_im}", "--width", loc.width,
+                          "--iters", str(loc.iters), "--out", str(one)]) == 0
+        assert np.array_equal(read_png(str(pattern) % k), read_png(one)), f"frame {k}"
