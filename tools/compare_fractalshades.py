@@ -8,6 +8,8 @@ and `theirs` modes render one frame twice on one instance (the second render is 
 kernels compiled, reference orbit kept) and write the iteration counts to a .npy file; `exact` iterates chosen pixels by brute force
 (kernels/mandelbrot/deep/exact.py) to say which side is right where they disagree.
 Fractalshades is driven as a black box through its public zoom / calc_std_div / calc_raw calls.
+Each side reports the wall time and the CPU time (all threads, getrusage) of its warm render: on a
+machine shared with other work the wall time follows the others' load, the CPU time much less.
 
   .venv/bin/python tools/compare_fractalshades.py run --fs-python /tmp/fsvenv/bin/python \
       --size 640x360 --rounds 2
@@ -40,6 +42,15 @@ BAILOUT = 256.0   # sqrt of kernels/mandelbrot/escape.BAILOUT2
 BLA_EPS = 1e-6    # the issue's Fractalshades setting
 
 
+def _cpu_s():
+    """CPU seconds this process and its waited-for children have used (all threads): on a machine
+    shared with other work the wall time of a render depends on the others' load, its CPU time
+    much less."""
+    import resource
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _location():
     sys.path.insert(0, ROOT)
     from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP
@@ -57,15 +68,16 @@ def render_ours(width, size, max_iter, out):
     r.warmup()
     compile_s = time.perf_counter() - t
     req = DeepRequest(loc.center_re, loc.center_im, width, size, max_iter)
-    times = []
+    times, cpu = [], []
     for _ in range(2):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu_s()
         res = r.render_values(req)
         times.append(time.perf_counter() - t)
+        cpu.append(_cpu_s() - c)
     v = np.array(res.values, copy=True)
     n = np.where(v >= max_iter, max_iter, np.floor(v) + 1).astype(np.int64)
     np.save(out, n)
-    return {"compile s": compile_s, "first s": times[0], "warm s": times[1]}
+    return {"compile s": compile_s, "first s": times[0], "warm s": times[1], "warm cpu s": cpu[1]}
 
 
 def render_theirs(width, size, max_iter, out):
@@ -84,17 +96,18 @@ def render_theirs(width, size, max_iter, out):
         f.zoom(precision=int(digits), x=loc.center_re, y=loc.center_im, dx=dx, nx=w,
                xy_ratio=(w - 1) / (h - 1), theta_deg=0.0)
         assert f.ny == h, (f.ny, h)
-        times = []
+        times, cpu = [], []
         for k in range(2):
             # a new calc_name each time: the same name would reload the stored result instead of
             # computing it; the stored reference point (as our renderer's kept orbit) is reused
             name = f"div{k}"
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu_s()
             f.calc_std_div(calc_name=name, subset=None, max_iter=max_iter, M_divergence=BAILOUT,
                            epsilon_stationnary=1e-3, BLA_eps=BLA_EPS, interior_detect=False,
                            calc_dzndc=False)
             f.calc_raw(name)
             times.append(time.perf_counter() - t)
+            cpu.append(_cpu_s() - c)
         counts = np.zeros((h, w), np.int64)
         for cs in f.chunk_slices():
             ix, ixx, iy, iyy = cs
@@ -102,7 +115,8 @@ def render_theirs(width, size, max_iter, out):
             counts[iy:iyy, ix:ixx] = np.asarray(stop_iter).reshape(iyy - iy, ixx - ix)
     np.save(out, counts)
     # the first render includes numba compilation (Fractalshades compiles per instance)
-    return {"compile s": None, "first s": times[0], "warm s": times[1], "version": fs.__version__}
+    return {"compile s": None, "first s": times[0], "warm s": times[1], "warm cpu s": cpu[1],
+            "version": fs.__version__}
 
 
 def brute_force(width, size, max_iter, pixels_file, out):
@@ -151,13 +165,15 @@ def _run(args):
         for name, width, iters in FRAMES:
             if args.only and name not in args.only.split(","):
                 continue
-            o_times, t_times = [], []
+            o_times, t_times, o_cpu, t_cpu = [], [], [], []
             for rnd in range(args.rounds):
                 o = _call(ours_py, "ours", width, args.size, iters, f"{tmp}/o.npy", args.timeout)
                 o_times.append(o["warm s"])
+                o_cpu.append(o["warm cpu s"])
                 print(f"# {name} round {rnd}: ours {o}", flush=True)
                 t = _call(args.fs_python, "theirs", width, args.size, iters, f"{tmp}/t.npy", args.timeout)
                 t_times.append(t["warm s"])
+                t_cpu.append(t["warm cpu s"])
                 print(f"# {name} round {rnd}: theirs {t}", flush=True)
             a, b = np.load(f"{tmp}/o.npy"), np.load(f"{tmp}/t.npy")
             diff = np.abs(a - b)
@@ -184,13 +200,16 @@ def _run(args):
                     print(f"#   pixel (row {r}, col {c}): exact {vx}, ours {vo}, theirs {vt}", flush=True)
             rows.append((name, args.size, iters, min(o_times), min(t_times), int((diff > 1).sum()),
                          int(diff.max()), 100.0 * float((a >= iters).mean()),
-                         100.0 * float((b >= iters).mean()), f"{o_wrong} / {t_wrong} of {len(pix)}"))
+                         100.0 * float((b >= iters).mean()), f"{o_wrong} / {t_wrong} of {len(pix)}",
+                         min(o_cpu), min(t_cpu)))
     print(f"\nwarm render (second on one instance), best of {args.rounds} alternating rounds")
-    print("| frame | size | iterations | ours s | Fractalshades s | ours/theirs | pixels differing >1 iter "
+    print("| frame | size | iterations | ours s | Fractalshades s | ours/theirs | ours CPU s "
+          "| Fractalshades CPU s | CPU ours/theirs | pixels differing >1 iter "
           "| max diff | inside ours % | inside theirs % | brute force: wrong ours / theirs |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | {r[3] / r[4]:.2f} | {r[5]:,} "
+        print(f"| {r[0]} | {r[1]} | {r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | {r[3] / r[4]:.2f} "
+              f"| {r[10]:.2f} | {r[11]:.2f} | {r[10] / r[11]:.2f} | {r[5]:,} "
               f"| {r[6]:,} | {r[7]:.1f} | {r[8]:.1f} | {r[9]} |")
     return 0
 

@@ -16,6 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import parallel_chunksize
 
 from ...buffers import BufferPool, ensure_device_fits
 from ...timing import JobTimer, Timings
@@ -45,6 +46,8 @@ TABLE_SLACK_BITS = 4
 GPU_BAND_PIXELS = 2 ** 19
 # CPU bands: rows per band at least this many pixels, for a cancellation check between bands
 CPU_BAND_PIXELS = 2 ** 16
+# rows a CPU thread takes at a time within a band
+CPU_CHUNK_ROWS = 1
 
 
 @dataclass
@@ -273,7 +276,10 @@ class DeepRenderer:
                 args = args[:6] + (zo, bt, levels, int(max_iter))
             for r0 in range(0, h, band):
                 n = min(band, h - r0)
-                with timer.phase("kernel"):
+                # rows handed out one at a time (numba's dynamic scheduling): on a machine shared
+                # with other work a thread that loses its core leaves its rows to the other one
+                # instead of the band waiting for its fixed half
+                with timer.phase("kernel"), parallel_chunksize(CPU_CHUNK_ROWS):
                     if own:
                         deep_rows_pert_cpu(values, stats, r0, n, row_stride(n), *args)
                     else:
