@@ -599,18 +599,31 @@ class MovieWriter:
 class MovieFrameJob:
     """A pool job: frame k of the course, its request built where it runs (as `--render` builds
     it, so the feeder does no per-frame work up front), rendered by kernels' FrameJob. Returns
-    (rgba, seconds of rendering)."""
+    (rgba, seconds of rendering).
+
+    Deep frames of each encoder lane (`lane`) go to a deep renderer of that lane's own on the
+    worker: the lanes' frames arrive interleaved, a few of each in turn, and one shared renderer
+    would find the last frame's reference orbit at another lane's depth every time; each lane's
+    renderer keeps the orbit of its own run of consecutive frames."""
     path: object
     k: int
     palette: str | None
     size: tuple[int, int]
     colouring: tuple = ()
+    lane: int = 0
 
     def __call__(self, worker):
+        from kernels.mandelbrot.request import DeepFrameRequest
         from kernels.mandelbrot.tiles import FrameJob
         request = frame_request(self.path, self.k, self.palette, self.size, self.colouring)
         t0 = time.perf_counter()
-        rgba = FrameJob(request)(worker)
+        if isinstance(request, DeepFrameRequest):
+            from kernels.mandelbrot.deep_frames import DeepFrameRenderer
+            renderer = worker.renderer(("movie-deep", worker.backend.name, self.lane),
+                                       lambda: DeepFrameRenderer(worker.backend))
+            rgba = np.array(renderer.render(request, cancel=worker.cancel).rgba, copy=True)
+        else:
+            rgba = FrameJob(request)(worker)
         return rgba, time.perf_counter() - t0
 
 
@@ -694,7 +707,9 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     token = CancelToken()
     times = MovieTimes(frames=total)
     order = writer.render_order()
-    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size, spec.colouring) for k in order]
+    lane = {k: writer.lanes.index(writer.lane_of[k]) for k in order}
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size, spec.colouring, lane[k])
+            for k in order]
 
     def work():
         t0 = time.perf_counter()

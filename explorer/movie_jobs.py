@@ -52,11 +52,14 @@ class MovieMade:
     seconds: float
 
 
-def _renderer(ctx: JobContext, request):
-    """The movie's own renderers: its frames must not evict the view's buffers or orbit."""
+def _renderer(ctx: JobContext, request, lane: int):
+    """The movie's own renderers: its frames must not evict the view's buffers or orbit. Deep
+    frames get one renderer per encoder lane, so each keeps the reference orbit of its lane's
+    consecutive frames (see cli.movie.MovieFrameJob)."""
     if isinstance(request, DeepFrameRequest):
         from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-        return ctx.renderer(("mandelbrot", "movie-deep"), lambda: DeepFrameRenderer(ctx.backend))
+        return ctx.renderer(("mandelbrot", "movie-deep", lane),
+                            lambda: DeepFrameRenderer(ctx.backend))
     from kernels.mandelbrot.renderer import Renderer
     return ctx.renderer(("mandelbrot", "movie"), lambda: Renderer(ctx.backend))
 
@@ -74,7 +77,8 @@ def export_movie(ctx: JobContext, job: MovieExport):
         for k in writer.render_order():
             ctx.token.check()
             request = movie.request(k)
-            frame = _renderer(ctx, request).render(request, cancel=ctx.token)
+            lane = writer.lanes.index(writer.lane_of[k])
+            frame = _renderer(ctx, request, lane).render(request, cancel=ctx.token)
             rgba = np.array(frame.rgba, copy=True)     # the renderer's ring is reused
             while not writer.put(k, rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
                 yield progress()                       # the lanes are full: others' turn

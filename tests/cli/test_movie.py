@@ -340,3 +340,27 @@ def test_a_gpu_movie_frame_is_the_gpu_render_of_its_location(tmp_path, gpu_backe
                           "--center", f"{loc.center_re},{loc.center_im}", "--width", loc.width,
                           "--iters", str(loc.iters), "--out", str(one)]) == 0
         assert np.array_equal(read_png(str(pattern) % k), read_png(one)), f"frame {k}"
+
+
+def test_deep_frames_of_a_movie_are_the_render_of_their_location(tmp_path, short_segments):
+    """The last four frames of a zoom to 1e-17 are deep (perturbation; one lane renders them
+    in a row, so its renderer may reuse a reference orbit): each equals `--render` bit for bit."""
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2 (the deep extra)")
+    centre = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")
+    pattern = tmp_path / "d%02d.png"
+    assert main.main(["--movie", str(pattern), "--backend", "cpu", "--size", SIZE, "--fps", "8",
+                      "--seconds", "2", "--center", ",".join(centre), "--width", "1e-17",
+                      "--iters", "2000"]) == 0
+    course = zoom_in(*centre, "1e-17", 2000, 16)
+    from cli.requests import mandelbrot_request
+    from kernels.mandelbrot.request import DeepFrameRequest
+    deep = [k for k in range(16) if isinstance(
+        mandelbrot_request(course.frame(k).options(), 64, 36, False), DeepFrameRequest)]
+    assert deep == [12, 13, 14, 15]
+    for k in deep:
+        loc = course.frame(k)
+        one = tmp_path / f"r{k}.png"
+        assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE,
+                          "--center", f"{loc.center_re},{loc.center_im}", "--width", loc.width,
+                          "--iters", str(loc.iters), "--out", str(one)]) == 0
+        assert np.array_equal(read_png(str(pattern) % k), read_png(one)), f"frame {k}"
