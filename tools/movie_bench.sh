@@ -6,6 +6,7 @@
 # rendering and encoding and what bound it (the movie's own summary line). Run from the repository
 # root:
 #   source .device-bundle-spread/activate.sh && PYTHONPATH=.:$PYTHONPATH bash tools/movie_bench.sh "$OUT"
+# Needs tqdm (the progress bar) and Pillow (the decoded frames) besides the bundle's packages.
 # Writes logs, the device's description and three decoded frames (PNG, small) into the folder
 # given; the movies themselves go to $MOVIE_SCRATCH (default /tmp/movie-bench), not into it.
 # MOVIE_SECONDS (default 30) shortens the main runs, MOVIE_LANES_SWEEP=0 skips the lane sweep;
@@ -38,10 +39,12 @@ cat "$out/movie_device.txt"
 
 now() { date +%s.%N; }
 # kernels compiled and cached first (a cold start adds their compile to the first movie)
+# (at 64x36 the 1e-12 frames still fit float64: the warm-up zooms to 1e-15 so that its last frames
+# are deep, perturbation frames as the 1920x1080 movie's last second is)
 echo "== warm-up: a 64x36 movie over the same course (compiles the float64 and deep kernels)"
 t0=$(now)
 python3 main.py --movie "$scratch/warmup.mp4" --backend "$backend" --size 64x36 --fps 10 --seconds 1 \
-  "${place[@]}" --restart > "$out/movie_warmup.txt" 2>&1
+  "${place[0]}" "${place[1]}" --width 1e-15 --restart > "$out/movie_warmup.txt" 2>&1
 echo "warm-up rc=$? in $(python3 -c "print(f'{$(now) - $t0:.1f}')") s"; tail -2 "$out/movie_warmup.txt"
 
 run_movie() {   # name, extra options…
