@@ -21,6 +21,9 @@ class MandelbrotExport:
     request: MandelbrotRequest | DeepFrameRequest   # size = the picture's; want_values for .npy
     path: str
     backend: Backend
+    # GPUs to spread the bands over (kernels.spread: one worker thread per GPU); None: the
+    # scheduler's own GPU, in strips between the view's frames
+    gpus: tuple[int, ...] | None = None
 
 
 def _export_renderer(ctx: JobContext, request):
@@ -39,6 +42,8 @@ def _export_renderer(ctx: JobContext, request):
 def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
     # checked again here (the view checks before submitting): the folder may have gone since
     check_writable(job.path)
+    if job.gpus and job.backend.is_gpu:
+        return (yield from _export_on_gpus(ctx, job))
     renderer = _export_renderer(ctx, job.request)
     w, h = job.request.size
     with StripWriter(job.path, w, h) as writer:     # an exception or a cancel: no file change
@@ -52,6 +57,22 @@ def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
                 ctx.token.check()
         finally:
             strips.close()
+    return Exported(str(job.path))
+
+
+def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
+    """The picture in bands over the chosen GPUs, each band written as its turn comes. The pool's
+    threads (one per GPU) are made for this export and end with it."""
+    from kernels.mandelbrot.tiles import BandJob, band_rows, bands
+    from kernels.spread import LocalPool
+    w, h = job.request.size
+    values = job.path.lower().endswith(".npy")
+    cut = bands(h, band_rows(w, h))
+    with StripWriter(job.path, w, h) as writer, LocalPool(job.backend, job.gpus) as pool:
+        for _, band in pool.ordered([BandJob(job.request, r0, n, values=values) for r0, n in cut],
+                                    cancel=ctx.token):
+            yield ExportProgress(float(writer.add(writer.done, band)))
+            ctx.token.check()
     return Exported(str(job.path))
 
 

@@ -572,13 +572,23 @@ class MandelbrotView(BaseView):
     # ---- export ------------------------------------------------------------------------------
     def export_dialog(self):
         from .mandelbrot_export import ask_export
-        choice = ask_export(self, self.canvas_size())
+        choice = ask_export(self, self.canvas_size(), gpus=self.export_gpus())
         if choice is not None:
-            path, (w, h) = choice
-            self.start_export(path, w, h)
+            path, (w, h), gpus = choice
+            self.start_export(path, w, h, gpus=gpus)
 
-    def start_export(self, path: str, w: int, h: int, *, show_progress: bool = True) -> bool:
-        """Render the current view at w×h into path (.png or .npy) on the worker."""
+    def export_gpus(self) -> list:
+        """The GPUs an export may use (kernels.spread.GpuInfo): every GPU of the machine when the
+        view runs on a real GPU, none on the CPU (or the simulator, which is one device)."""
+        if not self.backend.is_gpu or self.backend.simulated:
+            return []
+        from kernels.spread import gpu_list
+        return gpu_list()
+
+    def start_export(self, path: str, w: int, h: int, *, show_progress: bool = True,
+                     gpus: tuple[int, ...] | None = None) -> bool:
+        """Render the current view at w×h into path (.png or .npy) on the worker; `gpus`: spread
+        the picture's bands over these GPUs (one worker thread each) instead."""
         try:
             # the path first: a folder that cannot be written must not cost a whole render
             check_export_path(path)
@@ -591,7 +601,8 @@ class MandelbrotView(BaseView):
         if self._exporting:
             self.status_message.emit("An export is already running; cancel it first", 6000)
             return False
-        self.submit(MandelbrotExport(req, path, self.backend), key=self.side_key("export"))
+        self.submit(MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None),
+                    key=self.side_key("export"))
         self._exporting = True
         if show_progress:
             dlg = QProgressDialog(f"Rendering {w}×{h}…", "Cancel", 0, 1000, self)

@@ -13,8 +13,17 @@ PRESETS = (("4K UHD 3840×2160", (3840, 2160)), ("Full HD 1920×1080", (1920, 10
 MAX_SIDE = 65_535
 
 
+def gpu_choices(gpus) -> list[tuple[str, tuple[int, ...] | None]]:
+    """The GPU picker's entries for the GPUs found (kernels.spread.GpuInfo): every GPU on its own
+    and, with two or more, all of them (listed first: the fastest way to a large picture)."""
+    out = [(f"GPU {g}", (g.index,)) for g in gpus]
+    if len(gpus) > 1:
+        out.insert(0, (f"All {len(gpus)} GPUs", tuple(g.index for g in gpus)))
+    return out
+
+
 class ExportDialog(QDialog):
-    def __init__(self, parent=None, window_size=(1920, 1080), path: str | None = None):
+    def __init__(self, parent=None, window_size=(1920, 1080), path: str | None = None, gpus=()):
         super().__init__(parent)
         self.setWindowTitle("Export Mandelbrot picture")
         self._window_size = window_size
@@ -49,6 +58,16 @@ class ExportDialog(QDialog):
         pbox.setLayout(prow)
         prow.setContentsMargins(0, 0, 0, 0)
         form.addRow("File", pbox)
+        self.gpus = QComboBox()
+        self._gpu_choices = gpu_choices(list(gpus))
+        for label, _ in self._gpu_choices:
+            self.gpus.addItem(label)
+        if not self._gpu_choices:
+            self.gpus.addItem("The CPU (no GPU in use)")
+            self.gpus.setEnabled(False)
+        self.gpus.setToolTip("Where the picture is rendered: the bands of the picture are shared "
+                             "out between the chosen GPUs, one worker per GPU")
+        form.addRow("Render on", self.gpus)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
         buttons.accepted.connect(self.accept)
@@ -71,16 +90,18 @@ class ExportDialog(QDialog):
             self.path.setText(path)
 
     def choice(self):
+        """(path, (w, h), GPU indices or None for the view's own device)."""
         path = self.path.text().strip()
         if path and not path.lower().endswith((".png", ".npy")):
             path += ".png"
-        return path, (self.w.value(), self.h.value())
+        gpus = self._gpu_choices[self.gpus.currentIndex()][1] if self._gpu_choices else None
+        return path, (self.w.value(), self.h.value()), gpus
 
 
-def ask_export(parent, window_size):
-    """(path, (w, h)) or None when the user cancels."""
-    dlg = ExportDialog(parent, window_size)
+def ask_export(parent, window_size, gpus=()):
+    """(path, (w, h), GPU indices or None) or None when the user cancels."""
+    dlg = ExportDialog(parent, window_size, gpus=gpus)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return None
-    path, size = dlg.choice()
-    return (path, size) if path else None
+    path, size, chosen = dlg.choice()
+    return (path, size, chosen) if path else None

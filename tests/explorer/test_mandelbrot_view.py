@@ -313,7 +313,8 @@ def test_ctrl_e_exports_at_the_size_chosen_in_the_dialog(qtbot, view, tmp_path, 
     from PIL import Image
     from explorer.views import mandelbrot_export
     path = str(tmp_path / "chosen.png")
-    monkeypatch.setattr(mandelbrot_export, "ask_export", lambda parent, size: (path, (40, 30)))
+    monkeypatch.setattr(mandelbrot_export, "ask_export",
+                        lambda parent, size, gpus=(): (path, (40, 30), None))
     view.canvas.setFocus()
     with qtbot.waitSignal(view.export_finished, timeout=60000):
         qtbot.keyClick(view.canvas, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
@@ -324,7 +325,8 @@ def test_export_dialog_defaults_and_presets(qtbot):
     from explorer.views.mandelbrot_export import ExportDialog
     d = ExportDialog(None, window_size=(123, 45), path="/tmp/out")
     qtbot.addWidget(d)
-    assert d.choice() == ("/tmp/out.png", (3840, 2160))
+    assert d.choice() == ("/tmp/out.png", (3840, 2160), None)
+    assert not d.gpus.isEnabled() and "CPU" in d.gpus.currentText()
     d.preset.setCurrentText("Window size")
     assert d.choice()[1] == (123, 45)
     d.path.setText("/tmp/raw.npy")
@@ -380,3 +382,35 @@ def test_switching_backend_compiles_then_renders(qtbot, scheduler, cpu_backend, 
         v.set_backend(gpu_backend)
     qtbot.waitUntil(lambda: v._frame.timings.backend == "cuda" and not v.in_flight, timeout=120000)
     wait_full_frame(qtbot, v)
+
+
+def test_export_dialog_lists_the_gpus_and_offers_all(qtbot):
+    from explorer.views.mandelbrot_export import ExportDialog
+    from kernels.spread import GpuInfo
+    gpus = [GpuInfo(0, "NVIDIA H200", 141.0), GpuInfo(1, "NVIDIA H200", 141.0)]
+    d = ExportDialog(None, path="/tmp/out.png", gpus=gpus)
+    qtbot.addWidget(d)
+    labels = [d.gpus.itemText(i) for i in range(d.gpus.count())]
+    assert labels == ["All 2 GPUs", "GPU 0: NVIDIA H200, 141 GiB", "GPU 1: NVIDIA H200, 141 GiB"]
+    assert d.choice()[2] == (0, 1)
+    d.gpus.setCurrentIndex(2)
+    assert d.choice()[2] == (1,)
+
+
+@pytest.mark.gpu
+def test_an_export_spread_over_gpus_equals_one_on_the_view_gpu(qtbot, scheduler, gpu_backend,
+                                                               tmp_path, simulated):
+    """Bands on every GPU give the same file as the export on the view's own GPU."""
+    from PIL import Image
+    if simulated:   # minutes there; the pool's GPU path is covered by tests/kernels/test_spread.py
+        pytest.skip("the window's export on GPUs needs a real GPU (the simulator takes minutes)")
+    v = make_view(qtbot, scheduler, gpu_backend)
+    wait_full_frame(qtbot, v)
+    size = (1200, 900)
+    gpus = tuple(g.index for g in v.export_gpus())
+    paths = [str(tmp_path / "one.png"), str(tmp_path / "spread.png")]
+    for path, chosen in zip(paths, (None, gpus)):
+        with qtbot.waitSignal(v.export_finished, timeout=120000):
+            assert v.start_export(path, *size, show_progress=False, gpus=chosen)
+    one, spread = (np.asarray(Image.open(p)) for p in paths)
+    assert one.shape == (size[1], size[0], 4) and np.array_equal(one, spread)
