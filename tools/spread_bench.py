@@ -61,6 +61,38 @@ def time_poster(pool, request, picture):
     return time.perf_counter() - t, len(cut)
 
 
+MOVIE_PLACE = ("-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "1e-12")
+
+
+def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes=8):
+    """The movie workload's rendering alone (the frames of a 1080p60 zoom to 1e-12, as
+    `--movie` renders them, results dropped): 1 GPU against 2, alternating."""
+    from cli.movie import MovieFrameJob, MovieSpec, prepare
+    spec = MovieSpec(out="/tmp/spread-bench.mp4", size=size, fps=fps, seconds=seconds,
+                     center=MOVIE_PLACE[0], width=MOVIE_PLACE[1])
+    movie = prepare(spec, open_encoder=False)
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, spec.size, (), k * lanes // movie.frames)
+            for k in range(movie.frames)]
+    pools = {"1 GPU": open_pool("cuda", gpus="0"), "2 GPUs": open_pool("cuda", gpus="0,1")}
+    for pool in pools.values():      # compile, and the frames' buffers made once
+        for _ in pool.ordered(jobs[-4 * pool.workers:]):
+            pass
+    times = {case: [] for case in pools}
+    for _ in range(repeats):
+        for case, pool in pools.items():
+            t = time.perf_counter()
+            for _ in pool.ordered(jobs):
+                pass
+            times[case].append(time.perf_counter() - t)
+            print(f"movie frames / {case}: {times[case][-1]:.2f} s ({len(jobs)} frames)", flush=True)
+    for pool in pools.values():
+        pool.close()
+    best = {case: min(v) for case, v in times.items()}
+    return {"frames": len(jobs), "size": list(size), "seconds": times, "best_s": best,
+            "speed-up 2 vs 1": best["1 GPU"] / best["2 GPUs"],
+            "frames/s": {case: len(jobs) / v for case, v in best.items()}}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
@@ -68,6 +100,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--only", default=None, help="poster names, comma-separated")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--movie-seconds", type=float, default=30.0,
+                    help="length of the movie workload (0: skip it)")
     a = ap.parse_args()
     gpus = gpu_list()
     print("GPUs:", "; ".join(map(str, gpus)), flush=True)
@@ -109,6 +143,9 @@ def main() -> int:
         print(name, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()
                      if k not in ("request", "seconds")}, flush=True)
         out["posters"][name] = row
+    if a.movie_seconds > 0 and len(gpus) >= 2:
+        out["movie"] = movie_scaling(a.movie_seconds, a.repeats)
+        print("movie", {k: v for k, v in out["movie"].items() if k != "seconds"}, flush=True)
     try:        # the PNG writer's cost, for the record (an eighth of the poster)
         import io
 
