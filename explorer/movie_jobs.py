@@ -29,6 +29,9 @@ class MovieExport:
     spec: MovieSpec
     backend: Backend
     restart: bool = False        # discard the parts of an earlier, different movie
+    # GPUs to spread the frames over (kernels.spread: a worker thread per GPU); None: the
+    # scheduler's own device, a frame at a time between the view's frames
+    gpus: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,9 @@ def export_movie(ctx: JobContext, job: MovieExport):
         return MovieProgress(writer.encoded, total, resumed, stage)
     try:
         yield progress()
-        for k in writer.render_order():
+        if job.gpus and job.backend.is_gpu:
+            yield from _frames_on_gpus(ctx, job, movie, writer, progress)
+        for k in ([] if job.gpus and job.backend.is_gpu else writer.render_order()):
             ctx.token.check()
             request = movie.request(k)
             lane = writer.lanes.index(writer.lane_of[k])
@@ -92,6 +97,22 @@ def export_movie(ctx: JobContext, job: MovieExport):
         writer.abort()
         raise
     return MovieMade(str(job.spec.out), frames, time.perf_counter() - t0)
+
+
+def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):
+    """Every frame rendered on the chosen GPUs' workers (made for this movie, ended with it) and
+    handed to the encoder lanes in the order the lanes want them."""
+    from cli.movie import MovieFrameJob
+    from kernels.spread import LocalPool
+    order = writer.render_order()
+    lanes = {k: writer.lanes.index(writer.lane_of[k]) for k in order}
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, job.spec.size, job.spec.colouring,
+                          lanes[k]) for k in order]
+    with LocalPool(job.backend, job.gpus) as pool:
+        for i, (rgba, _) in pool.ordered(jobs, cancel=ctx.token):
+            while not writer.put(order[i], rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
+                yield progress()
+            yield progress()
 
 
 HANDLERS = {MovieExport: export_movie}

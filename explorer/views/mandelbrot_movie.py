@@ -86,7 +86,7 @@ def video_path(path: str) -> str:
 
 
 class MovieDialog(QDialog):
-    def __init__(self, parent=None, path: str | None = None):
+    def __init__(self, parent=None, path: str | None = None, gpus=()):
         super().__init__(parent)
         self.setWindowTitle("Export zoom movie")
         form = QFormLayout(self)
@@ -134,6 +134,17 @@ class MovieDialog(QDialog):
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         form.addRow("File", _row(self.path, browse, stretch_first=True))
+        from .mandelbrot_export import gpu_choices
+        self.gpus = QComboBox()
+        self._gpu_choices = gpu_choices(list(gpus))
+        for label, _ in self._gpu_choices:
+            self.gpus.addItem(label)
+        if not self._gpu_choices:
+            self.gpus.addItem("The CPU (no GPU in use)")
+            self.gpus.setEnabled(False)
+        self.gpus.setToolTip("Where the frames are rendered: shared out between the chosen GPUs, "
+                             "one worker per GPU, while the encoders run on the CPU's cores")
+        form.addRow("Render on", self.gpus)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
@@ -163,6 +174,10 @@ class MovieDialog(QDialog):
             "PNG frames (*.png)" if png else "Video (*.mp4 *.mkv *.mov)")
         if path:
             self.path.setText(png_pattern(path) if png else video_path(path))
+
+    def chosen_gpus(self) -> tuple[int, ...] | None:
+        """The GPUs picked (None: the view's own device, between the view's frames)."""
+        return self._gpu_choices[self.gpus.currentIndex()][1] if self._gpu_choices else None
 
     def choice(self) -> dict:
         """The MovieSpec fields the dialog sets."""
@@ -217,7 +232,8 @@ class MovieExporter(QObject):
     def running(self) -> bool:
         return self.generation is not None
 
-    def start(self, spec: MovieSpec, backend, *, restart: bool = False, show_progress=True) -> bool:
+    def start(self, spec: MovieSpec, backend, *, restart: bool = False, show_progress=True,
+              gpus: tuple[int, ...] | None = None) -> bool:
         """Check the movie (one line in the status bar when it cannot be made) and submit it."""
         if self.running:
             self.status("A movie is already being made; cancel it first", 6000)
@@ -230,7 +246,8 @@ class MovieExporter(QObject):
             self.failed.emit(str(exc))
             return False
         self.spec = spec
-        self.generation = self.scheduler.submit(MOVIE_KEY, MovieExport(spec, backend, restart))
+        self.generation = self.scheduler.submit(
+            MOVIE_KEY, MovieExport(spec, backend, restart, gpus=tuple(gpus) if gpus else None))
         self._t0 = time.perf_counter()
         self._first = -1
         w, h = spec.size
@@ -330,9 +347,10 @@ def export_zoom_movie(window) -> bool:
     if exporter.running:
         window.show_status("A movie is already being made; cancel it first", 6000)
         return False
-    dlg = MovieDialog(window)
+    dlg = MovieDialog(window, gpus=view.export_gpus())
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return False
+    gpus = dlg.chosen_gpus()
     spec = MovieSpec(**dlg.choice(), **place_of(view))
     restart = False
     try:
@@ -349,4 +367,4 @@ def export_zoom_movie(window) -> bool:
     except MovieError as exc:
         window.show_error(f"Cannot export the movie: {exc}")
         return False
-    return exporter.start(spec, view.backend, restart=restart)
+    return exporter.start(spec, view.backend, restart=restart, gpus=gpus)

@@ -150,3 +150,48 @@ def test_a_movie_that_cannot_be_made_says_so_in_the_status_bar(qtbot, window, tm
 def test_eta_reads_as_minutes_and_seconds():
     assert mm.eta_text(10.0, 100, 700) == "about 1:00 left"
     assert mm.eta_text(0.0, 0, 700) == ""
+
+
+def test_the_dialog_lets_the_user_pick_one_gpu_or_all(qtbot, tmp_path):
+    from kernels.spread import GpuInfo
+    gpus = [GpuInfo(0, "NVIDIA H200", 141.0), GpuInfo(1, "NVIDIA H200", 141.0)]
+    dlg = mm.MovieDialog(path=str(tmp_path / "zoom.mp4"), gpus=gpus)
+    qtbot.addWidget(dlg)
+    assert dlg.gpus.itemText(0) == "All 2 GPUs" and dlg.chosen_gpus() == (0, 1)
+    dlg.gpus.setCurrentIndex(1)
+    assert dlg.chosen_gpus() == (0,)
+    cpu = mm.MovieDialog(path=str(tmp_path / "zoom.mp4"))
+    qtbot.addWidget(cpu)
+    assert cpu.chosen_gpus() is None and not cpu.gpus.isEnabled()
+
+
+@pytest.mark.gpu
+def test_a_movie_spread_over_every_gpu_equals_one_on_the_view_gpu(qtbot, tmp_path, gpu_backend,
+                                                                  simulated, short_segments):
+    """The window's movie with its frames on every GPU (pool workers) has the frames of the movie
+    made on the view's own GPU (PNG frames: compared bit for bit)."""
+    if simulated:
+        pytest.skip("the window's movie on GPUs needs a real GPU (the simulator takes minutes)")
+    import numpy as np
+    from PIL import Image
+    w = MainWindow("cuda", settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                   synchronous=True)
+    qtbot.addWidget(w)
+    w.show()
+    view = w.views["mandelbrot"]
+    assert view.go_to(*PLACE)
+    gpus = tuple(g.index for g in view.export_gpus())
+    outs = []
+    for name, chosen in (("one", None), ("all", gpus)):
+        spec = movie_mod.MovieSpec(out=str(tmp_path / name / "f%05d.png"), size=(320, 180), fps=4,
+                                   seconds=2.0, **mm.place_of(view))
+        os.makedirs(tmp_path / name)
+        exporter = mm.MovieExporter(w.scheduler, w)
+        assert exporter.start(spec, view.backend, show_progress=False, gpus=chosen)
+        with qtbot.waitSignal(exporter.finished, timeout=120_000):
+            pass
+        outs.append(sorted((tmp_path / name).glob("f*.png")))
+    assert len(outs[0]) == len(outs[1]) == 8
+    for a, b in zip(*outs):
+        assert np.array_equal(np.asarray(Image.open(a)), np.asarray(Image.open(b)))
+    w.close()
