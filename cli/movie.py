@@ -51,6 +51,8 @@ CHUNK = 4
 QUEUE_FRAMES = 8
 # frames in flight on all lanes together are capped by memory too
 IN_FLIGHT_BYTES = 1 << 30
+# rendered frames that may wait for their turn in the pool's order (half of IN_FLIGHT_BYTES at most)
+MAX_WINDOW_FRAMES = 64
 
 
 class MovieError(Exception):
@@ -713,7 +715,12 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
 
     def work():
         t0 = time.perf_counter()
-        results = pool.ordered(jobs, cancel=token)
+        # frames far apart in the zoom cost very different times, and the encoder lanes want
+        # chunks from every part of it at once: a wide window keeps every GPU busy while a slow
+        # frame holds up the order (its memory is bounded by IN_FLIGHT_BYTES, like the lanes')
+        window = max(3 * pool.workers, min(MAX_WINDOW_FRAMES,
+                                           IN_FLIGHT_BYTES // max(1, 2 * w * h * 4)))
+        results = pool.ordered(jobs, cancel=token, window=window)
         while True:
             t1 = time.perf_counter()
             try:

@@ -89,8 +89,16 @@ class LocalPool(Pool):
                 run, index = task
                 self._do(worker, run, index)
         finally:
+            # the renderers' device and pinned buffers are freed while their context is still
+            # this thread's: freed after it was popped, they would be released at interpreter
+            # exit against a context already torn down
+            worker.close()
             if ctx is not None:
-                ctx.__exit__(None, None, None)
+                try:
+                    from numba import cuda
+                    cuda.current_context().deallocations.clear()
+                finally:
+                    ctx.__exit__(None, None, None)
 
     @staticmethod
     def _do(worker: Worker, run: _Run, index: int):

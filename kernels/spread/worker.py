@@ -26,6 +26,12 @@ class Worker:
             got = self._renderers[key] = factory()
         return got
 
+    def close(self) -> None:
+        """Drop the renderers (and with them their buffers), now rather than whenever."""
+        self._renderers.clear()
+        import gc
+        gc.collect()
+
     def check(self) -> None:
         if self.cancel is not None:
             self.cancel.check()
