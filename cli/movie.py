@@ -365,7 +365,6 @@ class _Lane(threading.Thread):
 
     def run(self):
         w = self.writer
-        _yield_to_rendering()
         try:
             for i in self.segments:
                 first, n = w.parts.segments[i]
@@ -395,22 +394,6 @@ class _Lane(threading.Thread):
                 w.segment_done(i)
         except BaseException as exc:          # handed to the thread that feeds the lanes
             self.error = exc
-
-
-# how much lower than the rest of the process the encoder lanes run (Linux nice steps)
-LANE_NICENESS = 10
-
-
-def _yield_to_rendering() -> None:
-    """Lower this thread's scheduling priority (Linux: per thread, inherited by the threads the
-    encoder starts from it). The encoders can fill every core; the threads that feed the GPUs
-    then wait for a core while the GPUs idle (on two H200s the frames' jobs took 20.3 s together
-    in a movie against 14.9 s alone). Elsewhere, or where it is refused, nothing changes."""
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + LANE_NICENESS)
-    except (AttributeError, OSError):
-        pass
 
 
 class _PngSink:
