@@ -97,14 +97,14 @@ def _launch(backend, repeats):
     return rows
 
 
-# (variant, Renderer keyword arguments): the default persistent launch, its knobs either side, and
-# the one-thread-per-pixel grid it replaced
+# (variant, Renderer keyword arguments): the default warp launch, its knobs either side, the
+# persistent launch it replaced and the one-thread-per-pixel grid before that
 DIVERGENCE_VARIANTS = (
-    ("persistent", {}),
-    ("persistent chunk 16", {"chunk": 16}),
-    ("persistent chunk 64", {"chunk": 64}),
-    ("persistent grab 4", {"grab": 4}),
-    ("persistent grab 16", {"grab": 16}),
+    ("warp", {}),
+    ("warp thresh 4", {"thresh": 4}),
+    ("warp 8 warps/SM", {"warps_per_sm": 8}),
+    ("warp 24 warps/SM", {"warps_per_sm": 24}),
+    ("persistent", {"launch": "persistent"}),
     ("grid 16x8", {"launch": "grid", "block": (16, 8)}),
 )
 

@@ -19,7 +19,7 @@ from . import escape as mk
 from .colour import Colourer
 from .request import MandelbrotRequest, precision_state
 
-LAUNCHES = ("persistent", "grid")
+LAUNCHES = ("warp", "persistent", "grid")
 # Persistent launch (escape.escape_persistent_kernel): threads per block; pixels a thread takes at
 # a time (fewer atomics on the shared counter against a finer share-out at the frame's end); and
 # iterations between a thread's checks for a finished pixel (a pixel that escapes early in a chunk
@@ -33,6 +33,19 @@ CHUNK = 32
 # resident blocks per SM when the kernel's register count cannot be asked
 BLOCKS_PER_SM = 8
 SIM_PERSISTENT = (2, 4)         # (blocks, threads) under the simulator
+# Warp launch (escape.escape_warp_kernel, the default): a warp iterates until THRESH of its 32 lanes
+# have finished their pixels, then refills them together; WARPS_PER_SM resident warps per SM (at
+# most as many as the registers allow). A 1080p frame gives each lane only a few thousand
+# iterations, so every lane still iterating when the pixels run out holds up its whole warp:
+# fewer warps finish sooner, as long as enough remain to hide the FP64 latency (one warp per SM
+# partition runs an iteration every ~80 cycles). Measured (`tools/mandelbrot_divergence_sweep.py`,
+# H200, 2026-11-22, seahorse escape ms / % of the same launch's ceiling): 16 warps/SM with thresh
+# 4 or 8: 0.585 / 43 % and 0.584 / 45 %; 24: 0.582 / 39 % (thresh 4); 32: 0.598 / 38 %; 8: 0.771 /
+# 54 % (the ceiling falls faster than the frame); the persistent launch: 0.594 / 36 %.
+THRESH = 8
+WARPS_PER_SM = 16
+WARP_THREADS = 32               # one warp per block: resident warps per SM in steps of one
+SIM_WARP = (2, 32)              # (blocks, threads): the simulator's warp functions want one warp
 # Threads per block (x = columns, y = rows) for the one-thread-per-pixel ("grid") escape kernel.
 # measured (`--bench --only mandelbrot-launch`, H100, three runs on 2026-11-22): every shape from 8×8
 # to 256×1 lands within 0.81–0.94 ms on the seahorse frame, and the spread between two runs of one
@@ -111,13 +124,20 @@ class Renderer:
     VALUE_SLOTS = 3  # like the host ring: the values of the last 3 computed frames stay readable
 
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
-                 launch: str = "persistent", chunk: int = CHUNK, grab: int = GRAB):
-        """GPU launch: "persistent" (escape_persistent_kernel, `chunk` iterations between checks,
-        `grab` pixels per fetch) or "grid" (one thread per pixel, blocks of `block`)."""
+                 launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
+                 thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM):
+        """GPU launch: "warp" (escape_warp_kernel, refills when `thresh` lanes of a warp are idle,
+        `warps_per_sm` resident warps per SM), "persistent" (escape_persistent_kernel, `chunk`
+        iterations between checks, `grab` pixels per fetch) or "grid" (one thread per pixel,
+        blocks of `block`)."""
         if launch not in LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         if int(chunk) < 1 or int(grab) < 1:
             raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
+        if not 1 <= int(thresh) <= 32 or int(warps_per_sm) < 1:
+            raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
+                             f"and {warps_per_sm}")
+        self.thresh, self.warps_per_sm = int(thresh), int(warps_per_sm)
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
@@ -326,7 +346,7 @@ class Renderer:
 
     def _counts_buffer(self, pool, name, h, w):
         """The persistent kernel's escape iteration per pixel (GPU only; None elsewhere)."""
-        if self.backend.is_gpu and self.launch == "persistent":
+        if self.backend.is_gpu and self.launch in ("warp", "persistent"):
             return pool.device(name, (h, w), np.int32, stream=self._get_stream())
         return None
 
@@ -413,26 +433,38 @@ class Renderer:
                 mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
             return
         s = self._stream
-        counter = self.pool.device("counter", (1,), np.int64, stream=s)
+        warp = self.launch == "warp"
+        # the warp kernel takes segments with an atomic increment, which wants an unsigned counter
+        counter = self.pool.device("counter", (1,), np.uint32 if warp else np.int64, stream=s)
         nblocks, threads = self._persistent_grid()
         fx, fy = SIM_BLOCK if self.backend.simulated else (32, 8)
         fblocks = ((cols + fx - 1) // fx, (n + fy - 1) // fy)
         with timer.phase("kernel", gpu=True):
             mk.zero_kernel[1, 32, s](counter)
-            mk.escape_persistent_kernel[nblocks, threads, s](
-                values, counts, counter, self.grab, self.chunk, b0, n, *args)
+            if warp:
+                mk.escape_warp_kernel[nblocks, threads, s](
+                    values, counts, counter, self.thresh, b0, n, *args)
+            else:
+                mk.escape_persistent_kernel[nblocks, threads, s](
+                    values, counts, counter, self.grab, self.chunk, b0, n, *args)
             mk.finish_kernel[fblocks, (fx, fy), s](values, counts, b0, n)
 
     def _persistent_grid(self) -> tuple[int, int]:
         """(blocks, threads) of the persistent launch: as many blocks as stay resident at once."""
+        warp = self.launch == "warp"
         if self.backend.simulated:
-            return SIM_PERSISTENT
+            return SIM_WARP if warp else SIM_PERSISTENT
         if self._persistent_blocks is None:
-            kernel = mk.escape_persistent_kernel
-            self._persistent_blocks = resident_blocks(kernel, THREADS) if kernel.overloads else None
+            kernel = mk.escape_warp_kernel if warp else mk.escape_persistent_kernel
+            threads = WARP_THREADS if warp else THREADS
+            self._persistent_blocks = resident_blocks(kernel, threads) if kernel.overloads else None
             if self._persistent_blocks is None:      # not compiled yet: ask again next launch
-                return mk.cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM, THREADS
-        return self._persistent_blocks, THREADS
+                sms = mk.cuda.get_current_device().MULTIPROCESSOR_COUNT
+                return sms * (self.warps_per_sm if warp else BLOCKS_PER_SM), threads
+            if warp:
+                sms = mk.cuda.get_current_device().MULTIPROCESSOR_COUNT
+                self._persistent_blocks = min(self._persistent_blocks, sms * self.warps_per_sm)
+        return self._persistent_blocks, (WARP_THREADS if warp else THREADS)
 
     def _escape_sliced(self, values, b0, n, args, work, timer, cancel):
         """Iterate the band's pixels in slices of at most `work` iterations in all (and

@@ -196,7 +196,32 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
         cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(-0.1, 0.9, 0.3, (3, 2), 200),
                  _req(-0.1225611668766536, 0.7448617666197442, 0.02, (127, 33), 500),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300)]         # inside the cardioid: all shortcut
-    r = m.Renderer(gpu_backend, chunk=chunk, grab=grab)
+    r = m.Renderer(gpu_backend, launch="persistent", chunk=chunk, grab=grab)
+    g = m.Renderer(gpu_backend, launch="grid")
+    for req in cases:
+        got, want = r.render(req), cpu.render(req)
+        np.testing.assert_array_equal(m.iteration_counts(got.values, req.max_iter),
+                                      m.iteration_counts(want.values, req.max_iter), err_msg=str(req.size))
+        np.testing.assert_array_equal(got.values, g.render(req).values)   # the same device arithmetic
+
+
+@pytest.mark.parametrize("thresh, warps_per_sm", [(1, 1), (4, 12), (32, 3)])
+def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, thresh, warps_per_sm):
+    """Warps that refill their idle lanes together (row segments of 32 from a counter, one asked
+    for ahead) make exactly the frame of one thread per pixel and of the CPU: any refill
+    threshold, any number of warps, rows shorter and longer than a segment and not a multiple
+    of it, frames smaller than the warps, frames wholly inside the set or the shortcut, and
+    iteration counts that are not a multiple of the kernel's unrolled steps."""
+    if simulated:
+        cases = [_req(*SEAHORSE, 0.01, (37, 3), 45), _req(-0.1, 0.9, 0.3, (3, 2), 20),
+                 _req(-0.1225611668766536, 0.7448617666197442, 0.02, (5, 4), 13),
+                 _req(-0.2, 0.0, 0.05, (6, 2), 30)]
+    else:
+        cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(-0.1, 0.9, 0.3, (3, 2), 200),
+                 _req(-0.1225611668766536, 0.7448617666197442, 0.02, (127, 33), 501),
+                 _req(-0.2, 0.0, 0.05, (64, 48), 300),         # inside the cardioid: all shortcut
+                 _req(-0.5, 0.0, 3.0, (1000, 700), 997)]       # more pixels than resident lanes
+    r = m.Renderer(gpu_backend, launch="warp", thresh=thresh, warps_per_sm=warps_per_sm)
     g = m.Renderer(gpu_backend, launch="grid")
     for req in cases:
         got, want = r.render(req), cpu.render(req)
@@ -206,8 +231,10 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
 
 
 def test_unknown_launch_is_refused(gpu_backend):
-    with pytest.raises(ValueError, match="persistent, grid"):
-        m.Renderer(gpu_backend, launch="warp")
+    with pytest.raises(ValueError, match="warp, persistent, grid"):
+        m.Renderer(gpu_backend, launch="spiral")
+    with pytest.raises(ValueError, match="thresh"):
+        m.Renderer(gpu_backend, thresh=0)
 
 
 def test_divergence_bench_rows_name_their_ceiling(gpu_backend, monkeypatch, simulated):
@@ -218,7 +245,7 @@ def test_divergence_bench_rows_name_their_ceiling(gpu_backend, monkeypatch, simu
     monkeypatch.setattr(mb, "DIVERGENCE_ITERS", 25 if simulated else 2000)
     monkeypatch.setattr(mb, "DIVERGENCE_VARIANTS", mb.DIVERGENCE_VARIANTS[:1] + mb.DIVERGENCE_VARIANTS[-1:])
     rows = mb._divergence(gpu_backend, 1)
-    assert [r["variant"] for r in rows] == ["persistent: ceiling", "persistent: seahorse",
+    assert [r["variant"] for r in rows] == ["warp: ceiling", "warp: seahorse",
                                             "grid 16x8: ceiling", "grid 16x8: seahorse"]
     assert all(r["metrics"]["every pixel iterates"] for r in rows[::2])
     for r in rows[1::2]:
