@@ -687,7 +687,7 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     from kernels.scheduler import Cancelled, CancelToken
 
     from .progress import RenderProgress
-    from .render import run_interruptibly
+    from .interruptible import run_interruptibly
     try:
         writer = MovieWriter(movie, restart=restart)
     except MovieError as exc:

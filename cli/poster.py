@@ -114,7 +114,7 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
     from kernels.scheduler import Cancelled, CancelToken
     from kernels.spread import LocalPool, open_pool
 
-    from .render import run_interruptibly
+    from .interruptible import run_interruptibly
     if view != "mandelbrot":
         return fail(USAGE, f"--gpus and --scheduler apply to --render mandelbrot, not {view}")
     w, h = int(request.size[0]), int(request.size[1])

@@ -12,7 +12,7 @@ from typing import Any, Iterator, Sequence
 
 from ..backend import Backend, first_line
 from ..scheduler import Cancelled, CancelToken
-from .pool import Job, Pool
+from .base import Job, Pool
 from .worker import process_worker
 
 CONNECT_TIMEOUT_S = 10

@@ -13,7 +13,7 @@ from typing import Any, Iterator, Sequence
 
 from ..backend import Backend
 from ..scheduler import Cancelled, CancelToken
-from .pool import Job, Pool
+from .base import Job, Pool
 from .worker import Worker
 
 _STOP = object()

@@ -1,0 +1,38 @@
+"""The one interface every pool offers (local.py, cluster.py)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Sequence
+
+from ..backend import Backend
+
+Job = Callable[[Any], Any]     # job(worker) -> result; picklable for a cluster
+
+
+class Pool:
+    """Runs jobs on its workers and hands the results back in job order.
+
+    `ordered(jobs, cancel)` yields (index, result) for every job, index 0 first, while later jobs
+    are already running: at most `window` results wait for their turn (so memory stays bounded
+    when one job is slow). A job that raises ends the run with its exception (the others are
+    cancelled); `cancel.cancel()` ends it with kernels.scheduler.Cancelled within a fraction of a
+    second. Use as a context manager, or call close()."""
+
+    backend: Backend
+    workers: int = 1
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def ordered(self, jobs: Sequence[Job], cancel=None, window: int | None = None
+                ) -> Iterator[tuple[int, Any]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
