@@ -50,7 +50,6 @@ OPTION_MODES = {
     "codec": (MOVIE,),
     "zoom": (MOVIE,),
     "restart": (MOVIE,),
-    "segments": (MOVIE,),
     "only": (BENCH,),
     "json": (BENCH, WINDOW_BENCH),
     "repeats": (BENCH,),
@@ -166,9 +165,6 @@ def build_parser() -> ArgParser:
                         "hevc_nvenc (NVIDIA's encoder, where the GPU has one)")
     m.add_argument("--zoom", type=one_of("--zoom", ZOOMS), metavar="|".join(ZOOMS),
                    help="in: from the whole set to the location (the default); out: back out")
-    # internal: one of several movie processes (one per GPU) makes only these segments
-    m.add_argument("--segments", default=None, help=argparse.SUPPRESS,
-                   type=lambda t: {int(v) for v in t.split(",") if v.strip()})
     m.add_argument("--restart", action="store_true",
                    help="start the movie afresh, discarding the finished parts of an earlier run")
     b = p.add_argument_group("benchmarks")

@@ -338,21 +338,8 @@ class Parts:
 _STOP = object()
 
 
-# a movie split over several GPUs runs one process per GPU; each is told its share of the cores
-CORES_ENV = "GPU_EXPLORER_MOVIE_CORES"
-
-
-def movie_cores() -> int:
-    """The cores this process's encoders may use: its share when it is one of several movie
-    processes (CORES_ENV), else all of them."""
-    try:
-        return max(1, int(os.environ[CORES_ENV]))
-    except (KeyError, ValueError):
-        return os.cpu_count() or 1
-
-
 def default_lanes(kind: str, size: tuple[int, int]) -> int:
-    cores = movie_cores()
+    cores = os.cpu_count() or 1
     if kind == "png":
         return max(1, min(MAX_LANES, cores))
     return max(1, min(MAX_LANES, cores // 2))
@@ -432,11 +419,8 @@ class MovieWriter:
     the lanes, keeping the finished segments. `progress(fraction)` is called on lane threads."""
 
     def __init__(self, movie: Movie, restart: bool = False, lanes: int | None = None,
-                 progress=None, only: set[int] | None = None):
-        """`only`: make just these segments and leave the joining to another process (one of
-        several movie processes, one per GPU)."""
+                 progress=None):
         self.movie = movie
-        self.only = None if only is None else set(only)
         spec = movie.spec
         self.lanes_wanted = lanes or default_lanes(spec.kind, spec.size)
         if movie.encoder and movie.encoder.endswith("_nvenc"):
@@ -453,9 +437,9 @@ class MovieWriter:
         self._lock = threading.Lock()
         self.encoded = self.resumed
         self.finished_segments = len(self.parts.segments) - len(self.parts.pending())
-        pending = [i for i in self.parts.pending() if self.only is None or i in self.only]
+        pending = self.parts.pending()
         n = max(1, min(self.lanes_wanted, len(pending)))
-        threads = max(1, movie_cores() // n)
+        threads = max(1, (os.cpu_count() or 1) // n)
         # segments go round the lanes (each gets as many); a PNG sequence's one-frame segments
         # then come in the movie's order, one per lane in turn
         self.lanes = [_Lane(self, j, pending[j::n], threads) for j in range(n)]
@@ -566,8 +550,6 @@ class MovieWriter:
         for lane in self.lanes:
             lane.join()
         self._raise_lane_error()
-        if self.only is not None:       # another process joins the segments
-            return sum(self.parts.segments[i][1] for i in self.only)
         missing = self.parts.pending()
         if missing:
             raise RuntimeError(f"{len(missing)} segments were never finished")
@@ -692,133 +674,22 @@ def run_movie(args) -> int:
             gmpy2_module()
         except RuntimeError as exc:
             return fail(UNUSABLE, str(exc))
-    from kernels.spread import gpu_list, open_pool, parse_gpus
-    only = getattr(args, "segments", None)
-    if args.gpus and not args.scheduler and only is None and be.is_gpu and not be.simulated:
-        try:
-            devices = parse_gpus(args.gpus, gpu_list())
-        except ValueError as exc:
-            return fail(USAGE, str(exc))
-        if len(devices) > 1:        # one whole movie pipeline per GPU, each in its own process
-            return _run_split(spec, movie, devices, restart)
+    from kernels.spread import open_pool
     try:        # a GPU that does not exist, a cluster that does not answer: before any work
         pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
     except (ValueError, BackendUnavailable, RuntimeError) as exc:
         return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
     with pool:
-        return _run(spec, movie, pool, restart=restart, only=only)
+        return _run(spec, movie, pool, restart=restart)
 
 
-def _child_command(spec: MovieSpec, device: int | None, segments: list[int]) -> list[str]:
-    """The command line of the movie process for one GPU (None: the CPU, for tests): the same
-    movie, its share of the segments."""
-    import sys
-    cmd = [sys.executable, "-c", "import sys, main; sys.exit(main.main(sys.argv[1:]))",
-           "--movie", spec.out, "--size", f"{spec.size[0]}x{spec.size[1]}", "--fps", str(spec.fps),
-           f"--seconds={spec.seconds!r}", "--zoom", spec.zoom,
-           "--segments", ",".join(map(str, segments))]
-    cmd += ["--backend", "cpu"] if device is None else ["--backend", "cuda", "--gpus", str(device)]
-    for option, value in (("--center", spec.center), ("--width", spec.width),
-                          ("--iters", spec.iters), ("--palette", spec.palette),
-                          ("--codec", spec.codec)):
-        if value is not None:
-            cmd.append(f"{option}={value}")
-    return cmd
-
-
-def _run_split(spec: MovieSpec, movie: Movie, devices: tuple, restart: bool) -> int:
-    """A movie over several GPUs: the segments dealt out to one process per GPU, each of which
-    renders and encodes its own segments into the parts folder (the whole pipeline of a one-GPU
-    movie, on its share of the cores); this process then joins them. In one process the GPUs'
-    feeders and the encoders contended with each other (two H200s rendered a movie's frames 1.95x
-    faster than one, but made the whole movie only 1.43-1.48x faster)."""
-    import signal
-    import subprocess
-    import sys
-    import tempfile
-
-    from .progress import RenderProgress
-    try:
-        writer = MovieWriter(movie, restart=restart)
-    except MovieError as exc:
-        return fail(exc.code, str(exc))
-    except OSError as exc:
-        return fail(UNUSABLE, f"cannot write {parts_dir(spec.out)}: {exc.strerror or exc}")
-    parts, total = writer.parts, movie.frames
-    pending = parts.pending()
-    if writer.resumed:
-        note(f"resuming {spec.out}: {writer.resumed} of {total} frames were already finished "
-             f"(kept in {parts.folder})")
-    n = max(1, min(len(devices), len(pending)))
-    if not pending:
-        n = 0
-    env = dict(os.environ, **{CORES_ENV: str(max(1, (os.cpu_count() or 1) // n))})
-    t0 = time.perf_counter()
-    logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]    # a pipe could fill and stall
-    children = [subprocess.Popen(_child_command(spec, devices[j], pending[j::n]), env=env,
-                                 stdout=subprocess.DEVNULL, stderr=logs[j], text=True)
-                for j in range(n)]
-    w, h = spec.size
-    progress = RenderProgress(f"movie {w}×{h} {spec.fps} fps, {movie.encoder or 'PNG frames'}, "
-                              f"on {n} processes, one per GPU")
-    failed = None
-    try:
-        while any(c.poll() is None for c in children):
-            progress.report(parts.done_frames() / total)
-            progress.tick()
-            time.sleep(0.2)
-            for c in children:
-                if c.poll() not in (None, 0) and failed is None:
-                    failed = c
-                    for other in children:
-                        if other.poll() is None:
-                            other.send_signal(signal.SIGINT)
-    except KeyboardInterrupt:
-        for c in children:
-            if c.poll() is None:
-                c.send_signal(signal.SIGINT)
-        for c in children:
-            try:
-                c.wait(10)
-            except subprocess.TimeoutExpired:
-                c.kill()
-        progress.close()
-        frames, segs = writer.kept()
-        return interrupted(f"{_kept(writer, frames, segs)}; run the same command again to finish")
-    progress.close()
-    errors = []
-    for log in logs:
-        log.seek(0)
-        errors.append([ln for ln in log.read().splitlines() if ln.strip()])
-        log.close()
-    if failed is not None or any(c.returncode for c in children):
-        bad = failed or next(c for c in children if c.returncode)
-        why = errors[children.index(bad)]
-        line = why[-1] if why else f"exit status {bad.returncode}"
-        frames, segs = writer.kept()
-        print(line if line.startswith("main.py:") else f"main.py: error: {line}", file=sys.stderr)
-        return fail(UNUSABLE, f"a movie process stopped; {_kept(writer, frames, segs)}")
-    render_s = time.perf_counter() - t0
-    try:
-        made = MovieWriter(movie).finish()
-    except OSError as exc:
-        frames, segs = writer.kept()
-        return fail(UNUSABLE, f"{exc}; {_kept(writer, frames, segs)}")
-    wall = time.perf_counter() - t0
-    print(f"wrote {spec.out} ({made} frames, {w}x{h}, {spec.fps} fps, {made / spec.fps:g} s, "
-          f"{movie.encoder or 'PNG frames'}, on {len(devices)} GPUs, a process per GPU) in "
-          f"{wall:.1f} s: {(total - writer.resumed) / max(wall, 1e-9):.1f} frames/s")
-    print(f"the {len(children)} processes took {render_s:.2f} s; joining {wall - render_s:.2f} s")
-    return 0
-
-
-def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, only: set[int] | None = None) -> int:
+def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     from kernels.scheduler import Cancelled, CancelToken
 
     from .progress import RenderProgress
     from .interruptible import run_interruptibly
     try:
-        writer = MovieWriter(movie, restart=restart, only=only)
+        writer = MovieWriter(movie, restart=restart)
     except MovieError as exc:
         return fail(exc.code, str(exc))
     except OSError as exc:

@@ -364,35 +364,3 @@ def test_deep_frames_of_a_movie_are_the_render_of_their_location(tmp_path, short
                           "--center", f"{loc.center_re},{loc.center_im}", "--width", loc.width,
                           "--iters", str(loc.iters), "--out", str(one)]) == 0
         assert np.array_equal(read_png(str(pattern) % k), read_png(one)), f"frame {k}"
-
-
-def test_a_movie_split_over_processes_equals_one_made_in_one(tmp_path, capsys):
-    """The path of `--gpus 0,1` (one process per GPU, each making its share of the segments, then
-    joined here), run with two CPU processes: the frames equal those of the one-process movie."""
-    from cli import movie as mv
-    one, split = tmp_path / "one", tmp_path / "split"
-    one.mkdir()
-    split.mkdir()
-    common = ["--backend", "cpu", "--size", "48x32", "--fps", "4", "--seconds", "2",
-              "--center", "-0.7436438870,0.1318259043", "--width", "1e-3"]
-    assert main.main(["--movie", str(one / "f%05d.png"), *common]) == 0
-    spec = mv.MovieSpec(out=str(split / "f%05d.png"), size=(48, 32), fps=4, seconds=2.0,
-                        center="-0.7436438870,0.1318259043", width="1e-3")
-    assert mv._run_split(spec, mv.prepare(spec), (None, None), restart=False) == 0
-    out = capsys.readouterr().out
-    assert "a process per GPU" in out
-    a, b = sorted(one.glob("f*.png")), sorted(split.glob("f*.png"))
-    assert len(a) == len(b) == 8
-    from PIL import Image
-    for x, y in zip(a, b):
-        assert np.array_equal(np.asarray(Image.open(x)), np.asarray(Image.open(y)))
-
-
-def test_a_video_split_over_processes_has_every_frame(tmp_path, capsys):
-    from cli import movie as mv
-    from cli.video import probe_frames
-    spec = mv.MovieSpec(out=str(tmp_path / "z.mp4"), size=(64, 36), fps=4, seconds=3.0,
-                        center="-0.7436438870,0.1318259043", width="1e-3")
-    assert mv._run_split(spec, mv.prepare(spec), (None, None), restart=False) == 0
-    assert probe_frames(str(tmp_path / "z.mp4")) == (12, 4)
-    assert not os.path.exists(mv.parts_dir(spec.out))
