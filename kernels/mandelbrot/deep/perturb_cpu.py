@@ -2,24 +2,27 @@
 perturb._make_pixel(extended=False), in the same order and with the same roundings (so the counts
 and the stats equal the GPU's bit for bit), laid out for a CPU core.
 
-Where the shared loop spends its time on a CPU, and what this one does instead (measured on the
-1e-30 frame of docs/FRACTALSHADES.md, one thread: 718 perturbation and 198 BLA steps per pixel,
-~23 µs per pixel before, ~8 µs here):
+Where the shared loop spends its time on a CPU, and what this one does instead (1e-30 frame of
+docs/FRACTALSHADES.md at 320x180, one thread: 718 perturbation and 198 BLA steps per pixel,
+20.7 µs of CPU per pixel with the shared loop, 9.2 µs here):
 
 * B·δc of a BLA step: the shared loop multiplies in floatexp (a frexp and four ldexp, library calls
   here) because its B can exceed float64's range. In a valid step |B·δc| stays below the radius
   of the step that follows it (bla.py's merge rule), so B of every entry a pixel can take is a
-  plain double, and so is δc in this format (frames down to 2^-1000 spacing): the product of the
-  doubles is the product of the mantissas scaled by an exact power of two, the same number
-  wherever it is a normal double. `cpu_tables` stores B as a double per entry.
+  plain double, and so is δc in this format (spacings down to 2^-1000): the product of the
+  doubles is the product of the mantissas scaled by an exact power of two, so the same number
+  wherever it is a normal double (a product below 2^-1022 could differ in its last subnormal bit).
+  `cpu_tables` stores B as a double per entry.
 * The radius of the single step from m (table level 0) sits beside Z_m in one row (`zo`), so the
   test "does any BLA step hold δ here" - made before every step, and failing for most of a pixel's
   last few hundred iterations, where δ has outgrown every radius - reads the cache line that the
   perturbation step reads anyway.
 * Level 0 only (kmin = 0, the renderer's default); other kmin go to the shared loop.
 
-Two pixels in lockstep (escape.py's trick for float64) were tried and were slower here: the BLA
-and perturbation branches of two pixels diverge too often for the interleaving to pay.
+What is left is latency: a perturbation step is a chain of four dependent operations (~7 ns),
+a BLA step ~23 ns with its table walk (tools/deep_steps.py counts where the steps go). Two pixels
+in lockstep (escape.py's trick for float64) were tried and were 1.2-1.5x slower: between BLA
+steps a pixel's runs of perturbation steps are too short for the interleaving to pay.
 """
 from __future__ import annotations
 
