@@ -49,6 +49,8 @@ class ExportDialog(QDialog):
         form.addRow("Width × height", box)
         self.path = QLineEdit(path or os.path.join(os.path.expanduser("~"), "mandelbrot.png"))
         self.path.setToolTip(".png writes the coloured picture; .npy the raw smooth iteration counts")
+        # room for a whole home-folder path: a clipped one hides which folder it writes to
+        self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance("x" * 40))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         prow = QHBoxLayout()
