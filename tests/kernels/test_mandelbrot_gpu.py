@@ -212,6 +212,9 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
     threshold, any number of warps, rows shorter and longer than a segment and not a multiple
     of it, frames smaller than the warps, frames wholly inside the set or the shortcut, and
     iteration counts that are not a multiple of the kernel's unrolled steps."""
+    if simulated and (thresh, warps_per_sm) != (4, 12):
+        pytest.skip("one refill setting under the simulator (each takes ~15 s there); all three "
+                    "on a real GPU")
     if simulated:
         cases = [_req(*SEAHORSE, 0.01, (37, 3), 45), _req(-0.1, 0.9, 0.3, (3, 2), 20),
                  _req(-0.1225611668766536, 0.7448617666197442, 0.02, (5, 4), 13),

@@ -133,10 +133,10 @@ def test_frame_jobs_are_the_frames(cpu_backend):
 
 @pytest.mark.gpu
 def test_gpu_bands_equal_the_gpu_whole_and_the_cpu(gpu_backend, cpu_backend, simulated):
-    w, h = (24, 17) if simulated else (1000, 700)
-    req = MandelbrotRequest(-0.75, 0.1, 0.05, (w, h), 300 if simulated else 2000)
+    w, h = (13, 9) if simulated else (1000, 700)
+    req = MandelbrotRequest(-0.75, 0.1, 0.05, (w, h), 120 if simulated else 2000)
     whole = Renderer(gpu_backend).render(req).rgba.copy()
-    cut = bands(h, 5 if simulated else 64)
+    cut = bands(h, 4 if simulated else 64)
     out = np.empty_like(whole)
     with open_pool(gpu_backend, gpus="all") as pool:
         for i, arr in pool.ordered([BandJob(req, r0, n) for r0, n in cut]):
