@@ -14,6 +14,7 @@ import math
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
+from kernels.mandelbrot.request import MAPPINGS
 
 from .failures import PROG, USAGE
 from .requests import MANDELBROT_OPTIONS, RENDER_VIEWS
@@ -138,6 +139,9 @@ def build_parser() -> ArgParser:
     g.add_argument("--width", metavar="W", help="mandelbrot: width of the view on the real axis")
     g.add_argument("--iters", metavar="N", help="mandelbrot: iteration limit (default: from the depth)")
     g.add_argument("--palette", metavar="NAME", help="colour map name (e.g. inferno, viridis)")
+    g.add_argument("--mapping", type=one_of("--mapping", MAPPINGS), metavar="|".join(MAPPINGS),
+                   help="mandelbrot: escape count → palette (default: sqrt for float64 frames, log "
+                        "for deep ones; a --movie uses one mapping for every frame, sqrt unless given)")
     g.add_argument("--bounds", metavar="LAT0,LAT1,LON0,LON1",
                    help="distance: grid bounds in degrees (longitudes within ±540, spanning at most 360)")
     g.add_argument("--ref", metavar="LAT,LON",

@@ -118,8 +118,8 @@ class MovieSpec:
     palette: str | None = None
     codec: str | None = None
     # the window's colouring, as (field, value) pairs applied to every frame's request (density,
-    # offset, interior, mapping): the movie looks as the view does. Empty on the command line,
-    # where each frame is coloured as `--render` colours it.
+    # offset, interior, mapping): the movie looks as the view does. On the command line only the
+    # mapping (--mapping, else MOVIE_MAPPING), so frame k is `--render` of its place with it.
     colouring: tuple = ()
 
     @property
@@ -645,11 +645,19 @@ class MovieTimes:
         return "rendering (the encoders waited for frames)"
 
 
+# Every frame of a command-line movie is coloured with one mapping. Left to each frame's kind, the
+# colours would jump where the zoom turns deep (float64 frames: sqrt; deep ones: log) and drift
+# through the palette while it is deep (log starts at each frame's smallest count); sqrt depends
+# on nothing but the pixel's own count.
+MOVIE_MAPPING = "sqrt"
+
+
 def spec_from_args(args) -> MovieSpec:
     return MovieSpec(out=args.movie, size=args.size or DEFAULT_RENDER_SIZE,
                      fps=args.fps or DEFAULT_FPS, seconds=args.seconds or DEFAULT_MOVIE_SECONDS,
                      zoom=args.zoom or "in", center=args.center, width=args.width,
-                     iters=args.iters, palette=args.palette, codec=args.codec)
+                     iters=args.iters, palette=args.palette, codec=args.codec,
+                     colouring=(("mapping", getattr(args, "mapping", None) or MOVIE_MAPPING),))
 
 
 def run_movie(args) -> int:

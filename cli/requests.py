@@ -21,6 +21,7 @@ from kernels.distance.request import (
 )
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
 from kernels.mandelbrot.request import (
+    MAPPINGS,
     MAX_ITER_LIMIT,
     DeepFrameRequest,
     MandelbrotRequest,
@@ -28,7 +29,7 @@ from kernels.mandelbrot.request import (
     precision_state,
 )
 
-MANDELBROT_OPTIONS = ("center", "width", "iters", "palette")
+MANDELBROT_OPTIONS = ("center", "width", "iters", "palette", "mapping")
 
 # The limits every Mandelbrot location is held to, however it arrives: pasted text, a bookmark
 # file, --center/--width/--iters. The set lies within |c| <= 2; these leave room to look around it.
@@ -105,7 +106,8 @@ def needs_deep(center_re, center_im, width, pixels: int) -> bool:
 
 
 def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, notes=None):
-    """Build a request from `--center X,Y --width W --iters N --palette NAME` (raw strings or None):
+    """Build a request from `--center X,Y --width W --iters N --palette NAME --mapping sqrt|log|
+    histogram` (raw strings or None; without --mapping each kind of frame keeps its own default):
     a MandelbrotRequest where float64 suffices, else a DeepFrameRequest (centre and width kept as
     the decimal strings given, of any length). `notes` is unused: the builders of every view
     take it (distance_request adds lines for the user to it)."""
@@ -163,6 +165,12 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         except ValueError:
             raise ValueError(f"--palette {palette!r} is unknown; choose one of: "
                              f"{', '.join(palettes.names())}") from None
+    colouring = {}
+    if opts.get("mapping") is not None:
+        mapping = str(opts["mapping"]).strip()
+        if mapping not in MAPPINGS:
+            raise ValueError(f"--mapping {mapping!r} is unknown; choose one of: {', '.join(MAPPINGS)}")
+        colouring["mapping"] = mapping
     try:
         size = (int(width), int(height))
     except (TypeError, ValueError):
@@ -173,10 +181,11 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         raise ValueError(f"--center/--width/--iters: {exc}") from None
     if needs_deep(cx, cy, view_width, size[0]):
         req = DeepFrameRequest(str(Decimal(cx)), str(Decimal(cy)), str(Decimal(view_width)), size, iters,
-                               palette=palette, want_values=bool(want_values))
+                               palette=palette, want_values=bool(want_values), **colouring)
     else:
         req = MandelbrotRequest(float(Decimal(cx)), float(Decimal(cy)), float(Decimal(view_width)),
-                                size, iters, palette=palette, want_values=bool(want_values))
+                                size, iters, palette=palette, want_values=bool(want_values),
+                                **colouring)
     req.validate()
     return req
 

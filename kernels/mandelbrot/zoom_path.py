@@ -25,10 +25,10 @@ inside from the outside), so a frame with a larger limit changes no escaped pixe
 turns the few pixels that escape between the two limits from the interior colour to theirs, which
 is the set's edge resolving as the zoom deepens. A fixed limit (the deepest frame's) would look the
 same but cost the shallow frames the deep frames' iterations on every interior pixel.
-(What does move between frames is the log mapping's origin, the frame's smallest escaped count:
-deep frames, which --render colours with it, drift slowly through the palette as the zoom
-deepens; and a movie that crosses from float64 frames (sqrt) into deep ones (log) changes mapping
-at that frame, as --render does.)
+(What would move between frames is the log mapping's origin, the frame's smallest escaped count,
+with which --render colours deep frames, and the mapping itself where the zoom turns deep (float64
+frames: sqrt): so a movie colours every frame with one mapping, sqrt unless told otherwise, which
+depends on nothing but each pixel's own count; cli.movie.MOVIE_MAPPING.)
 """
 from __future__ import annotations
 
