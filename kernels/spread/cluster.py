@@ -111,8 +111,9 @@ class DaskPool(Pool):
                     # pure=False: two equal jobs are two tasks; retries: a job that fails on a
                     # worker that then dies is tried elsewhere (a worker lost mid-job is re-run
                     # by the scheduler anyway)
+                    # (pure=False also gives every task a fresh key of its own)
                     futures[fed] = self.client.submit(_Task(jobs[fed], self.backend.name, self.devices),
-                                                      pure=False, retries=2, key=f"job-{id(jobs)}-{fed}")
+                                                      pure=False, retries=2)
                     fed += 1
                 fut = futures[done]
                 while True:
