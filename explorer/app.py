@@ -118,6 +118,9 @@ class MainWindow(QMainWindow):
 
         menu = self.menuBar()
         m_file = menu.addMenu("&File")
+        # the same dialog as the Mandelbrot panel's Export PNG… button (Ctrl+E in that view)
+        self.act_picture = m_file.addAction("Export &picture…")
+        self.act_picture.triggered.connect(self._export_picture)
         self.act_movie = m_file.addAction("Export zoom &movie…")
         self.act_movie.triggered.connect(self._export_movie)
         m_file.addSeparator()
@@ -237,6 +240,12 @@ class MainWindow(QMainWindow):
     def show_error(self, text: str):
         log.warning("%s", text)
         self.statusBar().showMessage(f"Error: {text}", 15000)
+
+    def _export_picture(self):
+        view = self.views.get("mandelbrot")
+        if view is not None:
+            self.tabs.setCurrentWidget(view)
+            view.export_dialog()
 
     def _export_movie(self):
         from .views.mandelbrot_movie import export_zoom_movie   # loads PyAV's check: on demand

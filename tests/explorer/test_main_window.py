@@ -222,3 +222,16 @@ sys.exit(run("cpu", settings=QSettings({str(ini)!r}, QSettings.Format.IniFormat)
     closing = float(r.stdout.split("closing-at")[1].split()[0])
     assert ended - closing < 1.0, f"the process ended {ended - closing:.2f} s after the close"
     assert "geometry" in ini.read_text()
+
+
+def test_file_menu_exports_a_picture_from_any_view(qtbot, settings, no_gpu, monkeypatch):
+    from explorer.views import mandelbrot_export
+    w = make(qtbot, settings)
+    w.tabs.setCurrentWidget(w.views["distance"])
+    asked = []
+    monkeypatch.setattr(mandelbrot_export, "ask_export",
+                        lambda parent, size, gpus=(): asked.append((parent, gpus)) or None)
+    w.act_picture.trigger()
+    assert asked and asked[0][0] is w.views["mandelbrot"]        # the Mandelbrot view's dialog
+    assert w.tabs.currentWidget() is w.views["mandelbrot"]
+    assert asked[0][1] == []                                      # on the CPU: no GPU to list
