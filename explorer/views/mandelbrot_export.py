@@ -22,6 +22,25 @@ def gpu_choices(gpus) -> list[tuple[str, tuple[int, ...] | None]]:
     return out
 
 
+class GpuPicker(QComboBox):
+    """"Render on": every GPU found (kernels.spread.GpuInfo) on its own and, with two or more, all
+    of them; disabled with a note on the CPU. `tip` says what the chosen GPUs share out."""
+
+    def __init__(self, gpus, tip: str):
+        super().__init__()
+        self._choices = gpu_choices(list(gpus))
+        for label, _ in self._choices:
+            self.addItem(label)
+        if not self._choices:
+            self.addItem("The CPU (no GPU in use)")
+            self.setEnabled(False)
+        self.setToolTip(tip)
+
+    def chosen(self) -> tuple[int, ...] | None:
+        """The GPU indices picked (None: no GPU, or the view's own device)."""
+        return self._choices[self.currentIndex()][1] if self._choices else None
+
+
 class ExportDialog(QDialog):
     def __init__(self, parent=None, window_size=(1920, 1080), path: str | None = None, gpus=()):
         super().__init__(parent)
@@ -60,15 +79,8 @@ class ExportDialog(QDialog):
         pbox.setLayout(prow)
         prow.setContentsMargins(0, 0, 0, 0)
         form.addRow("File", pbox)
-        self.gpus = QComboBox()
-        self._gpu_choices = gpu_choices(list(gpus))
-        for label, _ in self._gpu_choices:
-            self.gpus.addItem(label)
-        if not self._gpu_choices:
-            self.gpus.addItem("The CPU (no GPU in use)")
-            self.gpus.setEnabled(False)
-        self.gpus.setToolTip("Where the picture is rendered: the bands of the picture are shared "
-                             "out between the chosen GPUs, one worker per GPU")
+        self.gpus = GpuPicker(gpus, "Where the picture is rendered: the bands of the picture are "
+                                    "shared out between the chosen GPUs, one worker per GPU")
         form.addRow("Render on", self.gpus)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
@@ -96,8 +108,7 @@ class ExportDialog(QDialog):
         path = self.path.text().strip()
         if path and not path.lower().endswith((".png", ".npy")):
             path += ".png"
-        gpus = self._gpu_choices[self.gpus.currentIndex()][1] if self._gpu_choices else None
-        return path, (self.w.value(), self.h.value()), gpus
+        return path, (self.w.value(), self.h.value()), self.gpus.chosen()
 
 
 def ask_export(parent, window_size, gpus=()):

@@ -134,16 +134,10 @@ class MovieDialog(QDialog):
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         form.addRow("File", _row(self.path, browse, stretch_first=True))
-        from .mandelbrot_export import gpu_choices
-        self.gpus = QComboBox()
-        self._gpu_choices = gpu_choices(list(gpus))
-        for label, _ in self._gpu_choices:
-            self.gpus.addItem(label)
-        if not self._gpu_choices:
-            self.gpus.addItem("The CPU (no GPU in use)")
-            self.gpus.setEnabled(False)
-        self.gpus.setToolTip("Where the frames are rendered: shared out between the chosen GPUs, "
-                             "one worker per GPU, while the encoders run on the CPU's cores")
+        from .mandelbrot_export import GpuPicker
+        self.gpus = GpuPicker(gpus, "Where the frames are rendered: shared out between the chosen "
+                                    "GPUs, one worker per GPU, while the encoders run on the CPU's "
+                                    "cores")
         form.addRow("Render on", self.gpus)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
@@ -177,7 +171,7 @@ class MovieDialog(QDialog):
 
     def chosen_gpus(self) -> tuple[int, ...] | None:
         """The GPUs picked (None: the view's own device, between the view's frames)."""
-        return self._gpu_choices[self.gpus.currentIndex()][1] if self._gpu_choices else None
+        return self.gpus.chosen()
 
     def choice(self) -> dict:
         """The MovieSpec fields the dialog sets."""
