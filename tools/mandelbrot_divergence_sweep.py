@@ -18,19 +18,31 @@ def main() -> int:
     ap.add_argument("--json")
     ap.add_argument("--thresh", default="1,2,4,8,16")
     ap.add_argument("--warps", default="4,6,8,12,16,24,32")
+    ap.add_argument("--launch", choices=("warp", "sorted"), default="warp",
+                    help="sorted: also sweep --sample x --probe at each warps/thresh")
+    ap.add_argument("--sample", default="4")
+    ap.add_argument("--probe", default="256")
     args = ap.parse_args()
     from kernels import backend as kb
     from kernels.mandelbrot import bench as mb
     variants = [("persistent", {"launch": "persistent"})]
-    for w in (int(v) for v in args.warps.split(",")):
-        for t in (int(v) for v in args.thresh.split(",")):
-            variants.append((f"warp thresh {t} warps/SM {w}", {"thresh": t, "warps_per_sm": w}))
+    ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
+    for w in ints(args.warps):
+        for t in ints(args.thresh):
+            kw = {"launch": args.launch, "thresh": t, "warps_per_sm": w}
+            if args.launch == "warp":
+                variants.append((f"warp thresh {t} warps/SM {w}", kw))
+                continue
+            for sample in ints(args.sample):
+                for probe in ints(args.probe):
+                    variants.append((f"sorted {sample}/{probe} thresh {t} warps/SM {w}",
+                                     dict(kw, sample=sample, probe=probe)))
     mb.DIVERGENCE_VARIANTS = tuple(variants)
     rows = mb._divergence(kb.resolve("cuda"), args.repeats)
     for top, row in zip(rows[::2], rows[1::2]):
         v = row["variant"].rsplit(":", 1)[0]
         t, r = top["metrics"], row["metrics"]
-        print(f"{v:34s} ceiling {t['G iter/s']:8.1f} G iter/s {t['escape ms']:.3f} ms | seahorse "
+        print(f"{v:44s} ceiling {t['G iter/s']:8.1f} G iter/s {t['escape ms']:.3f} ms | seahorse "
               f"{r['G iter/s']:7.1f} G iter/s {r['escape ms']:.3f} ms | {r['% of ceiling']:.1f} %",
               flush=True)
     if args.json:

@@ -444,9 +444,31 @@ if cuda is not None:
             r += 1
         return r
 
+    @cuda.jit(device=True)
+    def _segment_span(seg, listed, segs, inv_segs, cols, total):
+        """(row, first column, length) of row segment `seg`; for a list, (0, first entry, length)."""
+        if listed:
+            return 0, seg * 32, min(32, total - seg * 32)
+        sr = _segment_row(seg, segs, inv_segs)
+        sc0 = (seg - sr * segs) * 32
+        return sr, sc0, min(32, cols - sc0)
+
+    @cuda.jit(device=True)
+    def _segment_pixel(listed, order, sr, pos, cols, inv_cols):
+        """(band row, column) of the pixel at `pos` of a segment (a column, or a list entry)."""
+        if not listed:
+            return sr, pos
+        p = order[pos]
+        r = int(float(p) * inv_cols)        # the integer division is a long call; exact below
+        while r * cols > p:
+            r -= 1
+        while (r + 1) * cols <= p:
+            r += 1
+        return r, p - r * cols
+
     @cuda.jit(cache=True)
-    def escape_warp_kernel(values, counts, counter, thresh, band_row0, band_rows, grid_row0,
-                           grid_col0, cx, cy, step, half_w, half_h, max_iter):
+    def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
+                           grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
         """escape_persistent_kernel's work shared out by whole warps: the pixels of rows
         band_row0 .. band_row0 + band_rows of `values` come in row segments of up to 32 (segment s
         is row s // segs, columns 32 * (s % segs) ...), a warp's first segment is its warp number,
@@ -456,11 +478,25 @@ if cuda is not None:
         pixels of the warp's segment, in lane order, together. One atomic per segment, asked for
         one segment ahead, so that no lane waits on it: its answer arrives while the warp iterates.
 
+        With a non-empty `hist` (the sorted launch, escape_order.py) segments are runs of 32 of
+        the list `order` instead (entry = band row * cols + column; sum(hist) entries), which holds
+        the pixels still to do, those expected to take longest first.
+
         Stores what escape_persistent_kernel stores (finish_kernel makes the smooth value), with
         the same arithmetic, so the values equal escape_kernel's bit for bit."""
         cols = values.shape[1]
-        segs = (cols + 31) // 32
-        nseg = band_rows * segs
+        listed = hist.shape[0] > 0
+        inv_cols = 1.0 / float(cols)
+        if listed:
+            total = 0
+            for k in range(hist.shape[0]):
+                total += hist[k]
+            segs = 1
+            nseg = (total + 31) // 32
+        else:
+            total = band_rows * cols
+            segs = (cols + 31) // 32
+            nseg = band_rows * segs
         lane = cuda.laneid
         lt = _warp.lanemask_lt()
         nwarps = cuda.gridsize(1) // 32
@@ -471,9 +507,7 @@ if cuda is not None:
         if lane == 0:
             pend = _take(counter)
         more = seg < nseg
-        sr = _segment_row(seg, segs, inv_segs)
-        sc0 = (seg - sr * segs) * 32
-        slen = min(32, cols - sc0)
+        sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
         used = 0
         live = False
         done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
@@ -506,8 +540,7 @@ if cuda is not None:
                 avail = slen - used
                 got = False
                 if not live and rank < avail:
-                    r = sr
-                    c = sc0 + used + rank
+                    r, c = _segment_pixel(listed, order, sr, sc0 + used + rank, cols, inv_cols)
                     got = True
                 if k < avail:
                     used += k
@@ -519,13 +552,11 @@ if cuda is not None:
                     if lane == asker:
                         pend = _take(counter)   # nothing may use it here: no wait
                     more = seg < nseg
-                    sr = _segment_row(seg, segs, inv_segs)
-                    sc0 = (seg - sr * segs) * 32
-                    slen = min(32, cols - sc0)
+                    sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
                     used = min(k - avail, slen)
                     if more and not live and rank >= avail and rank - avail < slen:
-                        r = sr
-                        c = sc0 + rank - avail
+                        r, c = _segment_pixel(listed, order, sr, sc0 + rank - avail, cols,
+                                              inv_cols)
                         got = True
                 if got:
                     gx = float(grid_col0 + c) + 0.5 - half_w

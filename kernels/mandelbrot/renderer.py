@@ -16,10 +16,13 @@ from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer
 from . import escape as mk
+from . import escape_order as eo
 from .colour import Colourer
 from .request import MandelbrotRequest, precision_state
 
-LAUNCHES = ("warp", "persistent", "grid")
+LAUNCHES = ("warp", "persistent", "grid", "sorted")
+# launches whose escape kernel stores |z|^2 and n for finish_kernel (and need the counts buffer)
+_COUNTED = ("sorted", "warp", "persistent")
 # Persistent launch (escape.escape_persistent_kernel): threads per block; pixels a thread takes at
 # a time (fewer atomics on the shared counter against a finer share-out at the frame's end); and
 # iterations between a thread's checks for a finished pixel (a pixel that escapes early in a chunk
@@ -125,9 +128,12 @@ class Renderer:
 
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
-                 thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM):
-        """GPU launch: "warp" (escape_warp_kernel, refills when `thresh` lanes of a warp are idle,
-        `warps_per_sm` resident warps per SM), "persistent" (escape_persistent_kernel, `chunk`
+                 thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
+                 sample: int = eo.SAMPLE, probe: int = eo.PROBE):
+        """GPU launch: "warp" (escape_warp_kernel in picture order, refills when `thresh` lanes
+        of a warp are idle, `warps_per_sm` resident warps per SM), "sorted" (the warp launch with
+        the pixels handed out longest first, as predicted by one sample per `sample` x `sample`
+        pixels iterated `probe` iterations; see escape_order.py: slower so far), "persistent" (escape_persistent_kernel, `chunk`
         iterations between checks, `grab` pixels per fetch) or "grid" (one thread per pixel,
         blocks of `block`)."""
         if launch not in LAUNCHES:
@@ -137,7 +143,10 @@ class Renderer:
         if not 1 <= int(thresh) <= 32 or int(warps_per_sm) < 1:
             raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
                              f"and {warps_per_sm}")
+        if int(sample) < 1 or int(probe) < 1:
+            raise ValueError(f"sample and probe must be at least 1, got {sample} and {probe}")
         self.thresh, self.warps_per_sm = int(thresh), int(warps_per_sm)
+        self.sample, self.probe = int(sample), int(probe)
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
@@ -346,7 +355,7 @@ class Renderer:
 
     def _counts_buffer(self, pool, name, h, w):
         """The persistent kernel's escape iteration per pixel (GPU only; None elsewhere)."""
-        if self.backend.is_gpu and self.launch in ("warp", "persistent"):
+        if self.backend.is_gpu and self.launch in _COUNTED:
             return pool.device(name, (h, w), np.int32, stream=self._get_stream())
         return None
 
@@ -433,7 +442,7 @@ class Renderer:
                 mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
             return
         s = self._stream
-        warp = self.launch == "warp"
+        warp = self.launch in ("warp", "sorted")
         # the warp kernel takes segments with an atomic increment, which wants an unsigned counter
         counter = self.pool.device("counter", (1,), np.uint32 if warp else np.int64, stream=s)
         nblocks, threads = self._persistent_grid()
@@ -442,16 +451,47 @@ class Renderer:
         with timer.phase("kernel", gpu=True):
             mk.zero_kernel[1, 32, s](counter)
             if warp:
+                order, hist = self._order(values, counts, b0, n, args, (fx, fy), fblocks) \
+                    if self.launch == "sorted" else self._no_order()
                 mk.escape_warp_kernel[nblocks, threads, s](
-                    values, counts, counter, self.thresh, b0, n, *args)
+                    values, counts, counter, order, hist, self.thresh, b0, n, *args)
             else:
                 mk.escape_persistent_kernel[nblocks, threads, s](
                     values, counts, counter, self.grab, self.chunk, b0, n, *args)
             mk.finish_kernel[fblocks, (fx, fy), s](values, counts, b0, n)
 
+    def _order(self, values, counts, b0, n, args, block, blocks):
+        """Queue the sorted launch's first passes (escape_order.py) for band rows b0 .. b0 + n:
+        the samples' results go into values/counts; returns (order, hist) for the warp kernel."""
+        s = self._stream
+        rows, cols = values.shape
+        nsr, nsc = eo.sample_shape(n, cols, self.sample)
+        est = self.pool.device("order-est", eo.sample_shape(rows, cols, self.sample), np.int32,
+                               stream=s)
+        order = self.pool.device("order", (rows * cols,), np.int32, stream=s)
+        meta = self.pool.device("order-meta", (2 * eo.NCLASSES,), np.int32, stream=s)
+        hist, cursor = meta[:eo.NCLASSES], meta[eo.NCLASSES:]
+        bx, by = block
+        mk.zero_kernel[1, 2 * eo.NCLASSES, s](meta)
+        eo.probe_kernel[((nsc + bx - 1) // bx, (nsr + by - 1) // by), block, s](
+            values, counts, est, self.sample, self.probe, b0, n, *args)
+        eo.count_kernel[blocks, block, s](est, self.sample, hist, n, cols)
+        eo.scatter_kernel[blocks, block, s](est, self.sample, hist, cursor, order, n, cols)
+        return order, hist
+
+    def _no_order(self):
+        """The warp kernel's list arguments when it takes the picture in row order: empty."""
+        got = getattr(self, "_empty_order", None)
+        if got is None:
+            got = self._empty_order = (self.pool.device("no-order", (1,), np.int32,
+                                                        stream=self._stream),
+                                       self.pool.device("no-hist", (0,), np.int32,
+                                                        stream=self._stream))
+        return got
+
     def _persistent_grid(self) -> tuple[int, int]:
         """(blocks, threads) of the persistent launch: as many blocks as stay resident at once."""
-        warp = self.launch == "warp"
+        warp = self.launch in ("warp", "sorted")
         if self.backend.simulated:
             return SIM_WARP if warp else SIM_PERSISTENT
         if self._persistent_blocks is None:
