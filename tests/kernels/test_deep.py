@@ -275,13 +275,14 @@ def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width
     _, tab, tabe, levels = cpu._table
     geo = FrameGeometry.of(req, res.reference)
     values = np.zeros(size[::-1])
-    stats = np.zeros((size[1], 4), dtype=np.int64)
+    stats = np.zeros((size[1], pk.N_STATS), dtype=np.int64)
     pk.deep_rows_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step, geo.cexp,
-                     geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels, 0, max_iter, False)
+                     geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels, 0,
+                     2.0 ** -cpu.eps_bits, max_iter, False)
     np.testing.assert_array_equal(res.values, values)
     shared = stats.sum(axis=0)
     assert [res.stats[k] for k in ("perturbation_steps", "bla_steps", "bla_iterations",
-                                   "rebases")] == shared.tolist()
+                                   "rebases", "redone_pixels")] == shared.tolist()
 
 
 # ---------------------------------------------------------------- number-format switches

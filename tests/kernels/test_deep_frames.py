@@ -19,6 +19,7 @@ from kernels.mandelbrot.request import (
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.jobs import default_handlers
+from kernels.mandelbrot.deep.perturb import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
 from kernels.scheduler import Delivered, Progress, Scheduler, Stopped
@@ -186,7 +187,7 @@ def test_gpu_deep_frame_copies_only_the_colours(gpu_backend, simulated):
     panned = r.render(deep(size=size, mapping="histogram", iters=601))
     w, h = size
     assert panned.timings.bytes["h2d"] == 0           # orbit, table and palette already there
-    assert panned.timings.bytes["d2h"] == w * h * 4 + 4 * 8  # the frame and four counts
+    assert panned.timings.bytes["d2h"] == w * h * 4 + N_STATS * 8  # the frame and the counts
     recoloured = r.render(deep(size=size, mapping="log", iters=601, palette="viridis"))
     assert recoloured.meta["recoloured"]
     assert recoloured.timings.bytes["d2h"] == w * h * 4      # the frame alone

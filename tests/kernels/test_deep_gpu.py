@@ -15,6 +15,7 @@ from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
+from kernels.mandelbrot.deep.perturb import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 
@@ -76,7 +77,7 @@ def test_orbit_and_table_are_uploaded_once(gpu, simulated):
     w, h = size
     assert first.timings.bytes["h2d"] > 0
     assert again.timings.bytes["h2d"] == 0 and again.reused and again.table_reused
-    assert again.timings.bytes["d2h"] == w * h * 8 + 4 * 8     # the values and four counts
+    assert again.timings.bytes["d2h"] == w * h * 8 + N_STATS * 8   # the values and the counts
     np.testing.assert_array_equal(first.values, again.values)
     if not simulated:
         assert again.timings.phases_ms["kernel"] > 0
@@ -88,5 +89,5 @@ def test_values_can_stay_on_the_device(gpu, simulated):
     on_host = gpu.render_values(req).values.copy()
     res = gpu.render_values(req, to_host=False)
     assert not isinstance(res.values, np.ndarray)
-    assert res.timings.bytes["d2h"] == 4 * 8                    # only the counts crossed
+    assert res.timings.bytes["d2h"] == N_STATS * 8              # only the counts crossed
     np.testing.assert_array_equal(res.values.copy_to_host(), on_host)

@@ -10,13 +10,14 @@ orbit's last point); a pixel at m takes the longest one whose radius holds its �
 
 Entries are stored in floatexp (a float64 mantissa and an int32 exponent each for A, B and R), since
 a frame 1e-1000 wide has |B| up to ~1e1000 and R down to ~1e-1000, plus float64 copies of A and R
-for deltas that are plain doubles. R is stored divided by sqrt(2) so a pixel can compare it with
+for deltas that are plain doubles, and |A| (mantissa with A's exponent, and as a double) for the
+kernels' error bound (perturb.py, "Accuracy guard"). R is stored divided by sqrt(2) so a pixel can compare it with
 max(|Re δ|, |Im δ|) instead of |δ|.
 
 Steps that start where |Z_m| > 2 get R = 0: a pixel following them could escape in the middle of a
 merged step unseen, so only single perturbation steps go there.
 
-Cost: the table has ~2 entries per orbit point (N + N/2 + N/4 ...), 76 bytes each; the build is
+Cost: the table has ~2 entries per orbit point (N + N/2 + N/4 ...), 92 bytes each; the build is
 linear in N (see DeepRenderer timings: detail "table").
 """
 from __future__ import annotations
@@ -117,7 +118,7 @@ def _clamp(k):
 @njit(cache=True)
 def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
     """Fill every level. Column layout: see perturb.T_* / perturb.E_*; R here is the true radius,
-    scaled by 1/sqrt(2) afterwards."""
+    scaled by 1/sqrt(2) afterwards; |A| is filled in at the end."""
     # level 0: single steps m = 1 .. counts[0]
     for j in range(counts[0]):
         m = 1 + j
@@ -177,6 +178,9 @@ def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
         tab[k, 5] = math.ldexp(tab[k, 0], e)
         tab[k, 6] = math.ldexp(tab[k, 1], e)
         tab[k, 7] = math.ldexp(tab[k, 4], _clamp(tabe[k, 2]))
+        am = _mag(tab[k, 0], tab[k, 1])
+        tab[k, 8] = am
+        tab[k, 9] = math.ldexp(am, e)
 
 
 def level_counts(length: int) -> list[int]:
@@ -191,7 +195,7 @@ def level_counts(length: int) -> list[int]:
 
 def build_table(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float, int],
                 eps_bits: int = EPS_BITS, kmin: int = 0):
-    """(tab (E, 8) float64, tabe (E, 3) int32, levels (L, 2) int64 = (offset, count) of levels
+    """(tab (E, 10) float64, tabe (E, 3) int32, levels (L, 2) int64 = (offset, count) of levels
     kmin, kmin+1, ...) for an orbit and a bound c_max = (mantissa, exponent) on the frame's |δc|."""
     counts = level_counts(orbit.shape[0])
     if len(counts) <= kmin:
@@ -200,7 +204,7 @@ def build_table(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float, in
     offsets = np.zeros(len(counts), dtype=np.int64)
     offsets[1:] = np.cumsum(counts[:-1])
     total = int(sum(counts))
-    tab = np.empty((total, 8), dtype=np.float64)
+    tab = np.empty((total, 10), dtype=np.float64)
     tabe = np.empty((total, 3), dtype=np.int32)
     cm, ce = c_max
     _build(orbit, orbit_exp, float(cm), int(ce), int(eps_bits), offsets,

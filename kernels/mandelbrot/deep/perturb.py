@@ -17,6 +17,18 @@ pixel keeps δ as floatexp (floatexp.py), the orbit and table likewise; above it
 2^-510 it returns to floatexp. Extended frames thus spend only their first iterations, or passages
 near 0, in the slower arithmetic.
 
+Accuracy guard. A BLA step drops δ², up to ε of the step's linear part (bla.py), and the pixel's
+later steps carry that error along like any other change of δ: for most pixels it stays far below
+|z|, but a pixel whose count hangs on a tiny move of c (ill-conditioned: seahorse valley just past
+float64 has 2-3 % of them, where 1e-9 of a pixel moves the count by tens to hundreds of iterations)
+ends on the wrong count. So each pixel also carries a bound e on the error of its z: a BLA step adds
+2ε'·max(|Re δ|, |Im δ|) to it and multiplies what was there by |A|, a perturbation step multiplies it
+by |2z| (the step's derivative, so the bound follows the pixel through its passes near 0). If at the
+end e > |z|, the count is doubtful and the pixel is done again from the start with the radii tested
+against |δ|·2^REDO_SHIFT (ε' = ε·2^-REDO_SHIFT), and if still doubtful, with no BLA at all (plain
+perturbation, the oracle the approximation is measured against). Measured on the CPU twin
+(docs/PERFORMANCE.md, "BLA accuracy"): the guard catches every pixel that BLA got wrong there.
+
 Value convention (escape.py's, with its constants): n = the first iteration with |z_n|^2 > BAILOUT2,
 value = (n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) clamped to [0, 1); points still
 bounded after max_iter iterations get max_iter.
@@ -49,12 +61,21 @@ _TINY2 = 2.0 ** -900
 _SCALE = 2.0 ** 500
 
 # stats columns the kernels count: perturbation steps, BLA steps, iterations the BLA steps
-# skipped, rebases
-STAT_STEPS, STAT_BLA, STAT_BLA_ITERS, STAT_REBASES = range(4)
-N_STATS = 4
+# skipped, rebases (steps of every pass of a pixel done again included), pixels done again
+STAT_STEPS, STAT_BLA, STAT_BLA_ITERS, STAT_REBASES, STAT_REDONE = range(5)
+N_STATS = 5
 
-# table columns (bla.py): A mantissa, B mantissa, R/sqrt2 mantissa, A as double, R/sqrt2 as double
-T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD = range(8)
+# table columns (bla.py): A mantissa, B mantissa, R/sqrt2 mantissa, A as double, R/sqrt2 as double,
+# |A| mantissa (exponent E_A), |A| as double
+T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD, T_AM, T_AD = range(10)
+N_TAB = 10
+
+# accuracy guard: a doubtful pixel is done again with radii tested against |δ|·2^REDO_SHIFT, then
+# with no BLA; doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the end. Every pixel BLA got
+# wrong in the measured frames had e > 24|z|, so ERR_TOL2 = 1 leaves a margin (a lower tolerance
+# only redoes more pixels).
+REDO_SHIFT = 16
+ERR_TOL2 = 1.0
 # exponent columns: A, B, R/sqrt2
 E_A, E_B, E_R = range(3)
 
@@ -71,10 +92,11 @@ def _make_offset(mul, add, jit):
     return pixel_offset
 
 
-def _make_pixel(mul, add, jit, extended):
-    """The per-pixel loop compiled by `jit` with the target's `mul` and `add`, for one number
-    format: `extended` is a constant of the compiled code, so the perturbation-format loop carries
-    none of the floatexp paths (fewer registers on the GPU)."""
+def _make_pixel(mul, add, sqrt, jit, extended):
+    """The per-pixel loop compiled by `jit` with the target's `mul`, `add` and `sqrt` (correctly
+    rounded on both targets), for one number format: `extended` is a constant of the compiled code,
+    so the perturbation-format loop carries none of the floatexp paths (fewer registers on the
+    GPU)."""
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
 
     @jit
@@ -97,19 +119,36 @@ def _make_pixel(mul, add, jit, extended):
         return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
 
     @jit
-    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, max_iter):
-        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
-        (perturbation steps, BLA steps, iterations skipped by BLA, rebases)."""
+    def doubtful(er, de, fe, r2):
+        """Whether the error bound reached |z| (er in units of 2**de while δ is floatexp)."""
+        e = er
+        if fe:
+            e, _ = fe_to_double(er, 0.0, de)
+        return not (mul(e, e) <= mul(r2, ERR_TOL2))
+
+    @jit
+    def walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps, shift):
+        """One pass over the pixel δc = (cnr + i*cni) * 2**cne (cdr + i*cdi as doubles), its BLA
+        radii tested against |δ|·2^shift (shift < 0: no BLA): smooth escape value, counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases), whether doubtful."""
         last = orbit.shape[0] - 1
-        nlev = levels.shape[0]
+        nlev = levels.shape[0] if shift >= 0 else 0
         top = kmin + nlev - 1
         low_mask = (1 << kmin) - 1
-        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
-        cdr, cdi = fe_to_double(cnr, cni, cne)
+        sf = math.ldexp(1.0, max(shift, 0))
+        # a BLA step's error: up to ε·2^-shift of |δ| <= sqrt(2)·max(|Re δ|, |Im δ|); 2 for sqrt(2)
+        inj = math.ldexp(eps, 1 - shift)
         fe = extended
         dr = 0.0
         di = 0.0
         de = EZERO
+        # error bound of z: absolute while δ is a double, in units of 2**de while it is floatexp
+        er = 0.0
+        r2 = 0.0
+        # z_m as floatexp, for the bound's growth while δ is floatexp
+        zr = 0.0
+        zi = 0.0
+        ze = EZERO
         m = 0
         n = 0
         steps = 0
@@ -124,6 +163,8 @@ def _make_pixel(mul, add, jit, extended):
                 # a pixel has left the reference), then climb while the longer steps still hold δ.
                 j0 = m - 1
                 dm = max(abs(dr), abs(di))
+                dms = mul(dm, sf)
+                dse = de + shift
                 best = -1
                 length = 0
                 k = kmin
@@ -135,9 +176,9 @@ def _make_pixel(mul, add, jit, extended):
                     idx = levels[li, 0] + j
                     if fe:
                         re_ = tabe[idx, E_R]
-                        ok = de < re_ or (de == re_ and dm < tab[idx, T_RM])
+                        ok = dse < re_ or (dse == re_ and dm < tab[idx, T_RM])
                     else:
-                        ok = dm < tab[idx, T_RD]
+                        ok = dms < tab[idx, T_RD]
                     if not ok:
                         break
                     best = idx
@@ -150,9 +191,13 @@ def _make_pixel(mul, add, jit, extended):
                     br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
                                         cnr, cni, cne)
                     if fe:
+                        d0 = de
                         ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],
                                             dr, di, de)
                         dr, di, de = fe_add(ar, ai, ae, br, bi, be)
+                        carried, _ = fe_to_double(mul(tab[idx, T_AM], er), 0.0,
+                                                  tabe[idx, E_A] + d0 - de)
+                        er = add(carried, mul(inj, max(abs(dr), abs(di))))
                     else:
                         bdr, bdi = fe_to_double(br, bi, be)
                         adr = tab[idx, T_ADR]
@@ -160,6 +205,7 @@ def _make_pixel(mul, add, jit, extended):
                         ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
                         di = add(add(mul(adr, di), mul(adi, dr)), bdi)
                         dr = ndr
+                        er = add(mul(tab[idx, T_AD], er), mul(inj, max(abs(dr), abs(di))))
                     m += length
                     n += length
                     bla += 1
@@ -167,11 +213,15 @@ def _make_pixel(mul, add, jit, extended):
                     took = True
             if not took:
                 if fe:
-                    # δ ← (2 Z_m + δ) δ + δc in floatexp
+                    # δ ← (2 Z_m + δ) δ + δc in floatexp; the bound grows by |2 z_m|
+                    d0 = de
                     tr, ti, te = fe_add(orbit[m, 2], orbit[m, 3], oexp[m] + 1, dr, di, de)
                     ur, ui, ue = fe_mul(tr, ti, te, dr, di, de)
                     dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
+                    grown = mul(er, sqrt(mul(add(mul(zr, zr), mul(zi, zi)), 4.0)))
+                    er, _ = fe_to_double(grown, 0.0, ze + d0 - de)
                 else:
+                    er = mul(er, sqrt(mul(r2, 4.0)))
                     tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
                     ti = add(add(orbit[m, 1], orbit[m, 1]), di)
                     ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
@@ -185,20 +235,22 @@ def _make_pixel(mul, add, jit, extended):
                 xr, xi = fe_to_double(zr, zi, ze)
                 r2 = add(mul(xr, xr), mul(xi, xi))
                 if r2 > BAILOUT2:
-                    return smooth(r2, n), steps, bla, skipped, rebases
+                    return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
                 if m == last or fe_norm2_lt(zr, zi, ze, dr, di, de):
+                    er, _ = fe_to_double(er, 0.0, de - ze)
                     dr, di, de = zr, zi, ze
                     m = 0
                     rebases += 1
                 if de > UP_EXP:
                     dr, di = fe_to_double(dr, di, de)
+                    er, _ = fe_to_double(er, 0.0, de)
                     fe = False
             else:
                 xr = add(orbit[m, 0], dr)
                 xi = add(orbit[m, 1], di)
                 r2 = add(mul(xr, xr), mul(xi, xi))
                 if r2 > BAILOUT2:
-                    return smooth(r2, n), steps, bla, skipped, rebases
+                    return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
                 if m == last or closer_to_zero(xr, xi, r2, dr, di):
                     dr = xr
                     di = xi
@@ -206,8 +258,36 @@ def _make_pixel(mul, add, jit, extended):
                     rebases += 1
                 if extended and max(abs(dr), abs(di)) < DOWN:
                     dr, di, de = fe_norm(dr, di, 0)
+                    er, _ = fe_to_double(er, 0.0, -de)
+                    zr, zi, ze = fe_norm(xr, xi, 0)
                     fe = True
-        return float(max_iter), steps, bla, skipped, rebases
+        return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
+
+    @jit
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
+        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
+        doubtful, again without BLA."""
+        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
+        cdr, cdi = fe_to_double(cnr, cni, cne)
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        redone = 0
+        shift = 0
+        while True:
+            v, a, b, sk, rb, doubt = walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels,
+                                          kmin, max_iter, eps, shift)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift < 0:
+                return v, steps, bla, skipped, rebases, redone
+            redone = 1
+            shift = REDO_SHIFT if shift == 0 else -1
 
     return pixel
 
@@ -225,13 +305,18 @@ def _cpu_add(a, b):
 
 
 _offset_cpu = _make_offset(_cpu_mul, _cpu_add, njit(inline="always"))
-_pixel_pert_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"), False)
-_pixel_ext_cpu = _make_pixel(_cpu_mul, _cpu_add, njit(inline="always"), True)
+@njit(inline="always")
+def _cpu_sqrt(a):
+    return math.sqrt(a)
+
+
+_pixel_pert_cpu = _make_pixel(_cpu_mul, _cpu_add, _cpu_sqrt, njit(inline="always"), False)
+_pixel_ext_cpu = _make_pixel(_cpu_mul, _cpu_add, _cpu_sqrt, njit(inline="always"), True)
 
 
 @njit(parallel=True, cache=True)
 def deep_rows_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                  orbit, oexp, tab, tabe, levels, kmin, max_iter, extended):
+                  orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, extended):
     """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
     visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
     cols = values.shape[1]
@@ -241,23 +326,26 @@ def deep_rows_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half
         s1 = 0
         s2 = 0
         s3 = 0
+        s4 = 0
         for c in range(cols):
             cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
             if extended:
-                v, a, b, sk, rb = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                 kmin, max_iter)
+                v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                     levels, kmin, eps, max_iter)
             else:
-                v, a, b, sk, rb = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                  kmin, max_iter)
+                v, a, b, sk, rb, rd = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                      levels, kmin, eps, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
             s2 += sk
             s3 += rb
+            s4 += rd
         stats[r, 0] = s0
         stats[r, 1] = s1
         stats[r, 2] = s2
         stats[r, 3] = s3
+        stats[r, 4] = s4
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
@@ -271,14 +359,14 @@ except Exception as exc:  # the CPU path must work where numba-cuda does not imp
 
 if cuda is not None:
     if simulator_enabled():
-        _gpu_mul, _gpu_add = operator.mul, operator.add
+        _gpu_mul, _gpu_add, _gpu_sqrt = operator.mul, operator.add, math.sqrt
     else:
         from numba.cuda import libdevice
-        _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
+        _gpu_mul, _gpu_add, _gpu_sqrt = libdevice.dmul_rn, libdevice.dadd_rn, libdevice.dsqrt_rn
 
     _offset_gpu = _make_offset(_gpu_mul, _gpu_add, cuda.jit(device=True))
-    _pixel_pert_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True), False)
-    _pixel_ext_gpu = _make_pixel(_gpu_mul, _gpu_add, cuda.jit(device=True), True)
+    _pixel_pert_gpu = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt, cuda.jit(device=True), False)
+    _pixel_ext_gpu = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt, cuda.jit(device=True), True)
 
     # One kernel per number format (written out twice rather than made by a factory: numba's
     # disk cache keys kernels by name, and two closures of one factory would share a name).
@@ -290,51 +378,55 @@ if cuda is not None:
 
     @cuda.jit(cache=True)
     def deep_kernel_pert(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                         half_h, orbit, oexp, tab, tabe, levels, kmin, max_iter, stats):
+                         half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats):
         cols = values.shape[1]
         stride = cuda.gridsize(1)
         i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
+        s0 = s1 = s2 = s3 = s4 = 0
         while i < p1:
             r = i // cols
             c = i - r * cols
             cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _pixel_pert_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                              kmin, max_iter)
+            v, a, b, sk, rb, rd = _pixel_pert_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                              kmin, eps, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
             s2 += sk
             s3 += rb
+            s4 += rd
             i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
         cuda.atomic.add(stats, 0, s0)
         cuda.atomic.add(stats, 1, s1)
         cuda.atomic.add(stats, 2, s2)
         cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
 
     @cuda.jit(cache=True)
     def deep_kernel_ext(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                        half_h, orbit, oexp, tab, tabe, levels, kmin, max_iter, stats):
+                        half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats):
         cols = values.shape[1]
         stride = cuda.gridsize(1)
         i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
+        s0 = s1 = s2 = s3 = s4 = 0
         while i < p1:
             r = i // cols
             c = i - r * cols
             cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _pixel_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                             kmin, max_iter)
+            v, a, b, sk, rb, rd = _pixel_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                             kmin, eps, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
             s2 += sk
             s3 += rb
+            s4 += rd
             i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
         cuda.atomic.add(stats, 0, s0)
         cuda.atomic.add(stats, 1, s1)
         cuda.atomic.add(stats, 2, s2)
         cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
 
     @cuda.jit(cache=True)
     def zero_kernel(a):
@@ -347,5 +439,5 @@ else:  # pragma: no cover - only where numba-cuda is broken
 
 def empty_table():
     """A table with no levels (BLA off): the kernels then take perturbation steps only."""
-    return (np.zeros((1, 8), dtype=np.float64), np.zeros((1, 3), dtype=np.int32),
+    return (np.zeros((1, N_TAB), dtype=np.float64), np.zeros((1, 3), dtype=np.int32),
             np.zeros((0, 2), dtype=np.int64))

@@ -32,20 +32,20 @@ import numpy as np
 from numba import njit, prange
 
 from ..escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
-from .perturb import E_B, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from .perturb import E_B, ERR_TOL2, REDO_SHIFT, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
 
 # same constants as perturb.py's closer_to_zero
 _TINY2 = 2.0 ** -900
 _SCALE = 2.0 ** 500
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)
-# bt columns: A (double), B (double), radius (max-norm, double)
-B_AR, B_AI, B_BR, B_BI, B_R = range(5)
+# bt columns: A (double), B (double), radius (max-norm, double), |A| (double)
+B_AR, B_AI, B_BR, B_BI, B_R, B_AA = range(6)
 _CLAMP = 4000
 
 
 def cpu_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
-    """(zo (N, 4), bt (E, 5)) float64 from the reference orbit and its table (bla.build_table with
+    """(zo (N, 4), bt (E, 6)) float64 from the reference orbit and its table (bla.build_table with
     kmin = 0, or perturb.empty_table())."""
     n = orbit.shape[0]
     zo = np.zeros((n, 4), dtype=np.float64)
@@ -55,13 +55,14 @@ def cpu_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.
         # level 0's entry j is the single step from m = 1 + j
         off, count = int(levels[0, 0]), int(levels[0, 1])
         zo[1:1 + count, Z_R0] = tab[off:off + count, T_RD]
-    bt = np.zeros((tab.shape[0], 5), dtype=np.float64)
+    bt = np.zeros((tab.shape[0], 6), dtype=np.float64)
     bt[:, B_AR] = tab[:, T_ADR]
     bt[:, B_AI] = tab[:, T_ADI]
     e = np.clip(tabe[:, E_B], -_CLAMP, _CLAMP)
     bt[:, B_BR] = np.ldexp(tab[:, T_BR], e)
     bt[:, B_BI] = np.ldexp(tab[:, T_BI], e)
     bt[:, B_R] = tab[:, T_RD]
+    bt[:, B_AA] = tab[:, T_AD]
     return zo, bt
 
 
@@ -101,13 +102,16 @@ def _delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h):
 
 
 @njit(inline="always")
-def _pixel(cdr, cdi, zo, bt, levels, max_iter):
-    """Smooth value and (perturbation steps, BLA steps, iterations skipped, rebases) of the pixel
-    δc = cdr + i*cdi: perturb's pixel loop in the perturbation format."""
+def _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj):
+    """One pass of perturb's walk in the perturbation format, radii tested against |δ|·sf
+    (sf = inf: no BLA step holds): value, counts (perturbation steps, BLA steps, iterations skipped,
+    rebases) and whether the count is doubtful (perturb.py, "Accuracy guard")."""
     last = zo.shape[0] - 1
     nlev = levels.shape[0]
     dr = 0.0
     di = 0.0
+    er = 0.0
+    r2 = 0.0
     m = 0
     n = 0
     steps = 0
@@ -115,8 +119,8 @@ def _pixel(cdr, cdi, zo, bt, levels, max_iter):
     skipped = 0
     rebases = 0
     while n < max_iter:
-        dm = max(abs(dr), abs(di))
-        if dm < zo[m, Z_R0]:
+        dms = max(abs(dr), abs(di)) * sf
+        if dms < zo[m, Z_R0]:
             # the single step holds δ: climb while the longer aligned steps from m still do
             j0 = m - 1
             best = j0
@@ -127,7 +131,7 @@ def _pixel(cdr, cdi, zo, bt, levels, max_iter):
                 if j >= levels[k, 1] or n + (1 << k) > max_iter:
                     break
                 idx = levels[k, 0] + j
-                if not dm < bt[idx, B_R]:
+                if not dms < bt[idx, B_R]:
                     break
                 best = idx
                 length = 1 << k
@@ -141,11 +145,13 @@ def _pixel(cdr, cdi, zo, bt, levels, max_iter):
             ndr = (adr * dr - adi * di) + bdr
             di = (adr * di + adi * dr) + bdi
             dr = ndr
+            er = bt[best, B_AA] * er + inj * max(abs(dr), abs(di))
             m += length
             n += length
             bla += 1
             skipped += length
         else:
+            er = er * math.sqrt(r2 * 4.0)
             tr = (zo[m, Z_RE] + zo[m, Z_RE]) + dr
             ti = (zo[m, Z_IM] + zo[m, Z_IM]) + di
             ndr = (tr * dr - ti * di) + cdr
@@ -158,18 +164,44 @@ def _pixel(cdr, cdi, zo, bt, levels, max_iter):
         xi = zo[m, Z_IM] + di
         r2 = xr * xr + xi * xi
         if r2 > BAILOUT2:
-            return _smooth(r2, n), steps, bla, skipped, rebases
+            return _smooth(r2, n), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
         if m == last or _closer_to_zero(xr, xi, r2, dr, di):
             dr = xr
             di = xi
             m = 0
             rebases += 1
-    return float(max_iter), steps, bla, skipped, rebases
+    return float(max_iter), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
+
+
+@njit(inline="always")
+def _pixel(cdr, cdi, zo, bt, levels, eps, max_iter):
+    """Smooth value and (perturbation steps, BLA steps, iterations skipped, rebases, 1 if done
+    again) of the pixel δc = cdr + i*cdi: perturb's pixel in the perturbation format, passes and
+    all."""
+    steps = 0
+    bla = 0
+    skipped = 0
+    rebases = 0
+    redone = 0
+    shift = 0
+    while True:
+        # sf = 2^shift, or inf for the pass without BLA (dms is then inf or NaN: never below a radius)
+        sf = math.ldexp(1.0, shift) if shift >= 0 else math.inf
+        inj = math.ldexp(eps, 1 - shift)
+        v, a, b, sk, rb, doubt = _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj)
+        steps += a
+        bla += b
+        skipped += sk
+        rebases += rb
+        if not doubt or shift < 0:
+            return v, steps, bla, skipped, rebases, redone
+        redone = 1
+        shift = REDO_SHIFT if shift == 0 else -1
 
 
 @njit(parallel=True, cache=True)
 def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                       zo, bt, levels, max_iter):
+                       zo, bt, levels, eps, max_iter):
     """perturb.deep_rows_cpu for the perturbation format, reading `cpu_tables`' arrays."""
     cols = values.shape[1]
     for k in prange(nrows):
@@ -178,15 +210,18 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
         s1 = 0
         s2 = 0
         s3 = 0
+        s4 = 0
         for c in range(cols):
             cdr, cdi = _delta_c(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb = _pixel(cdr, cdi, zo, bt, levels, max_iter)
+            v, a, b, sk, rb, rd = _pixel(cdr, cdi, zo, bt, levels, eps, max_iter)
             values[r, c] = v
             s0 += a
             s1 += b
             s2 += sk
             s3 += rb
+            s4 += rd
         stats[r, 0] = s0
         stats[r, 1] = s1
         stats[r, 2] = s2
         stats[r, 3] = s3
+        stats[r, 4] = s4

@@ -54,7 +54,8 @@ CPU_CHUNK_ROWS = 1
 class DeepResult:
     """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
     timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
-    made (perturbation steps, BLA steps, iterations the BLA skipped, rebases); reference: the
+    made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
+    pixels done again because their count was doubtful, see perturb.py); reference: the
     ReferenceOrbit used; reused: whether it came from an earlier frame."""
     values: np.ndarray
     timings: Timings
@@ -264,8 +265,10 @@ class DeepRenderer:
         """The pixels of a frame of `shape` (H, W) into pool buffers; returns the stats buffer."""
         h, w = shape
         orb, oexp, tab, tabe, levels = dev
+        # ε of the table's radii: the kernels' error bound adds it per BLA step
+        eps = math.ldexp(1.0, -self.eps_bits)
         args = (geo.d0r, geo.d0i, geo.step, int(geo.cexp), geo.half_w, geo.half_h,
-                orb, oexp, tab, tabe, levels, int(self.kmin), int(max_iter), bool(extended))
+                orb, oexp, tab, tabe, levels, int(self.kmin), eps, int(max_iter), bool(extended))
         if not self.backend.is_gpu:
             values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
             stats = pool.host("stats", (h, pk.N_STATS), np.int64, pinned=False)
@@ -273,7 +276,7 @@ class DeepRenderer:
             own = not extended and self._cpu_pert_wanted()
             if own:
                 zo, bt = self._cpu_tables_for(orb, tab, tabe, levels)
-                args = args[:6] + (zo, bt, levels, int(max_iter))
+                args = args[:6] + (zo, bt, levels, eps, int(max_iter))
             for r0 in range(0, h, band):
                 n = min(band, h - r0)
                 # rows handed out one at a time (numba's dynamic scheduling): on a machine shared
@@ -359,4 +362,5 @@ class DeepRenderer:
     def _stats_dict(stats) -> dict:
         st = [int(x) for x in np.asarray(stats).reshape(-1)[:pk.N_STATS]]
         return {"perturbation_steps": st[pk.STAT_STEPS], "bla_steps": st[pk.STAT_BLA],
-                "bla_iterations": st[pk.STAT_BLA_ITERS], "rebases": st[pk.STAT_REBASES]}
+                "bla_iterations": st[pk.STAT_BLA_ITERS], "rebases": st[pk.STAT_REBASES],
+                "redone_pixels": st[pk.STAT_REDONE]}
