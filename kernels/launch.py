@@ -14,6 +14,10 @@ import warnings
 from numba.cuda import types  # the type classes numba-cuda itself checks against
 
 
+class _NotCompiled(LookupError):
+    """The kernel has no overload for these argument types yet."""
+
+
 class PreparedKernel:
     """`PreparedKernel(dispatcher, griddim, blockdim, stream)(*args)` launches like
     `dispatcher[griddim, blockdim, stream](*args)`."""
@@ -31,6 +35,8 @@ class PreparedKernel:
         if self.fast:
             try:
                 return self._launch_prepared(args)
+            except _NotCompiled:    # numba's own launch compiles it; prepared from the next call
+                pass
             except Exception as exc:  # a numba-cuda change: the ordinary path still works
                 self.fast = False
                 warnings.warn(f"prepared kernel launch unavailable ({exc!r}); using numba's own",
@@ -42,7 +48,7 @@ class PreparedKernel:
         argtypes = tuple(self.dispatcher.typeof_pyval(a) for a in args)
         kernel = self.dispatcher.overloads.get(argtypes)
         if kernel is None:
-            raise LookupError(f"no compiled overload for {argtypes}")
+            raise _NotCompiled(f"no compiled overload for {argtypes}")
         grid = tuple(self.griddim) + (1,) * (3 - len(self.griddim)) if isinstance(self.griddim, tuple) \
             else (int(self.griddim), 1, 1)
         block = tuple(self.blockdim) + (1,) * (3 - len(self.blockdim)) if isinstance(self.blockdim, tuple) \

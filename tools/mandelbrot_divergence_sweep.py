@@ -22,10 +22,11 @@ def main() -> int:
                     help="sorted: also sweep --sample x --probe at each warps/thresh")
     ap.add_argument("--sample", default="4")
     ap.add_argument("--probe", default="256")
+    ap.add_argument("--reach", default="2")
     args = ap.parse_args()
     from kernels import backend as kb
     from kernels.mandelbrot import bench as mb
-    variants = [("persistent", {"launch": "persistent"})]
+    variants = [("persistent", {"launch": "persistent"}), ("warp", {"launch": "warp"})]
     ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
     for w in ints(args.warps):
         for t in ints(args.thresh):
@@ -35,8 +36,9 @@ def main() -> int:
                 continue
             for sample in ints(args.sample):
                 for probe in ints(args.probe):
-                    variants.append((f"sorted {sample}/{probe} thresh {t} warps/SM {w}",
-                                     dict(kw, sample=sample, probe=probe)))
+                    for reach in ints(args.reach):
+                        variants.append((f"sorted {sample}/{probe}/{reach} thresh {t} warps/SM {w}",
+                                         dict(kw, sample=sample, probe=probe, reach=reach)))
     mb.DIVERGENCE_VARIANTS = tuple(variants)
     rows = mb._divergence(kb.resolve("cuda"), args.repeats)
     for top, row in zip(rows[::2], rows[1::2]):

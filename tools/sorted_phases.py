@@ -27,6 +27,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--sample", type=int, default=4)
     ap.add_argument("--probe", type=int, default=256)
+    ap.add_argument("--reach", type=int, default=2)
     ap.add_argument("--warps", default="16")
     ap.add_argument("--thresh", type=int, default=8)
     ap.add_argument("--size", default="1920x1080")
@@ -35,6 +36,7 @@ def main() -> int:
     from numba import cuda
 
     from kernels import backend as kb
+    from kernels.launch import PreparedKernel
     from kernels.mandelbrot import escape as mk
     from kernels.mandelbrot import escape_order as eo
     from kernels.mandelbrot import renderer as m
@@ -61,6 +63,16 @@ def main() -> int:
     blocks = ((w + bx - 1) // bx, (h + by - 1) // by)
     sblocks = ((nsc + bx - 1) // bx, (nsr + by - 1) // by)
 
+    launchers = {}
+
+    def k(dispatcher, grid, blk):
+        """Prepared launches, as the renderer makes them: the host's argument conversion (~100 µs
+        per numba launch) would otherwise sit between the events."""
+        key = (dispatcher, grid, blk)
+        if key not in launchers:
+            launchers[key] = PreparedKernel(dispatcher, grid, blk, s)
+        return launchers[key]
+
     def timed(fn):
         out = []
         for k in range(a.repeats + 2):
@@ -73,13 +85,20 @@ def main() -> int:
                 out.append(t0.elapsed_time(t1) if not be.simulated else 0.0)
         return statistics.median(out)
 
-    def first_passes():
-        mk.zero_kernel[1, 2 * eo.NCLASSES, s](meta)
-        eo.probe_kernel[sblocks, block, s](values, counts, est, a.sample, a.probe, 0, h, *args)
-        eo.count_kernel[blocks, block, s](est, a.sample, hist, h, w)
-        eo.scatter_kernel[blocks, block, s](est, a.sample, hist, cursor, order, h, w)
+    def probe():
+        k(mk.zero_kernel, 1, 2 * eo.NCLASSES)(meta)
+        k(eo.probe_kernel, sblocks, block)(values, counts, est, a.sample, a.probe, 0, h, *args)
 
-    first_passes()
+    def count():
+        k(eo.count_kernel, blocks, block)(est, a.sample, a.reach, hist, h, w)
+
+    def first_passes():
+        probe()
+        count()
+        k(eo.scatter_kernel, blocks, block)(est, a.sample, a.reach, hist, cursor, order, h, w)
+
+    for _ in range(2):              # compile, then prepare
+        first_passes()
     cuda.synchronize()
     for wps in (int(v) for v in a.warps.split(",")):
         r = m.Renderer(be, launch="warp", warps_per_sm=wps)
@@ -87,14 +106,14 @@ def main() -> int:
         nblocks, threads = r._persistent_grid()
 
         def warp(order_arr, hist_arr):
-            mk.zero_kernel[1, 32, s](counter)
-            mk.escape_warp_kernel[nblocks, threads, s](values, counts, counter, order_arr, hist_arr,
+            k(mk.zero_kernel, 1, 32)(counter)
+            k(mk.escape_warp_kernel, nblocks, threads)(values, counts, counter, order_arr, hist_arr,
                                                        a.thresh, 0, h, *args)
 
         print(f"== {wps} warps/SM ({nblocks} warps), thresh {a.thresh}, sample {a.sample}, "
-              f"probe {a.probe}")
-        print(f"zero+probe          {timed(lambda: (mk.zero_kernel[1, 32, s](meta), eo.probe_kernel[sblocks, block, s](values, counts, est, a.sample, a.probe, 0, h, *args))):.4f} ms")
-        print(f"count               {timed(lambda: eo.count_kernel[blocks, block, s](est, a.sample, hist, h, w)):.4f} ms")
+              f"probe {a.probe}, reach {a.reach}")
+        print(f"zero+probe          {timed(probe):.4f} ms")
+        print(f"count               {timed(count):.4f} ms")
         first_passes()
         print(f"all first passes    {timed(first_passes):.4f} ms")
         first_passes()

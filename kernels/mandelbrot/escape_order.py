@@ -10,8 +10,10 @@ vary smoothly away from the boundary, so a sparse sample predicts them:
    `probe` iterations. One that escapes (or is inside, when probe reaches max_iter) is finished
    for good: its result is stored exactly as escape_warp_kernel would store it. The sample's
    estimate is its count, or "more than probe".
-2. `count_kernel`: every other pixel's estimate is the largest of the four samples around it,
-   its class the estimate's bit length (NCLASSES classes); a histogram per class.
+2. `count_kernel`: every other pixel's estimate is the largest of the samples around it (the
+   2 x 2 nearest with reach 1, 4 x 4 with reach 2: a filament that passes between the nearest
+   samples is still seen), its class the estimate's bit length (NCLASSES classes); a histogram
+   per class.
 3. `scatter_kernel`: the pixels' list, classes in descending order (within a class, by thread
    block: neighbours stay together, so stores stay nearly coalesced).
 
@@ -30,6 +32,7 @@ NCLASSES = 16
 # GPU by `--bench --only mandelbrot-divergence` (variants "sorted ..."); see renderer.py.
 SAMPLE = 4
 PROBE = 256
+REACH = 2
 
 
 def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
@@ -88,17 +91,18 @@ if mk.cuda is not None:
                 est[sr, sc] = -(n + 1)
 
     @cuda.jit(device=True)
-    def _pixel_class(est, sample, nsr, nsc, r, c):
-        """The class of band pixel (r, c): the bit length of the largest estimate among the four
-        samples around it, at most NCLASSES - 1; -1 for a sample that is finished."""
+    def _pixel_class(est, sample, reach, nsr, nsc, r, c):
+        """The class of band pixel (r, c): the bit length of the largest estimate among the
+        samples sr - reach + 1 .. sr + reach (and the same for columns) around it, at most
+        NCLASSES - 1; -1 for a sample that is finished."""
         sr = r // sample
         sc = c // sample
         if r == sr * sample and c == sc * sample and est[sr, sc] >= 0:
             return -1
-        sr1 = min(sr + 1, nsr - 1)
-        sc1 = min(sc + 1, nsc - 1)
-        cost = max(max(abs(est[sr, sc]), abs(est[sr, sc1])),
-                   max(abs(est[sr1, sc]), abs(est[sr1, sc1])))
+        cost = 0
+        for i in range(max(sr - reach + 1, 0), min(sr + reach, nsr - 1) + 1):
+            for j in range(max(sc - reach + 1, 0), min(sc + reach, nsc - 1) + 1):
+                cost = max(cost, abs(est[i, j]))
         k = 0
         while cost > 0 and k < NCLASSES - 1:
             k += 1
@@ -106,7 +110,7 @@ if mk.cuda is not None:
         return k
 
     @cuda.jit(cache=True)
-    def count_kernel(est, sample, hist, band_rows, cols):
+    def count_kernel(est, sample, reach, hist, band_rows, cols):
         """hist[k] += pixels of class k (hist zero at launch): one atomic per class and block."""
         local = cuda.shared.array(NCLASSES, np.int32)
         t = cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x
@@ -115,7 +119,7 @@ if mk.cuda is not None:
         cuda.syncthreads()
         c, r = cuda.grid(2)
         if r < band_rows and c < cols:
-            k = _pixel_class(est, sample, -(-band_rows // sample), -(-cols // sample), r, c)
+            k = _pixel_class(est, sample, reach, -(-band_rows // sample), -(-cols // sample), r, c)
             if k >= 0:
                 cuda.atomic.add(local, k, 1)
         cuda.syncthreads()
@@ -123,7 +127,7 @@ if mk.cuda is not None:
             cuda.atomic.add(hist, t, local[t])
 
     @cuda.jit(cache=True)
-    def scatter_kernel(est, sample, hist, cursor, order, band_rows, cols):
+    def scatter_kernel(est, sample, reach, hist, cursor, order, band_rows, cols):
         """order[...] = r * cols + c for every pixel still to do, class NCLASSES - 1 first; hist
         from count_kernel, cursor (zero at launch) counts the entries given out per class."""
         local = cuda.shared.array(NCLASSES, np.int32)
@@ -136,7 +140,7 @@ if mk.cuda is not None:
         k = -1
         rank = 0
         if r < band_rows and c < cols:
-            k = _pixel_class(est, sample, -(-band_rows // sample), -(-cols // sample), r, c)
+            k = _pixel_class(est, sample, reach, -(-band_rows // sample), -(-cols // sample), r, c)
             if k >= 0:
                 rank = cuda.atomic.add(local, k, 1)
         cuda.syncthreads()

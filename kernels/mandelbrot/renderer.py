@@ -14,6 +14,7 @@ import numpy as np
 
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
+from ..launch import PreparedKernel
 from ..timing import JobTimer
 from . import escape as mk
 from . import escape_order as eo
@@ -129,11 +130,12 @@ class Renderer:
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
                  thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
-                 sample: int = eo.SAMPLE, probe: int = eo.PROBE):
+                 sample: int = eo.SAMPLE, probe: int = eo.PROBE, reach: int = eo.REACH):
         """GPU launch: "warp" (escape_warp_kernel in picture order, refills when `thresh` lanes
         of a warp are idle, `warps_per_sm` resident warps per SM), "sorted" (the warp launch with
         the pixels handed out longest first, as predicted by one sample per `sample` x `sample`
-        pixels iterated `probe` iterations; see escape_order.py: slower so far), "persistent" (escape_persistent_kernel, `chunk`
+        pixels iterated `probe` iterations, a pixel's estimate the largest of the `reach` x 2
+        samples around it each way; see escape_order.py), "persistent" (escape_persistent_kernel, `chunk`
         iterations between checks, `grab` pixels per fetch) or "grid" (one thread per pixel,
         blocks of `block`)."""
         if launch not in LAUNCHES:
@@ -143,10 +145,11 @@ class Renderer:
         if not 1 <= int(thresh) <= 32 or int(warps_per_sm) < 1:
             raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
                              f"and {warps_per_sm}")
-        if int(sample) < 1 or int(probe) < 1:
-            raise ValueError(f"sample and probe must be at least 1, got {sample} and {probe}")
+        if int(sample) < 1 or int(probe) < 1 or int(reach) < 1:
+            raise ValueError(f"sample, probe and reach must be at least 1, got {sample}, {probe} "
+                             f"and {reach}")
         self.thresh, self.warps_per_sm = int(thresh), int(warps_per_sm)
-        self.sample, self.probe = int(sample), int(probe)
+        self.sample, self.probe, self.reach = int(sample), int(probe), int(reach)
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
@@ -154,6 +157,8 @@ class Renderer:
         self.launch = launch
         self.chunk, self.grab = int(chunk), int(grab)
         self._persistent_blocks = None
+        self._launchers: dict = {}      # (kernel, grid, block) -> PreparedKernel
+        self._meta_views = None         # (meta, hist, cursor) of the sorted launch
         self._compiled = False
         self._stream = None
         self.colourer = Colourer(backend)
@@ -439,7 +444,7 @@ class Renderer:
             bx, by = self.block
             blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
             with timer.phase("kernel", gpu=True):
-                mk.escape_kernel[blocks, (bx, by), self._stream](values, b0, n, *args)
+                self._kernel(mk.escape_kernel, blocks, (bx, by))(values, b0, n, *args)
             return
         s = self._stream
         warp = self.launch in ("warp", "sorted")
@@ -449,16 +454,16 @@ class Renderer:
         fx, fy = SIM_BLOCK if self.backend.simulated else (32, 8)
         fblocks = ((cols + fx - 1) // fx, (n + fy - 1) // fy)
         with timer.phase("kernel", gpu=True):
-            mk.zero_kernel[1, 32, s](counter)
+            self._kernel(mk.zero_kernel, 1, 32)(counter)
             if warp:
                 order, hist = self._order(values, counts, b0, n, args, (fx, fy), fblocks) \
                     if self.launch == "sorted" else self._no_order()
-                mk.escape_warp_kernel[nblocks, threads, s](
+                self._kernel(mk.escape_warp_kernel, nblocks, threads)(
                     values, counts, counter, order, hist, self.thresh, b0, n, *args)
             else:
                 mk.escape_persistent_kernel[nblocks, threads, s](
                     values, counts, counter, self.grab, self.chunk, b0, n, *args)
-            mk.finish_kernel[fblocks, (fx, fy), s](values, counts, b0, n)
+            self._kernel(mk.finish_kernel, fblocks, (fx, fy))(values, counts, b0, n)
 
     def _order(self, values, counts, b0, n, args, block, blocks):
         """Queue the sorted launch's first passes (escape_order.py) for band rows b0 .. b0 + n:
@@ -470,14 +475,28 @@ class Renderer:
                                stream=s)
         order = self.pool.device("order", (rows * cols,), np.int32, stream=s)
         meta = self.pool.device("order-meta", (2 * eo.NCLASSES,), np.int32, stream=s)
-        hist, cursor = meta[:eo.NCLASSES], meta[eo.NCLASSES:]
+        if self._meta_views is None or self._meta_views[0] is not meta:
+            # the same view objects every frame: prepared launches convert them once
+            self._meta_views = (meta, meta[:eo.NCLASSES], meta[eo.NCLASSES:])
+        _, hist, cursor = self._meta_views
         bx, by = block
-        mk.zero_kernel[1, 2 * eo.NCLASSES, s](meta)
-        eo.probe_kernel[((nsc + bx - 1) // bx, (nsr + by - 1) // by), block, s](
+        self._kernel(mk.zero_kernel, 1, 2 * eo.NCLASSES)(meta)
+        self._kernel(eo.probe_kernel, ((nsc + bx - 1) // bx, (nsr + by - 1) // by), block)(
             values, counts, est, self.sample, self.probe, b0, n, *args)
-        eo.count_kernel[blocks, block, s](est, self.sample, hist, n, cols)
-        eo.scatter_kernel[blocks, block, s](est, self.sample, hist, cursor, order, n, cols)
+        self._kernel(eo.count_kernel, blocks, block)(est, self.sample, self.reach, hist, n, cols)
+        self._kernel(eo.scatter_kernel, blocks, block)(est, self.sample, self.reach, hist, cursor,
+                                                        order, n, cols)
         return order, hist
+
+    def _kernel(self, dispatcher, grid, block):
+        """`dispatcher[grid, block, stream]` that converts reused buffers' parameters once: numba's
+        own launch spends ~100 µs per kernel converting arguments (kernels/launch.py), which on a
+        0.5 ms frame is a fifth of the escape phase, the GPU waiting for the host."""
+        key = (dispatcher, grid, block)
+        got = self._launchers.get(key)
+        if got is None:
+            got = self._launchers[key] = PreparedKernel(dispatcher, grid, block, self._stream)
+        return got
 
     def _no_order(self):
         """The warp kernel's list arguments when it takes the picture in row order: empty."""

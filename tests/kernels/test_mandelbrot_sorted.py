@@ -16,9 +16,9 @@ def _req(cx, cy, width, size, iters):
     return m.MandelbrotRequest(cx, cy, width, size, iters, want_values=True)
 
 
-def _host_classes(est, sample, rows, cols):
+def _host_classes(est, sample, reach, rows, cols):
     """escape_order._pixel_class on the host: -1 for finished samples, else the bit length of the
-    largest estimate of the four samples around the pixel (capped)."""
+    largest estimate of the samples within `reach` around the pixel (capped)."""
     nsr, nsc = eo.sample_shape(rows, cols, sample)
     est = est[:nsr, :nsc]
     out = np.empty((rows, cols), np.int64)
@@ -28,19 +28,19 @@ def _host_classes(est, sample, rows, cols):
             if r % sample == 0 and c % sample == 0 and est[sr, sc] >= 0:
                 out[r, c] = -1
                 continue
-            sr1, sc1 = min(sr + 1, nsr - 1), min(sc + 1, nsc - 1)
-            cost = int(max(abs(est[sr, sc]), abs(est[sr, sc1]), abs(est[sr1, sc]), abs(est[sr1, sc1])))
+            near = est[max(sr - reach + 1, 0):sr + reach + 1, max(sc - reach + 1, 0):sc + reach + 1]
+            cost = int(np.abs(near).max())
             out[r, c] = min(cost.bit_length(), eo.NCLASSES - 1)
     return out
 
 
-@pytest.mark.parametrize("sample, probe", [(4, 16), (3, 1000), (1, 8)])
+@pytest.mark.parametrize("sample, probe, reach", [(4, 16, 2), (3, 1000, 1), (1, 8, 3)])
 def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, simulated, sample,
-                                                    probe):
+                                                    probe, reach):
     """Any sample stride (1: every pixel is a sample), probes shorter and longer than max_iter,
     frames not a multiple of the stride, wholly inside the set or the cardioid shortcut, and
     (under the simulator's small band bound) frames cut into bands of rows."""
-    if simulated and (sample, probe) == (1, 8):
+    if simulated and sample == 1:
         pytest.skip("two settings under the simulator; all three on a real GPU")
     if simulated:
         cases = [_req(*SEAHORSE, 0.01, (37, 9), 45), _req(*BULB3, 0.02, (5, 4), 13),
@@ -48,7 +48,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
     else:
         cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(*BULB3, 0.02, (127, 33), 501),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300), _req(-0.5, 0.0, 3.0, (1000, 700), 997)]
-    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=probe)
+    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=probe, reach=reach)
     g = m.Renderer(gpu_backend, launch="grid")
     cpu = m.Renderer(cpu_backend)
     for req in cases:
@@ -59,13 +59,15 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
         np.testing.assert_array_equal(got.values, g.render(req).values)
 
 
-def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, simulated):
+@pytest.mark.parametrize("reach", [1, 2])
+def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, simulated, reach):
     """After a frame, the list is a permutation of the pixels the samples did not finish, in
     non-increasing class, and the histogram counts each class."""
     sample = 3
     size = (20, 11) if simulated else (333, 200)
     iters = 40 if simulated else 1500
-    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=30 if simulated else 200)
+    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=30 if simulated else 200,
+                   reach=reach)
     req = _req(-0.6, 0.1, 3.0, size, iters)
     r.render(req)
     cols, rows = size
@@ -73,7 +75,7 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
     meta = r.pool.device("order-meta", (2 * eo.NCLASSES,), np.int32).copy_to_host()
     hist, cursor = meta[:eo.NCLASSES], meta[eo.NCLASSES:]
     order = r.pool.device("order", (rows * cols,), np.int32).copy_to_host()
-    classes = _host_classes(est, sample, rows, cols)
+    classes = _host_classes(est, sample, reach, rows, cols)
     todo = np.flatnonzero(classes.ravel() >= 0)
     total = int(hist.sum())
     assert total == todo.size and (cursor == hist).all()
@@ -86,8 +88,7 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
     assert len(set(got.tolist())) >= 3                   # the frame spreads over several classes
 
 
-def test_bad_sample_or_probe_is_refused(gpu_backend):
-    with pytest.raises(ValueError, match="sample and probe"):
-        m.Renderer(gpu_backend, sample=0)
-    with pytest.raises(ValueError, match="sample and probe"):
-        m.Renderer(gpu_backend, probe=0)
+def test_bad_sample_probe_or_reach_is_refused(gpu_backend):
+    for bad in ({"sample": 0}, {"probe": 0}, {"reach": 0}):
+        with pytest.raises(ValueError, match="sample, probe and reach"):
+            m.Renderer(gpu_backend, **bad)
