@@ -14,6 +14,10 @@ import warnings
 from numba.cuda import types  # the type classes numba-cuda itself checks against
 
 
+# arrays whose converted parameters are kept per argument: a renderer's 3 value slots and a spare
+_KEPT_ARRAYS = 4
+
+
 class _NotCompiled(LookupError):
     """The kernel has no overload for these argument types yet."""
 
@@ -29,7 +33,10 @@ class PreparedKernel:
         self.fast = not simulator_enabled()  # the simulator has no compiled kernels to prepare
         self._kernel = None
         self._config = None
-        self._array_params: dict[int, tuple[object, list]] = {}  # position -> (array, its params)
+        # position -> {id(array): (array, its params)}: renderers rotate a few buffers (value
+        # slots), so the last _KEPT_ARRAYS arrays per position are kept, not just the last one;
+        # no more, since a kept array stays allocated
+        self._array_params: dict[int, dict[int, tuple[object, list]]] = {}
 
     def __call__(self, *args):
         if self.fast:
@@ -70,13 +77,16 @@ class PreparedKernel:
         retr: list = []
         for i, (ty, val) in enumerate(zip(kernel.argument_types, args)):
             if isinstance(ty, types.Array):
-                hit = self._array_params.get(i)
+                kept = self._array_params.setdefault(i, {})
+                hit = kept.get(id(val))
                 if hit is None or hit[0] is not val:
                     converted: list = []
                     kernel._prepare_args(ty, val, self.stream, retr, converted)
                     if retr:
                         raise RuntimeError("host arrays need copies; pass device arrays")
-                    hit = self._array_params[i] = (val, converted)
+                    if len(kept) >= _KEPT_ARRAYS:
+                        del kept[next(iter(kept))]          # the oldest
+                    hit = kept[id(val)] = (val, converted)
                 params.extend(hit[1])
             else:
                 kernel._prepare_args(ty, val, self.stream, retr, params)

@@ -35,3 +35,32 @@ def test_prepared_launch_matches_numba_and_follows_new_arrays(gpu_backend):
         np.testing.assert_allclose(out.copy_to_host(), a * x + b, rtol=1e-12, atol=1e-15)
     if not gpu_backend.simulated:
         assert launch.fast, "the prepared path fell back to numba's launch on a real GPU"
+
+
+@cuda.jit
+def _scale(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i]
+
+
+@pytest.mark.gpu
+def test_prepared_launch_compiles_on_first_use_and_keeps_a_few_arrays(gpu_backend):
+    """A kernel with no overload yet is compiled by numba's own launch and prepared from the next
+    call on (not given up for good); buffers used in turn (a renderer's value slots) each keep
+    their converted parameters, up to a bound, so no old buffer stays allocated for ever."""
+    from kernels import launch as kl
+    n = 100
+    xs = [cuda.to_device(np.arange(n, dtype=np.float64) + k) for k in range(kl._KEPT_ARRAYS + 2)]
+    out = cuda.to_device(np.zeros(n))
+    stream = cuda.stream()
+    launch = PreparedKernel(_scale, 1, 128, stream)     # never launched before: not compiled
+    for rounds in range(2):
+        for k, d_x in enumerate(xs):
+            launch(out, d_x, 2.0)
+            stream.synchronize()
+            np.testing.assert_array_equal(out.copy_to_host(), 2.0 * (np.arange(n) + k))
+    if not gpu_backend.simulated:
+        assert launch.fast, "the first, uncompiled call gave the prepared path up"
+        assert len(launch._array_params[1]) == kl._KEPT_ARRAYS
+        assert len(launch._array_params[0]) == 1
