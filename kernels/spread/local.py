@@ -18,6 +18,32 @@ from .worker import Worker
 
 _STOP = object()
 WINDOW_PER_WORKER = 3
+_exit_hook = []             # [True] once _quiet_exit is registered
+
+
+def _quiet_exit() -> None:
+    """Keep numba from unloading kernels at interpreter exit once a process has used several GPUs.
+
+    Measured on two H200s (numba-cuda 0.30.4, driver 580.159.04): any process that had run a pool
+    on both GPUs died at exit, after its work was done, with "double free or corruption" or a
+    segmentation fault inside cuLibraryUnload, called from the module finalizers that
+    weakref.finalize runs at exit. Pending deallocations are held back instead (the driver frees
+    everything when the process ends). atexit runs its hooks last-registered first, so this one,
+    registered when the first multi-GPU pool opens, runs before those finalizers."""
+    def hold():
+        try:
+            from numba import cuda
+            for dev in cuda.gpus.lst:
+                ctx = getattr(dev, "primary_context", None)
+                if ctx is not None:
+                    ctx.deallocations._disable_count += 1   # what deallocations.disable() does
+        except Exception:   # a numba-cuda without these internals: exit as numba would
+            pass
+
+    if not _exit_hook:
+        import atexit
+        atexit.register(hold)
+        _exit_hook.append(True)
 
 
 class _Run:
@@ -56,6 +82,8 @@ class LocalPool(Pool):
 
     # ---- workers -----------------------------------------------------------------------------
     def _start(self):
+        if len(self.devices) > 1 and not self.backend.simulated:
+            _quiet_exit()
         slots = self.devices if self.backend.is_gpu else (None,)
         for device in slots:
             t = threading.Thread(target=self._serve, args=(device,), daemon=True,
