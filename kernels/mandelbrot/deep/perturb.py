@@ -23,11 +23,15 @@ later steps carry that error along like any other change of δ: for most pixels 
 float64 has 2-3 % of them, where 1e-9 of a pixel moves the count by tens to hundreds of iterations)
 ends on the wrong count. So each pixel also carries a bound e on the error of its z: a BLA step adds
 2ε'·max(|Re δ|, |Im δ|) to it and multiplies what was there by |A|, a perturbation step multiplies it
-by |2z| (the step's derivative, so the bound follows the pixel through its passes near 0). If at the
+by |2z| (the step's derivative, so the bound follows the pixel through its passes near 0; gathered
+as a product of |2z|^2 and square-rooted once in a while, see G_HI). If at the
 end e > |z|, the count is doubtful and the pixel is done again from the start with the radii tested
-against |δ|·2^REDO_SHIFT (ε' = ε·2^-REDO_SHIFT), and if still doubtful, with no BLA at all (plain
-perturbation, the oracle the approximation is measured against). Measured on the CPU twin
-(docs/PERFORMANCE.md, "BLA accuracy"): the guard catches every pixel that BLA got wrong there.
+against |δ|·2^REDO_SHIFT (ε' = ε·2^-REDO_SHIFT), and if still doubtful, against |δ|·2^(2·REDO_SHIFT)
+(ε' = 2^-64 by default: the dropped δ² is then below the round-off of the step's linear part, so the
+pass is as exact as plain perturbation, while it still skips the pixel's long linear stretch; a pass
+with no BLA at all would, on the GPU, leave one thread iterating a deep pixel's 10^4-10^6 steps one
+by one while the frame waits for it). Measured (docs/PERFORMANCE.md, "BLA accuracy"): the guard
+catches every pixel that BLA got wrong in the seahorse-valley frames.
 
 Value convention (escape.py's, with its constants): n = the first iteration with |z_n|^2 > BAILOUT2,
 value = (n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) clamped to [0, 1); points still
@@ -71,10 +75,16 @@ T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD, T_AM, T_AD = range(10)
 N_TAB = 10
 
 # accuracy guard: a doubtful pixel is done again with radii tested against |δ|·2^REDO_SHIFT, then
-# with no BLA; doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the end. Every pixel BLA got
+# |δ|·2^LAST_SHIFT, whose result stands; doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the end. Every pixel BLA got
 # wrong in the measured frames had e > 24|z|, so ERR_TOL2 = 1 leaves a margin (a lower tolerance
 # only redoes more pixels).
 REDO_SHIFT = 16
+LAST_SHIFT = 2 * REDO_SHIFT
+# while δ is a double the bound's growth |2z|^2 is multiplied up in g2 and folded into e (one sqrt)
+# only at BLA steps, at the end, or when g2 leaves [G_LO, G_HI]: a sqrt per step cost the GPU ~40 %
+# (a factor is at most 4·BAILOUT2 = 2^18, so g2 cannot overflow between two checks)
+G_HI = 2.0 ** 600
+G_LO = 2.0 ** -600
 ERR_TOL2 = 1.0
 # exponent columns: A, B, R/sqrt2
 E_A, E_B, E_R = range(3)
@@ -129,21 +139,23 @@ def _make_pixel(mul, add, sqrt, jit, extended):
     @jit
     def walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps, shift):
         """One pass over the pixel δc = (cnr + i*cni) * 2**cne (cdr + i*cdi as doubles), its BLA
-        radii tested against |δ|·2^shift (shift < 0: no BLA): smooth escape value, counts
+        radii tested against |δ|·2^shift: smooth escape value, counts
         (perturbation steps, BLA steps, iterations skipped by BLA, rebases), whether doubtful."""
         last = orbit.shape[0] - 1
-        nlev = levels.shape[0] if shift >= 0 else 0
+        nlev = levels.shape[0]
         top = kmin + nlev - 1
         low_mask = (1 << kmin) - 1
-        sf = math.ldexp(1.0, max(shift, 0))
+        sf = math.ldexp(1.0, shift)
         # a BLA step's error: up to ε·2^-shift of |δ| <= sqrt(2)·max(|Re δ|, |Im δ|); 2 for sqrt(2)
         inj = math.ldexp(eps, 1 - shift)
         fe = extended
         dr = 0.0
         di = 0.0
         de = EZERO
-        # error bound of z: absolute while δ is a double, in units of 2**de while it is floatexp
+        # error bound of z: absolute while δ is a double (times sqrt(g2)), in units of 2**de while it
+        # is floatexp (g2 = 1 then)
         er = 0.0
+        g2 = 1.0
         r2 = 0.0
         # z_m as floatexp, for the bound's growth while δ is floatexp
         zr = 0.0
@@ -205,7 +217,9 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                         ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
                         di = add(add(mul(adr, di), mul(adi, dr)), bdi)
                         dr = ndr
-                        er = add(mul(tab[idx, T_AD], er), mul(inj, max(abs(dr), abs(di))))
+                        er = add(mul(tab[idx, T_AD], mul(er, sqrt(g2))),
+                                 mul(inj, max(abs(dr), abs(di))))
+                        g2 = 1.0
                     m += length
                     n += length
                     bla += 1
@@ -221,7 +235,10 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                     grown = mul(er, sqrt(mul(add(mul(zr, zr), mul(zi, zi)), 4.0)))
                     er, _ = fe_to_double(grown, 0.0, ze + d0 - de)
                 else:
-                    er = mul(er, sqrt(mul(r2, 4.0)))
+                    g2 = mul(g2, mul(r2, 4.0))
+                    if g2 > G_HI or g2 < G_LO:
+                        er = mul(er, sqrt(g2))
+                        g2 = 1.0
                     tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
                     ti = add(add(orbit[m, 1], orbit[m, 1]), di)
                     ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
@@ -235,6 +252,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                 xr, xi = fe_to_double(zr, zi, ze)
                 r2 = add(mul(xr, xr), mul(xi, xi))
                 if r2 > BAILOUT2:
+                    er = mul(er, sqrt(g2))
                     return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
                 if m == last or fe_norm2_lt(zr, zi, ze, dr, di, de):
                     er, _ = fe_to_double(er, 0.0, de - ze)
@@ -250,6 +268,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                 xi = add(orbit[m, 1], di)
                 r2 = add(mul(xr, xr), mul(xi, xi))
                 if r2 > BAILOUT2:
+                    er = mul(er, sqrt(g2))
                     return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
                 if m == last or closer_to_zero(xr, xi, r2, dr, di):
                     dr = xr
@@ -258,9 +277,11 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                     rebases += 1
                 if extended and max(abs(dr), abs(di)) < DOWN:
                     dr, di, de = fe_norm(dr, di, 0)
-                    er, _ = fe_to_double(er, 0.0, -de)
+                    er, _ = fe_to_double(mul(er, sqrt(g2)), 0.0, -de)
+                    g2 = 1.0
                     zr, zi, ze = fe_norm(xr, xi, 0)
                     fe = True
+        er = mul(er, sqrt(g2))
         return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
 
     @jit
@@ -268,7 +289,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
         """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
         (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
         with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
-        doubtful, again without BLA."""
+        doubtful, again with radii 2^LAST_SHIFT smaller."""
         cnr, cni, cne = fe_norm(cmr, cmi, cexp)
         cdr, cdi = fe_to_double(cnr, cni, cne)
         steps = 0
@@ -284,10 +305,10 @@ def _make_pixel(mul, add, sqrt, jit, extended):
             bla += b
             skipped += sk
             rebases += rb
-            if not doubt or shift < 0:
+            if not doubt or shift >= LAST_SHIFT:
                 return v, steps, bla, skipped, rebases, redone
             redone = 1
-            shift = REDO_SHIFT if shift == 0 else -1
+            shift += REDO_SHIFT
 
     return pixel
 

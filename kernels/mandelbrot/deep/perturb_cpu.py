@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
-from .perturb import E_B, ERR_TOL2, REDO_SHIFT, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from .perturb import E_B, ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
 
 # same constants as perturb.py's closer_to_zero
 _TINY2 = 2.0 ** -900
@@ -104,13 +104,14 @@ def _delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h):
 @njit(inline="always")
 def _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj):
     """One pass of perturb's walk in the perturbation format, radii tested against |δ|·sf
-    (sf = inf: no BLA step holds): value, counts (perturbation steps, BLA steps, iterations skipped,
+    (sf = 2^shift): value, counts (perturbation steps, BLA steps, iterations skipped,
     rebases) and whether the count is doubtful (perturb.py, "Accuracy guard")."""
     last = zo.shape[0] - 1
     nlev = levels.shape[0]
     dr = 0.0
     di = 0.0
     er = 0.0
+    g2 = 1.0
     r2 = 0.0
     m = 0
     n = 0
@@ -145,13 +146,17 @@ def _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj):
             ndr = (adr * dr - adi * di) + bdr
             di = (adr * di + adi * dr) + bdi
             dr = ndr
-            er = bt[best, B_AA] * er + inj * max(abs(dr), abs(di))
+            er = bt[best, B_AA] * (er * math.sqrt(g2)) + inj * max(abs(dr), abs(di))
+            g2 = 1.0
             m += length
             n += length
             bla += 1
             skipped += length
         else:
-            er = er * math.sqrt(r2 * 4.0)
+            g2 = g2 * (r2 * 4.0)
+            if g2 > G_HI or g2 < G_LO:
+                er = er * math.sqrt(g2)
+                g2 = 1.0
             tr = (zo[m, Z_RE] + zo[m, Z_RE]) + dr
             ti = (zo[m, Z_IM] + zo[m, Z_IM]) + di
             ndr = (tr * dr - ti * di) + cdr
@@ -164,12 +169,14 @@ def _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj):
         xi = zo[m, Z_IM] + di
         r2 = xr * xr + xi * xi
         if r2 > BAILOUT2:
+            er = er * math.sqrt(g2)
             return _smooth(r2, n), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
         if m == last or _closer_to_zero(xr, xi, r2, dr, di):
             dr = xr
             di = xi
             m = 0
             rebases += 1
+    er = er * math.sqrt(g2)
     return float(max_iter), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
 
 
@@ -185,18 +192,17 @@ def _pixel(cdr, cdi, zo, bt, levels, eps, max_iter):
     redone = 0
     shift = 0
     while True:
-        # sf = 2^shift, or inf for the pass without BLA (dms is then inf or NaN: never below a radius)
-        sf = math.ldexp(1.0, shift) if shift >= 0 else math.inf
+        sf = math.ldexp(1.0, shift)
         inj = math.ldexp(eps, 1 - shift)
         v, a, b, sk, rb, doubt = _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj)
         steps += a
         bla += b
         skipped += sk
         rebases += rb
-        if not doubt or shift < 0:
+        if not doubt or shift >= LAST_SHIFT:
             return v, steps, bla, skipped, rebases, redone
         redone = 1
-        shift = REDO_SHIFT if shift == 0 else -1
+        shift += REDO_SHIFT
 
 
 @njit(parallel=True, cache=True)
