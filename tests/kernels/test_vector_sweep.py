@@ -341,8 +341,11 @@ def test_dot_is_swept_in_the_implementations_that_have_it(cpu_backend):
 
 @pytest.mark.gpu
 def test_gpu_dot_end_to_end_copies_the_sum_back(gpu_backend, simulated):
+    # one block under the simulator, where each dot of 2^10 (five blocks of 256 threads that meet
+    # at nine barriers) takes seconds; the sum over blocks is tests/kernels/test_vector_ops.py's
+    n = 2**8 if simulated else 2**10
     pts = _points(sweep(gpu_backend, ["dot"], ["cuda-jit-stride", "cpu-numba"], vector_sweep.MODES,
-                        [2**10], ref_bytes=REF, repeats=1))
+                        [n], ref_bytes=REF, repeats=1))
     assert [(p.impl, p.mode) for p in pts] == [("cuda-jit-stride", m) for m in vector_sweep.MODES] + [
         ("cpu-numba", "kernel")]
     for p in pts:
