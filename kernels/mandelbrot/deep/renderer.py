@@ -298,7 +298,10 @@ class DeepRenderer:
         total = h * w
         band = total if cancel is None and progress is None else GPU_BAND_PIXELS
         nbands = -(-total // band)
-        counters = pool.device("counters", (max(nbands, 1),), np.int64, stream=s)
+        # one counter per band, one for the redo kernel; the list of pixels to redo and its length
+        counters = pool.device("counters", (nbands + 1,), np.int64, stream=s)
+        redo = pool.device("redo", (max(total, 1),), np.int64, stream=s)
+        nredo = pool.device("nredo", (1,), np.int64, stream=s)
         threads = SIM_THREADS if self.backend.simulated else THREADS
         dynamic = self.launch == "persistent"
         if not dynamic:
@@ -306,24 +309,35 @@ class DeepRenderer:
         elif self.backend.simulated:
             resident = SIM_BLOCKS
         kernel = pk.deep_kernel_ext if extended else pk.deep_kernel_pert
+        redo_kernel = pk.deep_redo_ext if extended else pk.deep_redo_pert
         if dynamic and not self.backend.simulated:
             resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
         gargs = args[:-1]   # the kernels take no `extended` flag: one kernel per format
         with timer.phase("kernel", gpu=True):
             pk.zero_kernel[1, 32, s](stats)
             pk.zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
+            pk.zero_kernel[1, 32, s](nredo)
         for b in range(nbands):
             p0, p1 = b * band, min(total, (b + 1) * band)
             need = -(-(p1 - p0) // threads)
             nblocks = need if resident is None else max(1, min(resident, need))
             with timer.phase("kernel", gpu=True):
-                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *gargs, stats)
+                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *gargs, stats,
+                                            redo, nredo)
             if nbands > 1 and (cancel is not None or progress is not None):
                 s.synchronize()
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
                     progress(p1 / total, "pixels")
+        # the doubtful pixels (a few per thousand at most where measured): persistent threads take
+        # them from the last counter until nredo[0], which only the device knows
+        if self.backend.simulated:
+            rblocks = SIM_BLOCKS
+        else:
+            rblocks = resident_blocks(redo_kernel, threads, BLOCKS_PER_SM)
+        with timer.phase("kernel", gpu=True):
+            redo_kernel[rblocks, threads, s](values, counters, nbands, *gargs, stats, redo, nredo)
         return values, stats
 
     def _cpu_pert_wanted(self) -> bool:
