@@ -36,7 +36,10 @@ from .reference import EZERO
 # pixel at the centre of the published 1e-30 frame (where moving c by 1e-12 of a pixel changes the
 # count by 4). Perturbation steps per pixel at 1e-100 / 1e-300: 344 / 268 (2^-24), 523 / 413
 # (2^-32), 718 / 487 (2^-40), 963 / 623 (2^-48): the steps left are the pixels' last iterations,
-# after they leave the reference, where no linear step holds.
+# after they leave the reference, where no linear step holds. In seahorse valley just past float64
+# 2-3 % of the pixels are ill-conditioned and no ε of a useful size holds them (2^-48 still left up
+# to 13 of 2,304 off): the kernels' accuracy guard (perturb.py) redoes those with tighter radii,
+# which keeps 2^-32 for the rest (docs/PERFORMANCE.md, "The accuracy guard").
 EPS_BITS = 32
 _FAR = 1100
 _CLAMP = 4000
