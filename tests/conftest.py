@@ -18,6 +18,9 @@ SIMULATED = _backend.simulator_enabled()
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: runs a CUDA code path (real GPU, or numba's simulator "
                                        "with tiny sizes under NUMBA_ENABLE_CUDASIM=1)")
+    if SIMULATED:       # ~40 % off the simulator leg; why it is safe: tests/simulator_threads.py
+        from simulator_threads import pace
+        pace()
 
 
 @pytest.fixture
