@@ -308,7 +308,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
             if not doubt or shift >= LAST_SHIFT:
                 return v, steps, bla, skipped, rebases, redone
             redone = 1
-            shift += REDO_SHIFT
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
     @jit
     def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
@@ -336,7 +336,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
             rebases += rb
             if not doubt or shift >= LAST_SHIFT:
                 return v, steps, bla, skipped, rebases
-            shift += REDO_SHIFT
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
     return pixel, first_pass, redo
 

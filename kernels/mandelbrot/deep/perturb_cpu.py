@@ -202,7 +202,7 @@ def _pixel(cdr, cdi, zo, bt, levels, eps, max_iter):
         if not doubt or shift >= LAST_SHIFT:
             return v, steps, bla, skipped, rebases, redone
         redone = 1
-        shift += REDO_SHIFT
+        shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
 
 @njit(parallel=True, cache=True)
