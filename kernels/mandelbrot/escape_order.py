@@ -109,29 +109,11 @@ if mk.cuda is not None:
             cost >>= 1
         return k
 
-    @cuda.jit(cache=True)
-    def count_kernel(est, sample, reach, hist, band_rows, cols):
-        """hist[k] += pixels of class k (hist zero at launch): one atomic per class and block."""
-        local = cuda.shared.array(NCLASSES, np.int32)
-        t = cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x
-        if t < NCLASSES:
-            local[t] = 0
-        cuda.syncthreads()
-        c, r = cuda.grid(2)
-        if r < band_rows and c < cols:
-            k = _pixel_class(est, sample, reach, -(-band_rows // sample), -(-cols // sample), r, c)
-            if k >= 0:
-                cuda.atomic.add(local, k, 1)
-        cuda.syncthreads()
-        if t < NCLASSES and local[t] > 0:
-            cuda.atomic.add(hist, t, local[t])
-
-    @cuda.jit(cache=True)
-    def scatter_kernel(est, sample, reach, hist, cursor, order, band_rows, cols):
-        """order[...] = r * cols + c for every pixel still to do, class NCLASSES - 1 first; hist
-        from count_kernel, cursor (zero at launch) counts the entries given out per class."""
-        local = cuda.shared.array(NCLASSES, np.int32)
-        base = cuda.shared.array(NCLASSES, np.int32)
+    @cuda.jit(device=True)
+    def _tally(est, sample, reach, local, band_rows, cols):
+        """The block's pixels counted per class in `local` (shared, NCLASSES): returns this
+        thread's index in the block, its pixel (r, c), its class (-1: none) and its rank among
+        the block's pixels of that class. Both kernels below start with it."""
         t = cuda.threadIdx.y * cuda.blockDim.x + cuda.threadIdx.x
         if t < NCLASSES:
             local[t] = 0
@@ -144,6 +126,23 @@ if mk.cuda is not None:
             if k >= 0:
                 rank = cuda.atomic.add(local, k, 1)
         cuda.syncthreads()
+        return t, r, c, k, rank
+
+    @cuda.jit(cache=True)
+    def count_kernel(est, sample, reach, hist, band_rows, cols):
+        """hist[k] += pixels of class k (hist zero at launch): one atomic per class and block."""
+        local = cuda.shared.array(NCLASSES, np.int32)
+        t, _, _, _, _ = _tally(est, sample, reach, local, band_rows, cols)
+        if t < NCLASSES and local[t] > 0:
+            cuda.atomic.add(hist, t, local[t])
+
+    @cuda.jit(cache=True)
+    def scatter_kernel(est, sample, reach, hist, cursor, order, band_rows, cols):
+        """order[...] = r * cols + c for every pixel still to do, class NCLASSES - 1 first; hist
+        from count_kernel, cursor (zero at launch) counts the entries given out per class."""
+        local = cuda.shared.array(NCLASSES, np.int32)
+        base = cuda.shared.array(NCLASSES, np.int32)
+        t, r, c, k, rank = _tally(est, sample, reach, local, band_rows, cols)
         if t < NCLASSES and local[t] > 0:
             start = 0
             for j in range(t + 1, NCLASSES):

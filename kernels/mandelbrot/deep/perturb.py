@@ -75,9 +75,9 @@ T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD, T_AM, T_AD = range(10)
 N_TAB = 10
 
 # accuracy guard: a doubtful pixel is done again with radii tested against |δ|·2^REDO_SHIFT, then
-# |δ|·2^LAST_SHIFT, whose result stands; doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the end. Every pixel BLA got
-# wrong in the measured frames had e > 24|z|, so ERR_TOL2 = 1 leaves a margin (a lower tolerance
-# only redoes more pixels).
+# |δ|·2^LAST_SHIFT, whose result stands; doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the
+# end. Every pixel BLA got wrong in the measured frames had e > 24|z|, so ERR_TOL2 = 1 leaves a
+# margin (a lower tolerance only redoes more pixels).
 REDO_SHIFT = 16
 LAST_SHIFT = 2 * REDO_SHIFT
 # while δ is a double the bound's growth |2z|^2 is multiplied up in g2 and folded into e (one sqrt)
@@ -285,32 +285,6 @@ def _make_pixel(mul, add, sqrt, jit, extended):
         return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
 
     @jit
-    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
-        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
-        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
-        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
-        doubtful, again with radii 2^LAST_SHIFT smaller."""
-        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
-        cdr, cdi = fe_to_double(cnr, cni, cne)
-        steps = 0
-        bla = 0
-        skipped = 0
-        rebases = 0
-        redone = 0
-        shift = 0
-        while True:
-            v, a, b, sk, rb, doubt = walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels,
-                                          kmin, max_iter, eps, shift)
-            steps += a
-            bla += b
-            skipped += sk
-            rebases += rb
-            if not doubt or shift >= LAST_SHIFT:
-                return v, steps, bla, skipped, rebases, redone
-            redone = 1
-            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
-
-    @jit
     def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
         """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
         cnr, cni, cne = fe_norm(cmr, cmi, cexp)
@@ -336,7 +310,21 @@ def _make_pixel(mul, add, sqrt, jit, extended):
             rebases += rb
             if not doubt or shift >= LAST_SHIFT:
                 return v, steps, bla, skipped, rebases
-            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+            shift = LAST_SHIFT
+
+    @jit
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
+        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
+        doubtful, again with radii 2^LAST_SHIFT smaller (first_pass, then redo)."""
+        v, a, b, sk, rb, doubt = first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
+                                            eps, max_iter)
+        if not doubt:
+            return v, a, b, sk, rb, 0
+        v, a2, b2, sk2, rb2 = redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps,
+                                   max_iter)
+        return v, a + a2, b + b2, sk + sk2, rb + rb2, 1
 
     return pixel, first_pass, redo
 
