@@ -17,9 +17,9 @@ CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 import kernels.mandelbrot.deep.perturb as p
-p.LAST_SHIFT, p.ERR_TOL2 = {last}, {tol}
+p.REDO_SHIFT, p.LAST_SHIFT, p.ERR_TOL2 = {redo}, {last}, {tol}
 import kernels.mandelbrot.deep.perturb_cpu as pc
-pc.LAST_SHIFT, pc.ERR_TOL2 = {last}, {tol}
+pc.REDO_SHIFT, pc.LAST_SHIFT, pc.ERR_TOL2 = {redo}, {last}, {tol}
 from kernels.mandelbrot.deep import bench
 sys.exit(bench.main(["--backend", "cuda", "--only", {only!r}, "--repeats", "{repeats}"]))
 """
@@ -27,16 +27,18 @@ sys.exit(bench.main(["--backend", "cuda", "--only", {only!r}, "--repeats", "{rep
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--settings", default="32:1,24:1,24:16", help="LAST:TOL2 pairs")
+    ap.add_argument("--settings", default="32:1,24:1,24:16",
+                    help="LAST:TOL2 pairs, or REDO:LAST:TOL2 (REDO_SHIFT of the first pass done again)")
     ap.add_argument("--only", default="deep-1e100")
     ap.add_argument("--repeats", type=int, default=10)
     a = ap.parse_args()
     for spec in a.settings.split(","):
-        last, tol = spec.split(":")
+        parts = spec.split(":")
+        redo, last, tol = parts if len(parts) == 3 else (16, *parts)
         env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="guard-"))
-        code = CHILD.format(root=ROOT, last=int(last), tol=float(tol), only=a.only,
+        code = CHILD.format(root=ROOT, redo=int(redo), last=int(last), tol=float(tol), only=a.only,
                             repeats=a.repeats)
-        print(f"== last pass eps*2^-{last}, doubt at e^2 > {float(tol)}*|z|^2", flush=True)
+        print(f"== passes again at eps*2^-{redo}, last eps*2^-{last}, doubt at e^2 > {float(tol)}*|z|^2", flush=True)
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         print("\n".join(line for line in done.stdout.splitlines() if "re-render" in line
                         or line.startswith("workload")), flush=True)
