@@ -407,6 +407,17 @@ if cuda is not None:
     _, _first_ext_gpu, _redo_ext_gpu = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt,
                                                    cuda.jit(device=True), True)
 
+    # Registers per thread of the first-pass kernels. ptxas gives them 82 (perturbation) and 94
+    # (extended), i.e. 6 and 5 resident blocks of 128 threads per SM; the kernels wait on memory
+    # (the orbit and table reads of each step) more than on arithmetic, so more resident threads
+    # beat the spills a cap causes. Measured (H100, 1e-100 / 1e-1000 bench re-render): no cap
+    # 24.3 / 28.9 ms, 72: 22.5 / 26.8 ms, 64: 22.0 / 26.6 ms. The redo kernels keep theirs: a
+    # redone pixel's passes are one long chain of dependent steps, which spills would lengthen.
+    # The simulator's jit takes no such option.
+    MAX_REGISTERS = 64
+    _FIRST_JIT = {"cache": True} if simulator_enabled() else {"cache": True,
+                                                              "max_registers": MAX_REGISTERS}
+
     # One kernel per number format (written out twice rather than made by a factory: numba's
     # disk cache keys kernels by name, and two closures of one factory would share a name).
     # dynamic=True: persistent threads, each taking the next pixel index of [p0, p1) from
@@ -420,7 +431,7 @@ if cuda is not None:
     # time and the loop around the passes took ~25 more registers: the 1e-100 bench frame's kernel
     # went from 15.6 to 29.8 ms on an H200, against 15.8 ms for the first pass alone.
 
-    @cuda.jit(cache=True)
+    @cuda.jit(**_FIRST_JIT)
     def deep_kernel_pert(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats,
                          redo, nredo):
@@ -474,7 +485,7 @@ if cuda is not None:
         cuda.atomic.add(stats, 3, s3)
         cuda.atomic.add(stats, 4, s4)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(**_FIRST_JIT)
     def deep_kernel_ext(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats,
                          redo, nredo):
