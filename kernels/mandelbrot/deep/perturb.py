@@ -285,6 +285,16 @@ def _make_pixel(mul, add, sqrt, jit, extended):
         return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
 
     @jit
+    def one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
+        """One pass with radii tested against |δ|·2^shift: value, counts, whether doubtful (for
+        tools/deep_redo_census.py, which times the passes one by one; the kernels use
+        first_pass and redo)."""
+        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
+        cdr, cdi = fe_to_double(cnr, cni, cne)
+        return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps,
+                    shift)
+
+    @jit
     def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
         """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
         cnr, cni, cne = fe_norm(cmr, cmi, cexp)
@@ -326,7 +336,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
                                    max_iter)
         return v, a + a2, b + b2, sk + sk2, rb + rb2, 1
 
-    return pixel, first_pass, redo
+    return pixel, first_pass, redo, one_pass
 
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
@@ -402,10 +412,10 @@ if cuda is not None:
         _gpu_mul, _gpu_add, _gpu_sqrt = libdevice.dmul_rn, libdevice.dadd_rn, libdevice.dsqrt_rn
 
     _offset_gpu = _make_offset(_gpu_mul, _gpu_add, cuda.jit(device=True))
-    _, _first_pert_gpu, _redo_pert_gpu = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt,
-                                                     cuda.jit(device=True), False)
-    _, _first_ext_gpu, _redo_ext_gpu = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt,
-                                                   cuda.jit(device=True), True)
+    _, _first_pert_gpu, _redo_pert_gpu, _ = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt,
+                                                        cuda.jit(device=True), False)
+    _, _first_ext_gpu, _redo_ext_gpu, _ = _make_pixel(_gpu_mul, _gpu_add, _gpu_sqrt,
+                                                      cuda.jit(device=True), True)
 
     # Registers per thread of the first-pass kernels. ptxas gives them 82 (perturbation) and 94
     # (extended), i.e. 6 and 5 resident blocks of 128 threads per SM; the kernels wait on memory
