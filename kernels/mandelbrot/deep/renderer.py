@@ -34,9 +34,10 @@ PRECISION_HEADROOM = 32
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
 KMIN = 0
 # persistent GPU threads: threads per block, and blocks per SM when the kernel's register count
-# cannot be asked (otherwise as many blocks as fit at once: ptxas gives the sm_90 kernels ~80
-# registers, i.e. 6 blocks of 128 threads per SM; blocks beyond those would only start once the
-# resident ones have taken every pixel)
+# cannot be asked (otherwise as many blocks as fit at once: the first-pass kernels are capped at
+# perturb.MAX_REGISTERS = 64 registers, i.e. 8 blocks of 128 threads per SM, the redo kernels get
+# ~86 from ptxas, 5 blocks; blocks beyond those would only start once the resident ones have taken
+# every pixel)
 THREADS = 128
 BLOCKS_PER_SM = 4
 SIM_BLOCKS, SIM_THREADS = 2, 4
