@@ -286,9 +286,8 @@ def _make_pixel(mul, add, sqrt, jit, extended):
 
     @jit
     def one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
-        """One pass with radii tested against |δ|·2^shift: value, counts, whether doubtful (for
-        tools/deep_redo_census.py, which times the passes one by one; the kernels use
-        first_pass and redo)."""
+        """One pass with radii tested against |δ|·2^shift: value, counts, whether doubtful (the
+        CPU's `pixel` loops over it; the GPU kernels use first_pass and redo)."""
         cnr, cni, cne = fe_norm(cmr, cmi, cexp)
         cdr, cdi = fe_to_double(cnr, cni, cne)
         return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps,
@@ -327,14 +326,25 @@ def _make_pixel(mul, add, sqrt, jit, extended):
         """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
         (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
         with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
-        doubtful, again with radii 2^LAST_SHIFT smaller (first_pass, then redo)."""
-        v, a, b, sk, rb, doubt = first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
-                                            eps, max_iter)
-        if not doubt:
-            return v, a, b, sk, rb, 0
-        v, a2, b2, sk2, rb2 = redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps,
-                                   max_iter)
-        return v, a + a2, b + b2, sk + sk2, rb + rb2, 1
+        doubtful, again with radii 2^LAST_SHIFT smaller. One call of the pass in a loop, not
+        first_pass then redo: the CPU twin inlines `pixel`, and each call of the pass inlines the
+        whole loop; four copies of it in deep_rows_cpu took numba ~14 minutes to compile on the
+        2-core machine."""
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        shift = 0
+        while True:
+            v, a, b, sk, rb, doubt = one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                              kmin, eps, max_iter, shift)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift >= LAST_SHIFT:
+                return v, steps, bla, skipped, rebases, 1 if shift > 0 else 0
+            shift = REDO_SHIFT if shift == 0 else LAST_SHIFT
 
     return pixel, first_pass, redo, one_pass
 
