@@ -286,55 +286,25 @@ def _make_pixel(mul, add, sqrt, jit, extended):
 
     @jit
     def one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
-        """One pass with radii tested against |δ|·2^shift: value, counts, whether doubtful (the
-        CPU's `pixel` loops over it; the GPU kernels use first_pass and redo)."""
+        """One pass over the pixel δc = (cmr + i*cmi) * 2**cexp with radii tested against
+        |δ|·2^shift: value, counts, whether doubtful."""
         cnr, cni, cne = fe_norm(cmr, cmi, cexp)
         cdr, cdi = fe_to_double(cnr, cni, cne)
         return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps,
                     shift)
 
     @jit
-    def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
-        """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
-        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
-        cdr, cdi = fe_to_double(cnr, cni, cne)
-        return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps, 0)
-
-    @jit
-    def redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
-        """`pixel`'s later passes for a pixel whose first pass was doubtful: value and counts."""
-        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
-        cdr, cdi = fe_to_double(cnr, cni, cne)
+    def passes(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
+        """Passes from radii 2^shift smaller on: while one is doubtful, the next with radii
+        2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose result stands. Value, summed counts, and
+        the last pass's shift. One call of the pass in a loop: the CPU twin inlines `pixel`, and
+        each call of the pass inlines the whole of it; with four copies in deep_rows_cpu (first
+        pass, then the later ones, per format) the CPU warm-up took 827 s to compile on the
+        2-core machine (beside a CI run), with one 196 s (alone)."""
         steps = 0
         bla = 0
         skipped = 0
         rebases = 0
-        shift = REDO_SHIFT
-        while True:
-            v, a, b, sk, rb, doubt = walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels,
-                                          kmin, max_iter, eps, shift)
-            steps += a
-            bla += b
-            skipped += sk
-            rebases += rb
-            if not doubt or shift >= LAST_SHIFT:
-                return v, steps, bla, skipped, rebases
-            shift = LAST_SHIFT
-
-    @jit
-    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
-        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
-        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
-        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
-        doubtful, again with radii 2^LAST_SHIFT smaller. One call of the pass in a loop, not
-        first_pass then redo: the CPU twin inlines `pixel`, and each call of the pass inlines the
-        whole loop; with four copies of it in deep_rows_cpu the CPU warm-up took 827 s to compile
-        on the 2-core machine (beside a CI run), with this loop 196 s (alone)."""
-        steps = 0
-        bla = 0
-        skipped = 0
-        rebases = 0
-        shift = 0
         while True:
             v, a, b, sk, rb, doubt = one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
                                               kmin, eps, max_iter, shift)
@@ -343,8 +313,30 @@ def _make_pixel(mul, add, sqrt, jit, extended):
             skipped += sk
             rebases += rb
             if not doubt or shift >= LAST_SHIFT:
-                return v, steps, bla, skipped, rebases, 1 if shift > 0 else 0
-            shift = REDO_SHIFT if shift == 0 else LAST_SHIFT
+                return v, steps, bla, skipped, rebases, shift
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+
+    @jit
+    def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
+        return one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, 0)
+
+    @jit
+    def redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """`pixel`'s later passes for a pixel whose first pass was doubtful: value and counts."""
+        v, steps, bla, skipped, rebases, _ = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                    levels, kmin, eps, max_iter, REDO_SHIFT)
+        return v, steps, bla, skipped, rebases
+
+    @jit
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
+        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
+        doubtful, again with radii 2^LAST_SHIFT smaller."""
+        v, steps, bla, skipped, rebases, shift = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                        levels, kmin, eps, max_iter, 0)
+        return v, steps, bla, skipped, rebases, 1 if shift > 0 else 0
 
     return pixel, first_pass, redo, one_pass
 
