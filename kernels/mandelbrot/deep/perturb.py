@@ -432,6 +432,8 @@ if cuda is not None:
 
     # One kernel per number format (written out twice rather than made by a factory: numba's
     # disk cache keys kernels by name, and two closures of one factory would share a name).
+    # Perturbation-format frames with the renderer's default kmin = 0 run perturb_gpu's kernels
+    # (perturb_cpu's loop, faster on the GPU too); deep_kernel_pert serves other kmin.
     # dynamic=True: persistent threads, each taking the next pixel index of [p0, p1) from
     # counters[slot] when its last pixel is done, so threads whose pixels escape early keep working
     # instead of idling until the slowest pixel of the frame finishes. dynamic=False: pixel

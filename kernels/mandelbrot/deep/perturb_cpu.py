@@ -1,6 +1,8 @@
-"""The CPU twin's own loop for perturbation-format frames: the operations of
-perturb._make_pixel(extended=False), in the same order and with the same roundings (so the counts
-and the stats equal the GPU's bit for bit), laid out for a CPU core.
+"""The loop of perturbation-format frames on both targets (`make_walk`: the CPU twin here, the GPU
+in perturb_gpu.py): the operations of perturb._make_pixel(extended=False), in the same order and
+with the same roundings (so the counts and the stats are the same bit for bit), over its own layout
+of the orbit and table (`cpu_tables`). First laid out for a CPU core; the same layout cut the
+GPU's 1e-100 re-render from 22.0 to 15.2 ms (perturb_gpu.py says why).
 
 Where the shared loop spends its time on a CPU, and what this one does instead (1e-30 frame of
 docs/FRACTALSHADES.md at 320x180, one thread: 718 perturbation and 198 BLA steps per pixel,
@@ -27,6 +29,7 @@ steps a pixel's runs of perturbation steps are too short for the interleaving to
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 from numba import njit, prange
@@ -66,24 +69,132 @@ def cpu_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.
     return zo, bt
 
 
-@njit(inline="always")
-def _smooth(r2, n):
-    f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
-    if f < 0.0:
-        f = 0.0
-    elif f > _FRAC_MAX:
-        f = _FRAC_MAX
-    return float(n - 1) + f
+def make_walk(mul, add, sqrt, jit):
+    """(walk, passes) over `cpu_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
+    and `sqrt` (plain operators on the CPU, libdevice's never-contracted ones on the GPU, as in
+    perturb._make_pixel): the same operations in the same order on both targets.
 
+    walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj): one pass over δc = cdr + i*cdi with radii
+    tested against |δ|·sf and a BLA step's error inj·max(|Re δ|, |Im δ|): value, counts
+    (perturbation steps, BLA steps, iterations skipped, rebases), whether doubtful (perturb.py,
+    "Accuracy guard").
+    passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on,
+    as perturb's passes: value, summed counts, the last pass's shift."""
 
-@njit(inline="always")
-def _closer_to_zero(xr, xi, r2, dr, di):
-    dd = dr * dr + di * di
-    if r2 >= _TINY2 and dd >= _TINY2:
-        return r2 < dd
-    xr, xi = xr * _SCALE, xi * _SCALE
-    dr, di = dr * _SCALE, di * _SCALE
-    return xr * xr + xi * xi < dr * dr + di * di
+    @jit
+    def smooth(r2, n):
+        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
+        if f < 0.0:
+            f = 0.0
+        elif f > _FRAC_MAX:
+            f = _FRAC_MAX
+        return float(n - 1) + f
+
+    @jit
+    def closer_to_zero(xr, xi, r2, dr, di):
+        dd = add(mul(dr, dr), mul(di, di))
+        if r2 >= _TINY2 and dd >= _TINY2:
+            return r2 < dd
+        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
+        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
+        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+
+    @jit
+    def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
+        last = zo.shape[0] - 1
+        nlev = levels.shape[0]
+        dr = 0.0
+        di = 0.0
+        er = 0.0
+        g2 = 1.0
+        r2 = 0.0
+        m = 0
+        n = 0
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while n < max_iter:
+            dms = mul(max(abs(dr), abs(di)), sf)
+            if dms < zo[m, Z_R0]:
+                # the single step holds δ: climb while the longer aligned steps from m still do
+                j0 = m - 1
+                best = j0
+                length = 1
+                k = 1
+                while k < nlev and (j0 & ((1 << k) - 1)) == 0:
+                    j = j0 >> k
+                    if j >= levels[k, 1] or n + (1 << k) > max_iter:
+                        break
+                    idx = levels[k, 0] + j
+                    if not dms < bt[idx, B_R]:
+                        break
+                    best = idx
+                    length = 1 << k
+                    k += 1
+                adr = bt[best, B_AR]
+                adi = bt[best, B_AI]
+                bbr = bt[best, B_BR]
+                bbi = bt[best, B_BI]
+                bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
+                bdi = add(mul(bbr, cdi), mul(bbi, cdr))
+                ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                dr = ndr
+                er = add(mul(bt[best, B_AA], mul(er, sqrt(g2))), mul(inj, max(abs(dr), abs(di))))
+                g2 = 1.0
+                m += length
+                n += length
+                bla += 1
+                skipped += length
+            else:
+                g2 = mul(g2, mul(r2, 4.0))
+                if g2 > G_HI or g2 < G_LO:
+                    er = mul(er, sqrt(g2))
+                    g2 = 1.0
+                tr = add(add(zo[m, Z_RE], zo[m, Z_RE]), dr)
+                ti = add(add(zo[m, Z_IM], zo[m, Z_IM]), di)
+                ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
+                di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                dr = ndr
+                m += 1
+                n += 1
+                steps += 1
+            xr = add(zo[m, Z_RE], dr)
+            xi = add(zo[m, Z_IM], di)
+            r2 = add(mul(xr, xr), mul(xi, xi))
+            if r2 > BAILOUT2:
+                er = mul(er, sqrt(g2))
+                return smooth(r2, n), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
+            if m == last or closer_to_zero(xr, xi, r2, dr, di):
+                dr = xr
+                di = xi
+                m = 0
+                rebases += 1
+        er = mul(er, sqrt(g2))
+        return float(max_iter), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
+
+    @jit
+    def passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift):
+        # one call of walk in a loop: the CPU inlines it, and every call inlines the whole loop
+        # (perturb.passes says what four copies cost the CPU warm-up)
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while True:
+            sf = math.ldexp(1.0, shift)
+            inj = math.ldexp(eps, 1 - shift)
+            v, a, b, sk, rb, doubt = walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift >= LAST_SHIFT:
+                return v, steps, bla, skipped, rebases, shift
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+
+    return walk, passes
 
 
 @njit(inline="always")
@@ -101,108 +212,7 @@ def _delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h):
     return math.ldexp(math.ldexp(cmr, -k), e), math.ldexp(math.ldexp(cmi, -k), e)
 
 
-@njit(inline="always")
-def _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj):
-    """One pass of perturb's walk in the perturbation format, radii tested against |δ|·sf
-    (sf = 2^shift): value, counts (perturbation steps, BLA steps, iterations skipped,
-    rebases) and whether the count is doubtful (perturb.py, "Accuracy guard")."""
-    last = zo.shape[0] - 1
-    nlev = levels.shape[0]
-    dr = 0.0
-    di = 0.0
-    er = 0.0
-    g2 = 1.0
-    r2 = 0.0
-    m = 0
-    n = 0
-    steps = 0
-    bla = 0
-    skipped = 0
-    rebases = 0
-    while n < max_iter:
-        dms = max(abs(dr), abs(di)) * sf
-        if dms < zo[m, Z_R0]:
-            # the single step holds δ: climb while the longer aligned steps from m still do
-            j0 = m - 1
-            best = j0
-            length = 1
-            k = 1
-            while k < nlev and (j0 & ((1 << k) - 1)) == 0:
-                j = j0 >> k
-                if j >= levels[k, 1] or n + (1 << k) > max_iter:
-                    break
-                idx = levels[k, 0] + j
-                if not dms < bt[idx, B_R]:
-                    break
-                best = idx
-                length = 1 << k
-                k += 1
-            adr = bt[best, B_AR]
-            adi = bt[best, B_AI]
-            bbr = bt[best, B_BR]
-            bbi = bt[best, B_BI]
-            bdr = bbr * cdr - bbi * cdi
-            bdi = bbr * cdi + bbi * cdr
-            ndr = (adr * dr - adi * di) + bdr
-            di = (adr * di + adi * dr) + bdi
-            dr = ndr
-            er = bt[best, B_AA] * (er * math.sqrt(g2)) + inj * max(abs(dr), abs(di))
-            g2 = 1.0
-            m += length
-            n += length
-            bla += 1
-            skipped += length
-        else:
-            g2 = g2 * (r2 * 4.0)
-            if g2 > G_HI or g2 < G_LO:
-                er = er * math.sqrt(g2)
-                g2 = 1.0
-            tr = (zo[m, Z_RE] + zo[m, Z_RE]) + dr
-            ti = (zo[m, Z_IM] + zo[m, Z_IM]) + di
-            ndr = (tr * dr - ti * di) + cdr
-            di = (tr * di + ti * dr) + cdi
-            dr = ndr
-            m += 1
-            n += 1
-            steps += 1
-        xr = zo[m, Z_RE] + dr
-        xi = zo[m, Z_IM] + di
-        r2 = xr * xr + xi * xi
-        if r2 > BAILOUT2:
-            er = er * math.sqrt(g2)
-            return _smooth(r2, n), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
-        if m == last or _closer_to_zero(xr, xi, r2, dr, di):
-            dr = xr
-            di = xi
-            m = 0
-            rebases += 1
-    er = er * math.sqrt(g2)
-    return float(max_iter), steps, bla, skipped, rebases, not (er * er <= r2 * ERR_TOL2)
-
-
-@njit(inline="always")
-def _pixel(cdr, cdi, zo, bt, levels, eps, max_iter):
-    """Smooth value and (perturbation steps, BLA steps, iterations skipped, rebases, 1 if done
-    again) of the pixel δc = cdr + i*cdi: perturb's pixel in the perturbation format, passes and
-    all."""
-    steps = 0
-    bla = 0
-    skipped = 0
-    rebases = 0
-    redone = 0
-    shift = 0
-    while True:
-        sf = math.ldexp(1.0, shift)
-        inj = math.ldexp(eps, 1 - shift)
-        v, a, b, sk, rb, doubt = _walk(cdr, cdi, zo, bt, levels, eps, max_iter, sf, inj)
-        steps += a
-        bla += b
-        skipped += sk
-        rebases += rb
-        if not doubt or shift >= LAST_SHIFT:
-            return v, steps, bla, skipped, rebases, redone
-        redone = 1
-        shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+_walk, _passes = make_walk(operator.mul, operator.add, math.sqrt, njit(inline="always"))
 
 
 @njit(parallel=True, cache=True)
@@ -219,7 +229,8 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
         s4 = 0
         for c in range(cols):
             cdr, cdi = _delta_c(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, rd = _pixel(cdr, cdi, zo, bt, levels, eps, max_iter)
+            v, a, b, sk, rb, shift = _passes(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+            rd = 1 if shift > 0 else 0
             values[r, c] = v
             s0 += a
             s1 += b

@@ -4,9 +4,9 @@ Per frame: the reference orbit (reused while it serves the frame, extended when 
 more iterations), the BLA table (reused while the frame's largest |δc| stays under the bound it was
 built for), both copied to the device once, then one kernel over the pixels and one copy of the
 values back. The host phase ("host") holds the reference and the table (detail "reference",
-"table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values. On the CPU,
-perturbation-format frames run perturb_cpu's loop (the same counts, arranged for a CPU core),
-extended ones perturb.py's shared loop.
+"table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values.
+Perturbation-format frames run perturb_cpu's loop over its own layout of the orbit and table
+(`cpu_tables`; on the GPU through perturb_gpu's kernels), extended ones perturb.py's shared loop.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ...timing import JobTimer, Timings
 from ..escape import row_stride
 from ..renderer import resident_blocks
 from . import perturb as pk
+from . import perturb_gpu as pg
 from .bla import EPS_BITS, build_table
 from .perturb_cpu import cpu_tables, deep_rows_pert_cpu
 from .reference import ReferenceOrbit, gmpy2_module
@@ -118,6 +119,7 @@ class DeepRenderer:
         self._dev_orbit = None      # (key, orbit, oexp) on the device
         self._dev_table = None      # (key, tab, tabe, levels) on the device
         self._cpu_tables = None     # (orbit, tab, zo, bt): perturb_cpu's layout of those arrays
+        self._dev_flat = None       # (zo, bt) on the device, for the same orbit and table
         self._stream = None
         self._compiled = False
         if backend.is_gpu and pk.cuda is None:
@@ -147,10 +149,16 @@ class DeepRenderer:
         pool = BufferPool(self.backend)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
+            dev = self._to_device(orbit, oexp, tab, tabe, levels)
+            flat = None
+            if self._flat_wanted():
+                flat = cpu_tables(orbit, tab, tabe, levels)
+                if self.backend.is_gpu:
+                    flat = tuple(pk.cuda.to_device(a, stream=self._get_stream()) for a in flat)
             for extended in (False, True):
                 timer = JobTimer(self.backend, self._get_stream(), "warm-up")
-                self._run(pool, (3, 4), geo, self._to_device(orbit, oexp, tab, tabe, levels),
-                          30, extended, timer, None, None)
+                self._run(pool, (3, 4), geo, dev, 30, extended, timer, None, None,
+                          None if extended else flat)
                 timer.finish()
         self._compiled = True
         return (time.perf_counter() - t) * 1e3
@@ -179,12 +187,11 @@ class DeepRenderer:
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla)
         dev = self._upload(orbit, table, timer)
-        if fmt != "extended" and self._cpu_pert_wanted() and not self._has_cpu_tables(dev[0], dev[2]):
-            orb, _, tab, tabe, levels = dev
-            with timer.phase("host", detail="table"):
-                self._cpu_tables_for(orb, tab, tabe, levels)
+        flat = None
+        if fmt != "extended" and self._flat_wanted():
+            flat = self._flat_tables(orbit, table, timer)
         stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
-                          timer, cancel, progress)
+                          timer, cancel, progress, flat)
         values, stats = self._fetch(stats, (h, w), timer, to_host)
         timings = timer.finish()
         st = self._stats_dict(stats)
@@ -262,8 +269,10 @@ class DeepRenderer:
                                                    for a in (tab, tabe, levels))
         return (self._dev_orbit[1], self._dev_orbit[2]) + self._dev_table[1:]
 
-    def _run(self, pool, shape, geo: FrameGeometry, dev, max_iter, extended, timer, cancel, progress):
-        """The pixels of a frame of `shape` (H, W) into pool buffers; returns the stats buffer."""
+    def _run(self, pool, shape, geo: FrameGeometry, dev, max_iter, extended, timer, cancel, progress,
+             flat=None):
+        """The pixels of a frame of `shape` (H, W) into pool buffers; returns the stats buffer.
+        flat: (zo, bt) of perturb_cpu's layout where the frame takes that loop, else None."""
         h, w = shape
         orb, oexp, tab, tabe, levels = dev
         # ε of the table's radii: the kernels' error bound adds it per BLA step
@@ -274,10 +283,9 @@ class DeepRenderer:
             values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
             stats = pool.host("stats", (h, pk.N_STATS), np.int64, pinned=False)
             band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
-            own = not extended and self._cpu_pert_wanted()
+            own = flat is not None
             if own:
-                zo, bt = self._cpu_tables_for(orb, tab, tabe, levels)
-                args = args[:6] + (zo, bt, levels, eps, int(max_iter))
+                args = args[:6] + tuple(flat) + (levels, eps, int(max_iter))
             for r0 in range(0, h, band):
                 n = min(band, h - r0)
                 # rows handed out one at a time (numba's dynamic scheduling): on a machine shared
@@ -309,8 +317,13 @@ class DeepRenderer:
             resident = None
         elif self.backend.simulated:
             resident = SIM_BLOCKS
-        kernel = pk.deep_kernel_ext if extended else pk.deep_kernel_pert
-        redo_kernel = pk.deep_redo_ext if extended else pk.deep_redo_pert
+        if flat is not None:
+            kernel, redo_kernel = pg.deep_kernel_flat, pg.deep_redo_flat
+            args = args[:6] + tuple(flat) + (levels, eps, int(max_iter), False)
+        elif extended:
+            kernel, redo_kernel = pk.deep_kernel_ext, pk.deep_redo_ext
+        else:
+            kernel, redo_kernel = pk.deep_kernel_pert, pk.deep_redo_pert
         if dynamic and not self.backend.simulated:
             resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
         gargs = args[:-1]   # the kernels take no `extended` flag: one kernel per format
@@ -341,21 +354,31 @@ class DeepRenderer:
             redo_kernel[rblocks, threads, s](values, counters, nbands, *gargs, stats, redo, nredo)
         return values, stats
 
-    def _cpu_pert_wanted(self) -> bool:
-        """Whether perturbation-format frames take perturb_cpu's loop (on the CPU, with the
-        table's level 0 kept: that loop reads it)."""
-        return not self.backend.is_gpu and self.kmin == 0
+    def _flat_wanted(self) -> bool:
+        """Whether perturbation-format frames take perturb_cpu's loop (with the table's level 0
+        kept: that loop reads it)."""
+        return self.kmin == 0
 
-    def _has_cpu_tables(self, orb, tab) -> bool:
+    def _flat_tables(self, orbit: ReferenceOrbit, table, timer):
+        """perturb_cpu's arrays (zo, bt) for this orbit and table, where the kernels read them;
+        kept while both are the same objects (holding them keeps their ids from being reused)."""
+        orb, _ = orbit.arrays()
+        _, tab, tabe, levels = table
         t = self._cpu_tables
-        return t is not None and t[0] is orb and t[1] is tab
-
-    def _cpu_tables_for(self, orb, tab, tabe, levels):
-        """perturb_cpu's arrays for this orbit and table, kept while both are the same objects
-        (holding them keeps their ids from being reused)."""
-        if not self._has_cpu_tables(orb, tab):
-            self._cpu_tables = (orb, tab) + cpu_tables(orb, tab, tabe, levels)
-        return self._cpu_tables[2:]
+        if t is None or t[0] is not orb or t[1] is not tab:
+            self._dev_flat = None
+            with timer.phase("host", detail="table"):
+                self._cpu_tables = (orb, tab) + cpu_tables(orb, tab, tabe, levels)
+        zo, bt = self._cpu_tables[2:]
+        if not self.backend.is_gpu:
+            return zo, bt
+        if self._dev_flat is None:
+            s = self._get_stream()
+            nbytes = zo.nbytes + bt.nbytes
+            ensure_device_fits(nbytes, what=f"the orbit and table of {zo.shape[0]:,} points")
+            with timer.phase("h2d", gpu=True, nbytes=nbytes):
+                self._dev_flat = (pk.cuda.to_device(zo, stream=s), pk.cuda.to_device(bt, stream=s))
+        return self._dev_flat
 
     def _fetch(self, run_out, shape, timer, to_host=True):
         values, stats = run_out
