@@ -44,6 +44,8 @@ _SCALE = 2.0 ** 500
 Z_RE, Z_IM, Z_R0 = range(3)
 # bt columns: A (double), B (double), radius (max-norm, double), |A| (double)
 B_AR, B_AI, B_BR, B_BI, B_R, B_AA = range(6)
+# the loop reads both flattened (`flat_tables`): row width of zo and bt
+ZW, BW = 4, 6
 _CLAMP = 4000
 
 
@@ -101,7 +103,7 @@ def make_walk(mul, add, sqrt, jit):
 
     @jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
-        last = zo.shape[0] - 1
+        last = zo.shape[0] // ZW - 1
         nlev = levels.shape[0]
         dr = 0.0
         di = 0.0
@@ -116,7 +118,10 @@ def make_walk(mul, add, sqrt, jit):
         rebases = 0
         while n < max_iter:
             dms = mul(max(abs(dr), abs(di)), sf)
-            if dms < zo[m, Z_R0]:
+            # zo and bt are read flattened through unsigned indices: no fix-up for negative ones
+            # (on the GPU each two-dimensional read cost ~16 integer instructions)
+            row = ZW * m
+            if dms < zo[np.uint64(row + Z_R0)]:
                 # the single step holds δ: climb while the longer aligned steps from m still do
                 j0 = m - 1
                 best = j0
@@ -127,21 +132,23 @@ def make_walk(mul, add, sqrt, jit):
                     if j >= levels[k, 1] or n + (1 << k) > max_iter:
                         break
                     idx = levels[k, 0] + j
-                    if not dms < bt[idx, B_R]:
+                    if not dms < bt[np.uint64(BW * idx + B_R)]:
                         break
                     best = idx
                     length = 1 << k
                     k += 1
-                adr = bt[best, B_AR]
-                adi = bt[best, B_AI]
-                bbr = bt[best, B_BR]
-                bbi = bt[best, B_BI]
+                e = BW * best
+                adr = bt[np.uint64(e + B_AR)]
+                adi = bt[np.uint64(e + B_AI)]
+                bbr = bt[np.uint64(e + B_BR)]
+                bbi = bt[np.uint64(e + B_BI)]
                 bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
                 bdi = add(mul(bbr, cdi), mul(bbi, cdr))
                 ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
                 di = add(add(mul(adr, di), mul(adi, dr)), bdi)
                 dr = ndr
-                er = add(mul(bt[best, B_AA], mul(er, sqrt(g2))), mul(inj, max(abs(dr), abs(di))))
+                er = add(mul(bt[np.uint64(e + B_AA)], mul(er, sqrt(g2))),
+                         mul(inj, max(abs(dr), abs(di))))
                 g2 = 1.0
                 m += length
                 n += length
@@ -152,16 +159,19 @@ def make_walk(mul, add, sqrt, jit):
                 if g2 > G_HI or g2 < G_LO:
                     er = mul(er, sqrt(g2))
                     g2 = 1.0
-                tr = add(add(zo[m, Z_RE], zo[m, Z_RE]), dr)
-                ti = add(add(zo[m, Z_IM], zo[m, Z_IM]), di)
+                zr = zo[np.uint64(row + Z_RE)]
+                zi = zo[np.uint64(row + Z_IM)]
+                tr = add(add(zr, zr), dr)
+                ti = add(add(zi, zi), di)
                 ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
                 di = add(add(mul(tr, di), mul(ti, dr)), cdi)
                 dr = ndr
                 m += 1
                 n += 1
                 steps += 1
-            xr = add(zo[m, Z_RE], dr)
-            xi = add(zo[m, Z_IM], di)
+            row = ZW * m
+            xr = add(zo[np.uint64(row + Z_RE)], dr)
+            xi = add(zo[np.uint64(row + Z_IM)], di)
             r2 = add(mul(xr, xr), mul(xi, xi))
             if r2 > BAILOUT2:
                 er = mul(er, sqrt(g2))
@@ -197,6 +207,12 @@ def make_walk(mul, add, sqrt, jit):
     return walk, passes
 
 
+def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
+    """`cpu_tables`' arrays flattened (zo (N*ZW,), bt (E*BW,)), as the loop reads them."""
+    zo, bt = cpu_tables(orbit, tab, tabe, levels)
+    return zo.reshape(-1), bt.reshape(-1)
+
+
 @njit(inline="always")
 def _delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h):
     """δc of pixel (row, col) as doubles: perturb's pixel_offset, fe_norm and fe_to_double."""
@@ -218,7 +234,7 @@ _walk, _passes = make_walk(operator.mul, operator.add, math.sqrt, njit(inline="a
 @njit(parallel=True, cache=True)
 def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
                        zo, bt, levels, eps, max_iter):
-    """perturb.deep_rows_cpu for the perturbation format, reading `cpu_tables`' arrays."""
+    """perturb.deep_rows_cpu for the perturbation format, reading `flat_tables`' arrays."""
     cols = values.shape[1]
     for k in prange(nrows):
         r = row0 + (k * stride) % nrows

@@ -25,7 +25,7 @@ from ..renderer import resident_blocks
 from . import perturb as pk
 from . import perturb_gpu as pg
 from .bla import EPS_BITS, build_table
-from .perturb_cpu import cpu_tables, deep_rows_pert_cpu
+from .perturb_cpu import ZW, deep_rows_pert_cpu, flat_tables
 from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 
@@ -152,7 +152,7 @@ class DeepRenderer:
             dev = self._to_device(orbit, oexp, tab, tabe, levels)
             flat = None
             if self._flat_wanted():
-                flat = cpu_tables(orbit, tab, tabe, levels)
+                flat = flat_tables(orbit, tab, tabe, levels)
                 if self.backend.is_gpu:
                     flat = tuple(pk.cuda.to_device(a, stream=self._get_stream()) for a in flat)
             for extended in (False, True):
@@ -360,7 +360,7 @@ class DeepRenderer:
         return self.kmin == 0
 
     def _flat_tables(self, orbit: ReferenceOrbit, table, timer):
-        """perturb_cpu's arrays (zo, bt) for this orbit and table, where the kernels read them;
+        """perturb_cpu's flattened arrays (zo, bt) for this orbit and table, where the kernels read them;
         kept while both are the same objects (holding them keeps their ids from being reused)."""
         orb, _ = orbit.arrays()
         _, tab, tabe, levels = table
@@ -368,14 +368,14 @@ class DeepRenderer:
         if t is None or t[0] is not orb or t[1] is not tab:
             self._dev_flat = None
             with timer.phase("host", detail="table"):
-                self._cpu_tables = (orb, tab) + cpu_tables(orb, tab, tabe, levels)
+                self._cpu_tables = (orb, tab) + flat_tables(orb, tab, tabe, levels)
         zo, bt = self._cpu_tables[2:]
         if not self.backend.is_gpu:
             return zo, bt
         if self._dev_flat is None:
             s = self._get_stream()
             nbytes = zo.nbytes + bt.nbytes
-            ensure_device_fits(nbytes, what=f"the orbit and table of {zo.shape[0]:,} points")
+            ensure_device_fits(nbytes, what=f"the orbit and table of {zo.shape[0] // ZW:,} points")
             with timer.phase("h2d", gpu=True, nbytes=nbytes):
                 self._dev_flat = (pk.cuda.to_device(zo, stream=s), pk.cuda.to_device(bt, stream=s))
         return self._dev_flat
