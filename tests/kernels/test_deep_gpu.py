@@ -91,3 +91,16 @@ def test_values_can_stay_on_the_device(gpu, simulated):
     assert not isinstance(res.values, np.ndarray)
     assert res.timings.bytes["d2h"] == N_STATS * 8              # only the counts crossed
     np.testing.assert_array_equal(res.values.copy_to_host(), on_host)
+
+
+def test_table_without_single_steps_matches_cpu_twin(gpu_backend, cpu_backend, simulated):
+    """kmin > 0 (the table's shortest steps dropped): perturbation-format frames then run
+    perturb.py's shared loop on both targets (deep_kernel_pert on the GPU), since perturb_cpu's
+    loop reads level 0."""
+    gpu, cpu = DeepRenderer(gpu_backend, kmin=2), DeepRenderer(cpu_backend, kmin=2)
+    wanted = ("perturbation 1e-20", "minibrot 4e-90")
+    for name, req in (case for case in _cases(simulated) if case[0] in wanted):
+        g, c = gpu.render_values(req), cpu.render_values(req)
+        assert g.format == c.format == "perturbation", name
+        np.testing.assert_array_equal(np.floor(g.values), np.floor(c.values), err_msg=name)
+        assert g.stats == c.stats and g.stats["bla_steps"] > 0, name

@@ -175,7 +175,8 @@ def make_walk(mul, add, sqrt, jit):
             r2 = add(mul(xr, xr), mul(xi, xi))
             if r2 > BAILOUT2:
                 er = mul(er, sqrt(g2))
-                return smooth(r2, n), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
+                doubt = not (mul(er, er) <= mul(r2, ERR_TOL2))
+                return smooth(r2, n), steps, bla, skipped, rebases, doubt
             if m == last or closer_to_zero(xr, xi, r2, dr, di):
                 dr = xr
                 di = xi

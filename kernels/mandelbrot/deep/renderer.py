@@ -360,8 +360,9 @@ class DeepRenderer:
         return self.kmin == 0
 
     def _flat_tables(self, orbit: ReferenceOrbit, table, timer):
-        """perturb_cpu's flattened arrays (zo, bt) for this orbit and table, where the kernels read them;
-        kept while both are the same objects (holding them keeps their ids from being reused)."""
+        """perturb_cpu's flattened arrays (zo, bt) for this orbit and table, where the kernels read
+        them; kept while both are the same objects (holding them keeps their ids from being
+        reused)."""
         orb, _ = orbit.arrays()
         _, tab, tabe, levels = table
         t = self._cpu_tables
