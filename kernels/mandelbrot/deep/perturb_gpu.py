@@ -36,8 +36,9 @@ if cuda is not None:
         return _fe_to_double(cnr, cni, cne)
 
     # Registers per thread of the first-pass kernel (perturb.py's comment on MAX_REGISTERS says
-    # why a cap pays): ptxas gives it 72. Measured (H100, 1e-100 bench frame, tools/deep_profile.py,
-    # one call): no cap 15.0-15.1 ms, 80: 15.2, 64: 15.1, 56: 14.2.
+    # why a cap pays): ptxas gives it 76. Measured (H100, 1e-100 / 1e-30 bench frames, kernel ms,
+    # tools/deep_profile.py, one call): no cap 12.3-12.5 / 16.1-16.5, 64: 12.0 / 15.3-15.7,
+    # 56: 11.9-12.5 / 15.2-16.0, 48: 11.9-12.2 / 15.3-15.5, 40: 12.3-12.6 / 15.8-16.3.
     FLAT_MAX_REGISTERS = 56
     _FLAT_JIT = dict(_FIRST_JIT)
     if "max_registers" in _FLAT_JIT:
