@@ -5,10 +5,13 @@ that each take the next pixel of a list when theirs is done, every lane iteratin
 rate (no refill cost, no warps). Prints each schedule's efficiency = (iterations / L) / the time
 the last lane ends, for: picture order, the oracle (longest first by the true counts), the sorted
 launch's estimate (escape_order.py: samples every S pixels, probe P, reach R, in classes or by
-the estimate itself), and round robin (picture order, pixels cut into slices re-queued at the back,
-with a per-slice cost in iterations).
+the estimate itself), round robin (picture order, pixels cut into slices re-queued at the back,
+with a per-slice cost in iterations), and passes that compact the unfinished pixels (every pixel
+iterates up to a cap K in picture order; those still running continue, with the per-slice cost,
+either after all the first passes (a barrier) or as lanes come free behind them).
 
     .venv/bin/python tools/schedule_model.py [--lanes 67584] [--rr 256,512] [--rr-cost 10]
+        [--caps 64,256,600]
 
 67,584 lanes = 16 resident warps on each of the H100's 132 SMs (the warp launch's default).
 """
@@ -61,6 +64,30 @@ def round_robin(costs, lanes: int, slice_: int, cost: int) -> float:
         heapq.heappush(free, done)
 
 
+def capped_passes(costs, lanes: int, cap: int, cost: int) -> tuple[float, float]:
+    """Makespans of two passes: up to `cap` iterations per pixel in list order, then the rest of
+    the pixels still running, (with a barrier between the passes, without one)."""
+    first = np.minimum(costs, cap)
+    rest = costs[costs > cap] - cap + cost
+    barrier = makespan(first, lanes) + makespan(rest, lanes)
+    free = [0] * lanes
+    end = 0
+    later = []
+    for c in costs.tolist():
+        t = heapq.heappop(free)
+        done = t + min(c, cap)
+        end = max(end, done)
+        heapq.heappush(free, done)
+        if c > cap:
+            later.append((done, c - cap + cost))
+    later.sort()
+    for ready, rem in later:
+        t = max(heapq.heappop(free), ready)
+        end = max(end, t + rem)
+        heapq.heappush(free, t + rem)
+    return barrier, end
+
+
 def sample_estimate(counts, sample: int, probe: int, reach: int, spread: bool = False):
     """escape_order's estimate per pixel: the largest probe result of the samples within reach;
     with spread, that plus twice (largest - smallest): a pixel whose neighbourhood mixes short and
@@ -85,6 +112,7 @@ def main() -> int:
     ap.add_argument("--lanes", type=int, default=67584)
     ap.add_argument("--rr", default="256,512")
     ap.add_argument("--rr-cost", type=int, default=10)
+    ap.add_argument("--caps", default="", help="caps of the first pass, e.g. 64,256,600")
     ap.add_argument("--estimates", default="4/256/1,4/256/2,4/2000/2,2/256/2,8/2000/2",
                     help="sample/probe/reach triples")
     a = ap.parse_args()
@@ -118,6 +146,12 @@ def main() -> int:
     for s in (int(v) for v in a.rr.split(",")):
         print(f"round robin, slices of {s}, {a.rr_cost} per slice: "
               f"{ideal / round_robin(flat, a.lanes, s, a.rr_cost):.3f}", flush=True)
+    for k in (int(v) for v in a.caps.split(",") if v):
+        barrier, free = capped_passes(flat, a.lanes, k, a.rr_cost)
+        late = flat[flat > k]
+        print(f"passes capped at {k}: {late.size:,} pixels continue "
+              f"({100 * (late - k).sum() / flat.sum():.1f} % of the work); "
+              f"with a barrier {ideal / barrier:.3f}, without {ideal / free:.3f}", flush=True)
     return 0
 
 
