@@ -120,6 +120,7 @@ class DeepRenderer:
         self._dev_table = None      # (key, tab, tabe, levels) on the device
         self._cpu_tables = None     # (orbit, tab, zo, bt): perturb_cpu's layout of those arrays
         self._dev_flat = None       # (zo, bt) on the device, for the same orbit and table
+        self._dev_levels = None     # (key, levels) on the device, for frames of that loop
         self._stream = None
         self._compiled = False
         if backend.is_gpu and pk.cuda is None:
@@ -186,10 +187,9 @@ class DeepRenderer:
             geo = FrameGeometry.of(request, orbit)
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla)
-        dev = self._upload(orbit, table, timer)
-        flat = None
-        if fmt != "extended" and self._flat_wanted():
-            flat = self._flat_tables(orbit, table, timer)
+        flat_frame = fmt != "extended" and self._flat_wanted()
+        dev = self._upload(orbit, table, timer, shared=not flat_frame)
+        flat = self._flat_tables(orbit, table, timer) if flat_frame else None
         stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
                           timer, cancel, progress, flat)
         values, stats = self._fetch(stats, (h, w), timer, to_host)
@@ -245,13 +245,20 @@ class DeepRenderer:
         return tuple(pk.cuda.to_device(np.ascontiguousarray(a), stream=s)
                      for a in (orbit, oexp, tab, tabe, levels))
 
-    def _upload(self, orbit: ReferenceOrbit, table, timer):
-        """The orbit and the table where the kernel reads them (copied once per version)."""
+    def _upload(self, orbit: ReferenceOrbit, table, timer, shared: bool = True):
+        """The orbit and the table where the kernel reads them (copied once per version).
+        shared=False (a frame of perturb_cpu's loop, which reads its own copy of them,
+        `_flat_tables`): on the GPU only the table's levels, the rest None."""
         orb, oexp = orbit.arrays()
         key_t, tab, tabe, levels = table
         if not self.backend.is_gpu:
             return orb, oexp, tab, tabe, levels
         s = self._get_stream()
+        if not shared:
+            if self._dev_levels is None or self._dev_levels[0] != key_t:
+                with timer.phase("h2d", gpu=True, nbytes=levels.nbytes):
+                    self._dev_levels = (key_t, pk.cuda.to_device(levels, stream=s))
+            return None, None, None, None, self._dev_levels[1]
         okey = (id(orbit), orbit.version)
         if self._dev_orbit is None or self._dev_orbit[0] != okey:
             self._dev_orbit = None
