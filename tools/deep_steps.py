@@ -16,6 +16,7 @@ The totals are checked against the renderer's own counts for the same pixels.
 from __future__ import annotations
 
 import argparse
+import operator
 import os
 import sys
 
@@ -25,6 +26,7 @@ from numba import njit
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from kernels.mandelbrot.deep.perturb import make_step_helpers
 from kernels.mandelbrot.deep.perturb_cpu import (
     B_AI,
     B_AR,
@@ -34,10 +36,12 @@ from kernels.mandelbrot.deep.perturb_cpu import (
     Z_IM,
     Z_R0,
     Z_RE,
-    _closer_to_zero,
     _delta_c,
+    cpu_tables,
 )
 from kernels.mandelbrot.escape import BAILOUT2
+
+_closer_to_zero = make_step_helpers(operator.mul, operator.add, njit(inline="always"))[1]
 
 # why a perturbation step was taken
 AFTER_REBASE, NO_RADIUS, OUTGROWN = range(3)
@@ -152,7 +156,7 @@ def main(argv=None) -> int:
     res = r.render_values(req)
     orb, _ = res.reference.arrays()
     _, tab, tabe, levels = r._table
-    zo, bt = r._cpu_tables_for(orb, tab, tabe, levels)
+    zo, bt = cpu_tables(orb, tab, tabe, levels)
     geo = FrameGeometry.of(req, res.reference)
     rows = np.arange(0, h, args.every, dtype=np.int64)
     cols = np.arange(0, w, args.every, dtype=np.int64)

@@ -49,11 +49,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...backend import simulator_enabled
-from ..escape import (  # the same smoothing as escape.py
-    _FRAC_MAX,
-    _INV_LOG_BAILOUT2,
-    BAILOUT2,
-)
+from ..escape import BAILOUT2, _make_escape  # the same smoothing as escape.py
 from .floatexp import make_floatexp
 from .reference import EZERO
 
@@ -102,6 +98,24 @@ def _make_offset(mul, add, jit):
     return pixel_offset
 
 
+def make_step_helpers(mul, add, jit):
+    """(smooth, closer_to_zero) of both deep loops (`_make_pixel`'s and perturb_cpu's), compiled by
+    `jit` with the target's `mul` and `add`: escape.py's smooth value from |z_n|^2 and n, and
+    whether |z|^2 < |δ|^2 for doubles, exact in sign where the squares would underflow."""
+    smooth = _make_escape(mul, add, jit)[4]
+
+    @jit
+    def closer_to_zero(xr, xi, r2, dr, di):
+        dd = add(mul(dr, dr), mul(di, di))
+        if r2 >= _TINY2 and dd >= _TINY2:
+            return r2 < dd
+        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
+        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
+        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+
+    return smooth, closer_to_zero
+
+
 def _make_pixel(mul, add, sqrt, jit, extended):
     """The per-pixel loop compiled by `jit` with the target's `mul`, `add` and `sqrt` (correctly
     rounded on both targets), for one number format: `extended` is a constant of the compiled code,
@@ -109,24 +123,7 @@ def _make_pixel(mul, add, sqrt, jit, extended):
     GPU)."""
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
 
-    @jit
-    def smooth(r2, n):
-        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
-        if f < 0.0:
-            f = 0.0
-        elif f > _FRAC_MAX:
-            f = _FRAC_MAX
-        return float(n - 1) + f
-
-    @jit
-    def closer_to_zero(xr, xi, r2, dr, di):
-        """|z|^2 < |δ|^2 for doubles, exact in sign where the squares would underflow."""
-        dd = add(mul(dr, dr), mul(di, di))
-        if r2 >= _TINY2 and dd >= _TINY2:
-            return r2 < dd
-        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
-        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
-        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
     @jit
     def doubtful(er, de, fe, r2):

@@ -34,12 +34,23 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from ..escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
-from .perturb import E_B, ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from ..escape import BAILOUT2
+from .perturb import (
+    E_B,
+    ERR_TOL2,
+    G_HI,
+    G_LO,
+    LAST_SHIFT,
+    REDO_SHIFT,
+    T_AD,
+    T_ADI,
+    T_ADR,
+    T_BI,
+    T_BR,
+    T_RD,
+    make_step_helpers,
+)
 
-# same constants as perturb.py's closer_to_zero
-_TINY2 = 2.0 ** -900
-_SCALE = 2.0 ** 500
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)
 # bt columns: A (double), B (double), radius (max-norm, double), |A| (double)
@@ -83,23 +94,7 @@ def make_walk(mul, add, sqrt, jit):
     passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on,
     as perturb's passes: value, summed counts, the last pass's shift."""
 
-    @jit
-    def smooth(r2, n):
-        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
-        if f < 0.0:
-            f = 0.0
-        elif f > _FRAC_MAX:
-            f = _FRAC_MAX
-        return float(n - 1) + f
-
-    @jit
-    def closer_to_zero(xr, xi, r2, dr, di):
-        dd = add(mul(dr, dr), mul(di, di))
-        if r2 >= _TINY2 and dd >= _TINY2:
-            return r2 < dd
-        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
-        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
-        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
     @jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
