@@ -21,9 +21,8 @@ from ..timing import JobTimer, Timings
 from .colour import Colourer
 from .deep.request import add_decimal
 from .request import DeepFrameRequest
+from .strips import strip_rows
 
-# pixels per strip of an export (a strip is one deep frame: values float64, colour uint32, stats)
-EXPORT_STRIP_PIXELS = 4 * 2 ** 20
 
 
 class DeepFrameRenderer:
@@ -141,10 +140,7 @@ class DeepFrameRenderer:
         the frame's statistics ("log", "histogram") is computed per strip."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        rows = int(rows) if rows is not None else max(1, EXPORT_STRIP_PIXELS // w)
-        if rows < 1:
-            raise ValueError(f"strips need at least 1 row each, got {rows}")
-        rows = min(rows, h)
+        rows = min(strip_rows(w, rows), h)
         if self.backend.is_gpu:
             ensure_device_fits(rows * w * 20, what=f"rendering {w}×{h} in strips of {rows} rows")
         return self._strips(request, bool(values), rows, cancel)

@@ -20,6 +20,7 @@ from . import escape as mk
 from . import escape_order as eo
 from .colour import Colourer
 from .request import MandelbrotRequest, precision_state
+from .strips import strip_rows
 
 LAUNCHES = ("warp", "persistent", "grid", "sorted")
 # launches whose escape kernel stores |z|^2 and n for finish_kernel (and need the counts buffer)
@@ -77,9 +78,6 @@ SIM_BAND_PIXELS = 256
 # The same for one CPU band (pixels x max_iter): ~0.2 s at ~0.8 G iterations/s on 2 cores. The
 # CPU kernel also polls a stop flag before every pair of pixels, so a cancel never waits for a band.
 CPU_BAND_WORK = 2 ** 27
-# Strips (pictures larger than one frame): pixels per strip (at most 12 bytes each on the device:
-# value + colour).
-EXPORT_STRIP_PIXELS = 4 * 2 ** 20
 
 # ------------------------------------------------------------------------------ rendering
 
@@ -259,10 +257,7 @@ class Renderer:
         and between bands. Writing files from strips is the command line's job (cli/files.py)."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        rows = int(rows) if rows is not None else max(1, EXPORT_STRIP_PIXELS // w)
-        if rows < 1:
-            raise ValueError(f"strips need at least 1 row each, got {rows}")
-        rows = min(rows, h)
+        rows = min(strip_rows(w, rows), h)
         if self.backend.is_gpu:
             per_pixel = 12 if values else 16   # float64 value, int32 count (+ uint32 colour)
             if self._sliced(rows, w, int(request.max_iter)):

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .request import DeepFrameRequest, MandelbrotRequest
+from .strips import strip_rows
 
-# rows per band: as many as an export's strip holds (EXPORT_STRIP_PIXELS), so a deep poster's bands
-# are the strips `--render` would cut
-BAND_PIXELS = 4 * 2 ** 20
 
 
 # a picture is cut into at least this many bands (when it has the rows), so that several GPUs
@@ -29,7 +27,7 @@ MIN_BANDS = 16
 def band_rows(width: int, height: int) -> int:
     """Rows per band for a width×height picture: a strip's worth of pixels, or fewer so that there
     are at least MIN_BANDS bands."""
-    rows = max(1, BAND_PIXELS // max(1, int(width)))
+    rows = strip_rows(width)
     fair = -(-int(height) // MIN_BANDS)
     return max(1, min(rows, fair, int(height)))
 

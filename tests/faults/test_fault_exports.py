@@ -11,6 +11,7 @@ from PyQt6.QtCore import Qt
 
 import cli.files
 import kernels.mandelbrot.renderer as m
+import kernels.mandelbrot.strips as strips
 from explorer.views.mandelbrot import MandelbrotView
 from explorer.views.throughput import ThroughputView
 from kernels.scheduler import Progress
@@ -120,7 +121,7 @@ def test_an_export_failing_half_way_keeps_the_earlier_file(qtbot, view, tmp_path
 
 
 def test_a_cancelled_export_keeps_the_earlier_file(qtbot, view, tmp_path, monkeypatch):
-    monkeypatch.setattr(m, "EXPORT_STRIP_PIXELS", 40)           # one row per strip
+    monkeypatch.setattr(strips, "STRIP_PIXELS", 40)           # one row per strip
     target = tmp_path / "pic.npy"
     target.write_bytes(EARLIER)
     key = view.side_key("export")
@@ -137,7 +138,7 @@ def test_a_cancelled_export_keeps_the_earlier_file(qtbot, view, tmp_path, monkey
 
 def test_the_view_keeps_rendering_while_an_export_runs(qtbot, view, tmp_path, monkeypatch):
     """The export yields between strips; the scheduler runs the view's frames in between."""
-    monkeypatch.setattr(m, "EXPORT_STRIP_PIXELS", 40)           # 30 strips of one row
+    monkeypatch.setattr(strips, "STRIP_PIXELS", 40)           # 30 strips of one row
     shown_during_export = []
     view.frame_displayed.connect(lambda f, ms: shown_during_export.append(view._exporting))
     with qtbot.waitSignal(view.export_finished, timeout=60000):
@@ -148,7 +149,7 @@ def test_the_view_keeps_rendering_while_an_export_runs(qtbot, view, tmp_path, mo
 
 
 def test_a_second_export_while_one_runs_is_refused_not_lost(qtbot, view, tmp_path, monkeypatch):
-    monkeypatch.setattr(m, "EXPORT_STRIP_PIXELS", 40)
+    monkeypatch.setattr(strips, "STRIP_PIXELS", 40)
     with qtbot.waitSignal(view.export_finished, timeout=60000) as sig:
         assert view.start_export(str(tmp_path / "a.png"), 40, 30, show_progress=False)
         assert not view.start_export(str(tmp_path / "b.png"), 40, 30, show_progress=False)
