@@ -6,8 +6,15 @@
 - `xoroshiro`: xoroshiro128+ on the GPU (numba.cuda.random's states, held in registers) and its
   CPU twin; `philox`: cuRAND's Philox4_32_10 through nvmath-python (optional).
 - `reduce`, `histogram`, `montecarlo`: the kernels of each job and their CPU twins;
-  `blocksum`: warp-shuffle block sums; `grid`: launch shapes that fill the GPU.
-- `renderer`: Renderer(backend) and available(backend), what the scheduler calls.
+  `blocksum`: warp-shuffle block sums; `grid`: launch shapes that fill the GPU;
+  `vectorio`: 16-byte stores; `ceilings`: the write and read ceilings the bench compares to.
+- `choices`: what can run where (available, default_strategy, resolve).
+- `workspace`: what the jobs of one backend share (buffers, stream, timer, the data kept between
+  strategies, xoroshiro states), as a GpuWorkspace or a CpuWorkspace with the same methods.
+- `generate_job`, `reduce_job`, `histogram_job`, `monte_carlo_job`: one job each, its shared
+  front and its GPU and CPU part.
+- `renderer`: Renderer(backend), the four jobs on one workspace, the side picked once;
+  `jobs`: the scheduler's handlers and warmup.
 - `bench`: the `--bench` workloads (`--only rng`).
 
 May import: numpy, numba, numba.cuda, nvmath-python (optional) and the shared modules of

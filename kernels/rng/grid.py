@@ -91,7 +91,7 @@ def hold_stream(stream, timer=None) -> None:
     """Queue a one-thread kernel that idles for about GATE_US µs before the timed launches.
 
     A CUDA event on an idle stream is stamped the moment it is recorded, so the time numba spends
-    in Python preparing the launch that follows (tens of µs, a tenth of a 2^28-element sum) would
+    in Python preparing the launch that follows (tens of µs, a large share of a short kernel) would
     be counted as kernel time. Behind the gate, the start event is stamped when the gate ends, by
     which time the launches are queued: the events then time the kernels alone (NVBench does the
     same). Nothing is held under the simulator, which times nothing."""

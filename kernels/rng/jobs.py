@@ -1,5 +1,6 @@
-"""How the scheduler runs the rng requests: one Renderer per backend, owned by the scheduler, so
-data generated for one strategy stay on the device for the next."""
+"""How the scheduler runs the rng requests: each request type goes to its job (kernels/rng/
+*_job.py) through one Renderer per backend, owned by the scheduler, so the jobs share one workspace
+and data generated for one strategy stay on the device for the next."""
 from __future__ import annotations
 
 from ..scheduler import Compiled, JobContext, Warmup

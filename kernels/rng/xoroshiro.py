@@ -2,8 +2,8 @@
 
 The step is numba.cuda.random's xoroshiro128p_next, done here on two uint64 values held in
 registers: numba's own device functions take the state array and an index, so every call loads and
-stores the state through memory (measured on an H100: 20 % of the device-to-device copy rate, against 81 %
-with the state in registers). A GPU thread therefore loads its state once, strides over the output
+stores the state through memory, several times slower than with the state in registers (see
+docs/PERFORMANCE.md). A GPU thread therefore loads its state once, strides over the output
 and stores the state once; the states are numba's own (`init_xoroshiro128p_states`: one per
 thread, 2^64 steps apart), one per resident thread.
 

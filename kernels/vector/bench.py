@@ -13,7 +13,9 @@ from ..backend import first_line
 from ..bench import Workload
 from .ops import CPU_IMPLS, ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
 from .registry import implementations
-from .sweep import PointRunner, SweepPoint, add_copy_ceiling
+from .results import SweepPoint
+from .runner import PointRunner
+from .sweep import add_copy_ceiling
 
 BENCH_N = 2**26
 SEED_N = 320_000_000

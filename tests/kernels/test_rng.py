@@ -11,9 +11,11 @@ from kernels import buffers
 from kernels.backend import Backend
 from kernels.rng import bench as rng_bench
 from kernels.rng import histogram as H
+from kernels.rng import monte_carlo_job
 from kernels.rng import montecarlo as M
 from kernels.rng import reduce as R
 from kernels.rng import renderer as rr
+from kernels.rng import workspace as rng_workspace
 from kernels.rng import xoroshiro as X
 from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
                                  ReduceRequest, StrategyUnavailable)
@@ -385,8 +387,8 @@ class _CancelAfter:
 
 
 def test_cancel_is_checked_between_chunks(cpu, monkeypatch):
-    monkeypatch.setattr(rr, "CPU_BATCH_CHUNKS", 1)
-    monkeypatch.setattr(rr, "MC_CPU_BATCH", 1)
+    monkeypatch.setattr(rng_workspace, "CPU_BATCH_CHUNKS", 1)
+    monkeypatch.setattr(monte_carlo_job, "MC_CPU_BATCH", 1)
     token = _CancelAfter(2)
     with pytest.raises(RuntimeError, match="cancelled"):
         cpu.generate(GenerateRequest(n=5 * X.CPU_CHUNK, seed=SEED), cancel=token)

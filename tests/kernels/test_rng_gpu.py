@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kernels.backend import simulator_enabled
+from kernels.rng import montecarlo as M
 from kernels.rng import philox as P
 from kernels.rng import renderer as rr
 from kernels.rng import vectorio as V
@@ -288,7 +289,7 @@ def test_kernels_of_different_occupancy_share_no_buffer(gpu, monkeypatch):
     from kernels.rng import grid
     real = grid.resident_blocks
     monkeypatch.setattr(grid, "resident_blocks", lambda dispatcher, args, tpb=None:
-                        real(dispatcher, args, tpb) + (1 if dispatcher is rr.M.gpu_kernel() else 0))
+                        real(dispatcher, args, tpb) + (1 if dispatcher is M.gpu_kernel() else 0))
     assert _allocations_of_a_repeat(rr.Renderer(gpu.backend)) == 0
 
 

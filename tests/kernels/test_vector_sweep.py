@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from kernels.vector import bench as vector_bench
+from kernels.vector import memory as vector_memory
 from kernels.vector import sweep as vector_sweep
 from kernels.vector.ops import OP_NAMES, Impl, ImplUnavailable
 from kernels.vector.sweep import (
@@ -67,7 +68,7 @@ def test_points_export_in_the_layout_files_have_always_had(cpu_backend):
 
 def test_sizes_beyond_host_memory_are_skipped_with_the_reason(cpu_backend, monkeypatch):
     # 3 arrays of 4 bytes with a 0.8 margin: 2^13 elements fit in 200 kB, 2^14 do not
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 200_000)
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 200_000)
     pts = _points(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(15),
                         ref_bytes=REF, repeats=1))
     ran = [p.N for p in pts if not p.skipped]
@@ -205,7 +206,7 @@ def test_gpu_sweep_small(gpu_backend, simulated, monkeypatch):
     assert all(p.timings.bytes == {"h2d": 8 * p.N, "d2h": 4 * p.N} for p in e2e)
     assert all(p.bus_bytes == 12 * p.N for p in e2e)
     # a device that is too small: the point is skipped, saying why
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 10_000)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: 10_000)
     pts = _points(sweep(gpu_backend, ["copy"], ["cuda-jit"], ["kernel"], [2**10], ref_bytes=REF))
     assert "GPU memory" in pts[0].skipped
 
@@ -214,30 +215,30 @@ MiB = 2**20
 
 
 def test_reference_size_is_beyond_the_caches_when_memory_allows(monkeypatch):
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 80 * 2**30)
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 64 * 2**30)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: 80 * 2**30)
     assert vector_sweep.REF_BYTES == 256 * MiB
     assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB
     # unknown free memory (e.g. no /proc): the full size
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: None)
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: None)
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: None)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: None)
     assert vector_sweep.reference_bytes(gpu=True) == 256 * MiB
 
 
 def test_reference_size_halves_until_the_probe_fits(monkeypatch):
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 80 * 2**30)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: 80 * 2**30)
     # the GPU probe holds 4 host buffers: 1 GiB free × 0.8 takes 4 × 128 MiB, not 4 × 256 MiB
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 2**30)
     assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # 2 buffers on the CPU
     # source and destination on the device: 300 MiB × 0.9 takes 2 × 128 MiB
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 64 * 2**30)
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: 300 * MiB)
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 64 * 2**30)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: 300 * MiB)
     assert vector_sweep.reference_bytes(gpu=True) == 128 * MiB
     assert vector_sweep.reference_bytes(gpu=False) == 256 * MiB   # the device does not count
     # almost nothing free: the floor, not zero
-    monkeypatch.setattr(vector_sweep, "free_device_bytes", lambda: MiB)
+    monkeypatch.setattr(vector_memory, "free_device_bytes", lambda: MiB)
     assert vector_sweep.reference_bytes(gpu=True) == vector_sweep.MIN_REF_BYTES
     # a size asked for below the floor is kept (tests and the simulator use tiny ones)
     assert vector_sweep.reference_bytes(gpu=True, want=2**16) == 2**16
@@ -252,11 +253,11 @@ def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypa
         return {"cpu-copy": 10.0}
 
     monkeypatch.setattr(transfer, "measure", fake_measure)
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked == [(256 * MiB, vector_sweep.REF_REPEATS)]
     assert items[0] == SweepReferences({"cpu-copy": 10.0}, 256 * MiB, None)
-    monkeypatch.setattr(vector_sweep, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
+    monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked[-1][0] == 128 * MiB and items[0].bytes == 128 * MiB
 
