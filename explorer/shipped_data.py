@@ -1,15 +1,25 @@
 """The data files the app ships (bookmarks, coastline): where they are, however the app was installed.
 
-They live in explorer/resources/ and travel inside the package (pyproject.toml lists them as
-package data), so a wheel or a plain `pip install .` has them just as a source checkout does.
-`importlib.resources` finds them beside the installed package instead of a path relative to the
-repository.
+They live in the top-level resources/ folder of the repository. A wheel carries that folder as
+the package explorer.resources (pyproject.toml maps it and lists its files as package data), so
+an installed app finds them through `importlib.resources`; a source checkout, or an editable
+install that runs the checkout's own explorer/, finds them in resources/ beside explorer/.
 """
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 FOLDER = "resources"
+
+
+def shipped_folder() -> str:
+    """The folder that holds the shipped data files: the installed package's explorer/resources/
+    when there is one (a wheel), else the checkout's resources/ beside this package."""
+    installed = resources.files(__package__).joinpath(FOLDER)
+    if installed.is_dir():
+        return str(installed)
+    return str(Path(__file__).resolve().parent.parent / FOLDER)
 
 
 def shipped_file(name: str) -> str:
@@ -18,4 +28,4 @@ def shipped_file(name: str) -> str:
     The app reads its files with open() and os.path, so this is a file-system path: packages
     installed by pip are folders on disk (an app imported from a zip archive is not supported).
     The file may be missing (a broken install); the readers report that in plain words."""
-    return str(resources.files(__package__).joinpath(FOLDER, name))
+    return str(Path(shipped_folder()) / name)

@@ -12,9 +12,19 @@ Shared parts (modules):
   palettes   colour tables, read without importing pyqtgraph
   bench      the --bench registry and its JSON layout
 
-Workload packages (each: request, kernels beside their CPU twins, renderer, jobs, bench), which
-never import each other: mandelbrot, distance, vector. import-linter contracts in pyproject.toml,
-checked by tests/test_layers.py, keep these rules.
+Workload packages (each: frozen requests, kernels beside their CPU twins, a renderer, the
+scheduler's jobs, the --bench workloads), which never import each other:
+  mandelbrot  escape-time pictures: float64 frames, deep zoom by perturbation (mandelbrot/deep/),
+              colouring on the device, strips and poster tiles, zoom paths for movies
+  distance    the great-circle distance heatmap over a lat/lon grid
+  vector      vector-op throughput (copy, scale, add, triad, ...) in every way of running it
+  rng         random numbers made on the device, and reductions and histograms done right
+
+Subpackage that is not a workload:
+  spread      independent jobs (poster bands, movie frames) over every GPU or a Dask cluster;
+              it knows no workload
+
+import-linter contracts in pyproject.toml, checked by tests/test_layers.py, keep these rules.
 """
 import os as _os
 

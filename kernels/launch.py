@@ -1,8 +1,8 @@
 """Launching a numba CUDA kernel frame after frame without paying numba's argument conversion.
 
-numba-cuda converts every argument of every launch to kernel parameters in Python. On an H100 that
-took ~100 µs for the distance kernel's 16 arguments (34 parameters), while the launch itself, with
-parameters ready, took ~21 µs, and the kernel ~40 µs. Device arrays reused from a BufferPool convert
+numba-cuda converts every argument of every launch to kernel parameters in Python, and for a kernel
+with many arguments that costs more than the launch and the kernel together (figures:
+docs/PERFORMANCE.md, "Distance heatmap"). Device arrays reused from a BufferPool convert
 to the same parameters each time, so they are converted once and kept; scalars are converted per
 call, as numba would. This leans on numba-cuda internals (pinned below 0.31 in pyproject.toml): on
 any surprise it falls back, for good, to the ordinary launch, so results never depend on it.

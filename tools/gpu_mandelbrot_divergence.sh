@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One GPU call for the float64 escape kernel's divergence work (docs/PERFORMANCE.md, night run):
+# One GPU call for the float64 escape kernel's divergence work (docs/PERFORMANCE.md, "Float64
+# Mandelbrot"; its history in docs/notes/experiments.md):
 #   source .device-bundle-qt/activate.sh && PYTHONPATH=.:$PYTHONPATH bash tools/gpu_mandelbrot_divergence.sh "$OUT" [sweep|tests|divergence|bench]...
 # sweep: tools/mandelbrot_divergence_sweep.py (SWEEP_ARGS); tests: the Mandelbrot GPU tests on the
 # real GPU; divergence: the mandelbrot-divergence bench; bench: the whole mandelbrot bench (JSON).

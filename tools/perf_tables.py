@@ -1,4 +1,5 @@
-"""Print the markdown tables of docs/PERFORMANCE.md from a `main.py --bench --json` file.
+"""Print the markdown tables of docs/PERFORMANCE.md from a `main.py --bench --json` file
+(the files behind the page are kept in docs/bench/).
 
     python tools/perf_tables.py bench.json [more.json …]
 

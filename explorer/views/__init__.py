@@ -1,4 +1,5 @@
-"""The views' classes, in the tab order of cli.views (the one list of view ids and titles)."""
+"""The views' classes, in the tab order of the one list of view ids and titles (the services
+layer's views module, shared with the command line)."""
 from cli.views import VIEW_IDS
 from cli.views import VIEWS as _IDS_AND_TITLES
 

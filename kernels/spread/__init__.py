@@ -9,8 +9,8 @@ Dask cluster, with the results handed back in job order.
 - cluster.py: the same jobs on Dask distributed (a local cluster with one worker per GPU, or a
   scheduler's address); imported only when asked for, since Dask is an optional extra.
 
-A job is a picklable callable `job(worker) -> result`; workload packages define their jobs
-(kernels/mandelbrot/tiles.py). This package knows no workload and no Qt.
+A job is a picklable callable `job(worker) -> result`; workload packages define their jobs (the
+Mandelbrot package's poster tiles and movie frames). This package knows no workload and no Qt.
 """
 from __future__ import annotations
 

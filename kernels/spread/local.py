@@ -24,7 +24,7 @@ _exit_hook = []             # [True] once _quiet_exit is registered
 def _quiet_exit() -> None:
     """Keep numba from unloading kernels at interpreter exit once a process has used several GPUs.
 
-    Measured on two H200s (numba-cuda 0.30.4, driver 580.159.04): any process that had run a pool
+    Seen on two H200s (numba-cuda 0.30.4, driver 580.159.04): any process that had run a pool
     on both GPUs died at exit, after its work was done, with "double free or corruption" or a
     segmentation fault inside cuLibraryUnload, called from the module finalizers that
     weakref.finalize runs at exit. Pending deallocations are held back instead (the driver frees

@@ -1,4 +1,4 @@
-"""The shipped data files are found through the package, and the wheel is told to carry them."""
+"""The shipped data files (top-level resources/) are found in the checkout; the wheel carries them."""
 import fnmatch
 import os
 import pathlib
@@ -20,15 +20,18 @@ def test_bookmarks_and_coastline_come_from_the_loader():
 
 
 def test_every_shipped_file_is_package_data():
-    # a file added to explorer/resources/ without a pattern in pyproject.toml would be missing
-    # from the wheel, though the tests (run from the checkout) would still find it
-    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    patterns = cfg["tool"]["setuptools"]["package-data"]["explorer"]
+    # a file added to resources/ without a pattern in pyproject.toml would be missing from the
+    # wheel, though the tests (run from the checkout) would still find it
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    package = f"explorer.{shipped_data.FOLDER}"
+    assert cfg["package-dir"][package] == shipped_data.FOLDER
+    patterns = cfg["package-data"][package]
     folder = pathlib.Path(shipped_data.shipped_file("x")).parent
+    assert folder == ROOT / shipped_data.FOLDER
     files = sorted(os.listdir(folder))
     assert files
     for name in files:
-        assert any(fnmatch.fnmatch(f"{shipped_data.FOLDER}/{name}", p) for p in patterns), name
+        assert any(fnmatch.fnmatch(name, p) for p in patterns), name
 
 
 def test_no_code_looks_for_data_beside_the_repository():
