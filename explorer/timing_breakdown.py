@@ -12,12 +12,12 @@ the panel shows it apart. Renderers time it inside their wall clock; the through
 before (its points are medians of warm runs). A compile longer than what the wall clock leaves
 unexplained cannot have been inside it, and is then not taken out of the remainder.
 
-Qt-free and small, so the arithmetic is tested without a window.
+Qt-free and small, so the arithmetic is tested without a window; the histories of many frames
+are explorer.timing_log.
 """
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kernels.timing import Timings
 
@@ -114,45 +114,3 @@ def sub_phases(t: Timings) -> dict[str, float]:
 def is_frame(t: Timings) -> bool:
     """False for a job that only compiled (it has no bar; its compile is shown apart)."""
     return frame_total(t) > 0
-
-
-@dataclass
-class History:
-    """The jobs of one (source, backend): the newest frames for the chart, totals for the table.
-
-    Frames are numbered from 1 in arrival order, so a bar keeps its number as the chart scrolls."""
-    source: str | None
-    backend: str
-    maxlen: int = 200
-    frames: deque = field(default_factory=deque)        # (number, Timings)
-    last: Timings | None = None
-    totals: dict = field(default_factory=dict)          # phase -> [ms, calls]
-    count: int = 0
-
-    def __post_init__(self):
-        self.frames = deque(maxlen=self.maxlen)
-
-    def add(self, t: Timings):
-        self.last = t
-        if t.phases_ms.get("compile") is not None:
-            self._count("compile", t.phases_ms["compile"])
-        if not is_frame(t):
-            return
-        self.count += 1
-        self.frames.append((self.count, t))
-        for phase, ms in phase_ms(t).items():
-            if ms is not None:
-                self._count(phase, ms)
-
-    def _count(self, phase: str, ms: float):
-        s = self.totals.setdefault(phase, [0.0, 0])
-        s[0] += ms
-        s[1] += 1
-
-    @property
-    def last_frame(self) -> Timings | None:
-        return self.frames[-1][1] if self.frames else None
-
-    @property
-    def on_cpu(self) -> bool:
-        return self.backend == "cpu"

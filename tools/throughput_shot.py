@@ -66,25 +66,26 @@ def main(argv=None) -> int:
     view.export_json(args.out + ".json")
     scheduler.shutdown(1.0)
 
-    print(f"backend: {be.label} ({be.device}); op {args.op}; {len(view.points)} point(s)")
-    print("references (GB/s): " + ", ".join(f"{k}={v:.1f}" for k, v in view.refs.items() if v))
+    model = view.model
+    print(f"backend: {be.label} ({be.device}); op {args.op}; {len(model.points)} point(s)")
+    print("references (GB/s): " + ", ".join(f"{k}={v:.1f}" for k, v in model.refs.items() if v))
     best: dict = {}
-    for pt in view.points:
+    for pt in model.points:
         if pt.gbs:
             key = f"{pt.impl}/{pt.mode}"
             if pt.gbs > best.get(key, (0, 0))[0]:
                 best[key] = (pt.gbs, pt.N)
     for key, (gbs, n) in sorted(best.items()):
         print(f"  best {key:<26} {gbs:10.1f} GB/s at N = {n:,}")
-    for name, reason in view.unavailable.items():
+    for name, reason in model.unavailable.items():
         print(f"  unavailable {name}: {reason}")
-    n = view.crossover_n()
+    n = model.crossover_n()
     print(f"GPU end to end beats the CPU from N = {n:,}" if n else "no crossover measured")
     for kind, m in messages:
         if kind == "error":
             print(f"error: {m}")
     print(f"wrote {args.out}.png, .csv, .json")
-    return 1 if view.last_error else 0
+    return 1 if model.last_error else 0
 
 
 if __name__ == "__main__":

@@ -61,10 +61,10 @@ def test_implementation_colours_are_distinct_and_never_grey():
 
 def test_reference_lines_are_grey_and_differ_from_every_curve(view):
     feed(view, POINTS)
-    assert len(view._ref_items) == len(REF_LINES)
-    curve_pens = {(c.opts["pen"].color().name(), c.opts["pen"].style()) for c in view._curves.values()}
+    assert len(view.plot.reference_lines()) == len(REF_LINES)
+    curve_pens = {(c.opts["pen"].color().name(), c.opts["pen"].style()) for c in view.plot.drawn_curves().values()}
     styles = set()
-    for line in view._ref_items:
+    for line in view.plot.reference_lines():
         pen = line.pen
         assert _grey(pen.color()) and (pen.color().name(), pen.style()) not in curve_pens
         assert pen.style() != Qt.PenStyle.SolidLine
@@ -75,22 +75,22 @@ def test_reference_lines_are_grey_and_differ_from_every_curve(view):
 
 def test_spread_of_the_repeats_is_drawn_at_each_point(view):
     feed(view, POINTS)
-    bars = view._spreads[("cpu-numba", "kernel")]
+    bars = view.plot.spread_bars("cpu-numba", "kernel")
     top, bottom = bars.opts["top"], bars.opts["bottom"]
     assert len(top) == 2 and all(top >= 0) and all(bottom >= 0)
     assert bottom[1] > bottom[0] and top[1] > top[0]     # the dip's spread is the wider one
-    assert bars.isVisible() == view._curves[("cpu-numba", "kernel")].isVisible()
+    assert bars.isVisible() == view.plot.drawn_curves()[("cpu-numba", "kernel")].isVisible()
 
 
 def test_clicking_a_key_entry_unticks_its_implementation(view):
     feed(view, POINTS)
-    sample = view._key_samples[("impl", "numpy")]
+    sample = view.plot.key_sample("impl", "numpy")
     sample.setVisible(False)                     # what a click on the legend's sample does
     assert "numpy" not in view.checked_impls()
-    assert not view._curves[("numpy", "kernel")].isVisible()
-    assert not view._spreads[("numpy", "kernel")].isVisible()
+    assert not view.plot.drawn_curves()[("numpy", "kernel")].isVisible()
+    assert not view.plot.spread_bars("numpy", "kernel").isVisible()
     sample.setVisible(True)
-    assert view._curves[("numpy", "kernel")].isVisible()
+    assert view.plot.drawn_curves()[("numpy", "kernel")].isVisible()
 
 
 def test_key_sits_under_the_chart_not_over_the_curves(view):

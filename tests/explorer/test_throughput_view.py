@@ -20,8 +20,8 @@ from kernels.vector.ops import Impl, ImplUnavailable
 def view(qtbot, scheduler, cpu_backend):
     v = ThroughputView(scheduler, cpu_backend)
     qtbot.addWidget(v)
-    v.ref_bytes = 2**16
-    v.REPEATS = 2
+    v.model.ref_bytes = 2**16
+    v.model.repeats = 2
     v.set_max_exponent(12)
     v.resize(1100, 650)
     yield v
@@ -55,13 +55,13 @@ def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
     view.op_combo.setCurrentText("triad")
     _run(qtbot, view)
     # references first, then 3 sizes × 2 implementations
-    assert view.refs["cpu-copy"] > 0
-    assert len(view.points) == 6 and view.table.rowCount() == 6
-    assert set(view._curves) == {("cpu-numba", "kernel"), ("numpy", "kernel")}
-    for curve in view._curves.values():
+    assert view.model.refs["cpu-copy"] > 0
+    assert len(view.model.points) == 6 and view.table.rowCount() == 6
+    assert set(view.plot.drawn_curves()) == {("cpu-numba", "kernel"), ("numpy", "kernel")}
+    for curve in view.plot.drawn_curves().values():
         x, y = curve.getOriginalDataset()
         assert list(x) == [1024, 2048, 4096] and np.all(y > 0)
-    assert len(view._ref_items) == 1 and "CPU copy" in view._ref_items[0].label.toPlainText()
+    assert len(view.plot.reference_lines()) == 1 and "CPU copy" in view.plot.reference_lines()[0].label.toPlainText()
     assert len(timings) == 6 and all(t.phases_ms["kernel"] > 0 for t in timings)
     assert view.progress.value() == view.progress.maximum() == 6
     assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
@@ -79,16 +79,16 @@ def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
     doc = json.loads(jpath.read_text())
     assert doc["op"] == "triad" and len(doc["points"]) == 6
     assert doc["points"][0]["GB/s"] == pytest.approx(float(rows[1][8]), rel=1e-3)
-    assert doc["points"][0] == view.points[0].as_dict()
+    assert doc["points"][0] == view.model.points[0].as_dict()
     assert doc["points"][0]["type"] == "point" and doc["points"][0]["phases_ms"]["kernel"] > 0
 
     view.metric_combo.setCurrentIndex(1)   # G elements/s
-    x, y = view._curves[("numpy", "kernel")].getOriginalDataset()
-    gelem = [p.gelems for p in view.points if p.impl == "numpy"]
+    x, y = view.plot.drawn_curves()[("numpy", "kernel")].getOriginalDataset()
+    gelem = [p.gelems for p in view.model.points if p.impl == "numpy"]
     assert list(y) == pytest.approx(gelem)
     # the CPU-copy line becomes the element rate a copy at that bandwidth allows for triad
-    ref = view._ref_items[0]
-    assert 10 ** ref.value() == pytest.approx(view.refs["cpu-copy"] / 12)
+    ref = view.plot.reference_lines()[0]
+    assert 10 ** ref.value() == pytest.approx(view.model.refs["cpu-copy"] / 12)
 
     view.metric_combo.setCurrentIndex(0)
     QApplication.processEvents()   # let the legend lay itself out before the screenshot
@@ -100,8 +100,8 @@ def test_unticking_an_implementation_hides_its_curve(qtbot, view):
     item = view.impl_list.item([view.impl_list.item(i).text()
                                 for i in range(view.impl_list.count())].index("numpy"))
     item.setCheckState(Qt.CheckState.Unchecked)
-    assert not view._curves[("numpy", "kernel")].isVisible()
-    assert view._curves[("cpu-numba", "kernel")].isVisible()
+    assert not view.plot.drawn_curves()[("numpy", "kernel")].isVisible()
+    assert view.plot.drawn_curves()[("cpu-numba", "kernel")].isVisible()
 
 
 def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
@@ -113,10 +113,10 @@ def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
     view.cancel_sweep()
     assert not view.in_flight and view.run_button.isEnabled()
     assert "cancelled" in view.info.text()
-    assert len(view.points) < 26
+    assert len(view.model.points) < 26
     view.set_max_exponent(10)
     _run(qtbot, view)
-    assert len(view.points) == 2
+    assert len(view.model.points) == 2
 
 
 def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monkeypatch):
@@ -137,7 +137,7 @@ def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monke
     _run(qtbot, view)
     assert errors and "ILLEGAL_ADDRESS" in errors[0]
     assert "stopped" in view.info.text()
-    assert view.unavailable == {"cpu-numba": "NVRTC could not compile 'copy': syntax error"}
+    assert view.model.unavailable == {"cpu-numba": "NVRTC could not compile 'copy': syntax error"}
     item = view.impl_list.item(view.impl_list.count() - 2)
     assert item.text() == "cpu-numba" and not item.flags() & Qt.ItemFlag.ItemIsEnabled
     assert "syntax error" in item.toolTip()
@@ -146,7 +146,7 @@ def test_a_gpu_error_mid_sweep_is_shown_and_the_view_recovers(qtbot, view, monke
     view.backend_changed()         # e.g. a backend switch: everything offered again
     view.set_max_exponent(10)
     _run(qtbot, view)
-    assert len(view.points) == 2 and not view.last_error
+    assert len(view.model.points) == 2 and not view.model.last_error
 
 
 def test_crossover_marker(qtbot, view):
@@ -155,20 +155,23 @@ def test_crossover_marker(qtbot, view):
            for n in (1024, 2048, 4096)]
     pts += [point("add", "cuda-jit", "pinned", n, gelems=g, gbs=12 * g, repeats=1)
             for n, g in ((1024, 0.2), (2048, 2), (4096, 4))]
-    view._sweep_op = "add"
-    view.points = pts
-    view._update_crossover()
-    assert view._cross_item is not None
-    assert view._cross_item.value() == pytest.approx(math.log10(2048))
-    assert "2^11" in view._cross_item.label.toPlainText()
+    view.op_combo.setCurrentText("add")
+    view.model.start()                       # what a sweep of add delivers, without running one
+    for p in pts:
+        view.on_progress(p)
+    view.on_result(vector_sweep.SweepSummary(len(pts), len(pts)))
+    line = view.plot.crossover_line()
+    assert line is not None
+    assert line.value() == pytest.approx(math.log10(2048))
+    assert "2^11" in line.label.toPlainText()
 
 
 @pytest.mark.gpu
 def test_small_gpu_sweep(qtbot, scheduler, gpu_backend, simulated):
     view = ThroughputView(scheduler, gpu_backend)
     qtbot.addWidget(view)
-    view.ref_bytes = 2**16
-    view.REPEATS = 2
+    view.model.ref_bytes = 2**16
+    view.model.repeats = 2
     view.set_max_exponent(10 if simulated else 16)
     assert view.checked_modes() == ["kernel", "pinned", "pageable"]
     if simulated:
@@ -184,9 +187,9 @@ def test_small_gpu_sweep(qtbot, scheduler, gpu_backend, simulated):
     view.timings_ready.connect(timings.append)
     _run(qtbot, view, timeout=120000)
     sizes = 1 if simulated else 7
-    assert len(view.points) == 7 * sizes and view.table.rowCount() == 7 * sizes
-    assert all(not p.skipped for p in view.points)
-    gpu_pts = [p for p in view.points if p.impl.startswith("cuda-jit")]
+    assert len(view.model.points) == 7 * sizes and view.table.rowCount() == 7 * sizes
+    assert all(not p.skipped for p in view.model.points)
+    gpu_pts = [p for p in view.model.points if p.impl.startswith("cuda-jit")]
     if simulated:   # no event timing in the simulator: nothing drawn, nothing invented
         assert all(p.gbs is None for p in gpu_pts)
         assert all(t.phases_ms["kernel"] is None for t in timings if t.backend == "cuda"
@@ -194,8 +197,8 @@ def test_small_gpu_sweep(qtbot, scheduler, gpu_backend, simulated):
     else:
         assert all(p.gbs > 0 for p in gpu_pts)
         assert {(i, m) for i in ("cuda-jit", "cuda-jit-ilp4")
-                for m in ("kernel", "pinned", "pageable")} <= set(view._curves)
-        assert len(view._ref_items) == 4
+                for m in ("kernel", "pinned", "pageable")} <= set(view.plot.drawn_curves())
+        assert len(view.plot.reference_lines()) == 4
     view.shutdown()
 
 
@@ -207,6 +210,6 @@ def test_dot_is_offered_and_swept(qtbot, view):
     view.op_combo.setCurrentText("dot")
     view.set_max_exponent(11)
     _run(qtbot, view)
-    assert len(view.points) == 4 and view.table.rowCount() == 4
-    assert all(p.op == "dot" and p.gbs > 0 and p.bytes == 8 * p.N for p in view.points)
+    assert len(view.model.points) == 4 and view.table.rowCount() == 4
+    assert all(p.op == "dot" and p.gbs > 0 and p.bytes == 8 * p.N for p in view.model.points)
     assert view.table_rows()[0][:4] == ["dot", "cpu-numba", "kernel", "1024"]

@@ -3,7 +3,9 @@ import pytest
 from PyQt6.QtGui import QFontMetrics
 
 from explorer import timing_breakdown as tb
-from explorer.timing_panel import NO_COPIES, JobAxis, TimingPanel
+from explorer.timing_bar import JobAxis
+from explorer.timing_panel import TimingPanel
+from explorer.timing_text import NO_COPIES
 from kernels.timing import Timings
 
 
@@ -173,3 +175,23 @@ def test_add_without_a_source_still_works(panel):
     panel.add(timings(kernel=1.0, total=1.0))
     panel.refresh()
     assert panel.stats()["kernel"] == (1.0, 1) and "all views" in panel.title.text()
+
+
+def test_the_log_follows_the_computing_view_without_qt():
+    from explorer.timing_log import TimingLog
+    from explorer.timing_text import totals_rows
+    log = TimingLog(maxlen=2)
+    for k in range(3):
+        log.add(timings(kernel=1.0, total=2.0), "mandelbrot")
+    log.add(timings(backend="cpu", compile=5.0), "distance")       # compiled only: no frame
+    assert log.shown_key == ("distance", "cpu") and log.shown().count == 0
+    assert log.stats() == {"compile": (5.0, 1)} and log.jobs == 4
+    log.show_source("mandelbrot")
+    assert [n for n, _ in log.shown().frames] == [2, 3]              # the newest maxlen frames
+    assert [r[1] for r in totals_rows(log.shown())] == [["kernel / compute", "3.000 ms", "50.0 %",
+                                                          "1.000 ms"],
+                                                         ["unaccounted", "3.000 ms", "50.0 %",
+                                                          "1.000 ms"]]
+    assert not log.pick(("random", "cuda")) and log.pick(("distance", "cpu"))
+    log.reset()
+    assert log.shown() is None and log.keys() == [] and log.jobs == 0

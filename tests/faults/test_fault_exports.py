@@ -44,13 +44,13 @@ def throughput(qtbot, scheduler, cpu_backend):
     v.shutdown()
 
 
-@pytest.mark.parametrize("name, export", [("t.csv", "export_csv"), ("t.json", "export_json")])
+@pytest.mark.parametrize("name, save", [("t.csv", "save_csv"), ("t.json", "save_json")])
 def test_a_table_export_failing_half_way_keeps_the_earlier_file(qtbot, throughput, tmp_path, disk_full,
-                                                                 name, export):
+                                                                 name, save):
     target = tmp_path / name
     target.write_bytes(EARLIER)
     with qtbot.waitSignal(throughput.error_message) as sig:
-        throughput._save(getattr(throughput, export), str(target))
+        getattr(throughput, save)(str(target))
     assert "No space left on device" in sig.args[0]
     assert target.read_bytes() == EARLIER and leftovers(tmp_path) == []
 
@@ -64,7 +64,7 @@ def test_table_exports_written_whole(throughput, tmp_path):
 
 def test_a_table_export_into_a_missing_folder_says_so(qtbot, throughput, tmp_path):
     with qtbot.waitSignal(throughput.error_message) as sig:
-        throughput._save(throughput.export_csv, str(tmp_path / "no" / "t.csv"))
+        throughput.save_csv(str(tmp_path / "no" / "t.csv"))
     assert "does not exist" in sig.args[0]
 
 

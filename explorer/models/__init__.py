@@ -1,0 +1,1 @@
+"""Qt-free view models: each view's state and commands, tested without Qt"""
