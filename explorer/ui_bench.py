@@ -35,7 +35,7 @@ def _median(values):
 def scripted_step(view, k: int):
     """Frame k of the script: a circular pan of half the view's width per lap, with the zoom
     breathing in and out by 4× — every frame needs a full new render."""
-    from .views.mandelbrot_camera import to_decimal
+    from .models.camera import to_decimal
     angle = 2 * math.pi * k / STEPS_PER_LAP
     width = START[2] * 4 ** (-0.5 * (1 - math.cos(angle)))
     radius = 0.25 * START[2]

@@ -29,8 +29,8 @@ def wait_frame(app, view, limit_s=LIMIT_S) -> bool:
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < limit_s:
         app.processEvents()
-        t = view._shown
-        if (t is not None and not t.coarse and not view.in_flight and not view._dirty
+        t = view.model.shown
+        if (t is not None and not t.coarse and not view.in_flight and not view.model.dirty
                 and t.state == view.camera.state and (t.w, t.h) == view.canvas_size()):
             return True
         time.sleep(0.005)
@@ -79,7 +79,7 @@ def main():
     for _ in range(args.wheel):
         view._on_wheel(1.25, cw / 2, ch / 2)
         wait_frame(app, view)
-    frame = view._frame
+    frame = view.last_frame
     win.timing.panel.refresh()
     app.processEvents()
     win.grab().save(args.out)

@@ -107,6 +107,10 @@ class BaseView(QWidget):
     def in_flight(self) -> bool:
         return self._in_flight
 
+    def has_job(self, key: str | None = None) -> bool:
+        """Whether a job the view submitted under `key` (default: its own) has not ended yet."""
+        return (key or self.view_id) in self._generations
+
     def report_timings(self, t: Timings):
         self.timings_ready.emit(t)
 

@@ -1,5 +1,6 @@
-"""Mandelbrot zoom: a camera over the complex plane, rendered on the worker at the canvas's
-physical pixel size, with a side panel for iterations, colour, bookmarks, location and export.
+"""Mandelbrot zoom: the widget of explorer.models.mandelbrot's model, a canvas at its physical pixel
+size and a side panel (iterations, colour, bookmarks, location, export). Gestures become the
+model's commands, its requests go to the scheduler, and frames come back through it to the canvas.
 
 Flow: a camera change moves the last frame at once (setRect) and asks for a render. At most one
 render is in flight; while it runs, further changes only mark the view dirty, and the newest
@@ -11,63 +12,36 @@ Zoom never stops: while float64 has the digits the float64 kernel draws; past th
 1e-290) a DeepFrameRequest goes to the scheduler's deep renderer (perturbation, then extended
 exponents), whose reference orbit serves the pans and zooms after it. The format in use shows in
 the readout and the side panel; the reference orbit's progress in the status bar; Esc cancels.
+Frames, hover readout, place text and files, exports: mandelbrot_frames, _hover, _places,
+_exporting.
 """
 from __future__ import annotations
 
-import dataclasses
-import time
-from dataclasses import dataclass
-from decimal import Decimal
+from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QKeySequence, QShortcut
+from PyQt6.QtWidgets import QHBoxLayout, QSplitter
 
-from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
-from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
-
-from cli.files import check_export_path
-from cli.kfr import format_kfr, parse_kfr
-from cli.requests import check_location, needs_deep
-from kernels import palettes
-from kernels.frame import Frame
-from kernels.mandelbrot import request as km
-from kernels.mandelbrot.deep.request import EXTENDED_BELOW
-from kernels.scheduler import (
-    Compiled,
-    Exported,
-    ExportProgress,
-    PixelValue,
-    ReadPixel,
-    Warmup,
-)
-from kernels.timing import Timings
-
-from ..export_jobs import MandelbrotExport
+from ..models.camera import KEY_ZOOM, PAN_STEP
+from ..models.mandelbrot import CAMERA, COLOURING, FORMAT_NEWS, ITERATIONS, MandelbrotModel
 from .base import BaseView
-from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
-from .mandelbrot_location import format_location, parse_location
-from .mandelbrot_readout import (
-    CoordinateReadout,
-    centre_places,
-    coordinate_text,
-    readout_text,
-)
+from .mandelbrot_exporting import ExportRunner
+from .mandelbrot_frames import FramePump
+from .mandelbrot_hover import HoverReadout
+from .mandelbrot_places import PlaceActions
+from .mandelbrot_readout import CoordinateReadout, readout_text
 
-COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
-PROGRESSIVE_MIN_PIXELS = 160 * 120
-# a deep frame slower than this makes the next ones coarse-first on the GPU too (on the CPU they
-# always are): the reference orbit of a new place, or millions of iterations
-DEEP_PROGRESSIVE_MS = 150.0
 WHEEL_GESTURE_MS = 400      # wheel steps closer than this form one history entry
-
-
-@dataclass(frozen=True)
-class _Ticket:
-    """What a submitted frame shows: the camera and the canvas size it was rendered for."""
-    state: CameraState
-    w: int
-    h: int
-    coarse: bool = False
+# keys -> (model command, its arguments)
+KEY_COMMANDS = {Qt.Key.Key_Left: ("pan_fraction", (-PAN_STEP, 0)),
+                Qt.Key.Key_Right: ("pan_fraction", (PAN_STEP, 0)),
+                Qt.Key.Key_Up: ("pan_fraction", (0, PAN_STEP)),
+                Qt.Key.Key_Down: ("pan_fraction", (0, -PAN_STEP)),
+                Qt.Key.Key_Plus: ("zoom_centre", (KEY_ZOOM,)),
+                Qt.Key.Key_Equal: ("zoom_centre", (KEY_ZOOM,)),
+                Qt.Key.Key_Minus: ("zoom_centre", (1.0 / KEY_ZOOM,)),
+                Qt.Key.Key_Home: ("reset", ())}
 
 
 class MandelbrotView(BaseView):
@@ -80,27 +54,16 @@ class MandelbrotView(BaseView):
 
     def __init__(self, scheduler, backend, parent=None):
         super().__init__(scheduler, backend, parent)
-        self.camera = Camera()                 # no precision limit: deep frames take over
-        self.progressive = True          # CPU coarse-then-full frames
+        self.model = MandelbrotModel(backend, self.canvas_size)
         self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
-        self._warm: set = set()          # backends whose kernels are compiled
-        self._started = False
-        self._dirty = False
-        self._shown: _Ticket | None = None
-        self._frame = None
-        self._format = "float64"             # number format of the current camera's frames
-        self._deep_slow = False              # the last deep frame was slow: coarse first
-        self._progress_shown = False
-        self._tickets: dict[int, _Ticket] = {}   # generation -> what that submission shows
-        self._hover_busy = False
-        self._hover_next = None
-        self._exporting = False
-        self._export_dialog: QProgressDialog | None = None
+        self._format_shown = None         # the number format on the side panel (rich text is slow)
 
         self.canvas = Canvas()
         self.readout = CoordinateReadout(self.canvas)   # where the picture looks, over its corner
         self.controls = MandelbrotControls()
         self.load_notes = list(self.controls.load_notes)    # the window shows them once built
+        self.model.colouring = self.controls.colouring()
+        self.model.fixed_iterations = self.controls.iterations()
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.canvas)
         split.addWidget(self.controls)
@@ -113,25 +76,33 @@ class MandelbrotView(BaseView):
         lay.addWidget(split)
         self.splitter = split
 
-        self._wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
-        self._wheel_timer.timeout.connect(self.camera.end_gesture)
-        self._resize_timer = QTimer(self, singleShot=True, interval=0)
-        self._resize_timer.timeout.connect(self._canvas_resized)
+        self.frames = FramePump(self)
+        self.hover = HoverReadout(self)
+        self.places = PlaceActions(self)
+        self.exports = ExportRunner(self)
+        self.wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
+        self.wheel_timer.timeout.connect(self.model.end_gesture)
+        self.resize_timer = QTimer(self, singleShot=True, interval=0)
+        self.resize_timer.timeout.connect(self._canvas_resized)
 
+        m = self.model
+        m.observe(CAMERA, self._camera_changed)
+        m.observe(ITERATIONS, self._show_iterations)
+        m.observe(COLOURING, self.request_render)
+        m.observe(COLOURING, self._update_readout)     # the iteration limit is part of it
         vb = self.canvas.vb
-        vb.drag_started.connect(self.camera.begin_gesture)
+        vb.drag_started.connect(m.begin_gesture)
         vb.panned.connect(self._on_pan)
-        vb.drag_finished.connect(self.camera.end_gesture)
+        vb.drag_finished.connect(m.end_gesture)
         vb.box_zoom.connect(self._on_box)
         vb.wheel_zoom.connect(self._on_wheel)
         vb.double_clicked.connect(self._on_double_click)
         self.canvas.key_pressed.connect(self._on_key)
-        self.canvas.resized.connect(self._resize_timer.start)
-        self.canvas.hovered.connect(self._on_hover)
+        self.canvas.resized.connect(self.resize_timer.start)
+        self.canvas.hovered.connect(self.hover.moved)
 
         c = self.controls
-        c.colouring_changed.connect(self.request_render)
-        c.colouring_changed.connect(self._update_readout)     # the iteration limit is part of it
+        c.colouring_changed.connect(self._panel_changed)
         c.bookmark_chosen.connect(self.go_to_bookmark)
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
@@ -150,432 +121,182 @@ class MandelbrotView(BaseView):
         self._update_readout()
         # load the kernels while the window is still being built and shown: on a GPU machine the
         # warm-up (numba's target set-up, cached kernels into the context) takes about a second
-        self._pump()
+        self.frames.pump()
 
-    # ---- state -> request --------------------------------------------------------------------
+    # ---- the model's state, for the window, tools and tests --------------------------------------
+    @property
+    def camera(self):
+        return self.model.camera
+
+    @property
+    def last_frame(self):
+        """The frame on show (kernels.frame.Frame), or None before the first."""
+        return self.model.frame
+
+    @property
+    def exporting(self) -> bool:
+        return self.model.exporting
+
+    @property
+    def progressive(self) -> bool:
+        """CPU (and slow deep) frames come coarse first, then full."""
+        return self.model.progressive
+
+    @progressive.setter
+    def progressive(self, on: bool):
+        self.model.progressive = bool(on)
+
     def canvas_size(self) -> tuple[int, int]:
         """The canvas in physical pixels (the size frames are rendered at)."""
         return self.canvas.physical_size()
 
-    def iterations(self) -> int:
-        n = self.controls.iterations()
-        return int(n) if n is not None else int(km.auto_iterations(self.camera.width))
-
-    def number_format(self, w: int | None = None) -> str:
-        """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use
-        at `w` pixels across (default: the canvas's)."""
-        s = self.camera.state
-        if w is None:
-            w = max(self.canvas_size()[0], 1)
-        if not needs_deep(s.center_re, s.center_im, s.width, w):
-            return "float64"
-        return "extended" if s.width < EXTENDED_BELOW else "perturbation"
-
-    def build_request(self, w: int, h: int):
-        """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
-        width's digits as decimal strings)."""
-        s = self.camera.state
-        c = self.controls
-        fmt = self.number_format(w)
-        colour = {"palette": c.palette.currentText(), "density": float(c.density.value()),
-                  "offset": float(c.offset.value()), "interior": tuple(c.interior()),
-                  "mapping": c.mapping_for(fmt), "want_values": False, "backend": self.backend}
-        if fmt == "float64":
-            return km.MandelbrotRequest(
-                center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
-                size=(int(w), int(h)), max_iter=self.iterations(), **colour)
-        return km.DeepFrameRequest(str(s.center_re), str(s.center_im), str(s.width),
-                                   (int(w), int(h)), self.iterations(), **colour)
+    def backend_changed(self):
+        self.model.backend = self.backend
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
         super().showEvent(ev)
-        if not self._started:
-            self._started = True
+        m = self.model
+        if not m.started:
+            m.started = True
             if self.controls.isVisibleTo(self):     # the picture gets all the room it can
                 panel = self.controls.minimumSizeHint().width()
                 self.splitter.setSizes([max(0, self.width() - panel), panel])
-            self._dirty = True
-            if self.in_flight and self.backend not in self._warm:
+            m.dirty = True
+            if self.in_flight and not m.is_warm():
                 self.status_message.emit("Compiling kernels…", 0)  # said again: the window listens now
-            self._pump()
+            self.frames.pump()
 
     def request_render(self):
-        self._dirty = True
-        self._pump()
+        self.model.dirty = True
+        self.frames.pump()
 
-    def _pump(self):
-        """Submit the next job if none is in flight: the kernels' warm-up first (it needs no
-        picture, so it starts with the view), then a frame once the view is shown."""
-        if self.in_flight:
-            return
-        if self.backend not in self._warm:
-            self.status_message.emit("Compiling kernels…", 0)
-            self.submit(Warmup("mandelbrot", self.backend))
-            return
-        if not self._started or not self._dirty:
-            return
-        w, h = self.canvas_size()
-        if w <= 0 or h <= 0:
-            return              # resumes from the resize that gives the canvas an area
-        self._submit_frame(w, h)
-
-    def _submit_frame(self, w: int, h: int, *, replace_running: bool = False):
-        try:
-            req = self.build_request(w, h)
-            req.validate()
-        except ValueError as exc:
-            self._dirty = False
-            self.status_message.emit(f"Cannot render this view: {exc}", 5000)
-            return
-        self._dirty = False
-        deep = isinstance(req, km.DeepFrameRequest)
-        slow = not self.backend.is_gpu or (deep and self._deep_slow)
-        progressive = self.progressive and slow and w * h >= PROGRESSIVE_MIN_PIXELS
-        if progressive:
-            coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
-            req = km.ProgressiveRequest(full=req, coarse=coarse)
-        ticket = _Ticket(self.camera.state, w, h)
-        gen = self.submit(req, replace_running=replace_running)
-        # kept beside the job: the frame's request carries only float64 centres, not the camera
-        self._tickets = {gen: ticket}
-
+    # the view's own key: frames (explorer/views/mandelbrot_frames.py)
     def on_result(self, result):
-        if isinstance(result, Compiled):
-            self._warm.add(result.backend)
-            t = Timings(backend=result.backend.name, label="mandelbrot: compile kernels")
-            t.add("compile", result.ms)
-            self.report_timings(t)
-            self.status_message.emit(
-                f"Kernels compiled in {result.ms:.0f} ms" if result.ms is not None else "Kernels ready", 3000)
-            self._dirty = True
-            self._pump()
-            return
-        assert isinstance(result, Frame), result
-        ticket = self._current_ticket()
-        fmt = result.meta.get("format", "float64")
-        if fmt != "float64":
-            total = result.timings.phases_ms.get("total")
-            self._deep_slow = total is not None and total > DEEP_PROGRESSIVE_MS
-        if self._progress_shown:    # the reference orbit's progress was on show: say it is done
-            self._progress_shown = False
-            self.status_message.emit(f"Deep frame ({fmt}) done", 2000)
-        self._pump()            # the next frame computes while this one is painted
-        self._display(ticket, result)
+        self.frames.on_result(result)
 
-    def _current_ticket(self) -> _Ticket:
-        return next(iter(self._tickets.values()))
-
-    def on_progress(self, frame):
-        if isinstance(frame, km.DeepProgress):
-            self._show_deep_progress(frame)
-            if frame.stage == "pixels":
-                return          # the pixels of a deep frame end soon: let them finish
-        else:
-            self._display(dataclasses.replace(self._current_ticket(), coarse=True), frame)
-        if self._dirty:         # drop the full pass of a view that is already out of date
-            w, h = self.canvas_size()
-            if w > 0 and h > 0 and self.backend in self._warm:
-                self._submit_frame(w, h, replace_running=True)
+    def on_progress(self, item):
+        self.frames.on_progress(item)
 
     def on_failed(self, message, tb):
-        if self.backend not in self._warm:
-            self._warm.add(self.backend)    # do not retry a failing compile in a loop
-        self.error_message.emit(f"Mandelbrot render failed: {message}")
-        self._pump()
+        self.frames.on_failed(message)
 
     def on_cancelled(self):
-        self._pump()
-
-    def _show_deep_progress(self, p):
-        """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
-        the host, seconds at great depths), then the pixels."""
-        if p.stage == "pixels" and not self._progress_shown and self.backend.is_gpu:
-            return              # a GPU frame's pixels take milliseconds: no message for them
-        self._progress_shown = True
-        if p.stage == "compile":
-            self.status_message.emit("Compiling the deep-zoom kernels…", 0)
-            return
-        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
-        self.status_message.emit(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
+        self.frames.pump()
 
     def cancel_render(self) -> bool:
         """Stop the frame being computed (Esc); the picture keeps the last finished frame and
         nothing is computed until the view changes again. False when nothing was running."""
-        if not self.in_flight:
-            return False
-        self._dirty = False
-        self.cancel()
-        self._progress_shown = False
-        self.status_message.emit("Frame cancelled: the picture shows the last finished one", 4000)
-        return True
-
-    def _display(self, ticket: _Ticket, frame):
-        t0 = time.perf_counter()
-        self.canvas.image.setImage(frame.rgba, autoLevels=False)
-        self._shown, self._frame = ticket, frame
-        self._place_image()
-        if self.paint_synchronously:
-            self.canvas.viewport().repaint()
-        ms = (time.perf_counter() - t0) * 1e3
-        frame.timings.add("host", ms)
-        frame.timings.detail["display"] = ms   # the panel draws display apart
-        self.report_timings(frame.timings)
-        self.frame_displayed.emit(frame, ms)
-
-    def _place_image(self):
-        """Put the shown frame where its camera says, relative to the current camera."""
-        t = self._shown
-        if t is None or self.canvas.image.image is None:
-            return
-        w, h = self.canvas_size()
-        cur = self.camera.state
-        # the scale between the two frames' pixels (Decimal: deep widths are no floats); a frame
-        # magnified past any use is kept within what a float and Qt hold
-        k = float(min((t.state.width / t.w) / (cur.width / max(w, 1)), Decimal("1e12")))
-        x0, y0 = cur.to_pixel(*t.state.to_complex(0.0, 0.0, t.w, t.h), max(w, 1), max(h, 1))
-        x0, y0 = (max(-1e15, min(1e15, v)) for v in (x0, y0))
-        self.canvas.image.setRect(QRectF(x0, y0, t.w * k, t.h * k))
+        return self.frames.cancel()
 
     def _canvas_resized(self):
-        self._place_image()
+        self.frames.place_image()
         self._update_format(announce=False)
         self._update_readout()      # the centre's places follow the pixel size
         self.request_render()
 
-    # ---- camera changes ----------------------------------------------------------------------
+    # ---- the model changed -------------------------------------------------------------------------
     def _camera_changed(self, ok: bool = True):
         if not ok:
             if self.camera.refusal:
                 self.status_message.emit(self.camera.refusal, 5000)
             return
-        self._place_image()
+        self.frames.place_image()
         self._update_format(announce=True)
-        self.controls.show_auto_iterations(km.auto_iterations(self.camera.width))
+        self.controls.show_auto_iterations(self.model.auto_iterations())
         self._update_readout()
         self.request_render()
 
+    def _panel_changed(self):
+        self.model.set_colouring(self.controls.colouring(), self.controls.iterations())
+
+    def _show_iterations(self, n):
+        """A jump set the iterations: the panel shows them without reporting a change back."""
+        blocked = self.controls.blockSignals(True)
+        try:
+            self.controls.set_iterations(n)
+        finally:            # an error here must never leave the panel's signals off
+            self.controls.blockSignals(blocked)
+
     def _update_readout(self):
-        s = self.camera.state
+        m = self.model
+        s = m.camera.state
         w, _ = self.canvas_size()
         self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
-                                           self.iterations(), self.controls.iterations() is None,
-                                           self._format))
+                                           m.iterations(), m.fixed_iterations is None, m.format))
 
     def _update_format(self, announce: bool):
         """The number format of the current camera, on the side panel (and, when it changes
         during a gesture, in the status bar)."""
-        fmt = self.number_format()
-        if fmt != getattr(self, "_format_shown", None):     # rich text is slow
+        before = self.model.refresh_format()
+        fmt = self.model.format
+        if fmt != self._format_shown:     # rich text is slow
             self._format_shown = fmt
             self.controls.set_number_format(fmt)
-        if announce and fmt != self._format:
-            words = {"float64": "float64 suffices again",
-                     "perturbation": "past float64's digits: deep zoom by perturbation",
-                     "extended": "below float64's range: extended exponents"}
-            self.status_message.emit(f"Number format: {fmt} ({words[fmt]})", 4000)
-        self._format = fmt
+        if announce and fmt != before:
+            self.status_message.emit(f"Number format: {fmt} ({FORMAT_NEWS[fmt]})", 4000)
 
+    # ---- gestures ----------------------------------------------------------------------------
     def _on_pan(self, dx, dy):
-        w, _ = self.canvas_size()
-        self._camera_changed(self.camera.pan_pixels(dx, dy, w))
+        self.model.pan(dx, dy)
 
     def _on_wheel(self, factor, x, y):
-        w, h = self.canvas_size()
-        self.camera.begin_gesture()
-        self._wheel_timer.start()
-        self._camera_changed(self.camera.zoom_about(factor, x, y, w, h))
+        self.wheel_timer.start()
+        self.model.wheel_zoom(factor, x, y)
 
     def _on_box(self, x0, y0, x1, y1):
-        w, h = self.canvas_size()
-        if abs(x1 - x0) < 3 and abs(y1 - y0) < 3:
-            return
-        self._camera_changed(self.camera.zoom_to_box(x0, y0, x1, y1, w, h))
+        self.model.zoom_box(x0, y0, x1, y1)
 
     def _on_double_click(self, x, y):
-        w, h = self.canvas_size()
-        self._camera_changed(self.camera.centre_on(x, y, w, h))
+        self.model.centre_on(x, y)
 
     def _on_key(self, ev):
-        w, h = self.canvas_size()
-        k, cam = ev.key(), self.camera
-        step = PAN_STEP
-        if k == Qt.Key.Key_Left:
-            self._camera_changed(cam.pan_fraction(-step, 0, w, h))
-        elif k == Qt.Key.Key_Right:
-            self._camera_changed(cam.pan_fraction(step, 0, w, h))
-        elif k == Qt.Key.Key_Up:
-            self._camera_changed(cam.pan_fraction(0, step, w, h))
-        elif k == Qt.Key.Key_Down:
-            self._camera_changed(cam.pan_fraction(0, -step, w, h))
-        elif k in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self._camera_changed(cam.zoom_centre(KEY_ZOOM, w, h))
-        elif k == Qt.Key.Key_Minus:
-            self._camera_changed(cam.zoom_centre(1.0 / KEY_ZOOM, w, h))
-        elif k == Qt.Key.Key_Home:
-            self._camera_changed(cam.reset())
+        k = ev.key()
+        if k in KEY_COMMANDS:
+            command, args = KEY_COMMANDS[k]
+            getattr(self.model, command)(*args)
         elif k == Qt.Key.Key_Backspace:
-            if cam.back():
-                self._camera_changed()
-            else:
+            if not self.model.back():
                 self.status_message.emit("No earlier view to go back to", 2000)
         elif k == Qt.Key.Key_Escape and not self.canvas.vb.cancel_box():
             self.cancel_render()                    # no zoom box being drawn: stop the frame
 
-    # ---- bookmarks, location -----------------------------------------------------------------
+    # ---- places --------------------------------------------------------------------------------
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
-        """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
-        decimal strings of any length. It meets the limits every location meets
-        (cli.requests.check_location); a refusal leaves the view as it was and says why in the
-        status bar (and in self.camera.refusal)."""
-        w, _ = self.canvas_size()
-        try:
-            check_location(center_re, center_im, width, None if keep_iterations else iterations)
-            state = CameraState.of(center_re, center_im, width)
-        except (ValueError, ArithmeticError) as exc:
-            self.camera.refusal = f"Cannot go there: {exc}"
-            self._camera_changed(False)
-            return False
-        ok = self.camera.go_to(state, max(w, 1))
-        if ok and not keep_iterations:
-            blocked = self.controls.blockSignals(True)
-            try:
-                self.controls.set_iterations(iterations)
-            finally:            # an error here must never leave the panel's signals off
-                self.controls.blockSignals(blocked)
-        self._camera_changed(ok)
-        return ok
+        """Jump to a location (explorer.models.mandelbrot.MandelbrotModel.go_to); a refusal leaves
+        the view as it was and says why in the status bar (and in self.camera.refusal)."""
+        return self.model.go_to(center_re, center_im, width, iterations,
+                                keep_iterations=keep_iterations)
 
     def go_to_bookmark(self, b: Bookmark):
         if self.go_to(b.center_re, b.center_im, b.width, b.iterations):
             self.status_message.emit(f"{b.name}", 3000)
 
     def location_text(self) -> str:
-        s = self.camera.state
-        return format_location(s.center_re, s.center_im, s.width, self.controls.iterations())
+        return self.model.location_text()
 
     def copy_location(self):
-        try:
-            text = self.location_text()
-        except (ValueError, ArithmeticError) as exc:     # never expected: the camera is checked
-            self.status_message.emit(f"Cannot copy the location: {exc}", 6000)
-            return
-        QGuiApplication.clipboard().setText(text)
-        self.status_message.emit(f"Copied: {text}", 4000)
+        self.places.copy()
 
     def paste_location(self, text: str | None = None) -> bool:
-        """Go to the location in `text` (default: the clipboard). Bad text leaves the view
-        unchanged and says why in the status bar."""
-        if text is None:
-            text = QGuiApplication.clipboard().text()
-        w, h = self.canvas_size()
-        try:
-            loc = parse_location(text, aspect=max(w, 1) / max(h, 1))
-        except ValueError as exc:
-            self.status_message.emit(f"Cannot paste location: {exc}", 6000)
-            return False
-        if not self.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
-            self.status_message.emit(f"Cannot paste location: {self.camera.refusal}", 6000)
-            return False
-        self.status_message.emit("Pasted location", 2000)
-        return True
+        """Go to the location in `text` (default: the clipboard); False, and why, when bad."""
+        return self.places.paste(text)
 
-    # ---- hover readout -----------------------------------------------------------------------
-    def _on_hover(self, x, y):
-        w, h = self.canvas_size()
-        if not (0 <= x < w and 0 <= y < h):
-            return
-        re_, im_ = self.camera.state.to_complex(x, y, w, h)
-        self._hover_text = self._coord_text(re_, im_)
-        self.status_message.emit(self._hover_text, 0)
-        t, frame = self._shown, self._frame
-        if (t is None or frame is None or t.coarse or frame.fetch_value is None
-                or t.state != self.camera.state or (t.w, t.h) != (w, h)):
-            return
-        self._hover_next = (int(y), int(x), frame)
-        if not self._hover_busy:
-            self._submit_hover()
-
-    def _coord_text(self, re_, im_) -> str:
-        w, _ = self.canvas_size()
-        places = centre_places(self.camera.state.pixel_size(max(w, 1)))
-        re_s, im_s = coordinate_text(re_, places), coordinate_text(im_, places)
-        return f"c = {'' if re_ < 0 else '+'}{re_s} {'' if im_ < 0 else '+'}{im_s}i"
-
-    # ---- Kalles Fraktaler location files -----------------------------------------------------
     def open_kfr(self, path: str) -> bool:
-        """Go to the place in the .kfr file at `path`; a file that cannot be read or holds no
-        place leaves the view unchanged and says why."""
-        w, h = self.canvas_size()
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(2_000_000)
-            k = parse_kfr(text)
-            width = k.width(max(w, 1), max(h, 1))
-        except (OSError, ValueError) as exc:
-            self.status_message.emit(f"Cannot open {path}: {getattr(exc, 'strerror', None) or exc}", 6000)
-            return False
-        if not self.go_to(k.center_re, k.center_im, width, k.iterations):
-            self.status_message.emit(f"Cannot open {path}: {self.camera.refusal}", 6000)
-            return False
-        self.status_message.emit(f"Opened {path}", 3000)
-        return True
+        return self.places.open_kfr(path)
 
     def save_kfr(self, path: str) -> bool:
-        """Write the current place as a .kfr file (KF's Zoom from this canvas's aspect)."""
-        s = self.camera.state
-        w, h = self.canvas_size()
-        try:
-            text = format_kfr(s.center_re, s.center_im, s.width, (max(w, 1), max(h, 1)),
-                              self.iterations(), colours=palettes.lut(self.controls.palette.currentText()))
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-        except (OSError, ValueError) as exc:
-            self.status_message.emit(f"Cannot save {path}: {getattr(exc, 'strerror', None) or exc}", 6000)
-            return False
-        self.status_message.emit(f"Saved {path}", 3000)
-        return True
+        return self.places.save_kfr(path)
 
     def open_kfr_dialog(self):
-        from PyQt6.QtWidgets import QFileDialog
-        path, _ = QFileDialog.getOpenFileName(self, "Open a Kalles Fraktaler location", "",
-                                              "KF locations (*.kfr);;All files (*)")
-        if path:
-            self.open_kfr(path)
+        self.places.open_kfr_dialog()
 
     def save_kfr_dialog(self):
-        from PyQt6.QtWidgets import QFileDialog
-        path, _ = QFileDialog.getSaveFileName(self, "Save as a Kalles Fraktaler location",
-                                              "location.kfr", "KF locations (*.kfr)")
-        if path:
-            self.save_kfr(path)
+        self.places.save_kfr_dialog()
 
-    def _submit_hover(self):
-        row, col, frame = self._hover_next
-        self._hover_next = None
-        self._hover_busy = True
-        self.submit(ReadPixel(frame.fetch_value, row, col, self.backend), key=self.side_key("hover"))
-
-    def _hover_done(self, value: PixelValue | None):
-        self._hover_busy = False
-        if value is not None:
-            row, col, v = value.row, value.col, value.value
-            if v == v:          # NaN: that frame's values have been reused since
-                limit = self._frame.request.max_iter if self._frame is not None else None
-                inside = limit is not None and v >= limit
-                what = "inside the set" if inside else f"smooth count {v:,.2f}"
-                self.status_message.emit(f"{getattr(self, '_hover_text', '')}   {what}", 0)
-                self.hover_value.emit(float(row), float(col), float(v))
-        if self._hover_next is not None:
-            self._submit_hover()
-
-    # ---- export ------------------------------------------------------------------------------
+    # ---- export --------------------------------------------------------------------------------
     def export_dialog(self):
-        from .mandelbrot_export import ask_export
-        choice = ask_export(self, self.canvas_size(), gpus=self.export_gpus())
-        if choice is not None:
-            path, (w, h), gpus = choice
-            self.start_export(path, w, h, gpus=gpus)
+        self.exports.ask()
 
     def export_gpus(self) -> list:
         """The GPUs an export may use (kernels.spread.GpuInfo): every GPU of the machine when the
@@ -589,78 +310,24 @@ class MandelbrotView(BaseView):
                      gpus: tuple[int, ...] | None = None) -> bool:
         """Render the current view at w×h into path (.png or .npy) on the worker; `gpus`: spread
         the picture's bands over these GPUs (one worker thread each) instead."""
-        try:
-            # the path first: a folder that cannot be written must not cost a whole render
-            check_export_path(path)
-            req = dataclasses.replace(self.build_request(w, h), want_values=path.lower().endswith(".npy"))
-            req.validate()
-        except ValueError as exc:
-            self.status_message.emit(f"Cannot export: {exc}", 6000)
-            self.export_failed.emit(str(exc))
-            return False
-        if self._exporting:
-            self.status_message.emit("An export is already running; cancel it first", 6000)
-            return False
-        self.submit(MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None),
-                    key=self.side_key("export"))
-        self._exporting = True
-        if show_progress:
-            dlg = QProgressDialog(f"Rendering {w}×{h}…", "Cancel", 0, 1000, self)
-            dlg.setWindowTitle("Export")
-            dlg.setMinimumDuration(0)
-            dlg.setAutoClose(False)
-            dlg.setAutoReset(False)
-            dlg.canceled.connect(self.cancel_export)
-            dlg.setValue(0)
-            dlg.show()
-            self._export_dialog = dlg
-        self.status_message.emit(f"Exporting {w}×{h} to {path}…", 0)
-        return True
+        return self.exports.start(path, w, h, show_progress=show_progress, gpus=gpus)
 
     def cancel_export(self):
-        # the job stops at its next tile; the user need not wait for that
-        self.cancel(self.side_key("export"))
-        self._exporting = False
-        self._close_export_dialog()
-        self.status_message.emit("Export cancelled", 4000)
-        self.export_failed.emit("cancelled")
-
-    def _export_progress(self, fraction: float):
-        if self._export_dialog is not None:
-            self._export_dialog.setValue(int(max(0.0, min(1.0, fraction)) * 1000))
-
-    def _close_export_dialog(self):
-        if self._export_dialog is not None:
-            self._export_dialog.canceled.disconnect(self.cancel_export)
-            self._export_dialog.close()
-            self._export_dialog.deleteLater()
-            self._export_dialog = None
+        self.exports.cancel()
 
     # ---- results under the view's side keys ---------------------------------------------------
     def on_side_result(self, key, result):
         if key == self.side_key("hover"):
-            self._hover_done(result)
-        elif isinstance(result, ExportProgress):
-            self._export_progress(result.fraction)
-        elif isinstance(result, Exported):
-            self._exporting = False
-            self._close_export_dialog()
-            self.status_message.emit(f"Exported {result.path}", 5000)
-            self.export_finished.emit(result.path)
+            self.hover.done(result)
+        else:
+            self.exports.on_result(result)
 
     def on_side_failed(self, key, message):
         if key == self.side_key("hover"):
-            self._hover_done(None)
+            self.hover.done(None)
         elif key == self.side_key("export"):
-            self._exporting = False
-            self._close_export_dialog()
-            if message is None:
-                self.status_message.emit("Export cancelled", 4000)
-                self.export_failed.emit("cancelled")
-            else:
-                self.error_message.emit(f"Export failed: {message}")
-                self.export_failed.emit(message)
+            self.exports.on_failed(message)
 
     def shutdown(self):
-        self._close_export_dialog()
+        self.exports.close_dialog()
         super().shutdown()

@@ -1,15 +1,12 @@
 """The Mandelbrot view's side panel: iterations, colouring, bookmarks, location and export.
 
-The panel holds no camera; it reports what the user changed through signals and the view applies
-it. Every change applies live.
+The panel holds no camera; it reports what the user changed through signals and the view hands it
+to its model (explorer.models.mandelbrot). Every change applies live.
 """
 from __future__ import annotations
 
-import json
 import math
 import os
-from dataclasses import dataclass
-from decimal import Decimal
 
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QColor
@@ -34,33 +31,18 @@ from PyQt6.QtWidgets import (
 from kernels import palettes
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
+from ..models.bookmarks import (  # noqa: F401  (BadBookmarkFile, load_bookmarks: read from here too)
+    BOOKMARKS_PATH,
+    BadBookmarkFile,
+    Bookmark,
+    load_bookmarks,
+    read_bookmark_files,
+)
+from ..models.mandelbrot import MAPPING_CHOICES, Colouring, mapping_for
 from ..persisted import set_aside
-from ..shipped_data import shipped_file
-from .mandelbrot_location import location_from_values
 
-BOOKMARKS_PATH = shipped_file("bookmarks.json")
 USER_BOOKMARKS_NAME = "bookmarks.json"
-MAX_BOOKMARKS_BYTES = 4 * 2 ** 20     # a bookmark file larger than this is not one
-
-
-@dataclass(frozen=True)
-class Bookmark:
-    name: str
-    center_re: Decimal
-    center_im: Decimal
-    width: Decimal           # any depth (deep bookmarks are far below float64's range)
-    iterations: int | None
-    note: str = ""
-
-
-# colour mappings offered (kernels/mandelbrot/colour.py); "auto" = sqrt for float64 frames, log for
-# deep ones, whose counts are large and close together
-MAPPING_CHOICES = ("auto", "sqrt", "log", "histogram")
 FORMAT_COLOURS = {"float64": "#2e7d32", "perturbation": "#1565c0", "extended": "#6a1b9a"}
-
-
-class BadBookmarkFile(ValueError):
-    """The file as a whole cannot be read as bookmarks (the reason in plain words)."""
 
 
 def user_bookmarks_path() -> str:
@@ -69,51 +51,6 @@ def user_bookmarks_path() -> str:
     from PyQt6.QtCore import QStandardPaths
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
     return os.path.join(folder, USER_BOOKMARKS_NAME)
-
-
-def load_bookmarks(path: str = BOOKMARKS_PATH) -> tuple[list[Bookmark], list[str]]:
-    """(bookmarks, problems): every good entry of the JSON file, and one plain line per entry that
-    was skipped (numbers are read as Decimal so no digit is lost; each location meets the limits a
-    pasted one does). Raises BadBookmarkFile when the file as a whole is unusable."""
-    try:
-        if os.path.getsize(path) > MAX_BOOKMARKS_BYTES:
-            raise BadBookmarkFile(f"{os.path.basename(path)} is larger than "
-                                  f"{MAX_BOOKMARKS_BYTES // 2 ** 20} MiB")
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
-    except OSError as exc:
-        raise BadBookmarkFile(f"cannot read {os.path.basename(path)}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:      # not JSON (UnicodeDecodeError is a ValueError)
-        raise BadBookmarkFile(f"{os.path.basename(path)} is not valid JSON: {exc}") from None
-    entries = data.get("bookmarks") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise BadBookmarkFile(f"{os.path.basename(path)} holds no list under \"bookmarks\"")
-    out, problems = [], []
-    for i, b in enumerate(entries):
-        try:
-            out.append(_bookmark(b))
-        except ValueError as exc:
-            name = b.get("name") if isinstance(b, dict) else None
-            label = f"{name!r}" if isinstance(name, str) and name.strip() else f"entry {i + 1}"
-            problems.append(f"bookmark {label} skipped: {exc}")
-    return out, problems
-
-
-def _bookmark(b) -> Bookmark:
-    if not isinstance(b, dict):
-        raise ValueError(f"expected an object with name, center and width, got {type(b).__name__}")
-    name = b.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("it has no name")
-    centre = b.get("center")
-    if not isinstance(centre, list) or len(centre) != 2:
-        raise ValueError("its center must be a list of two numbers [re, im]")
-    if "width" not in b:
-        raise ValueError("it has no width")
-    loc = location_from_values(centre[0], centre[1], b["width"], b.get("iterations"))
-    note = b.get("note", "")
-    return Bookmark(name.strip(), loc.center_re, loc.center_im, loc.width, loc.iterations,
-                    note if isinstance(note, str) else "")
 
 
 class MandelbrotControls(QWidget):
@@ -260,38 +197,23 @@ class MandelbrotControls(QWidget):
         self.offset_slider.valueChanged.connect(self._offset_slide)
 
     def _fill_bookmarks(self):
-        """The shipped bookmarks, then the user's own file if there is one. A bad entry is skipped
-        and named; a user's file that cannot be read at all is set aside (renamed)."""
-        items, skipped = [], []
-        try:
-            found, problems = load_bookmarks(BOOKMARKS_PATH)
-            items += found
-            skipped += problems
-        except BadBookmarkFile as exc:
-            self.load_notes.append(f"Bookmarks unavailable: {exc}")
-        user = user_bookmarks_path()
-        if user and os.path.exists(user):
-            try:
-                found, problems = load_bookmarks(user)
-                items += found
-                skipped += problems
-            except BadBookmarkFile as exc:
-                moved = set_aside(user)
-                where = f"; set aside as {os.path.basename(moved)}" if moved else ""
-                self.load_notes.append(f"Your bookmarks were not loaded: {exc}{where}")
-        for b in items:
+        """The shipped bookmarks, then the user's own file if there is one (read by
+        explorer.models.bookmarks); what was skipped is listed, hover for why."""
+        found = read_bookmark_files(BOOKMARKS_PATH, user_bookmarks_path(), set_aside)
+        for b in found.items:
             item = QListWidgetItem(b.name)
             item.setData(Qt.ItemDataRole.UserRole, b)
             item.setToolTip(f"{b.note}\ncentre {b.center_re}, {b.center_im}; width {b.width:g}".strip())
             self.bookmarks.addItem(item)
+        skipped = found.skipped
         if skipped:
             item = QListWidgetItem(f"({len(skipped)} bookmark{'s' if len(skipped) > 1 else ''} "
                                    "skipped: hover for why)")
             item.setFlags(Qt.ItemFlag.NoItemFlags)
             item.setToolTip("\n".join(skipped))
             self.bookmarks.addItem(item)
-            self.load_notes.append("; ".join(skipped))
-        if not items:
+        self.load_notes += found.notes
+        if not found.items:
             self.bookmarks.addItem("(no bookmarks)")
 
     @staticmethod
@@ -333,12 +255,14 @@ class MandelbrotControls(QWidget):
         self._changed()
 
     def mapping_for(self, number_format: str) -> str:
-        """The colour mapping to use for a frame in `number_format` ("float64", "perturbation",
-        "extended"): the chosen one, or for "auto" sqrt on float64 frames and log on deep ones."""
-        choice = self.mapping.currentText()
-        if choice != "auto":
-            return choice
-        return "sqrt" if number_format == "float64" else "log"
+        """The colour mapping for a frame in `number_format` (explorer.models.mandelbrot.mapping_for)."""
+        return mapping_for(self.mapping.currentText(), number_format)
+
+    def colouring(self) -> Colouring:
+        """The colouring the panel shows, for the view's model."""
+        return Colouring(palette=self.palette.currentText(), density=float(self.density.value()),
+                         offset=float(self.offset.value()), interior=tuple(self._interior),
+                         mapping=self.mapping.currentText())
 
     def set_number_format(self, number_format: str, message: str = ""):
         """Show the arithmetic the frames use: float64, perturbation or extended."""

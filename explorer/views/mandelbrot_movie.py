@@ -57,17 +57,8 @@ def codec_problem(codec: str | None) -> str | None:
 
 
 def place_of(view) -> dict:
-    """The Mandelbrot view's place and colouring as a MovieSpec's fields."""
-    state = view.camera.state
-    c = view.controls
-    iters = c.iterations()
-    colouring = [("density", float(c.density.value())), ("offset", float(c.offset.value())),
-                 ("interior", tuple(int(v) for v in c.interior()))]
-    if c.mapping.currentText() != "auto":
-        colouring.append(("mapping", c.mapping.currentText()))
-    return {"center": f"{state.center_re},{state.center_im}", "width": str(state.width),
-            "iters": None if iters is None else str(int(iters)),
-            "palette": c.palette.currentText(), "colouring": tuple(colouring)}
+    """The Mandelbrot view's place and colouring as a MovieSpec's fields (from its model)."""
+    return view.model.movie_place()
 
 
 def png_pattern(path: str) -> str:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from PyQt6.QtCore import QEvent, QObject, Qt
 from PyQt6.QtWidgets import QLabel, QWidget
 
-from .mandelbrot_camera import (
+from ..models.camera import (
     HOME_WIDTH,  # magnification 1: the first view, the whole set
 )
 

@@ -270,7 +270,7 @@ def test_readout_follows_the_camera(qtbot, scheduler, cpu_backend):
     assert label.isVisible() and label.text().startswith("c = -0.7500 + 0.0000i   width 3.5 (×1)")
     before = label.text()
     w, h = view.canvas_size()
-    view._on_wheel(10.0, w / 2, h / 2)             # ten times closer at the centre
+    view.canvas.vb.wheel_zoom.emit(10.0, w / 2, h / 2)     # ten times closer at the centre
     assert label.text() != before and "width 0.35 (×10)" in label.text()
     view.controls.set_iterations(1000)
     assert "   1,000 iterations" in label.text()

@@ -3,8 +3,8 @@ from decimal import Decimal
 
 import pytest
 
-from explorer.views.mandelbrot_camera import Camera, CameraState
-from explorer.views.mandelbrot_location import format_location, parse_location
+from explorer.models.camera import Camera, CameraState
+from explorer.models.location import format_location, parse_location
 from kernels.mandelbrot import request as km
 
 W, H = 160, 120

@@ -41,11 +41,11 @@ def make_view(qtbot, scheduler, backend, size=(W, H), iters=300):
 def wait_frame(qtbot, v, timeout=WAIT_MS):
     """A full-size frame of the current camera on screen, nothing in flight."""
     def ok():
-        t = v._shown
+        t = v.model.shown
         assert t is not None and not t.coarse and not v.in_flight
         assert (t.w, t.h) == v.canvas_size() and t.state == v.camera.state
     qtbot.waitUntil(ok, timeout=timeout)
-    return v._frame
+    return v.last_frame
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def view(qtbot, scheduler, cpu_backend):
     v = make_view(qtbot, scheduler, cpu_backend)
     wait_frame(qtbot, v)
     yield v
-    qtbot.waitUntil(lambda: not v.in_flight and not v._exporting, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not v.in_flight and not v.exporting, timeout=WAIT_MS)
     v.shutdown()
 
 
@@ -109,7 +109,7 @@ def test_extended_format_below_1e290_is_shown(qtbot, view):
 
 
 def test_esc_cancels_a_frame_while_its_reference_orbit_computes(qtbot, view):
-    shown = view._frame
+    shown = view.last_frame
     msgs = messages(view)
     pressed = []
 
@@ -122,7 +122,7 @@ def test_esc_cancels_a_frame_while_its_reference_orbit_computes(qtbot, view):
     assert view.go_to("0", "1", "1e-200", 2_000_000)
     qtbot.waitUntil(lambda: bool(pressed) and not view.in_flight, timeout=WAIT_MS)
     qtbot.wait(50)
-    assert view._frame is shown                      # nothing of the cancelled frame was shown
+    assert view.last_frame is shown                      # nothing of the cancelled frame was shown
     assert any("cancelled" in m for m in msgs)
     view.controls.set_iterations(200)                # the next change renders again
     assert wait_frame(qtbot, view).meta["format"] == "perturbation"

@@ -32,7 +32,7 @@ def make_view(qtbot, scheduler, backend, size=(W, H), iters=ITERS, show=True):
 def wait_full_frame(qtbot, v, timeout=60000):
     """Wait until a full-size frame of the current camera is on screen."""
     def ok():
-        t = v._shown
+        t = v.model.shown
         assert t is not None and not t.coarse
         assert (t.w, t.h) == v.canvas_size() and t.state == v.camera.state
         assert not v.in_flight
@@ -74,7 +74,7 @@ def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, scheduler, cpu_bac
         v.show()
     wait_full_frame(qtbot, v)
     assert got[0].get("compile") is not None                 # the warm-up is its own timing
-    frame = v._frame
+    frame = v.last_frame
     assert frame.rgba.shape == (H, W, 4) and frame.rgba.dtype == np.uint8
     assert got[-1] is frame.timings and frame.timings.get("host") is not None
     assert np.shares_memory(v.canvas.image.image, frame.rgba)   # displayed without a copy
@@ -100,7 +100,7 @@ def test_mouse_drag_pans_with_the_cursor(qtbot, view):
     assert x == pytest.approx(95, abs=0.01) and y == pytest.approx(70, abs=0.01)
     assert view.camera.history_depth == 1           # the whole drag is one history entry
     # the old frame moved along at once; the new one arrives only when the event loop runs
-    assert view._shown.state != view.camera.state
+    assert view.model.shown.state != view.camera.state
     top_left = view.canvas.image.mapRectToParent(view.canvas.image.boundingRect()).topLeft()
     assert (top_left.x(), top_left.y()) == (pytest.approx(35, abs=0.01), pytest.approx(20, abs=0.01))
     wait_full_frame(qtbot, view)
@@ -127,7 +127,7 @@ def test_a_burst_of_wheel_steps_is_one_history_entry(qtbot, view):
         QApplication.sendEvent(vp, QWheelEvent(pos, vp.mapToGlobal(pos), QPoint(0, 0), QPoint(0, 120),
                                                Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
                                                Qt.ScrollPhase.NoScrollPhase, False))
-    qtbot.waitUntil(lambda: not view._wheel_timer.isActive())
+    qtbot.waitUntil(lambda: not view.wheel_timer.isActive())
     assert view.camera.history_depth == 1 and not view.camera.in_gesture
     assert float(view.camera.width) == pytest.approx(3.5 / 1.25 ** 3)
 
@@ -141,8 +141,8 @@ def test_a_storm_of_moves_submits_one_frame_then_the_newest(qtbot, view):
         return real_submit(fn, **kw)
     view.submit = counting_submit
     for _ in range(30):               # no event loop in between: a drag faster than any render
-        view._on_pan(1.0, 0.5)
-    assert len(submitted) == 1 and view.in_flight and view._dirty
+        view.canvas.vb.panned.emit(1.0, 0.5)   # a drag step, straight from the canvas
+    assert len(submitted) == 1 and view.in_flight and view.model.dirty
     wait_full_frame(qtbot, view)
     assert len(submitted) == 2 and submitted[-1] == view.camera.state
 
@@ -201,13 +201,13 @@ def test_zero_size_skips_rendering_and_resumes(qtbot, view):
     view.resize(400, 200)
     view.splitter.setSizes([0, 400])        # the user drags the canvas shut
     qtbot.waitUntil(lambda: view.canvas_size()[0] == 0)
-    qtbot.waitUntil(lambda: not view._resize_timer.isActive())
+    qtbot.waitUntil(lambda: not view.resize_timer.isActive())
     qtbot.keyClick(view.canvas, Qt.Key.Key_Plus)
-    assert view._dirty and not view.in_flight            # wanted, but nothing was submitted
+    assert view.model.dirty and not view.in_flight            # wanted, but nothing was submitted
     view.splitter.setSizes([120, 280])
     qtbot.waitUntil(lambda: view.canvas_size()[0] > 0)
     wait_full_frame(qtbot, view)
-    assert view._frame.rgba.shape[:2] == view.canvas_size()[::-1]
+    assert view.last_frame.rgba.shape[:2] == view.canvas_size()[::-1]
     assert float(view.camera.width) == pytest.approx(1.75)
 
 
@@ -239,10 +239,10 @@ def test_bookmarks_load_and_fly_there(qtbot, view):
 
 
 def test_colour_changes_apply_live(qtbot, view):
-    first = view._frame.rgba.copy()
+    first = view.last_frame.rgba.copy()
     view.controls.palette.setCurrentText("viridis")
-    qtbot.waitUntil(lambda: view._frame.request.palette == "viridis" and not view.in_flight)
-    assert not np.array_equal(view._frame.rgba, first)
+    qtbot.waitUntil(lambda: view.last_frame.request.palette == "viridis" and not view.in_flight)
+    assert not np.array_equal(view.last_frame.rgba, first)
 
 
 def test_hover_reads_the_coordinate_and_the_count(qtbot, view):
@@ -260,7 +260,7 @@ def test_export_png_has_the_requested_size(qtbot, view, tmp_path):
         assert view.start_export(path, 70, 30)
     assert sig.args == [path]
     assert Image.open(path).size == (70, 30)
-    assert view._export_dialog is None
+    assert view.exports.dialog is None
 
 
 def test_escape_cancels_a_zoom_box(qtbot, view):
@@ -300,9 +300,9 @@ def test_coarse_frame_fills_the_canvas(qtbot, view):
 
 def test_interior_colour_and_ctrl_c(qtbot, view):
     view.controls.set_interior((0, 255, 0, 255))
-    qtbot.waitUntil(lambda: view._frame.request.interior == (0, 255, 0, 255) and not view.in_flight)
+    qtbot.waitUntil(lambda: view.last_frame.request.interior == (0, 255, 0, 255) and not view.in_flight)
     x, y = view.camera.state.to_pixel(-0.2, 0.0, W, H)
-    assert tuple(view._frame.rgba[int(y), int(x)]) == (0, 255, 0, 255)
+    assert tuple(view.last_frame.rgba[int(y), int(x)]) == (0, 255, 0, 255)
     QApplication.clipboard().clear()
     view.canvas.setFocus()
     qtbot.keyClick(view.canvas, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
@@ -339,7 +339,7 @@ def test_export_can_be_cancelled(qtbot, view, tmp_path):
     with qtbot.waitSignal(view.export_failed) as sig:
         view.start_export(str(tmp_path / "big.png"), 2000, 1500)
         view.cancel_export()
-    assert sig.args == ["cancelled"] and view._export_dialog is None
+    assert sig.args == ["cancelled"] and view.exports.dialog is None
     qtbot.waitUntil(lambda: not view.scheduler.core.drain(), timeout=30000)
     assert done == []
 
@@ -368,8 +368,8 @@ def test_gpu_frame_is_displayed(qtbot, scheduler, gpu_backend, simulated):
     size = (16, 12) if simulated else (W, H)
     v = make_view(qtbot, scheduler, gpu_backend, size=size, iters=20 if simulated else ITERS)
     wait_full_frame(qtbot, v, timeout=120000)
-    assert v._frame.rgba.shape == (size[1], size[0], 4)
-    assert v._frame.timings.backend == "cuda"
+    assert v.last_frame.rgba.shape == (size[1], size[0], 4)
+    assert v.last_frame.timings.backend == "cuda"
 
 
 @pytest.mark.gpu
@@ -377,10 +377,10 @@ def test_switching_backend_compiles_then_renders(qtbot, scheduler, cpu_backend, 
     size = (16, 12) if simulated else (W, H)
     v = make_view(qtbot, scheduler, cpu_backend, size=size, iters=20)
     wait_full_frame(qtbot, v)
-    assert v._frame.timings.backend == "cpu"
+    assert v.last_frame.timings.backend == "cpu"
     with qtbot.waitSignal(v.status_message, check_params_cb=lambda t, ms: "Compiling" in t):
         v.set_backend(gpu_backend)
-    qtbot.waitUntil(lambda: v._frame.timings.backend == "cuda" and not v.in_flight, timeout=120000)
+    qtbot.waitUntil(lambda: v.last_frame.timings.backend == "cuda" and not v.in_flight, timeout=120000)
     wait_full_frame(qtbot, v)
 
 

@@ -80,10 +80,10 @@ def view(qtbot, scheduler, cpu_backend):
     v.resize(80, 60)
     v.show()
     qtbot.waitExposed(v)
-    qtbot.waitUntil(lambda: v._frame is not None and not v.in_flight, timeout=60000)
+    qtbot.waitUntil(lambda: v.last_frame is not None and not v.in_flight, timeout=60000)
     yield v
     # nothing left in flight when the view goes (its frames would land on deleted items)
-    qtbot.waitUntil(lambda: not v.in_flight and not v._exporting, timeout=60000)
+    qtbot.waitUntil(lambda: not v.in_flight and not v.exporting, timeout=60000)
     v.shutdown()
 
 
@@ -101,7 +101,7 @@ def test_an_export_path_that_cannot_be_written_is_refused_before_rendering(qtbot
     with qtbot.waitSignal(view.export_failed, timeout=1000) as sig:
         assert not view.start_export(path, 4000, 3000, show_progress=False)
     assert words in sig.args[0]
-    assert view.side_key("export") not in view._generations and not view._exporting
+    assert not view.has_job(view.side_key("export")) and not view.exporting
 
 
 @pytest.mark.parametrize("name", ["pic.png", "pic.npy"])
@@ -117,7 +117,7 @@ def test_an_export_failing_half_way_keeps_the_earlier_file(qtbot, view, tmp_path
         assert view.start_export(str(target), 40, 30, show_progress=False)
     assert "No space left on device" in sig.args[0]
     assert target.read_bytes() == EARLIER and leftovers(tmp_path) == []
-    assert not view._exporting
+    assert not view.exporting
 
 
 def test_a_cancelled_export_keeps_the_earlier_file(qtbot, view, tmp_path, monkeypatch):
@@ -140,7 +140,7 @@ def test_the_view_keeps_rendering_while_an_export_runs(qtbot, view, tmp_path, mo
     """The export yields between strips; the scheduler runs the view's frames in between."""
     monkeypatch.setattr(strips, "STRIP_PIXELS", 40)           # 30 strips of one row
     shown_during_export = []
-    view.frame_displayed.connect(lambda f, ms: shown_during_export.append(view._exporting))
+    view.frame_displayed.connect(lambda f, ms: shown_during_export.append(view.exporting))
     with qtbot.waitSignal(view.export_finished, timeout=60000):
         assert view.start_export(str(tmp_path / "pic.png"), 40, 30, show_progress=False)
         qtbot.keyClick(view.canvas, Qt.Key.Key_Plus)

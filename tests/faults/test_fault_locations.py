@@ -10,8 +10,8 @@ from PyQt6.QtWidgets import QApplication
 import main
 from cli.requests import check_location, mandelbrot_request
 from explorer.views.mandelbrot import MandelbrotView
-from explorer.views.mandelbrot_controls import Bookmark
-from explorer.views.mandelbrot_location import location_from_values, parse_location
+from explorer.models.bookmarks import Bookmark
+from explorer.models.location import location_from_values, parse_location
 
 W, H = 120, 90
 
@@ -27,18 +27,18 @@ def view(qtbot, scheduler, cpu_backend):
     v.resize(W, H)
     v.show()
     qtbot.waitExposed(v)
-    qtbot.waitUntil(lambda: v._frame is not None and not v.in_flight, timeout=60000)
+    qtbot.waitUntil(lambda: v.last_frame is not None and not v.in_flight, timeout=60000)
     yield v
     # nothing left in flight when the view goes (its frames would land on deleted items)
-    qtbot.waitUntil(lambda: not v.in_flight and not v._exporting, timeout=60000)
+    qtbot.waitUntil(lambda: not v.in_flight and not v.exporting, timeout=60000)
     v.shutdown()
 
 
 def wait_frame_with(qtbot, v, **want):
     def ok():
-        assert not v.in_flight and v._frame is not None
+        assert not v.in_flight and v.last_frame is not None
         for k, value in want.items():
-            assert getattr(v._frame.request, k) == value
+            assert getattr(v.last_frame.request, k) == value
     qtbot.waitUntil(ok, timeout=60000)
 
 
@@ -118,9 +118,9 @@ def test_a_pasted_place_past_float64_precision_renders_deep(qtbot, view):
     assert view.paste_location("center=0.000001,0.000001 width=1e-18 iters=100")   # float64 near 0
     wait_frame_with(qtbot, view, width=1e-18)
     assert view.paste_location("center=-1.5,0.5 width=1e-18 iters=100")
-    qtbot.waitUntil(lambda: not view.in_flight and view._frame.meta.get("format") == "perturbation",
+    qtbot.waitUntil(lambda: not view.in_flight and view.last_frame.meta.get("format") == "perturbation",
                     timeout=60000)
-    assert view._frame.request.center_re == "-1.5"
+    assert view.last_frame.request.center_re == "-1.5"
 
 
 def test_a_bookmark_deeper_than_the_deepest_width_is_refused(qtbot, view):

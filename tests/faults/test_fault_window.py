@@ -27,10 +27,10 @@ def after_show(w):
         view.controls.set_iterations(10_000_000)
         view.go_to("-1.7549", "0", 0.04, 10_000_000)
     def ready():
-        if mode.startswith("deep") and not (view.backend in view._warm and view.in_flight):
+        if mode.startswith("deep") and not (view.model.is_warm(view.backend) and view.in_flight):
             QTimer.singleShot(100, ready)        # the kernels are still being loaded
             return
-        if mode == "plain" and not (view.backend in view._warm and not view.in_flight):
+        if mode == "plain" and not (view.model.is_warm(view.backend) and not view.in_flight):
             # a close during the first start's compile ends the process at once (os._exit,
             # tested elsewhere); this test is about a window that is up and idle
             QTimer.singleShot(100, ready)

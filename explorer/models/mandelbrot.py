@@ -1,0 +1,344 @@
+"""The Mandelbrot view's model: where the picture looks, how it is coloured, what is being rendered
+and what was shown last. Qt-free: the widget (explorer/views/mandelbrot.py) turns gestures into
+the commands here, submits the requests built here, and draws what the observers report.
+
+Observers are plain callbacks by event name (`model.observe(event, fn)`):
+  CAMERA(ok)          a command moved the camera (ok) or was refused (not ok: camera.refusal says why)
+  ITERATIONS(n|None)  a jump set the iteration policy (the side panel follows)
+  COLOURING()         the colouring or the iteration policy changed from the side panel
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Callable
+
+from cli.files import check_export_path
+from cli.kfr import format_kfr, parse_kfr
+from cli.requests import check_location, needs_deep
+from kernels import palettes
+from kernels.mandelbrot import request as km
+from kernels.mandelbrot.deep.request import EXTENDED_BELOW
+from kernels.mandelbrot.request import MAX_ITER_LIMIT
+
+from ..export_jobs import MandelbrotExport
+from .camera import Camera, CameraState
+from .location import Location, format_location, parse_location
+
+COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
+PROGRESSIVE_MIN_PIXELS = 160 * 120
+# a deep frame slower than this makes the next ones coarse-first on the GPU too (on the CPU they
+# always are): the reference orbit of a new place, or millions of iterations
+DEEP_PROGRESSIVE_MS = 150.0
+# colour mappings offered (kernels/mandelbrot/colour.py); "auto" = sqrt for float64 frames, log for
+# deep ones, whose counts are large and close together
+MAPPING_CHOICES = ("auto", "sqrt", "log", "histogram")
+
+CAMERA, ITERATIONS, COLOURING = "camera", "iterations", "colouring"
+# what a change of number format means, for the status bar
+FORMAT_NEWS = {"float64": "float64 suffices again",
+               "perturbation": "past float64's digits: deep zoom by perturbation",
+               "extended": "below float64's range: extended exponents"}
+
+
+def mapping_for(choice: str, number_format: str) -> str:
+    """The colour mapping for a frame in `number_format` ("float64", "perturbation", "extended"):
+    the chosen one, or for "auto" sqrt on float64 frames and log on deep ones."""
+    if choice != "auto":
+        return choice
+    return "sqrt" if number_format == "float64" else "log"
+
+
+@dataclass(frozen=True)
+class Colouring:
+    """What the side panel sets besides the iterations."""
+    palette: str = palettes.DEFAULT
+    density: float = 1.0
+    offset: float = 0.0
+    interior: tuple[int, int, int, int] = (0, 0, 0, 255)
+    mapping: str = "auto"        # one of MAPPING_CHOICES
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """What a submitted frame shows: the camera and the canvas size it was rendered for."""
+    state: CameraState
+    w: int
+    h: int
+    coarse: bool = False
+
+
+class Observers:
+    """Plain callbacks by event name, called in the order they were added."""
+
+    def __init__(self):
+        self._by_event: dict[str, list[Callable]] = {}
+
+    def connect(self, event: str, fn: Callable):
+        self._by_event.setdefault(event, []).append(fn)
+
+    def notify(self, event: str, *args):
+        for fn in list(self._by_event.get(event, ())):
+            fn(*args)
+
+
+def clamp_iterations(n: int | None) -> int | None:
+    """Automatic (None) or a fixed limit within 1..MAX_ITER_LIMIT (the side panel's range)."""
+    return None if n is None else int(min(max(int(n), 1), MAX_ITER_LIMIT))
+
+
+class MandelbrotModel:
+    """The view's state and commands. `canvas_size()` answers the canvas's size in physical
+    pixels (the widget's, asked at each use: frames are rendered at that size)."""
+
+    def __init__(self, backend, canvas_size: Callable[[], tuple[int, int]] | None = None):
+        self.camera = Camera()                 # no precision limit: deep frames take over
+        self.backend = backend
+        self.canvas_size = canvas_size or (lambda: (0, 0))
+        self.colouring = Colouring()
+        self.fixed_iterations: int | None = None   # None: automatic, from the width
+        self.progressive = True          # CPU (and slow deep) frames come coarse, then full
+        self.observers = Observers()
+        # the render pump's state
+        self.warm: set = set()           # backends whose kernels are compiled
+        self.started = False             # the view has been shown: frames are wanted
+        self.dirty = False               # the camera or colouring changed since the last submit
+        self.deep_slow = False           # the last deep frame was slow: coarse first
+        self.progress_shown = False      # the deep frame's progress is on show in the status bar
+        self.format = "float64"          # number format of the current camera's frames
+        self.exporting = False           # a picture export is running
+        self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
+        self._shown: Ticket | None = None
+        self._frame = None
+
+    def observe(self, event: str, fn: Callable):
+        self.observers.connect(event, fn)
+
+    # ---- what was shown ------------------------------------------------------------------------
+    @property
+    def frame(self):
+        """The last frame displayed (kernels.frame.Frame), or None."""
+        return self._frame
+
+    @property
+    def shown(self) -> Ticket | None:
+        """What the last displayed frame shows (camera, size, coarse or not), or None."""
+        return self._shown
+
+    def displayed(self, ticket: Ticket, frame):
+        self._shown, self._frame = ticket, frame
+
+    def frame_at(self, w: int, h: int):
+        """The shown frame when it is a full frame of the current camera at w×h whose values can
+        be read back (the hover readout), else None."""
+        t, frame = self._shown, self._frame
+        if (t is None or frame is None or t.coarse or frame.fetch_value is None
+                or t.state != self.camera.state or (t.w, t.h) != (w, h)):
+            return None
+        return frame
+
+    def image_rect(self, w: int, h: int) -> tuple[float, float, float, float] | None:
+        """Where the shown frame lies on a w×h canvas of the current camera (x, y, width, height
+        in canvas pixels), or None when nothing was shown."""
+        t = self._shown
+        if t is None:
+            return None
+        cur = self.camera.state
+        # the scale between the two frames' pixels (Decimal: deep widths are no floats); a frame
+        # magnified past any use is kept within what a float and Qt hold
+        k = float(min((t.state.width / t.w) / (cur.width / max(w, 1)), Decimal("1e12")))
+        x0, y0 = cur.to_pixel(*t.state.to_complex(0.0, 0.0, t.w, t.h), max(w, 1), max(h, 1))
+        x0, y0 = (max(-1e15, min(1e15, v)) for v in (x0, y0))
+        return x0, y0, t.w * k, t.h * k
+
+    # ---- iterations and colouring --------------------------------------------------------------
+    def auto_iterations(self) -> int:
+        return int(km.auto_iterations(self.camera.width))
+
+    def iterations(self) -> int:
+        n = self.fixed_iterations
+        return int(n) if n is not None else self.auto_iterations()
+
+    def set_colouring(self, colouring: Colouring, iterations: int | None):
+        """The side panel changed: its colouring and iteration policy (None: automatic)."""
+        self.colouring = colouring
+        self.fixed_iterations = clamp_iterations(iterations)
+        self.observers.notify(COLOURING)
+
+    # ---- number format and requests --------------------------------------------------------------
+    def number_format(self, w: int | None = None) -> str:
+        """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use
+        at `w` pixels across (default: the canvas's)."""
+        s = self.camera.state
+        if w is None:
+            w = max(self.canvas_size()[0], 1)
+        if not needs_deep(s.center_re, s.center_im, s.width, w):
+            return "float64"
+        return "extended" if s.width < EXTENDED_BELOW else "perturbation"
+
+    def build_request(self, w: int, h: int):
+        """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
+        width's digits as decimal strings)."""
+        s = self.camera.state
+        c = self.colouring
+        fmt = self.number_format(w)
+        colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
+                  "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
+                  "want_values": False, "backend": self.backend}
+        if fmt == "float64":
+            return km.MandelbrotRequest(
+                center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
+                size=(int(w), int(h)), max_iter=self.iterations(), **colour)
+        return km.DeepFrameRequest(str(s.center_re), str(s.center_im), str(s.width),
+                                   (int(w), int(h)), self.iterations(), **colour)
+
+    def refresh_format(self) -> str:
+        """Take the current camera's number format as the view's; returns the one before."""
+        before, self.format = self.format, self.number_format()
+        return before
+
+    # ---- the render pump ----------------------------------------------------------------------
+    def is_warm(self, backend=None) -> bool:
+        """Whether the kernels of `backend` (default: the view's) are compiled."""
+        return (self.backend if backend is None else backend) in self.warm
+
+    def frame_job(self, w: int, h: int):
+        """(request, ticket) for the next frame at w×h: coarse first where frames are slow (the
+        CPU, a slow deep place). ValueError when this place cannot be rendered. Either way the
+        view is no longer dirty."""
+        self.dirty = False
+        req = self.build_request(w, h)
+        req.validate()
+        deep = isinstance(req, km.DeepFrameRequest)
+        slow = not self.backend.is_gpu or (deep and self.deep_slow)
+        if self.progressive and slow and w * h >= PROGRESSIVE_MIN_PIXELS:
+            coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
+            req = km.ProgressiveRequest(full=req, coarse=coarse)
+        return req, Ticket(self.camera.state, w, h)
+
+    def submitted(self, generation: int, ticket: Ticket):
+        # kept beside the job: the frame's request carries only float64 centres, not the camera
+        self._tickets = {generation: ticket}
+
+    def current_ticket(self, coarse: bool = False) -> Ticket:
+        t = next(iter(self._tickets.values()))
+        return dataclasses.replace(t, coarse=True) if coarse else t
+
+    def frame_arrived(self, frame) -> str:
+        """A full frame came back: note whether deep frames are slow; returns its format."""
+        fmt = frame.meta.get("format", "float64")
+        if fmt != "float64":
+            total = frame.timings.phases_ms.get("total")
+            self.deep_slow = total is not None and total > DEEP_PROGRESSIVE_MS
+        return fmt
+
+    # ---- camera commands (w, h: the canvas's size) ------------------------------------------------
+    def _moved(self, ok: bool) -> bool:
+        self.observers.notify(CAMERA, ok)
+        return ok
+
+    def begin_gesture(self):
+        self.camera.begin_gesture()
+
+    def end_gesture(self):
+        self.camera.end_gesture()
+
+    def pan(self, dx: float, dy: float) -> bool:
+        w, _ = self.canvas_size()
+        return self._moved(self.camera.pan_pixels(dx, dy, w))
+
+    def pan_fraction(self, fx: float, fy: float) -> bool:
+        return self._moved(self.camera.pan_fraction(fx, fy, *self.canvas_size()))
+
+    def wheel_zoom(self, factor: float, x: float, y: float) -> bool:
+        """One wheel step: part of a gesture that ends when the steps stop (end_gesture)."""
+        self.camera.begin_gesture()
+        return self._moved(self.camera.zoom_about(factor, x, y, *self.canvas_size()))
+
+    def zoom_centre(self, factor: float) -> bool:
+        return self._moved(self.camera.zoom_centre(factor, *self.canvas_size()))
+
+    def zoom_box(self, x0: float, y0: float, x1: float, y1: float) -> bool:
+        """A drawn box fills the view; one of under 3 pixels each way is a slip and does nothing."""
+        if abs(x1 - x0) < 3 and abs(y1 - y0) < 3:
+            return False
+        return self._moved(self.camera.zoom_to_box(x0, y0, x1, y1, *self.canvas_size()))
+
+    def centre_on(self, x: float, y: float) -> bool:
+        return self._moved(self.camera.centre_on(x, y, *self.canvas_size()))
+
+    def reset(self) -> bool:
+        return self._moved(self.camera.reset())
+
+    def back(self) -> bool:
+        """The view before the last gesture; False (and no notice) when there is none."""
+        return self.camera.back() and self._moved(True)
+
+    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
+        """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
+        decimal strings of any length. It meets the limits every location meets
+        (cli.requests.check_location); a refusal leaves the view as it was and says why in
+        camera.refusal."""
+        w, _ = self.canvas_size()
+        try:
+            check_location(center_re, center_im, width, None if keep_iterations else iterations)
+            state = CameraState.of(center_re, center_im, width)
+        except (ValueError, ArithmeticError) as exc:
+            self.camera.refusal = f"Cannot go there: {exc}"
+            return self._moved(False)
+        ok = self.camera.go_to(state, max(w, 1))
+        if ok and not keep_iterations:
+            self.fixed_iterations = clamp_iterations(iterations)
+            self.observers.notify(ITERATIONS, self.fixed_iterations)
+        return self._moved(ok)
+
+    # ---- locations as text and .kfr files ---------------------------------------------------------
+    def location_text(self) -> str:
+        """The place as text to copy: every digit of the centre the zoom needs."""
+        s = self.camera.state
+        return format_location(s.center_re, s.center_im, s.width, self.fixed_iterations)
+
+    def place_from_text(self, text: str) -> Location:
+        """A pasted location (ours or Kalles Fraktaler's lines, whose width follows the canvas's
+        aspect); ValueError in plain words when the text holds none."""
+        w, h = self.canvas_size()
+        return parse_location(text, aspect=max(w, 1) / max(h, 1))
+
+    def place_from_kfr(self, text: str) -> tuple[str, str, Decimal, int | None]:
+        """(centre re, centre im, width, iterations) of the place in a .kfr file's text: the
+        centre's digits as written, KF's Zoom turned into a width for this canvas. ValueError in
+        plain words when it holds none; go_to checks the limits."""
+        w, h = self.canvas_size()
+        k = parse_kfr(text)
+        return k.center_re, k.center_im, k.width(max(w, 1), max(h, 1)), k.iterations
+
+    def kfr_text(self) -> str:
+        """The current place as a .kfr file's text (KF's Zoom from this canvas's aspect)."""
+        s = self.camera.state
+        w, h = self.canvas_size()
+        return format_kfr(s.center_re, s.center_im, s.width, (max(w, 1), max(h, 1)),
+                          self.iterations(), colours=palettes.lut(self.colouring.palette))
+
+    # ---- exports ------------------------------------------------------------------------------
+    def export_job(self, path: str, w: int, h: int, gpus=None) -> MandelbrotExport:
+        """The current view rendered at w×h into `path` (.png, or .npy for the raw counts);
+        `gpus`: spread the picture's bands over these GPUs. ValueError when the path cannot be
+        written (checked first: it must not cost a whole render) or the place not rendered."""
+        check_export_path(path)
+        req = dataclasses.replace(self.build_request(w, h), want_values=path.lower().endswith(".npy"))
+        req.validate()
+        return MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None)
+
+    def movie_place(self) -> dict:
+        """The place and colouring as a zoom movie's fields (cli.movie.MovieSpec)."""
+        state = self.camera.state
+        c = self.colouring
+        iters = self.fixed_iterations
+        colouring = [("density", float(c.density)), ("offset", float(c.offset)),
+                     ("interior", tuple(int(v) for v in c.interior))]
+        if c.mapping != "auto":
+            colouring.append(("mapping", c.mapping))
+        return {"center": f"{state.center_re},{state.center_im}", "width": str(state.width),
+                "iters": None if iters is None else str(int(iters)),
+                "palette": c.palette, "colouring": tuple(colouring)}

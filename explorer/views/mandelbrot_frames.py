@@ -1,0 +1,137 @@
+"""The Mandelbrot view's frames: the kernels' warm-up, then at most one frame in flight under the
+view's own key (the model says what to render and whether the view is dirty), coarse passes shown
+upscaled, deep frames' progress in the status bar, and each frame placed where its camera says.
+"""
+from __future__ import annotations
+
+import time
+
+from PyQt6.QtCore import QRectF
+
+from kernels.frame import Frame
+from kernels.mandelbrot import request as km
+from kernels.scheduler import Compiled, Warmup
+from kernels.timing import Timings
+
+from ..models.mandelbrot import Ticket
+
+
+class FramePump:
+    """The render loop of a MandelbrotView: the view's result hooks land here."""
+
+    def __init__(self, view):
+        self.view = view
+        self.model = view.model
+
+    def pump(self):
+        """Submit the next job if none is in flight: the kernels' warm-up first (it needs no
+        picture, so it starts with the view), then a frame once the view is shown."""
+        view, m = self.view, self.model
+        if view.in_flight:
+            return
+        if not m.is_warm():
+            view.status_message.emit("Compiling kernels…", 0)
+            view.submit(Warmup("mandelbrot", view.backend))
+            return
+        if not m.started or not m.dirty:
+            return
+        w, h = view.canvas_size()
+        if w <= 0 or h <= 0:
+            return              # resumes from the resize that gives the canvas an area
+        self._submit_frame(w, h)
+
+    def _submit_frame(self, w: int, h: int, *, replace_running: bool = False):
+        try:
+            req, ticket = self.model.frame_job(w, h)
+        except ValueError as exc:
+            self.view.status_message.emit(f"Cannot render this view: {exc}", 5000)
+            return
+        self.model.submitted(self.view.submit(req, replace_running=replace_running), ticket)
+
+    def on_result(self, result):
+        view, m = self.view, self.model
+        if isinstance(result, Compiled):
+            m.warm.add(result.backend)
+            t = Timings(backend=result.backend.name, label="mandelbrot: compile kernels")
+            t.add("compile", result.ms)
+            view.report_timings(t)
+            view.status_message.emit(
+                f"Kernels compiled in {result.ms:.0f} ms" if result.ms is not None else "Kernels ready", 3000)
+            m.dirty = True
+            self.pump()
+            return
+        assert isinstance(result, Frame), result
+        ticket = m.current_ticket()
+        fmt = m.frame_arrived(result)
+        if m.progress_shown:    # the reference orbit's progress was on show: say it is done
+            m.progress_shown = False
+            view.status_message.emit(f"Deep frame ({fmt}) done", 2000)
+        self.pump()             # the next frame computes while this one is painted
+        self.display(ticket, result)
+
+    def on_progress(self, frame):
+        m = self.model
+        if isinstance(frame, km.DeepProgress):
+            self._show_deep_progress(frame)
+            if frame.stage == "pixels":
+                return          # the pixels of a deep frame end soon: let them finish
+        else:
+            self.display(m.current_ticket(coarse=True), frame)
+        if m.dirty:             # drop the full pass of a view that is already out of date
+            w, h = self.view.canvas_size()
+            if w > 0 and h > 0 and m.is_warm():
+                self._submit_frame(w, h, replace_running=True)
+
+    def on_failed(self, message):
+        if not self.model.is_warm():
+            self.model.warm.add(self.view.backend)    # do not retry a failing compile in a loop
+        self.view.error_message.emit(f"Mandelbrot render failed: {message}")
+        self.pump()
+
+    def _show_deep_progress(self, p):
+        """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
+        the host, seconds at great depths), then the pixels."""
+        m, say = self.model, self.view.status_message.emit
+        if p.stage == "pixels" and not m.progress_shown and self.view.backend.is_gpu:
+            return              # a GPU frame's pixels take milliseconds: no message for them
+        m.progress_shown = True
+        if p.stage == "compile":
+            say("Compiling the deep-zoom kernels…", 0)
+            return
+        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
+        say(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
+
+    def cancel(self) -> bool:
+        """Stop the frame being computed; the picture keeps the last finished frame and nothing
+        is computed until the view changes again. False when nothing was running."""
+        view = self.view
+        if not view.in_flight:
+            return False
+        self.model.dirty = False
+        view.cancel()
+        self.model.progress_shown = False
+        view.status_message.emit("Frame cancelled: the picture shows the last finished one", 4000)
+        return True
+
+    def display(self, ticket: Ticket, frame):
+        view = self.view
+        t0 = time.perf_counter()
+        view.canvas.image.setImage(frame.rgba, autoLevels=False)
+        self.model.displayed(ticket, frame)
+        self.place_image()
+        if view.paint_synchronously:
+            view.canvas.viewport().repaint()
+        ms = (time.perf_counter() - t0) * 1e3
+        frame.timings.add("host", ms)
+        frame.timings.detail["display"] = ms   # the panel draws display apart
+        view.report_timings(frame.timings)
+        view.frame_displayed.emit(frame, ms)
+
+    def place_image(self):
+        """Put the shown frame where its camera says, relative to the current camera."""
+        image = self.view.canvas.image
+        if image.image is None:
+            return
+        rect = self.model.image_rect(*self.view.canvas_size())
+        if rect is not None:
+            image.setRect(QRectF(*rect))

@@ -1,0 +1,89 @@
+"""The Mandelbrot view's place in and out of the window: copy and paste it as text (the
+clipboard), open and save Kalles Fraktaler .kfr files. The model reads and writes the text
+(explorer.models.mandelbrot); this says in the status bar what happened.
+"""
+from __future__ import annotations
+
+from PyQt6.QtGui import QGuiApplication
+from PyQt6.QtWidgets import QFileDialog
+
+
+def _reason(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+class PlaceActions:
+    """Copy/paste location and .kfr open/save for a MandelbrotView."""
+
+    def __init__(self, view):
+        self.view = view
+
+    def _say(self, text: str, ms: int):
+        self.view.status_message.emit(text, ms)
+
+    def copy(self):
+        try:
+            text = self.view.model.location_text()
+        except (ValueError, ArithmeticError) as exc:     # never expected: the camera is checked
+            self._say(f"Cannot copy the location: {exc}", 6000)
+            return
+        QGuiApplication.clipboard().setText(text)
+        self._say(f"Copied: {text}", 4000)
+
+    def paste(self, text: str | None = None) -> bool:
+        """Go to the location in `text` (default: the clipboard). Bad text leaves the view
+        unchanged and says why in the status bar."""
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        model = self.view.model
+        try:
+            loc = model.place_from_text(text)
+        except ValueError as exc:
+            self._say(f"Cannot paste location: {exc}", 6000)
+            return False
+        if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
+            self._say(f"Cannot paste location: {model.camera.refusal}", 6000)
+            return False
+        self._say("Pasted location", 2000)
+        return True
+
+    def open_kfr(self, path: str) -> bool:
+        """Go to the place in the .kfr file at `path`; a file that cannot be read or holds no
+        place leaves the view unchanged and says why."""
+        model = self.view.model
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(2_000_000)
+            re_, im_, width, iterations = model.place_from_kfr(text)
+        except (OSError, ValueError) as exc:
+            self._say(f"Cannot open {path}: {_reason(exc)}", 6000)
+            return False
+        if not self.view.go_to(re_, im_, width, iterations):
+            self._say(f"Cannot open {path}: {model.camera.refusal}", 6000)
+            return False
+        self._say(f"Opened {path}", 3000)
+        return True
+
+    def save_kfr(self, path: str) -> bool:
+        """Write the current place as a .kfr file (KF's Zoom from this canvas's aspect)."""
+        try:
+            text = self.view.model.kfr_text()
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except (OSError, ValueError) as exc:
+            self._say(f"Cannot save {path}: {_reason(exc)}", 6000)
+            return False
+        self._say(f"Saved {path}", 3000)
+        return True
+
+    def open_kfr_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self.view, "Open a Kalles Fraktaler location", "",
+                                              "KF locations (*.kfr);;All files (*)")
+        if path:
+            self.open_kfr(path)
+
+    def save_kfr_dialog(self):
+        path, _ = QFileDialog.getSaveFileName(self.view, "Save as a Kalles Fraktaler location",
+                                              "location.kfr", "KF locations (*.kfr)")
+        if path:
+            self.save_kfr(path)
