@@ -1,11 +1,14 @@
-"""Launching a numba CUDA kernel frame after frame without paying numba's argument conversion.
+"""Launching numba CUDA kernels frame after frame: prepared launches and resident grids.
 
-numba-cuda converts every argument of every launch to kernel parameters in Python, and for a kernel
-with many arguments that costs more than the launch and the kernel together (figures:
-docs/PERFORMANCE.md, "Distance heatmap"). Device arrays reused from a BufferPool convert
-to the same parameters each time, so they are converted once and kept; scalars are converted per
-call, as numba would. This leans on numba-cuda internals (pinned below 0.31 in pyproject.toml): on
-any surprise it falls back, for good, to the ordinary launch, so results never depend on it.
+numba-cuda converts every argument of every launch to kernel parameters in Python, which for a
+kernel of many arguments costs more host time than the launch itself (docs/PERFORMANCE.md,
+"Distance heatmap"). Device arrays reused from a BufferPool convert to the same parameters each time, so they are
+converted once and kept; scalars are converted per call, as numba would. This leans on numba-cuda
+internals (pinned below 0.31 in pyproject.toml): on any surprise it falls back, for good, to the
+ordinary launch, so results never depend on it.
+
+`resident_blocks` sizes the grid of a persistent kernel (one whose threads loop over the work) to
+what the GPU holds at once.
 """
 from __future__ import annotations
 
@@ -91,3 +94,22 @@ class PreparedKernel:
             else:
                 kernel._prepare_args(ty, val, self.stream, retr, params)
         launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)
+
+
+def resident_blocks(kernel, threads: int, fallback_per_sm: int = 8) -> int:
+    """Blocks of `threads` that all SMs hold at once for this compiled kernel (by its register
+    count); more would only start once the resident ones have taken every pixel."""
+    from numba import cuda
+    dev = cuda.get_current_device()
+    per_sm = fallback_per_sm
+    try:
+        got = kernel.get_regs_per_thread() if kernel.overloads else 0
+        regs = max(got.values(), default=0) if isinstance(got, dict) else int(got)
+        if regs:
+            warp_regs = -(-regs * 32 // 256) * 256          # registers are allocated per warp
+            warps = int(dev.MAX_REGISTERS_PER_MULTIPROCESSOR) // warp_regs
+            per_sm = max(1, min(warps // (threads // 32),
+                                int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // threads))
+    except Exception:  # an older numba-cuda or a driver attribute missing: keep the fallback
+        per_sm = fallback_per_sm
+    return int(dev.MULTIPROCESSOR_COUNT) * per_sm

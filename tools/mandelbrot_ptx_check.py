@@ -28,20 +28,21 @@ def main() -> int:
 
     from kernels.mandelbrot import colour as mc
     from kernels.mandelbrot import escape as mk
-    from kernels.mandelbrot import escape_order as eo
+    from kernels.mandelbrot import escape_variants as ev
+    from kernels.mandelbrot import escape_warp as ew
     f2, u2, i2 = t.float64[:, :], t.uint32[:, :], t.int32[:, :]
     i1, f1, u1 = t.int64[:], t.float64[:], t.uint32[:]
     i, d = t.int64, t.float64
     kernels = {
-        "escape_kernel": (mk.escape_kernel, (f2, i, i, i, i, d, d, d, d, d, i)),
-        "escape_persistent_kernel": (mk.escape_persistent_kernel,
+        "escape_kernel": (ev.escape_kernel, (f2, i, i, i, i, d, d, d, d, d, i)),
+        "escape_persistent_kernel": (ev.escape_persistent_kernel,
                                      (f2, i2, i1, i, i, i, i, i, i, d, d, d, d, d, i)),
-        "escape_warp_kernel": (mk.escape_warp_kernel,
+        "escape_warp_kernel": (ew.escape_warp_kernel,
                                (f2, i2, t.uint32[:], t.int32[:], t.int32[:], i, i, i, i, i, d, d,
                                 d, d, d, i)),
-        "probe_kernel": (eo.probe_kernel, (f2, i2, i2, i, i, i, i, i, i, d, d, d, d, d, i)),
-        "count_kernel": (eo.count_kernel, (i2, i, i, t.int32[:], i, i)),
-        "scatter_kernel": (eo.scatter_kernel, (i2, i, i, t.int32[:], t.int32[:], t.int32[:], i, i)),
+        "probe_kernel": (ev.probe_kernel, (f2, i2, i2, i, i, i, i, i, i, d, d, d, d, d, i)),
+        "count_kernel": (ev.count_kernel, (i2, i, i, t.int32[:], i, i)),
+        "scatter_kernel": (ev.scatter_kernel, (i2, i, i, t.int32[:], t.int32[:], t.int32[:], i, i)),
         "finish_kernel": (mk.finish_kernel, (f2, i2, i, i)),
         "zero_kernel": (mk.zero_kernel, (i1,)),
         "stats_init_kernel": (mc.stats_init_kernel, (f1, i1)),

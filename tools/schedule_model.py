@@ -4,7 +4,7 @@ GPU: the frame's exact iteration counts (CPU twin, 1920x1080, 2000 iterations) h
 that each take the next pixel of a list when theirs is done, every lane iterating at the same
 rate (no refill cost, no warps). Prints each schedule's efficiency = (iterations / L) / the time
 the last lane ends, for: picture order, the oracle (longest first by the true counts), the sorted
-launch's estimate (escape_order.py: samples every S pixels, probe P, reach R, in classes or by
+launch's estimate (escape_variants.py: samples every S pixels, probe P, reach R, in classes or by
 the estimate itself), round robin (picture order, pixels cut into slices re-queued at the back,
 with a per-slice cost in iterations), and passes that compact the unfinished pixels (every pixel
 iterates up to a cap K in picture order; those still running continue, with the per-slice cost,
@@ -89,7 +89,7 @@ def capped_passes(costs, lanes: int, cap: int, cost: int) -> tuple[float, float]
 
 
 def sample_estimate(counts, sample: int, probe: int, reach: int, spread: bool = False):
-    """escape_order's estimate per pixel: the largest probe result of the samples within reach;
+    """The sorted launch's estimate per pixel: the largest probe result of the samples within reach;
     with spread, that plus twice (largest - smallest): a pixel whose neighbourhood mixes short and
     long samples lies near the set's boundary, where a long pixel can hide between samples."""
     h, w = counts.shape

@@ -2,7 +2,7 @@
 """Where the sorted launch's time goes on the GPU, on the bench's seahorse frame (1920x1080, 2000
 iterations), each kernel timed alone with CUDA events (median of --repeats):
 
-* probe / count / scatter: escape_order.py's first passes, then the warp kernel on their list;
+* probe / count / scatter: escape_variants.py's sorted passes, then the warp kernel on their list;
 * the warp kernel on hand-made lists: picture order (what the list costs), the exact counts'
   order, longest first (what a perfect prediction would give) and shortest first; and on no list
   (the warp launch);
@@ -38,7 +38,8 @@ def main() -> int:
     from kernels import backend as kb
     from kernels.launch import PreparedKernel
     from kernels.mandelbrot import escape as mk
-    from kernels.mandelbrot import escape_order as eo
+    from kernels.mandelbrot import escape_variants as ev
+    from kernels.mandelbrot import escape_warp as ew
     from kernels.mandelbrot import renderer as m
     from kernels.mandelbrot.bench import SEAHORSE
 
@@ -47,17 +48,17 @@ def main() -> int:
     w, h = (int(v) for v in a.size.split("x"))
     req = m.MandelbrotRequest(cx, cy, width, (w, h), iters, want_values=True)
     cost = m.iteration_counts(m.Renderer(be, launch="grid").render(req).values, iters)
-    grid = m._Grid.of(req)
+    grid = m.PixelGrid.of(req)
     args = (0, 0, grid.cx, grid.cy, grid.step, grid.half_w, grid.half_h, iters)
     s = cuda.stream()
     values = cuda.device_array((h, w), np.float64, stream=s)
     counts = cuda.device_array((h, w), np.int32, stream=s)
     counter = cuda.device_array(1, np.uint32, stream=s)
-    nsr, nsc = eo.sample_shape(h, w, a.sample)
+    nsr, nsc = ev.sample_shape(h, w, a.sample)
     est = cuda.device_array((nsr, nsc), np.int32, stream=s)
     order = cuda.device_array(h * w, np.int32, stream=s)
-    meta = cuda.device_array(2 * eo.NCLASSES, np.int32, stream=s)
-    hist, cursor = meta[:eo.NCLASSES], meta[eo.NCLASSES:]
+    meta = cuda.device_array(2 * ev.NCLASSES, np.int32, stream=s)
+    hist, cursor = meta[:ev.NCLASSES], meta[ev.NCLASSES:]
     no_hist = cuda.device_array(0, np.int32, stream=s)
     bx, by = block = (8, 8) if be.simulated else (32, 8)
     blocks = ((w + bx - 1) // bx, (h + by - 1) // by)
@@ -86,16 +87,16 @@ def main() -> int:
         return statistics.median(out)
 
     def probe():
-        k(mk.zero_kernel, 1, 2 * eo.NCLASSES)(meta)
-        k(eo.probe_kernel, sblocks, block)(values, counts, est, a.sample, a.probe, 0, h, *args)
+        k(mk.zero_kernel, 1, 2 * ev.NCLASSES)(meta)
+        k(ev.probe_kernel, sblocks, block)(values, counts, est, a.sample, a.probe, 0, h, *args)
 
     def count():
-        k(eo.count_kernel, blocks, block)(est, a.sample, a.reach, hist, h, w)
+        k(ev.count_kernel, blocks, block)(est, a.sample, a.reach, hist, h, w)
 
     def first_passes():
         probe()
         count()
-        k(eo.scatter_kernel, blocks, block)(est, a.sample, a.reach, hist, cursor, order, h, w)
+        k(ev.scatter_kernel, blocks, block)(est, a.sample, a.reach, hist, cursor, order, h, w)
 
     for _ in range(2):              # compile, then prepare
         first_passes()
@@ -103,11 +104,11 @@ def main() -> int:
     for wps in (int(v) for v in a.warps.split(",")):
         r = m.Renderer(be, launch="warp", warps_per_sm=wps)
         r.render(req)
-        nblocks, threads = r._persistent_grid()
+        nblocks, threads = r.target.launch.grid(r.target)
 
         def warp(order_arr, hist_arr):
             k(mk.zero_kernel, 1, 32)(counter)
-            k(mk.escape_warp_kernel, nblocks, threads)(values, counts, counter, order_arr, hist_arr,
+            k(ew.escape_warp_kernel, nblocks, threads)(values, counts, counter, order_arr, hist_arr,
                                                        a.thresh, 0, h, *args)
 
         print(f"== {wps} warps/SM ({nblocks} warps), thresh {a.thresh}, sample {a.sample}, "
@@ -123,7 +124,7 @@ def main() -> int:
                           ("longest first", np.argsort(-cost.ravel(), kind="stable")),
                           ("shortest first", np.argsort(cost.ravel(), kind="stable"))):
             dorder = cuda.to_device(idx.astype(np.int32), stream=s)
-            hh = np.zeros(eo.NCLASSES, np.int32)
+            hh = np.zeros(ev.NCLASSES, np.int32)
             hh[-1] = h * w
             dh = cuda.to_device(hh, stream=s)
             print(f"warp, {name:14s} {timed(lambda: warp(dorder, dh)):.4f} ms")
@@ -138,7 +139,7 @@ def main() -> int:
     bounds = np.cumsum(hist_h[::-1])
     klass = np.empty(n, np.int64)
     start = 0
-    for j, k in enumerate(range(eo.NCLASSES - 1, -1, -1)):
+    for j, k in enumerate(range(ev.NCLASSES - 1, -1, -1)):
         klass[start:bounds[j]] = k
         start = bounds[j]
     cls[:] = -1
@@ -146,7 +147,7 @@ def main() -> int:
     flat = cost.ravel()
     print("class: pixels, their iterations (share of the frame's), largest count, median count")
     total = flat.sum()
-    for k in range(eo.NCLASSES - 1, -1, -1):
+    for k in range(ev.NCLASSES - 1, -1, -1):
         sel = cls.ravel() == k
         if sel.any():
             print(f"  {k:2d}: {int(sel.sum()):8d} px {flat[sel].sum() / total:6.1%} "

@@ -2,11 +2,15 @@
 
 - `request`: MandelbrotRequest, DeepFrameRequest, ProgressiveRequest (frozen), DeepProgress, the
   iteration limit (automatic from the depth), the float64 precision check; no numba.
-- `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange);
-  on the GPU persistent threads that keep every lane of a warp busy.
+- `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange),
+  the CPU twin, the sliced and finishing GPU kernels; `escape_warp`: the app's GPU launch, warps
+  that refill their idle lanes together; `escape_variants`: the launches only benches select.
 - `colour`: values to RGBA on the device (sqrt, log and histogram-equalised mappings), CPU twins.
-- `renderer`: Renderer(backend) — buffers, bands, colouring on the device, the one copy to the host,
-  strips for exports of any size.
+- `renderer`: Renderer(backend) — one pipeline (buffers, escape, colour, the one copy to the host)
+  for frames, strips of any size and a poster's bands, over `cpu_target` or `gpu_target` (device
+  buffers, bands and iteration slices, the warp launch); `launch_variants`: the benches' launches.
+- `strips`: the one strip size; `tiles`: posters and movies as jobs for kernels/spread;
+  `zoom_path`: where each frame of a zoom movie looks.
 - `deep/`: deep zoom (perturbation around an arbitrary-precision reference orbit, to 1e-10000);
   `deep_frames`: DeepFrameRenderer, its values coloured into Frames, strips for exports.
 - `jobs`: the scheduler's handlers; `bench`: the `--bench` workloads (found by kernels.bench).

@@ -98,7 +98,7 @@ def _launch(backend, repeats):
 
 
 # (variant, Renderer keyword arguments): the default warp launch, its knobs either side, the
-# same launch handed the pixels longest first as samples predict them (escape_order.py), the
+# same launch handed the pixels longest first as samples predict them (escape_variants.py), the
 # persistent launch it replaced and the one-thread-per-pixel grid before that
 DIVERGENCE_VARIANTS = (
     ("warp", {}),

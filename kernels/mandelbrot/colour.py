@@ -179,8 +179,7 @@ def stats_cpu(values, max_iter, stats):
 def histogram_cpu(values, max_iter, stats, hist):
     """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position). The bins (a
     logarithm each) are found in parallel, then counted on one thread: per-thread histograms
-    merged afterwards were erratic under numba's parallel loops (41 ms to 8 s for one 1080p
-    frame), this is a steady ~60 ms on 2 cores."""
+    merged afterwards took erratic times under numba's parallel loops, this one is steady."""
     rows, cols = values.shape
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])

@@ -1,7 +1,7 @@
-"""The Mandelbrot escape-time kernels: a CUDA version and its CPU twin (colouring is colour.py's).
+"""The Mandelbrot escape-time arithmetic, its CPU twin and the GPU launches the app runs.
 
-Both are built from ONE description of the per-pixel arithmetic (`_make_escape`), instantiated
-with the multiply and add each target must use:
+Both targets are built from ONE description of the per-pixel arithmetic (`_make_escape`),
+instantiated with the multiply and add each target must use:
 
 * CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
   (it emits no `contract` flag without fastmath).
@@ -13,16 +13,11 @@ with the multiply and add each target must use:
   fraction may differ in the last bit (libdevice vs libm), which moves the smooth value by ~1e-16.
 * CUDA simulator: plain Python operators, i.e. the CPU's arithmetic.
 
-The GPU kernels keep the lanes of a warp busy. With one thread per pixel (`escape_kernel`) a warp
-runs as long as its slowest pixel while the lanes whose pixels escaped early idle; in the seahorse
-valley that left ~3/4 of the GPU's arithmetic unused. `escape_warp_kernel` (the default) runs a
-fixed number of resident warps that take row segments of 32 pixels from an atomic counter (one
-atomic per segment, asked for a segment ahead so that no lane waits on it) and iterate their
-lanes' pixels 8 iterations at a time, refilling the lanes that finished, together, once enough of
-them have. `escape_persistent_kernel` (the previous default) does the same per thread: each lane
-takes its next pixel from the counter on its own, a chunk of iterations at a time. The escaped
-pixel's |z|^2 and n are stored as they are and turned into the smooth value by a second, cheap pass
-(`finish_kernel`), so the logarithms stay out of the divergent part of the loop.
+The app's GPU frames run escape_warp.py's kernel (whole warps refill their idle lanes together),
+whose escaped pixels keep |z|^2 and n until `finish_kernel` here makes the smooth value, so the
+logarithms stay out of the divergent loop; frames too long for one launch run
+`escape_slice_kernel` here, a slice of iterations at a time. The launches only benches select
+(one thread per pixel, per-thread persistent, sorted) are in escape_variants.py.
 
 The CPU twin iterates two neighbouring pixels in lockstep (`escape_pair`): one pixel's recurrence
 is a chain of dependent operations that leaves a core waiting on latency, two independent chains
@@ -43,6 +38,7 @@ from numba import njit, prange, types
 from numba.core.extending import intrinsic
 
 from ..backend import simulator_enabled
+
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
 BAILOUT2 = 65536.0
@@ -235,33 +231,6 @@ def row_stride(rows: int) -> int:
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-def _sim_lane_values(value):
-    """Every lane's `value`, by lane, for the CUDA simulator, which has no warp vote or shuffle:
-    its thread block must be one warp of 32 threads that all call this together (the barrier is
-    the block's)."""
-    import threading
-    t = threading.current_thread()
-    store = t._manager.__dict__.setdefault("_lane_values", {})
-    store[t.thread_id] = value
-    t.syncthreads()
-    got = [store[i] for i in range(32)]
-    t.syncthreads()
-    return got
-
-
-def _sim_ballot(mask, pred):
-    return sum(1 << i for i, v in enumerate(_sim_lane_values(bool(pred))) if v)
-
-
-def _sim_shfl(mask, value, src):
-    return _sim_lane_values(value)[src]
-
-
-def _sim_lanemask_lt():
-    import threading
-    return (1 << (threading.current_thread().thread_id % 32)) - 1
-
-
 GPU_IMPORT_ERROR = None
 try:
     from numba import cuda
@@ -272,39 +241,18 @@ except Exception as exc:  # the CPU path must work even where numba-cuda does no
 if cuda is not None:
     if simulator_enabled():
         _gpu_mul, _gpu_add = operator.mul, operator.add
-        # the simulator has no warp vote or shuffle: stand-ins with the same names
-        import types as _pytypes
-        _warp = _pytypes.SimpleNamespace(ballot_sync=_sim_ballot, shfl_sync=_sim_shfl,
-                                         lanemask_lt=_sim_lanemask_lt)
     else:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
-        _warp = cuda
 
     _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu = _make_escape(
         _gpu_mul, _gpu_add, cuda.jit(device=True))
-    _FULL_MASK = 0xFFFFFFFF
-    _STEPS = 8     # escape_warp_kernel's iterations between two looks at its warp
-    _TAKE_MAX = np.uint32(0x7FFFFFFF)   # atomic.inc wraps to 0 past this: never, in practice
-
-    @cuda.jit(cache=True)
-    def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
-                      cx, cy, step, half_w, half_h, max_iter):
-        """One thread per pixel of rows band_row0 .. band_row0 + band_rows of `values`."""
-        c, r = cuda.grid(2)
-        if c < values.shape[1] and r < band_rows:
-            br = band_row0 + r
-            gx = float(grid_col0 + c) + 0.5 - half_w
-            gy = float(grid_row0 + br) + 0.5 - half_h
-            x = _gpu_add(cx, _gpu_mul(gx, step))
-            y = _gpu_add(cy, -_gpu_mul(gy, step))
-            values[br, c] = _escape_gpu(x, y, max_iter)
 
     @cuda.jit(cache=True)
     def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,
                             cx, cy, step, half_w, half_h, n0, n1, max_iter):
-        """escape_kernel's work cut into iteration slices, for frames whose iteration count is
-        too large for one launch: iterates n0+1 .. n1 of every pixel of the band still running
+        """One thread per pixel, the work cut into iteration slices, for frames whose iteration
+        count is too large for one launch: iterates n0+1 .. n1 of every pixel of the band still running
         (values < 0 after the previous slice; every pixel when n0 == 0), keeping z in zx, zy.
         Adds to alive[0] the number of pixels still running after this slice (one atomic per
         block), so the host knows when to stop and how long the next slice may be."""
@@ -333,282 +281,6 @@ if cuda is not None:
             cuda.atomic.add(alive, 0, count)
 
     @cuda.jit(cache=True)
-    def escape_persistent_kernel(values, counts, counter, grab, chunk, band_row0, band_rows,
-                                 grid_row0, grid_col0, cx, cy, step, half_w, half_h,
-                                 max_iter):
-        """escape_kernel's pixels (rows band_row0 .. band_row0 + band_rows of `values`) by a fixed
-        grid of threads that each take `grab` consecutive pixels at a time: first the run at
-        grab x its thread index, then runs from the atomic counter (counter[0], zero at launch,
-        counts pixels past the first runs). A pixel is iterated `chunk` iterations at a time;
-        between chunks a thread whose pixel is done stores it and moves to its next one, so the
-        lanes of a warp stay busy until the frame runs out of pixels.
-
-        An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
-        value); one inside (max_iter reached, or the cardioid/bulb test) gets
-        values = max_iter and counts = 0. Each step is the arithmetic of resume(), so the values
-        equal escape_kernel's bit for bit."""
-        cols = values.shape[1]
-        total = band_rows * cols
-        nthreads = cuda.gridsize(1)
-        i = cuda.grid(1) * grab
-        end = min(i + grab, total)
-        fresh = True            # (r, c) must be found from i by a division
-        busy = False
-        r = 0
-        c = 0
-        px = 0.0
-        py = 0.0
-        x = 0.0
-        y = 0.0
-        x2 = 0.0
-        y2 = 0.0
-        r2 = 0.0
-        n = 0
-        while True:
-            if not busy:
-                while True:                         # the next pixel that needs iterating
-                    if i >= end:
-                        i = nthreads * grab + cuda.atomic.add(counter, 0, grab)
-                        end = min(i + grab, total)
-                        fresh = True
-                    if i >= total:
-                        break
-                    if fresh:
-                        r = i // cols
-                        c = i - r * cols
-                        fresh = False
-                    gx = float(grid_col0 + c) + 0.5 - half_w
-                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
-                    px = _gpu_add(cx, _gpu_mul(gx, step))
-                    py = _gpu_add(cy, -_gpu_mul(gy, step))
-                    if _shortcut_gpu(px, py):
-                        values[band_row0 + r, c] = float(max_iter)
-                        counts[band_row0 + r, c] = 0
-                        i += 1
-                        c += 1
-                        if c == cols:
-                            c = 0
-                            r += 1
-                        continue
-                    busy = True
-                    n = 0
-                    x = 0.0
-                    y = 0.0
-                    x2 = 0.0
-                    y2 = 0.0
-                    break
-                if not busy:
-                    break                           # no pixels left: this thread is done
-            lim = min(n + chunk, max_iter)
-            escaped = False
-            while n < lim:
-                n += 1
-                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                x = _gpu_add(_gpu_add(x2, -y2), px)
-                x2 = _gpu_mul(x, x)
-                y2 = _gpu_mul(y, y)
-                r2 = _gpu_add(x2, y2)
-                if r2 > BAILOUT2:
-                    escaped = True
-                    break
-            if escaped or n >= max_iter:
-                if escaped:
-                    values[band_row0 + r, c] = r2
-                    counts[band_row0 + r, c] = n
-                else:
-                    values[band_row0 + r, c] = float(max_iter)
-                    counts[band_row0 + r, c] = 0
-                busy = False
-                i += 1
-                c += 1
-                if c == cols:
-                    c = 0
-                    r += 1
-
-    @cuda.jit(device=True)
-    def _take(counter):
-        """counter[0] += 1 (a uint32 counter), returning the old value. An atomic increment
-        that wraps at _TAKE_MAX, not an atomic add: for an add (and for an increment wrapping at
-        2^32, which is one) the compiler makes one lane do the warp's atomics and shuffles the
-        answer to the others at once, so the warp would wait for the atomic right where it asks,
-        while the answer is wanted only one segment later."""
-        return cuda.atomic.inc(counter, 0, _TAKE_MAX)
-
-    @cuda.jit(device=True)
-    def _segment_row(seg, segs, inv_segs):
-        """seg // segs by a float32 estimate, corrected (the 64-bit division is a long call)."""
-        r = np.int64(np.float32(seg) * inv_segs)
-        while r * segs > seg:
-            r -= 1
-        while (r + 1) * segs <= seg:
-            r += 1
-        return r
-
-    @cuda.jit(device=True)
-    def _segment_span(seg, listed, segs, inv_segs, cols, total):
-        """(row, first column, length) of row segment `seg`; for a list, (0, first entry, length)."""
-        if listed:
-            return 0, seg * 32, min(32, total - seg * 32)
-        sr = _segment_row(seg, segs, inv_segs)
-        sc0 = (seg - sr * segs) * 32
-        return sr, sc0, min(32, cols - sc0)
-
-    @cuda.jit(device=True)
-    def _segment_pixel(listed, order, sr, pos, cols, inv_cols):
-        """(band row, column) of the pixel at `pos` of a segment (a column, or a list entry)."""
-        if not listed:
-            return sr, pos
-        p = order[pos]
-        r = int(float(p) * inv_cols)        # the integer division is a long call; exact below
-        while r * cols > p:
-            r -= 1
-        while (r + 1) * cols <= p:
-            r += 1
-        return r, p - r * cols
-
-    @cuda.jit(cache=True)
-    def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
-                           grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
-        """escape_persistent_kernel's work shared out by whole warps: the pixels of rows
-        band_row0 .. band_row0 + band_rows of `values` come in row segments of up to 32 (segment s
-        is row s // segs, columns 32 * (s % segs) ...), a warp's first segment is its warp number,
-        later ones come from the atomic counter (counter[0], zero at launch). A warp iterates its
-        lanes' pixels one iteration at a time until at least `thresh` lanes have finished (all 32
-        once the segments have run out), then those lanes store their results and take the next
-        pixels of the warp's segment, in lane order, together. One atomic per segment, asked for
-        one segment ahead, so that no lane waits on it: its answer arrives while the warp iterates.
-
-        With a non-empty `hist` (the sorted launch, escape_order.py) segments are runs of 32 of
-        the list `order` instead (entry = band row * cols + column; sum(hist) entries), which holds
-        the pixels still to do, those expected to take longest first.
-
-        Stores what escape_persistent_kernel stores (finish_kernel makes the smooth value), with
-        the same arithmetic, so the values equal escape_kernel's bit for bit."""
-        cols = values.shape[1]
-        listed = hist.shape[0] > 0
-        inv_cols = 1.0 / float(cols)
-        if listed:
-            total = 0
-            for k in range(hist.shape[0]):
-                total += hist[k]
-            segs = 1
-            nseg = (total + 31) // 32
-        else:
-            total = band_rows * cols
-            segs = (cols + 31) // 32
-            nseg = band_rows * segs
-        lane = cuda.laneid
-        lt = _warp.lanemask_lt()
-        nwarps = cuda.gridsize(1) // 32
-        seg = cuda.grid(1) // 32
-        inv_segs = np.float32(1.0) / np.float32(segs)
-        pend = 0                # the next segment's number - nwarps, held by lane `asker`
-        asker = 0
-        if lane == 0:
-            pend = _take(counter)
-        more = seg < nseg
-        sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
-        used = 0
-        live = False
-        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
-        r = 0
-        c = 0
-        n = 0
-        px = 0.0
-        py = 0.0
-        x = 0.0
-        y = 0.0
-        x2 = 0.0
-        y2 = 0.0
-        r2 = 0.0
-        while True:
-            if done != 0:
-                row = band_row0 + r
-                if done == 2:
-                    values[row, c] = r2
-                    counts[row, c] = n
-                else:
-                    values[row, c] = float(max_iter)
-                    counts[row, c] = 0
-                done = 0
-            while more:                     # pixels for the idle lanes, in lane order
-                mask = _warp.ballot_sync(_FULL_MASK, not live)
-                if mask == 0:
-                    break
-                k = int(cuda.popc(mask))
-                rank = int(cuda.popc(mask & lt))
-                avail = slen - used
-                got = False
-                if not live and rank < avail:
-                    r, c = _segment_pixel(listed, order, sr, sc0 + used + rank, cols, inv_cols)
-                    got = True
-                if k < avail:
-                    used += k
-                else:                       # the segment runs out: on to the one asked for
-                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
-                    # the next one is asked for by an idle lane (any lane would do; a fixed one
-                    # would let the compiler split the loop in two, one copy for that lane)
-                    asker = cuda.ffs(mask) - 1
-                    if lane == asker:
-                        pend = _take(counter)   # nothing may use it here: no wait
-                    more = seg < nseg
-                    sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
-                    used = min(k - avail, slen)
-                    if more and not live and rank >= avail and rank - avail < slen:
-                        r, c = _segment_pixel(listed, order, sr, sc0 + rank - avail, cols,
-                                              inv_cols)
-                        got = True
-                if got:
-                    gx = float(grid_col0 + c) + 0.5 - half_w
-                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
-                    px = _gpu_add(cx, _gpu_mul(gx, step))
-                    py = _gpu_add(cy, -_gpu_mul(gy, step))
-                    if _shortcut_gpu(px, py):
-                        values[band_row0 + r, c] = float(max_iter)
-                        counts[band_row0 + r, c] = 0
-                    else:
-                        live = True
-                        n = 0
-                        x = 0.0
-                        y = 0.0
-                        x2 = 0.0
-                        y2 = 0.0
-            need = thresh if more else 32
-            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
-            if idle == 32:
-                if not more:
-                    break
-                continue
-            while idle < need:
-                if live:
-                    if n + _STEPS <= max_iter:
-                        # _STEPS iterations with no look at the warp between them
-                        for _ in range(_STEPS):
-                            n += 1
-                            y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                            x = _gpu_add(_gpu_add(x2, -y2), px)
-                            x2 = _gpu_mul(x, x)
-                            y2 = _gpu_mul(y, y)
-                            r2 = _gpu_add(x2, y2)
-                            if r2 > BAILOUT2:
-                                break
-                    else:
-                        n += 1
-                        y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                        x = _gpu_add(_gpu_add(x2, -y2), px)
-                        x2 = _gpu_mul(x, x)
-                        y2 = _gpu_mul(y, y)
-                        r2 = _gpu_add(x2, y2)
-                    # r2 is the last iterate's: above the bailout only where the pixel escaped
-                    if r2 > BAILOUT2:
-                        live = False
-                        done = 2
-                    elif n >= max_iter:
-                        live = False
-                        done = 3
-                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
-
-    @cuda.jit(cache=True)
     def finish_kernel(values, counts, band_row0, band_rows):
         """The smooth value of every escaped pixel of the band (counts > 0): from |z_n|^2 and n."""
         c, r = cuda.grid(2)
@@ -623,9 +295,7 @@ if cuda is not None:
         if i < a.shape[0]:
             a[i] = 0
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_kernel = escape_slice_kernel = escape_persistent_kernel = finish_kernel = None
-    escape_warp_kernel = None
-    zero_kernel = None
+    escape_slice_kernel = finish_kernel = zero_kernel = None
 
 
 def shortcut_mask(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:

@@ -1,9 +1,9 @@
-"""The sorted launch (escape_order.py): samples predict each pixel's cost, the list hands the
+"""The sorted launch (escape_variants.py): samples predict each pixel's cost, the list hands the
 longest out first, and the frame stays exactly the grid launch's and the CPU twin's."""
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import escape_order as eo
+from kernels.mandelbrot import escape_variants as ev
 from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu
@@ -17,9 +17,9 @@ def _req(cx, cy, width, size, iters):
 
 
 def _host_classes(est, sample, reach, rows, cols):
-    """escape_order._pixel_class on the host: -1 for finished samples, else the bit length of the
+    """escape_variants._pixel_class on the host: -1 for finished samples, else the bit length of the
     largest estimate of the samples within `reach` around the pixel (capped)."""
-    nsr, nsc = eo.sample_shape(rows, cols, sample)
+    nsr, nsc = ev.sample_shape(rows, cols, sample)
     est = est[:nsr, :nsc]
     out = np.empty((rows, cols), np.int64)
     for r in range(rows):
@@ -30,7 +30,7 @@ def _host_classes(est, sample, reach, rows, cols):
                 continue
             near = est[max(sr - reach + 1, 0):sr + reach + 1, max(sc - reach + 1, 0):sc + reach + 1]
             cost = int(np.abs(near).max())
-            out[r, c] = min(cost.bit_length(), eo.NCLASSES - 1)
+            out[r, c] = min(cost.bit_length(), ev.NCLASSES - 1)
     return out
 
 
@@ -71,9 +71,9 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
     req = _req(-0.6, 0.1, 3.0, size, iters)
     r.render(req)
     cols, rows = size
-    est = r.pool.device("order-est", eo.sample_shape(rows, cols, sample), np.int32).copy_to_host()
-    meta = r.pool.device("order-meta", (2 * eo.NCLASSES,), np.int32).copy_to_host()
-    hist, cursor = meta[:eo.NCLASSES], meta[eo.NCLASSES:]
+    est = r.pool.device("order-est", ev.sample_shape(rows, cols, sample), np.int32).copy_to_host()
+    meta = r.pool.device("order-meta", (2 * ev.NCLASSES,), np.int32).copy_to_host()
+    hist, cursor = meta[:ev.NCLASSES], meta[ev.NCLASSES:]
     order = r.pool.device("order", (rows * cols,), np.int32).copy_to_host()
     classes = _host_classes(est, sample, reach, rows, cols)
     todo = np.flatnonzero(classes.ravel() >= 0)
@@ -84,7 +84,7 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
     assert np.array_equal(np.sort(listed), todo)
     got = classes.ravel()[listed]
     assert (np.diff(got) <= 0).all()                     # longest first
-    assert np.array_equal(np.bincount(got, minlength=eo.NCLASSES), hist)
+    assert np.array_equal(np.bincount(got, minlength=ev.NCLASSES), hist)
     assert len(set(got.tolist())) >= 3                   # the frame spreads over several classes
 
 

@@ -1,0 +1,78 @@
+"""The renderer's CPU side: host buffers and the escape pass in bands of rows (numba, parallel).
+
+`CpuTarget` has the methods of gpu_target.GpuTarget. Its buffers are the results themselves, so
+nothing is copied home; its kernel (escape.escape_rows_cpu) polls a stop flag that a cancel sets,
+and runs a band of rows at a time with a cancellation check between bands.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import escape as mk
+
+
+class CpuTarget:
+    """Frames computed in host memory. `cuts()` gives the renderer's current Cuts."""
+
+    stream = None
+
+    def __init__(self, backend, cuts):
+        self.backend, self.cuts = backend, cuts
+
+    # ---- buffers and copies ------------------------------------------------------------------
+    def values(self, pool, name, h, w):
+        return pool.host(name, (h, w), np.float64, pinned=False)
+
+    def counts(self, pool, name, h, w):
+        return None                     # the CPU kernel makes the smooth value as it goes
+
+    def rgba(self, pool, name, h, w, ring=3):
+        return pool.host(name, (h, w), np.uint32, pinned=False, ring=ring)
+
+    def host(self, pool, name, shape, dtype, ring=1):
+        return None                     # results stay where they were computed
+
+    def download(self, src, out, timer):
+        """`src` itself, or copied into `out` when one is given."""
+        if out is None:
+            return src
+        np.copyto(out, src)
+        return out
+
+    def sync(self):
+        pass
+
+    def read(self, values, row, col) -> float:
+        return float(values[row, col])
+
+    def check_fits(self, rows, w, values, max_iter, what):
+        pass                            # host memory is checked where files are written
+
+    # ---- the escape pass ---------------------------------------------------------------------
+    def warm(self, values, counts, args, timer):
+        self.escape(values, args, timer, None, counts)
+
+    def escape(self, values, args, timer, cancel, counts):
+        """Escape values for the buffer's rows (args: escape_rows_cpu's grid arguments), in bands
+        of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band."""
+        rows, cols = values.shape
+        max_iter = args[-1]
+        band = self.cuts().cpu_work // max(1, cols * max_iter)
+        # never so few rows that a band leaves the CPU's threads half idle: the stop flag, not
+        # the band, bounds how long a cancel waits
+        band = max(1, min(rows, max(band, 4)))
+        stop = np.zeros(1, dtype=np.int64)
+        forget = cancel.on_cancel(lambda: stop.__setitem__(0, 1)) \
+            if hasattr(cancel, "on_cancel") else None
+        try:
+            for b0 in range(0, rows, band):
+                n = min(band, rows - b0)
+                with timer.phase("kernel"):
+                    mk.escape_rows_cpu(values, b0, n, mk.row_stride(n), *args, stop)
+                if cancel is not None:
+                    cancel.check()
+                if stop[0]:       # stopped part-way: the token raises above, but never go on
+                    raise RuntimeError("the escape kernel was stopped without a cancel")
+        finally:
+            if forget is not None:
+                forget()

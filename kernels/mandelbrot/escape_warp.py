@@ -1,0 +1,243 @@
+"""The app's GPU escape launch: whole warps share out the frame and refill their idle lanes together.
+
+With one thread per pixel a warp runs as long as its slowest pixel while the lanes whose pixels
+escaped early idle. `escape_warp_kernel` runs a fixed number of resident warps that take row
+segments of 32 pixels from an atomic counter (one atomic per segment, asked for a segment ahead so
+that no lane waits on it) and iterate their lanes' pixels a few iterations at a time, refilling
+the lanes that finished, together, once enough of them have. An escaped pixel's |z|^2 and n are
+stored as they are; escape.finish_kernel turns them into the smooth value. The arithmetic is
+escape.py's, so the values equal every other launch's and the CPU twin's bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import simulator_enabled
+from .escape import BAILOUT2, cuda
+
+
+def _sim_lane_values(value):
+    """Every lane's `value`, by lane, for the CUDA simulator, which has no warp vote or shuffle:
+    its thread block must be one warp of 32 threads that all call this together (the barrier is
+    the block's)."""
+    import threading
+    t = threading.current_thread()
+    store = t._manager.__dict__.setdefault("_lane_values", {})
+    store[t.thread_id] = value
+    t.syncthreads()
+    got = [store[i] for i in range(32)]
+    t.syncthreads()
+    return got
+
+
+def _sim_ballot(mask, pred):
+    return sum(1 << i for i, v in enumerate(_sim_lane_values(bool(pred))) if v)
+
+
+def _sim_shfl(mask, value, src):
+    return _sim_lane_values(value)[src]
+
+
+def _sim_lanemask_lt():
+    import threading
+    return (1 << (threading.current_thread().thread_id % 32)) - 1
+
+
+if cuda is not None:
+    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
+    if simulator_enabled():
+        # the simulator has no warp vote or shuffle: stand-ins with the same names
+        import types as _pytypes
+        _warp = _pytypes.SimpleNamespace(ballot_sync=_sim_ballot, shfl_sync=_sim_shfl,
+                                         lanemask_lt=_sim_lanemask_lt)
+    else:
+        _warp = cuda
+    _FULL_MASK = 0xFFFFFFFF
+    _STEPS = 8     # escape_warp_kernel's iterations between two looks at its warp
+    _TAKE_MAX = np.uint32(0x7FFFFFFF)   # atomic.inc wraps to 0 past this: never, in practice
+
+    @cuda.jit(device=True)
+    def _take(counter):
+        """counter[0] += 1 (a uint32 counter), returning the old value. An atomic increment
+        that wraps at _TAKE_MAX, not an atomic add: for an add (and for an increment wrapping at
+        2^32, which is one) the compiler makes one lane do the warp's atomics and shuffles the
+        answer to the others at once, so the warp would wait for the atomic right where it asks,
+        while the answer is wanted only one segment later."""
+        return cuda.atomic.inc(counter, 0, _TAKE_MAX)
+
+    @cuda.jit(device=True)
+    def _segment_row(seg, segs, inv_segs):
+        """seg // segs by a float32 estimate, corrected (the 64-bit division is a long call)."""
+        r = np.int64(np.float32(seg) * inv_segs)
+        while r * segs > seg:
+            r -= 1
+        while (r + 1) * segs <= seg:
+            r += 1
+        return r
+
+    @cuda.jit(device=True)
+    def _segment_span(seg, listed, segs, inv_segs, cols, total):
+        """(row, first column, length) of row segment `seg`; for a list, (0, first entry, length)."""
+        if listed:
+            return 0, seg * 32, min(32, total - seg * 32)
+        sr = _segment_row(seg, segs, inv_segs)
+        sc0 = (seg - sr * segs) * 32
+        return sr, sc0, min(32, cols - sc0)
+
+    @cuda.jit(device=True)
+    def _segment_pixel(listed, order, sr, pos, cols, inv_cols):
+        """(band row, column) of the pixel at `pos` of a segment (a column, or a list entry)."""
+        if not listed:
+            return sr, pos
+        p = order[pos]
+        r = int(float(p) * inv_cols)        # the integer division is a long call; exact below
+        while r * cols > p:
+            r -= 1
+        while (r + 1) * cols <= p:
+            r += 1
+        return r, p - r * cols
+
+    @cuda.jit(cache=True)
+    def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
+                           grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
+        """The escape pass shared out by whole warps: the pixels of rows
+        band_row0 .. band_row0 + band_rows of `values` come in row segments of up to 32 (segment s
+        is row s // segs, columns 32 * (s % segs) ...), a warp's first segment is its warp number,
+        later ones come from the atomic counter (counter[0], zero at launch). A warp iterates its
+        lanes' pixels one iteration at a time until at least `thresh` lanes have finished (all 32
+        once the segments have run out), then those lanes store their results and take the next
+        pixels of the warp's segment, in lane order, together. One atomic per segment, asked for
+        one segment ahead, so that no lane waits on it: its answer arrives while the warp iterates.
+
+        With a non-empty `hist` (the sorted launch, escape_variants.py) segments are runs of 32 of
+        the list `order` instead (entry = band row * cols + column; sum(hist) entries), which holds
+        the pixels still to do, those expected to take longest first.
+
+        An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
+        value), one inside (max_iter reached, or the cardioid/bulb test) values = max_iter and
+        counts = 0; the arithmetic is resume()'s, so the values equal escape()'s bit for bit."""
+        cols = values.shape[1]
+        listed = hist.shape[0] > 0
+        inv_cols = 1.0 / float(cols)
+        if listed:
+            total = 0
+            for k in range(hist.shape[0]):
+                total += hist[k]
+            segs = 1
+            nseg = (total + 31) // 32
+        else:
+            total = band_rows * cols
+            segs = (cols + 31) // 32
+            nseg = band_rows * segs
+        lane = cuda.laneid
+        lt = _warp.lanemask_lt()
+        nwarps = cuda.gridsize(1) // 32
+        seg = cuda.grid(1) // 32
+        inv_segs = np.float32(1.0) / np.float32(segs)
+        pend = 0                # the next segment's number - nwarps, held by lane `asker`
+        asker = 0
+        if lane == 0:
+            pend = _take(counter)
+        more = seg < nseg
+        sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
+        used = 0
+        live = False
+        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
+        r = 0
+        c = 0
+        n = 0
+        px = 0.0
+        py = 0.0
+        x = 0.0
+        y = 0.0
+        x2 = 0.0
+        y2 = 0.0
+        r2 = 0.0
+        while True:
+            if done != 0:
+                row = band_row0 + r
+                if done == 2:
+                    values[row, c] = r2
+                    counts[row, c] = n
+                else:
+                    values[row, c] = float(max_iter)
+                    counts[row, c] = 0
+                done = 0
+            while more:                     # pixels for the idle lanes, in lane order
+                mask = _warp.ballot_sync(_FULL_MASK, not live)
+                if mask == 0:
+                    break
+                k = int(cuda.popc(mask))
+                rank = int(cuda.popc(mask & lt))
+                avail = slen - used
+                got = False
+                if not live and rank < avail:
+                    r, c = _segment_pixel(listed, order, sr, sc0 + used + rank, cols, inv_cols)
+                    got = True
+                if k < avail:
+                    used += k
+                else:                       # the segment runs out: on to the one asked for
+                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
+                    # the next one is asked for by an idle lane (any lane would do; a fixed one
+                    # would let the compiler split the loop in two, one copy for that lane)
+                    asker = cuda.ffs(mask) - 1
+                    if lane == asker:
+                        pend = _take(counter)   # nothing may use it here: no wait
+                    more = seg < nseg
+                    sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
+                    used = min(k - avail, slen)
+                    if more and not live and rank >= avail and rank - avail < slen:
+                        r, c = _segment_pixel(listed, order, sr, sc0 + rank - avail, cols,
+                                              inv_cols)
+                        got = True
+                if got:
+                    gx = float(grid_col0 + c) + 0.5 - half_w
+                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
+                    px = _gpu_add(cx, _gpu_mul(gx, step))
+                    py = _gpu_add(cy, -_gpu_mul(gy, step))
+                    if _shortcut_gpu(px, py):
+                        values[band_row0 + r, c] = float(max_iter)
+                        counts[band_row0 + r, c] = 0
+                    else:
+                        live = True
+                        n = 0
+                        x = 0.0
+                        y = 0.0
+                        x2 = 0.0
+                        y2 = 0.0
+            need = thresh if more else 32
+            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            if idle == 32:
+                if not more:
+                    break
+                continue
+            while idle < need:
+                if live:
+                    if n + _STEPS <= max_iter:
+                        # _STEPS iterations with no look at the warp between them
+                        for _ in range(_STEPS):
+                            n += 1
+                            y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
+                            x = _gpu_add(_gpu_add(x2, -y2), px)
+                            x2 = _gpu_mul(x, x)
+                            y2 = _gpu_mul(y, y)
+                            r2 = _gpu_add(x2, y2)
+                            if r2 > BAILOUT2:
+                                break
+                    else:
+                        n += 1
+                        y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
+                        x = _gpu_add(_gpu_add(x2, -y2), px)
+                        x2 = _gpu_mul(x, x)
+                        y2 = _gpu_mul(y, y)
+                        r2 = _gpu_add(x2, y2)
+                    # r2 is the last iterate's: above the bailout only where the pixel escaped
+                    if r2 > BAILOUT2:
+                        live = False
+                        done = 2
+                    elif n >= max_iter:
+                        live = False
+                        done = 3
+                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+else:  # pragma: no cover - only where numba-cuda is broken
+    escape_warp_kernel = None
