@@ -20,8 +20,8 @@ from PyQt6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, Q
                              QSizePolicy, QStackedWidget, QTableWidget, QTableWidgetItem,
                              QVBoxLayout, QWidget)
 
-from cli.views import VIEWS
 from kernels.timing import Timings
+from services.views import VIEWS
 
 from .timing_breakdown import (COPY_PHASES, EXPLAIN, FRAME_PHASES, NAMES, History, Segment,
                                frame_segments, frame_total, phase_ms, sub_phases)

@@ -23,13 +23,10 @@ from PyQt6.QtCore import QRectF, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QProgressDialog, QSplitter
 
-from cli.files import check_export_path
-from cli.kfr import format_kfr, parse_kfr
-from cli.requests import check_location, needs_deep
 from kernels import palettes
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
-from kernels.mandelbrot.deep.request import EXTENDED_BELOW
+from kernels.mandelbrot.number_format import number_format
 from kernels.scheduler import (
     Compiled,
     Exported,
@@ -39,8 +36,11 @@ from kernels.scheduler import (
     Warmup,
 )
 from kernels.timing import Timings
+from services.export_jobs import MandelbrotExport
+from services.files import check_export_path
+from services.kfr import format_kfr, parse_kfr
+from services.requests import check_location, place_request
 
-from ..export_jobs import MandelbrotExport
 from .base import BaseView
 from .mandelbrot_camera import KEY_ZOOM, PAN_STEP, Camera, CameraState
 from .mandelbrot_canvas import Canvas
@@ -167,9 +167,7 @@ class MandelbrotView(BaseView):
         s = self.camera.state
         if w is None:
             w = max(self.canvas_size()[0], 1)
-        if not needs_deep(s.center_re, s.center_im, s.width, w):
-            return "float64"
-        return "extended" if s.width < EXTENDED_BELOW else "perturbation"
+        return number_format(s.center_re, s.center_im, s.width, w)
 
     def build_request(self, w: int, h: int):
         """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
@@ -180,12 +178,7 @@ class MandelbrotView(BaseView):
         colour = {"palette": c.palette.currentText(), "density": float(c.density.value()),
                   "offset": float(c.offset.value()), "interior": tuple(c.interior()),
                   "mapping": c.mapping_for(fmt), "want_values": False, "backend": self.backend}
-        if fmt == "float64":
-            return km.MandelbrotRequest(
-                center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
-                size=(int(w), int(h)), max_iter=self.iterations(), **colour)
-        return km.DeepFrameRequest(str(s.center_re), str(s.center_im), str(s.width),
-                                   (int(w), int(h)), self.iterations(), **colour)
+        return place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
@@ -426,7 +419,7 @@ class MandelbrotView(BaseView):
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
         """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
         decimal strings of any length. It meets the limits every location meets
-        (cli.requests.check_location); a refusal leaves the view as it was and says why in the
+        (services.requests.check_location); a refusal leaves the view as it was and says why in the
         status bar (and in self.camera.refusal)."""
         w, _ = self.canvas_size()
         try:

@@ -21,11 +21,11 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialo
                              QListWidgetItem, QProgressBar, QPushButton, QSplitter, QTableWidget,
                              QTableWidgetItem, QVBoxLayout, QWidget)
 
-from cli.files import check_writable, write_json, write_text
 from kernels.vector import sweep as vector_sweep
 from kernels.vector.jobs import SweepRequest
 from kernels.vector.ops import OP_NAMES, get_op
 from kernels.vector.registry import implementations
+from services.files import check_writable, write_json, write_text
 
 from .base import BaseView
 
