@@ -4,7 +4,7 @@ them instead of starting over.
 
 A folder beside the output holds a plan (what the parts belong to: place, size, options) and the
 parts. A run resumes only from a folder whose plan is its own; a folder whose plan belongs to
-another output (or cannot be read) is refused rather than mixed in. Every file is written whole or
+another output is refused rather than mixed in. Every file is written whole or
 not at all (services/files.py). Posters (services/poster.py) and movies (services/movie_parts.py)
 are both a `PartsFolder` with their own parts.
 """
@@ -24,6 +24,9 @@ class PartsFolder:
     """The folder `folder` of one output's parts and its plan file (`plan_file`, default
     FOLDER/plan.json). `plan` is what identifies the output; `matches(old)` says whether a plan
     found on disk is this output's (equality unless a kind of output says otherwise)."""
+    # a plan that cannot be read: another output's (its parts are not vouched for), unless a fresh
+    # start rewrites every part anyway
+    unreadable_is_other = True
 
     def __init__(self, folder: str, plan: dict, plan_file: str | None = None):
         self.folder = os.fspath(folder)
@@ -47,7 +50,9 @@ class PartsFolder:
     def holds_other(self) -> bool:
         """Whether the folder holds another output's parts (a plan that is not this one's)."""
         old = self.read_plan()
-        return old is not None and not self.matches(old)
+        if old is None or (old == {} and not self.unreadable_is_other):
+            return False
+        return not self.matches(old)
 
     def resumable(self) -> bool:
         """Whether the plan on disk is this output's: its parts may be kept."""

@@ -44,6 +44,8 @@ def plan_of(view: str, request, w: int, h: int, rows: int, npy: bool) -> dict:
 
 class Parts(PartsFolder):
     """The parts folder of one poster: the memory-mapped picture and the list of finished bands."""
+    # a fresh start rewrites pixels.npy and done.json: nothing of an unreadable plan's survives
+    unreadable_is_other = False
 
     def __init__(self, out: str, plan: dict, shape: tuple, dtype):
         super().__init__(parts_dir(out), plan)

@@ -2,6 +2,8 @@
 
 - `request`: MandelbrotRequest, DeepFrameRequest, ProgressiveRequest (frozen), DeepProgress, the
   iteration limit (automatic from the depth), the float64 precision check; no numba.
+- `number_format`: the one rule for which arithmetic a place needs (float64, perturbation,
+  extended) at a given number of pixels across.
 - `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange);
   on the GPU persistent threads that keep every lane of a warp busy.
 - `colour`: values to RGBA on the device (sqrt, log and histogram-equalised mappings), CPU twins.
@@ -9,7 +11,9 @@
   strips for exports of any size.
 - `deep/`: deep zoom (perturbation around an arbitrary-precision reference orbit, to 1e-10000);
   `deep_frames`: DeepFrameRenderer, its values coloured into Frames, strips for exports.
-- `jobs`: the scheduler's handlers; `bench`: the `--bench` workloads (found by kernels.bench).
+- `jobs`: which renderer draws a request (`renderer_kind`, `renderer_of`) and the scheduler's
+  handlers; `tiles`: bands and frames as jobs for a pool (kernels.spread); `bench`: the
+  `--bench` workloads (found by kernels.bench).
 
 May import: numpy, numba, numba.cuda and the shared modules of `kernels` (backend, buffers, frame,
 launch, palettes, timing). Never Qt, never another workload package.
