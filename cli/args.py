@@ -16,22 +16,19 @@ import re
 from kernels.distance.request import STRATEGIES, UNITS
 from kernels.mandelbrot.request import MAPPINGS
 
+from services.movie import DEFAULT_FPS, DEFAULT_MOVIE_SECONDS, MAX_FPS
+from services.requests import MANDELBROT_OPTIONS, RENDER_VIEWS
+from services.views import VIEW_IDS
+
 from .failures import PROG, USAGE
-from .requests import MANDELBROT_OPTIONS, RENDER_VIEWS
-from .views import VIEW_IDS
 
 BACKENDS = ("auto", "cpu", "cuda")
 # every --render view option, in the order the views list them (a view rejects the others')
 VIEW_OPTIONS = tuple(dict.fromkeys(opt for options, _ in RENDER_VIEWS.values() for opt in options))
-DEFAULT_RENDER_SIZE = (1920, 1080)
 DEFAULT_REPEATS = 20
 DEFAULT_SECONDS = 5.0
 MAX_SECONDS = 3600.0
 MAX_REPEATS = 100_000
-# --movie: frames per second, the movie's length when --seconds is not given, the codec
-DEFAULT_FPS = 60
-MAX_FPS = 240
-DEFAULT_MOVIE_SECONDS = 10.0
 ZOOMS = ("in", "out")
 
 WINDOW, RENDER, BENCH, WINDOW_BENCH = "window", "render", "bench", "bench-ui"

@@ -8,11 +8,11 @@ import json
 from collections.abc import Callable
 
 from kernels.timing import PHASES
+from services.files import check_writable, write_json
 
 from .args import DEFAULT_REPEATS, DEFAULT_SECONDS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
-from .files import check_writable, write_json
 
 
 def run_bench(args) -> int:

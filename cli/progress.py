@@ -13,19 +13,11 @@ import shutil
 
 from tqdm import tqdm
 
+from services.files import human_bytes
+
 SHOW_AFTER_S = 1.0          # a render quicker than this shows no bar
 LARGE_OUTPUT_BYTES = 256 * 2**20   # outputs from this size on are announced before the render
 STEPS = 1000                # the bar counts thousandths
-
-
-def human_bytes(n: int) -> str:
-    """1536 -> '1.5 KiB', 3.4 GiB as '3.4 GiB'."""
-    size = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
 
 
 def output_bytes(w: int, h: int, npy: bool) -> int:

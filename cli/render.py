@@ -1,19 +1,21 @@
 """`main.py --render VIEW --out FILE`: one frame without a window, written as .png or .npy.
 
 A large output is announced before the render (how many GiB) and refused when the disk cannot
-hold it; a long render shows a progress bar on a terminal (cli.progress)."""
+hold it; a long render shows a progress bar on a terminal (cli.progress). The renderer and the
+writing are services.render's."""
 from __future__ import annotations
 
-import importlib
 import os
 
-from .args import DEFAULT_RENDER_SIZE, VIEW_OPTIONS
+from services.files import FORMATS, check_writable
+from services.render import view_renderer, write_frame
+from services.requests import DEFAULT_RENDER_SIZE, RENDER_VIEWS
+
+from .args import VIEW_OPTIONS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
-from .files import FORMATS, check_writable, write_npy, write_png, write_strips
 from .progress import RenderProgress, describe_output, disk_problem
-from .requests import RENDER_VIEWS
 
 
 def run_render(args) -> int:
@@ -49,18 +51,19 @@ def run_render(args) -> int:
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
-    from .poster import run_poster, wants_poster
-    if wants_poster(args, w, h):         # bands over every chosen GPU, resumable
+    from services.poster import wants_poster
+    if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
+        from .poster import run_poster
         if view == "mandelbrot":
             try:
-                make_renderer(view, request, be, probe=True)
+                view_renderer(view, request, be, probe=True)
             except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
                 return fail(UNUSABLE, str(exc))
         return run_poster(args, view, request, args.out, be)
     from kernels.buffers import OutOfDeviceMemory
     from kernels.scheduler import Cancelled, CancelToken
     try:
-        renderer = make_renderer(view, request, be)
+        renderer = view_renderer(view, request, be)
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     token = CancelToken()
@@ -82,38 +85,3 @@ def run_render(args) -> int:
     progress.close()
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     return 0
-
-
-def make_renderer(view: str, request, backend, probe: bool = False):
-    """The renderer for `request`: a deep-zoom frame renderer for a DeepFrameRequest (its
-    reference orbit needs gmpy2: RuntimeError saying how to install it when missing), else the
-    view's Renderer. `probe`: only check that it can be made (None)."""
-    from kernels.mandelbrot.request import DeepFrameRequest
-    if isinstance(request, DeepFrameRequest):
-        from kernels.mandelbrot.deep.reference import gmpy2_module
-        gmpy2_module()
-        if probe:
-            return None
-        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-        return DeepFrameRenderer(backend)
-    if probe:
-        return None
-    return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
-
-
-def write_frame(renderer, request, path: str, cancel=None, progress=None) -> None:
-    """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
-    offers them (a Mandelbrot picture of any size), else as one frame. `cancel.check()` stops it
-    between strips and inside long kernels; the file at `path` is then left as it was.
-    `progress(fraction)` after each strip."""
-    npy = path.lower().endswith(".npy")
-    if hasattr(renderer, "strips"):
-        w, h = request.size
-        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel),
-                     progress=progress)
-        return
-    frame = renderer.render(request, cancel=cancel)
-    if npy:
-        write_npy(path, frame.values)
-    else:
-        write_png(path, frame.rgba)

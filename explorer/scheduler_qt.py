@@ -14,8 +14,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
 from kernels.jobs import default_handlers
 from kernels.scheduler import Busy, Scheduler
-
-from .export_jobs import HANDLERS as EXPORT_HANDLERS
+from services.export_jobs import HANDLERS as EXPORT_HANDLERS
 
 
 class QtScheduler(QObject):

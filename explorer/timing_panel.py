@@ -17,8 +17,8 @@ from PyQt6.QtCore import Qt, QTimer
 from PyQt6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                              QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from cli.views import VIEWS
 from kernels.timing import Timings
+from services.views import VIEWS
 
 from .timing_bar import JobAxis, PhaseBar
 from .timing_breakdown import EXPLAIN, FRAME_PHASES, phase_ms

@@ -1,6 +1,8 @@
 """The layer rules (docs/CONTRACTS.md), as the import-linter contracts in pyproject.toml: kernels
-imports no Qt, no explorer and no cli; cli imports no Qt and no explorer; workload packages do not
-import each other. The second test proves the same contracts break on a small package that does all that."""
+imports no Qt, no services, no explorer and no cli; services imports no Qt, no cli and no
+explorer; cli imports no Qt and no explorer; explorer imports no cli; workload packages do not
+import each other. The second test proves the same contracts break on a small package that does
+all that."""
 import os
 import subprocess
 import sys
@@ -33,7 +35,7 @@ def test_the_layer_contracts_are_kept():
 
 
 def test_the_contracts_catch_violations(tmp_path):
-    """A package tree with kernels, cli and explorer where every rule is broken once."""
+    """A package tree with kernels, services, cli and explorer where every rule is broken once."""
     def module(dotted: str, source: str = "") -> None:
         parts = dotted.split(".")
         folder = tmp_path.joinpath(*parts)
@@ -42,11 +44,14 @@ def test_the_contracts_catch_violations(tmp_path):
             tmp_path.joinpath(*parts[:i], "__init__.py").touch()
         folder.joinpath("__init__.py").write_text(textwrap.dedent(source))
 
-    for root in ("kernels", "cli", "explorer"):
+    for root in ("kernels", "services", "cli", "explorer"):
         module(root)
     module("explorer", "import PyQt6\nimport pyqtgraph\n")
     module("kernels.leaky", "from PyQt6 import QtCore\n")   # kernels -> Qt
+    module("kernels.upward", "import services\n")            # kernels -> the layer above
+    module("services.widget", "import pyqtgraph\n")          # services -> Qt
     module("cli.window", "import explorer\n")                 # cli -> the app
+    module("explorer.terminal", "import cli\n")               # the app -> the command line
     independent = [c for c in contracts() if c["type"] == "independence"]
     assert independent, "no independence contract in pyproject.toml"
     for c in independent:
@@ -58,3 +63,5 @@ def test_the_contracts_catch_violations(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"Contracts: 0 kept, {len(contracts())} broken" in r.stdout, r.stdout
     assert "kernels.leaky -> PyQt6" in r.stdout and "cli.window -> explorer" in r.stdout
+    assert "kernels.upward -> services" in r.stdout and "services.widget -> pyqtgraph" in r.stdout
+    assert "explorer.terminal -> cli" in r.stdout

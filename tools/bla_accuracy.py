@@ -26,7 +26,7 @@ SEAHORSE = ("-0.743643887037158704752191506114774", "0.1318259042053119704931320
 
 
 def main() -> int:
-    from cli.requests import mandelbrot_request
+    from services.requests import mandelbrot_request
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     from kernels.mandelbrot.zoom_path import zoom_in

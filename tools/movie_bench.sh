@@ -65,7 +65,7 @@ if run_movie libx264 --codec h264; then
 import sys
 import av
 from PIL import Image
-from cli.video import probe_frames
+from services.video import probe_frames
 path, out = sys.argv[1], sys.argv[2]
 frames, rate = probe_frames(path)
 print(f"decoded {path}: {frames} frames at {rate} fps")
@@ -85,7 +85,7 @@ if [ "${MOVIE_LANES_SWEEP:-1}" != 0 ]; then
     t0=$(now)
     python3 -c "
 import sys
-import cli.movie as m
+import services.movie_writer as m
 m.default_lanes = lambda kind, size: $lanes
 import main
 sys.exit(main.main(sys.argv[1:]))" --movie "$scratch/lanes$lanes.mp4" --backend "$backend" --size "$size" \

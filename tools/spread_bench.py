@@ -67,7 +67,7 @@ MOVIE_PLACE = ("-0.743643887037158704752191506114774,0.1318259042053119704931320
 def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes=8):
     """The movie workload's rendering alone (the frames of a 1080p60 zoom to 1e-12, as
     `--movie` renders them, results dropped): 1 GPU against 2, alternating."""
-    from cli.movie import MovieFrameJob, MovieSpec, prepare
+    from services.movie import MovieFrameJob, MovieSpec, prepare
     spec = MovieSpec(out="/tmp/spread-bench.mp4", size=size, fps=fps, seconds=seconds,
                      center=MOVIE_PLACE[0], width=MOVIE_PLACE[1])
     movie = prepare(spec, open_encoder=False)

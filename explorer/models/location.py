@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from cli import kfr
-from cli.requests import check_location, location_number
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, log10_of
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from services import kfr
+from services.requests import check_location, location_number
 
 EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
 # two coordinates of the longest accepted length, the width and the keys

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
 
-from cli.files import check_export_path
-from cli.kfr import format_kfr, parse_kfr
-from cli.requests import check_location, needs_deep
 from kernels import palettes
 from kernels.mandelbrot import request as km
-from kernels.mandelbrot.deep.request import EXTENDED_BELOW
+from kernels.mandelbrot.number_format import number_format
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from services.export_jobs import MandelbrotExport
+from services.files import check_export_path
+from services.kfr import format_kfr, parse_kfr
+from services.requests import check_location, place_request
 
-from ..export_jobs import MandelbrotExport
 from .camera import Camera, CameraState
 from .location import Location, format_location, parse_location
 
@@ -173,9 +173,7 @@ class MandelbrotModel:
         s = self.camera.state
         if w is None:
             w = max(self.canvas_size()[0], 1)
-        if not needs_deep(s.center_re, s.center_im, s.width, w):
-            return "float64"
-        return "extended" if s.width < EXTENDED_BELOW else "perturbation"
+        return number_format(s.center_re, s.center_im, s.width, w)
 
     def build_request(self, w: int, h: int):
         """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
@@ -186,12 +184,7 @@ class MandelbrotModel:
         colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
                   "want_values": False, "backend": self.backend}
-        if fmt == "float64":
-            return km.MandelbrotRequest(
-                center_re=float(s.center_re), center_im=float(s.center_im), width=float(s.width),
-                size=(int(w), int(h)), max_iter=self.iterations(), **colour)
-        return km.DeepFrameRequest(str(s.center_re), str(s.center_im), str(s.width),
-                                   (int(w), int(h)), self.iterations(), **colour)
+        return place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
 
     def refresh_format(self) -> str:
         """Take the current camera's number format as the view's; returns the one before."""
@@ -278,7 +271,7 @@ class MandelbrotModel:
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
         """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
         decimal strings of any length. It meets the limits every location meets
-        (cli.requests.check_location); a refusal leaves the view as it was and says why in
+        (services.requests.check_location); a refusal leaves the view as it was and says why in
         camera.refusal."""
         w, _ = self.canvas_size()
         try:
@@ -331,7 +324,7 @@ class MandelbrotModel:
         return MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None)
 
     def movie_place(self) -> dict:
-        """The place and colouring as a zoom movie's fields (cli.movie.MovieSpec)."""
+        """The place and colouring as a zoom movie's fields (services.movie.MovieSpec)."""
         state = self.camera.state
         c = self.colouring
         iters = self.fixed_iterations

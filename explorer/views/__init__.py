@@ -1,7 +1,6 @@
-"""The views' classes, in the tab order of the one list of view ids and titles (the services
-layer's views module, shared with the command line)."""
-from cli.views import VIEW_IDS
-from cli.views import VIEWS as _IDS_AND_TITLES
+"""The views' classes, in the tab order of services.views (the one list of view ids and titles)."""
+from services.views import VIEW_IDS
+from services.views import VIEWS as _IDS_AND_TITLES
 
 from .distance import DistanceView
 from .mandelbrot import MandelbrotView

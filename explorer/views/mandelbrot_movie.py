@@ -18,11 +18,20 @@ from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBo
                              QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QProgressDialog,
                              QPushButton, QSpinBox, QWidget)
 
-from cli.args import DEFAULT_FPS, DEFAULT_MOVIE_SECONDS, MAX_FPS
-from cli.movie import MovieError, MovieSpec, OtherMovie, Parts, default_lanes, parts_dir, prepare
 from kernels.scheduler import Delivered, Failed, Progress, Stopped
+from services.movie import (
+    DEFAULT_FPS,
+    DEFAULT_MOVIE_SECONDS,
+    MAX_FPS,
+    MovieError,
+    MovieSpec,
+    OtherMovie,
+    prepare,
+)
+from services.movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
+from services.movie_parts import Parts, parts_dir
+from services.movie_writer import default_lanes
 
-from ..movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
 
 MOVIE_KEY = "mandelbrot:movie"
 SIZES = (("Full HD 1920×1080", (1920, 1080)), ("HD 1280×720", (1280, 720)),
@@ -45,7 +54,7 @@ def codec_problem(codec: str | None) -> str | None:
     if codec is None:
         return None
     if codec not in _codec_problems:
-        from cli.video import CodecUnavailable, check_codec, pyav_missing
+        from services.video import CodecUnavailable, check_codec, pyav_missing
         why = pyav_missing()
         if why is None:
             try:

@@ -14,7 +14,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QFileDialog, QHBoxLayout, QSplitter
 
-from cli.files import check_writable, write_json, write_text
+from services.files import check_writable, write_json, write_text
 
 from ..models.throughput import COLUMNS, VIEW_ID, ThroughputModel
 from .base import BaseView

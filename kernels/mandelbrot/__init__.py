@@ -2,6 +2,8 @@
 
 - `request`: MandelbrotRequest, DeepFrameRequest, ProgressiveRequest (frozen), DeepProgress, the
   iteration limit (automatic from the depth), the float64 precision check; no numba.
+- `number_format`: the one rule for which arithmetic a place needs (float64, perturbation,
+  extended) at a given number of pixels across.
 - `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange),
   the CPU twin, the sliced and finishing GPU kernels; `escape_warp`: the app's GPU launch, warps
   that refill their idle lanes together; `escape_variants`: the launches only benches select.
@@ -9,11 +11,12 @@
 - `renderer`: Renderer(backend) — one pipeline (buffers, escape, colour, the one copy to the host)
   for frames, strips of any size and a poster's bands, over `cpu_target` or `gpu_target` (device
   buffers, bands and iteration slices, the warp launch); `launch_variants`: the benches' launches.
-- `strips`: the one strip size; `tiles`: posters and movies as jobs for kernels/spread;
-  `zoom_path`: where each frame of a zoom movie looks.
+- `strips`: the one strip size; `zoom_path`: where each frame of a zoom movie looks.
 - `deep/`: deep zoom (perturbation around an arbitrary-precision reference orbit, to 1e-10000);
   `deep_frames`: DeepFrameRenderer, its values coloured into Frames, strips for exports.
-- `jobs`: the scheduler's handlers; `bench`: the `--bench` workloads (found by kernels.bench).
+- `jobs`: which renderer draws a request (`renderer_kind`, `renderer_of`) and the scheduler's
+  handlers; `tiles`: bands and frames as jobs for a pool (kernels.spread); `bench`: the
+  `--bench` workloads (found by kernels.bench).
 
 May import: numpy, numba, numba.cuda and the shared modules of `kernels` (backend, buffers, frame,
 launch, palettes, timing). Never Qt, never another workload package.

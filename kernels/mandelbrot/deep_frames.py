@@ -145,6 +145,19 @@ class DeepFrameRenderer:
             ensure_device_fits(rows * w * 20, what=f"rendering {w}×{h} in strips of {rows} rows")
         return self._strips(request, bool(values), rows, cancel)
 
+    def band(self, request: DeepFrameRequest, row0: int, rows: int, values: bool, cancel=None,
+             into: np.ndarray | None = None) -> np.ndarray:
+        """Rows row0 .. row0 + rows of `request`'s picture (a poster's band, tiles.py), as
+        Renderer.band gives them: uint8 RGBA (rows, w, 4), or with `values` float64 smooth counts
+        (rows, w); a deep frame of its own, cut as strips are (band_request). Copied into `into`
+        when given, else returned in the frame's buffer (valid until the next frame)."""
+        frame = self.render(band_request(request, row0, rows, values), cancel=cancel)
+        got = frame.values if values else frame.rgba
+        if into is None:
+            return got
+        np.copyto(into, got)
+        return into
+
     def _strips(self, request, want_values, rows, cancel):
         h = int(request.size[1])
         for r0 in range(0, h, rows):

@@ -1,5 +1,6 @@
-"""How the scheduler runs Mandelbrot requests: which renderer (one per backend and role, owned by
-the scheduler) draws what. A coarse pass has its own renderer so its buffers never evict the full
+"""How the scheduler runs Mandelbrot requests, and which renderer draws a request (`renderer_kind`,
+the one place that decides; `renderer_of` gives a job or a pool worker its kept renderer of that
+kind, one per backend and role). A coarse pass has its own renderer so its buffers never evict the full
 frame's values, which hover readouts and recolouring still use. Deep frames have one renderer per
 backend, whose reference orbit and approximation table serve the coarse pass, the full frame and
 the pans and zooms after them."""
@@ -21,13 +22,48 @@ from .request import (
 PROGRESS_EVERY_S = 0.1
 
 
-def _renderer(ctx: JobContext, role: str = "view") -> Renderer:
-    return ctx.renderer(("mandelbrot", role), lambda: Renderer(ctx.backend))
+DEEP, FLOAT64 = "deep", "float64"
 
 
-def _deep_renderer(ctx: JobContext):
-    from .deep_frames import DeepFrameRenderer
-    return ctx.renderer(("mandelbrot", "deep"), lambda: DeepFrameRenderer(ctx.backend))
+def renderer_kind(request) -> str:
+    """Which renderer draws `request`: DEEP (deep_frames.DeepFrameRenderer, perturbation around a
+    reference orbit) for a DeepFrameRequest, FLOAT64 (renderer.Renderer) for a MandelbrotRequest.
+    Which request a place gets is kernels/mandelbrot/number_format.py's rule."""
+    return DEEP if isinstance(request, DeepFrameRequest) else FLOAT64
+
+
+def make_renderer(request, backend):
+    """A new renderer of the kind that draws `request`, on `backend`."""
+    return _make(renderer_kind(request), backend)
+
+
+def _make(kind: str, backend):
+    if kind == DEEP:
+        from .deep_frames import DeepFrameRenderer
+        return DeepFrameRenderer(backend)
+    return Renderer(backend)
+
+
+def check_renderer(request) -> None:
+    """RuntimeError saying how to install what `request`'s renderer needs and this machine lacks
+    (gmpy2 for a deep frame's reference orbit), before any work."""
+    if renderer_kind(request) == DEEP:
+        from .deep.reference import gmpy2_module
+        gmpy2_module()
+
+
+def renderer_of(owner, request, role: str = "view", series=None):
+    """The renderer of `request`'s kind that `owner` keeps for `role` (a JobContext's or a spread
+    Worker's `renderer(key, factory)`: made on first use, kept for the next job). A deep renderer
+    is kept per `series` too: runs of frames that arrive interleaved (a movie's encoder lanes) each
+    keep their own reference orbit; float64 renderers keep nothing worth a copy per series."""
+    return _kept(owner, renderer_kind(request), role, series)
+
+
+def _kept(owner, kind: str, role: str = "view", series=None):
+    key = ("mandelbrot", kind, role) + ((series,) if kind == DEEP and series is not None else ())
+    backend = owner.backend
+    return owner.renderer(key, lambda: _make(kind, backend))
 
 
 def _progress_reporter(ctx: JobContext):
@@ -45,29 +81,30 @@ def _progress_reporter(ctx: JobContext):
 
 
 def render(ctx: JobContext, req: MandelbrotRequest):
-    return _renderer(ctx).render(req, cancel=ctx.token)
+    return renderer_of(ctx, req).render(req, cancel=ctx.token)
 
 
 def render_deep(ctx: JobContext, req: DeepFrameRequest):
-    return _deep_renderer(ctx).render(req, cancel=ctx.token, progress=_progress_reporter(ctx))
+    return renderer_of(ctx, req).render(req, cancel=ctx.token, progress=_progress_reporter(ctx))
 
 
 def render_progressive(ctx: JobContext, req: ProgressiveRequest):
-    if isinstance(req.full, DeepFrameRequest):
-        deep = _deep_renderer(ctx)
+    if renderer_kind(req.full) == DEEP:
+        # one deep renderer: the coarse pass's reference orbit serves the full frame
+        deep = renderer_of(ctx, req.full)
         progress = _progress_reporter(ctx)
         yield deep.render(req.coarse, cancel=ctx.token, progress=progress)
         ctx.token.check()
         return deep.render(req.full, cancel=ctx.token, progress=progress)
-    yield _renderer(ctx, "coarse").render(req.coarse, cancel=ctx.token)
+    yield renderer_of(ctx, req.coarse, "coarse").render(req.coarse, cancel=ctx.token)
     ctx.token.check()
-    return _renderer(ctx).render(req.full, cancel=ctx.token)
+    return renderer_of(ctx, req.full).render(req.full, cancel=ctx.token)
 
 
 def warmup(ctx: JobContext, req: Warmup) -> Compiled:
-    ms = _renderer(ctx).warmup()
+    ms = _kept(ctx, FLOAT64).warmup()
     if not req.backend.is_gpu:          # the CPU's coarse pass has its own buffers
-        ms += _renderer(ctx, "coarse").warmup()
+        ms += _kept(ctx, FLOAT64, "coarse").warmup()
     return Compiled("mandelbrot", req.backend, ms)
 
 

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .jobs import renderer_of
 from .request import DeepFrameRequest, MandelbrotRequest
 from .strips import strip_rows
-
-
 
 # a picture is cut into at least this many bands (when it has the rows), so that several GPUs
 # share it evenly; the cut does not depend on how many workers there are, so a poster begun on one
@@ -37,14 +36,8 @@ def bands(height: int, rows: int) -> list[tuple[int, int]]:
     return [(r0, min(rows, height - r0)) for r0 in range(0, int(height), int(rows))]
 
 
-def _renderer(worker, request):
-    """The worker's renderer for this kind of request (made on its first job, kept after)."""
-    if isinstance(request, DeepFrameRequest):
-        from .deep_frames import DeepFrameRenderer
-        return worker.renderer(("mandelbrot-deep", worker.backend.name),
-                               lambda: DeepFrameRenderer(worker.backend))
-    from .renderer import Renderer
-    return worker.renderer(("mandelbrot", worker.backend.name), lambda: Renderer(worker.backend))
+# the role of the renderers a pool worker keeps for bands and frames (jobs.renderer_of)
+ROLE = "pool"
 
 
 @dataclass(frozen=True)
@@ -65,14 +58,8 @@ class BandJob:
     def render_into(self, worker, out: np.ndarray) -> np.ndarray:
         """Render the band straight into `out` (the band's rows of a picture in this process:
         no copy in between for a float64 picture, one from the pinned frame for a deep one)."""
-        renderer = _renderer(worker, self.request)
-        if isinstance(self.request, DeepFrameRequest):
-            from .deep_frames import band_request
-            frame = renderer.render(band_request(self.request, self.row0, self.rows, self.values),
-                                    cancel=worker.cancel)
-            np.copyto(out, frame.values if self.values else frame.rgba)
-            return out
-        renderer.band(self.request, self.row0, self.rows, self.values, cancel=worker.cancel, into=out)
+        renderer_of(worker, self.request, ROLE).band(self.request, self.row0, self.rows, self.values,
+                                                     cancel=worker.cancel, into=out)
         return out
 
 
@@ -90,9 +77,13 @@ class BandInto:
 
 @dataclass(frozen=True)
 class FrameJob:
-    """One whole frame (a movie's frame k): its RGBA, uint8 (h, w, 4), the job's own array."""
+    """One whole frame (a movie's frame k): its RGBA, uint8 (h, w, 4), the job's own array.
+    `series`: deep frames of one series share a renderer and so its reference orbit (a movie's
+    encoder lane: see jobs.renderer_of)."""
     request: MandelbrotRequest | DeepFrameRequest
+    series: object = None
 
     def __call__(self, worker) -> np.ndarray:
-        frame = _renderer(worker, self.request).render(self.request, cancel=worker.cancel)
+        renderer = renderer_of(worker, self.request, ROLE, self.series)
+        frame = renderer.render(self.request, cancel=worker.cancel)
         return np.array(frame.rgba, copy=True)

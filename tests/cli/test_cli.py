@@ -100,7 +100,7 @@ def test_bench_table_names_its_units():
 
 
 def test_view_ids_are_defined_once_for_the_command_line():
-    from cli.views import VIEW_IDS, VIEWS
+    from services.views import VIEW_IDS, VIEWS
     assert VIEW_IDS == ("mandelbrot", "distance", "throughput", "random")
     choices = next(a for a in cli_args.build_parser()._actions if a.dest == "view").choices
     assert tuple(choices) == VIEW_IDS and all(title for _, title in VIEWS)

@@ -1,14 +1,14 @@
 """Deep zoom from the command line: `--center` and `--width` as decimal strings of any length,
 widths below float64's reach rendered by perturbation (PNG and NPY), bad places refused in one
-line with status 2, and Kalles Fraktaler .kfr location files read and written (cli/kfr.py)."""
+line with status 2, and Kalles Fraktaler .kfr location files read and written (services/kfr.py)."""
 from decimal import Decimal
 
 import numpy as np
 import pytest
 
 import main
-from cli import kfr
-from cli.requests import check_location, mandelbrot_request
+from services import kfr
+from services.requests import check_location, mandelbrot_request
 from kernels.mandelbrot.deep import locations as loc
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 

@@ -13,7 +13,7 @@ import pytest
 import main
 from cli import bench as cli_bench
 from cli import progress as cli_progress
-from cli.requests import distance_request, wrap_longitude
+from services.requests import distance_request, wrap_longitude
 from kernels import backend
 from kernels import bench as kbench
 

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 import main
-from cli import movie as movie_mod
-from cli import video
 from kernels.mandelbrot import tiles
 from kernels.mandelbrot.zoom_path import zoom_in, zoom_out
+from services import movie_parts, movie_writer, video
 
 av = pytest.importorskip("av", reason="the movie extra (PyAV) is not installed")
 
@@ -37,8 +36,8 @@ def read_png(path):
 @pytest.fixture
 def short_segments(monkeypatch):
     """Segments of two frames: an 8-frame movie has four."""
-    monkeypatch.setattr(movie_mod, "SEGMENT_SECONDS", 0.5)
-    monkeypatch.setattr(movie_mod, "default_lanes", lambda kind, size: 1)
+    monkeypatch.setattr(movie_parts, "SEGMENT_SECONDS", 0.5)
+    monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
 
 
 @pytest.mark.parametrize("zoom", ["in", "out"])
@@ -67,7 +66,7 @@ def test_a_video_decodes_to_all_its_frames_at_its_rate(tmp_path, capsys, short_s
     assert "wrote" in printed and "bound by" in printed
     frames, rate = video.probe_frames(str(out))
     assert (frames, rate) == (FPS * SECONDS, FPS)
-    assert not os.path.exists(movie_mod.parts_dir(str(out))), "the parts go once the movie is in"
+    assert not os.path.exists(movie_parts.parts_dir(str(out))), "the parts go once the movie is in"
     with av.open(str(out)) as f:
         pts = [p.pts for p in f.demux(f.streams.video[0]) if p.size]
         tb = f.streams.video[0].time_base
@@ -79,7 +78,7 @@ def test_a_video_decodes_to_all_its_frames_at_its_rate(tmp_path, capsys, short_s
 def test_the_frames_of_a_video_follow_the_zoom(tmp_path, monkeypatch, short_segments, lanes):
     """The decoded video is close to the PNG frames (lossy, so not equal), frame by frame: the
     segments, encoded by one lane or by three at once, were put together in the right order."""
-    monkeypatch.setattr(movie_mod, "default_lanes", lambda kind, size: lanes)
+    monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: lanes)
     pattern = tmp_path / "f%02d.png"
     assert movie(pattern) == 0
     out = tmp_path / "zoom.mkv"
@@ -92,39 +91,26 @@ def test_the_frames_of_a_video_follow_the_zoom(tmp_path, monkeypatch, short_segm
         assert int(np.argmin(errs)) == k
 
 
-def test_frames_are_rendered_a_few_for_each_lane_in_turn(tmp_path, monkeypatch):
-    monkeypatch.setattr(movie_mod, "SEGMENT_SECONDS", 0.5)
-    spec = movie_mod.MovieSpec(out=str(tmp_path / "z.mp4"), size=(64, 36), fps=10, seconds=2,
-                               center=",".join(CENTRE), width="1e-4")
-    writer = movie_mod.MovieWriter(movie_mod.prepare(spec, open_encoder=False), lanes=2)
-    # 20 frames in segments of 5, segments 0 and 2 on lane 0, 1 and 3 on lane 1
-    assert writer.parts.segments == [(0, 5), (5, 5), (10, 5), (15, 5)]
-    order = writer.render_order()
-    assert sorted(order) == list(range(20))
-    assert order[:8] == [0, 1, 2, 3, 5, 6, 7, 8]
-    assert [writer.lane_of[k].segments for k in (0, 5, 10, 15)] == [[0, 2], [1, 3], [0, 2], [1, 3]]
-
-
 def test_an_interrupted_movie_resumes_without_redoing_finished_segments(
         tmp_path, capsys, monkeypatch, short_segments):
     out = tmp_path / "zoom.mp4"
-    real_done = movie_mod.MovieWriter.segment_done
+    real_done = movie_writer.MovieWriter.segment_done
 
     def stop_after_first(self, i):
         real_done(self, i)
         raise KeyboardInterrupt           # as Ctrl+C would land once segment 0 is on disk
-    monkeypatch.setattr(movie_mod.MovieWriter, "segment_done", stop_after_first)
+    monkeypatch.setattr(movie_writer.MovieWriter, "segment_done", stop_after_first)
     assert movie(out) == 130
     err = capsys.readouterr().err
     assert "2 of 8 frames are kept in 1 finished segments" in err
     assert "run the same command again" in err
-    parts = movie_mod.parts_dir(str(out))
+    parts = movie_parts.parts_dir(str(out))
     first = os.path.join(parts, "segment-00000.mp4")
     assert os.path.exists(first) and not out.exists()
     assert sorted(os.listdir(parts)) == ["plan.json", "segment-00000.mp4"], "no half segment left"
     before = os.stat(first)
 
-    monkeypatch.setattr(movie_mod.MovieWriter, "segment_done", real_done)
+    monkeypatch.setattr(movie_writer.MovieWriter, "segment_done", real_done)
     opened, rendered, seen = [], [], {}
     real_init = video.SegmentEncoder.__init__
     monkeypatch.setattr(video.SegmentEncoder, "__init__",
@@ -164,7 +150,7 @@ def test_a_full_disk_keeps_the_finished_segments_and_says_so(
     assert len(err) == 1 and err[0].startswith("main.py: error: the disk is full")
     assert "4 of 8 frames are kept in 2 finished segments" in err[0]
     assert "run the same command again" in err[0]
-    parts = movie_mod.parts_dir(str(out))
+    parts = movie_parts.parts_dir(str(out))
     assert sorted(os.listdir(parts)) == ["plan.json", "segment-00000.mp4", "segment-00001.mp4"]
     monkeypatch.setattr(video.SegmentEncoder, "add", real_add)
     assert movie(out) == 0
@@ -173,7 +159,7 @@ def test_a_full_disk_keeps_the_finished_segments_and_says_so(
 
 def test_a_png_sequence_resumes_frame_by_frame(tmp_path, capsys, monkeypatch, short_segments):
     pattern = tmp_path / "f%02d.png"
-    real_add = movie_mod._PngSink.add
+    real_add = movie_writer._PngSink.add
     calls = []
 
     def add_then_stop(self, rgba):
@@ -181,10 +167,10 @@ def test_a_png_sequence_resumes_frame_by_frame(tmp_path, capsys, monkeypatch, sh
         calls.append(1)
         if len(calls) == 3:
             raise KeyboardInterrupt
-    monkeypatch.setattr(movie_mod._PngSink, "add", add_then_stop)
+    monkeypatch.setattr(movie_writer._PngSink, "add", add_then_stop)
     assert movie(pattern) == 130
     assert "3 of 8 frames are written" in capsys.readouterr().err
-    monkeypatch.setattr(movie_mod._PngSink, "add", real_add)
+    monkeypatch.setattr(movie_writer._PngSink, "add", real_add)
     rendered = []
     real_call = tiles.FrameJob.__call__
     monkeypatch.setattr(tiles.FrameJob, "__call__",
@@ -220,7 +206,7 @@ def test_bad_options_are_refused_in_one_line_before_any_work(tmp_path, capsys, m
         got = exc.code
     err = capsys.readouterr().err.strip().splitlines()
     assert got == code and len(err) == 1 and words in err[0], err
-    assert not os.path.exists(movie_mod.parts_dir(str(out)))
+    assert not os.path.exists(movie_parts.parts_dir(str(out)))
 
 
 def test_an_output_that_cannot_be_written_is_refused_first(tmp_path, capsys, monkeypatch):
@@ -251,7 +237,7 @@ def test_nvenc_without_an_encoder_is_refused_in_one_line(tmp_path, capsys, monke
 def test_another_movies_parts_are_refused_unless_restarted(tmp_path, capsys, monkeypatch,
                                                            short_segments):
     out = tmp_path / "zoom.mp4"
-    parts = movie_mod.parts_dir(str(out))
+    parts = movie_parts.parts_dir(str(out))
     os.makedirs(parts)
     with open(os.path.join(parts, "plan.json"), "w") as fh:
         fh.write('{"version": 1, "movie": {"fps": 25}}')
@@ -290,8 +276,9 @@ def test_ctrl_c_stops_a_movie_soon_and_keeps_its_finished_segments(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     code = textwrap.dedent(f"""
         import sys
-        import cli.movie as m
-        m.SEGMENT_SECONDS = 0.25
+        import services.movie_parts as p
+        import services.movie_writer as m
+        p.SEGMENT_SECONDS = 0.25
         done = m.MovieWriter.segment_done
         def say(self, i):
             done(self, i)
@@ -318,7 +305,7 @@ def test_ctrl_c_stops_a_movie_soon_and_keeps_its_finished_segments(tmp_path):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("main.py: interrupted: ")
     assert "finished segments" in lines[0] and "run the same command again" in lines[0]
-    parts = movie_mod.parts_dir(str(out))
+    parts = movie_parts.parts_dir(str(out))
     names = os.listdir(parts)
     assert "segment-00000.mp4" in names and not [n for n in names if n.endswith(".tmp")]
     assert not out.exists()
@@ -356,7 +343,7 @@ def test_deep_frames_of_a_movie_are_the_render_of_their_location(tmp_path, short
                       "--seconds", "2", "--center", ",".join(centre), "--width", "1e-17",
                       "--iters", "20000"]) == 0
     course = zoom_in(*centre, "1e-17", 20000, 16)
-    from cli.requests import mandelbrot_request
+    from services.requests import mandelbrot_request
     from kernels.mandelbrot.request import DeepFrameRequest
     deep = [k for k in range(16) if isinstance(
         mandelbrot_request(course.frame(k).options(), 64, 36, False), DeepFrameRequest)]

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 import main
-from cli import poster
-
 from kernels.mandelbrot import tiles
+from services import poster
 
 BANDS = len(tiles.bands(70, tiles.band_rows(96, 70)))
 PLACE = ["--center", "-0.7436438870,0.1318259043", "--width", "0.003", "--iters", "800"]

@@ -9,8 +9,8 @@ import pytest
 from PyQt6.QtCore import QSettings
 from PyQt6.QtWidgets import QDialog
 
-from cli import movie as movie_mod
-from cli import video
+from services import movie as movie_mod
+from services import movie_parts, movie_writer, video
 from explorer.app import MainWindow
 from explorer.views import mandelbrot_movie as mm
 from kernels import backend
@@ -39,8 +39,8 @@ def window(qtbot, tmp_path, monkeypatch):
 
 @pytest.fixture
 def short_segments(monkeypatch):
-    monkeypatch.setattr(movie_mod, "SEGMENT_SECONDS", 0.5)
-    monkeypatch.setattr(movie_mod, "default_lanes", lambda kind, size: 1)
+    monkeypatch.setattr(movie_parts, "SEGMENT_SECONDS", 0.5)
+    monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
 
 
 def tiny(dlg: mm.MovieDialog, path, codec_index=0):
@@ -113,7 +113,7 @@ def test_cancel_keeps_the_finished_segments_and_the_next_export_resumes(
     spec = movie_mod.MovieSpec(**dlg.choice(), **mm.place_of(window.views["mandelbrot"]))
     exporter = mm.MovieExporter(window.scheduler, window, status=window.show_status)
     assert exporter.start(spec, window.backend)
-    parts = movie_mod.parts_dir(str(out))
+    parts = movie_parts.parts_dir(str(out))
     first = os.path.join(parts, "segment-00000.mp4")
     qtbot.waitUntil(lambda: os.path.exists(first), timeout=60_000)
     with qtbot.waitSignal(exporter.failed, timeout=5_000) as got:

@@ -9,9 +9,9 @@ import pyqtgraph as pg
 import pytest
 from PyQt6.QtCore import Qt
 
-import cli.files
 import kernels.mandelbrot.renderer as m
 import kernels.mandelbrot.strips as strips
+import services.files
 from explorer.views.mandelbrot import MandelbrotView
 from explorer.views.throughput import ThroughputView
 from kernels.scheduler import Progress
@@ -29,7 +29,7 @@ def disk_full(monkeypatch):
     """Every atomic write fails once its data is written (fsync says the disk is full)."""
     def full(fd):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(cli.files.os, "fsync", full)
+    monkeypatch.setattr(services.files.os, "fsync", full)
 
 
 # ---- the throughput view's table exports --------------------------------------------------------

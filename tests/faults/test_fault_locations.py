@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PyQt6.QtWidgets import QApplication
 
 import main
-from cli.requests import check_location, mandelbrot_request
+from services.requests import check_location, mandelbrot_request
 from explorer.views.mandelbrot import MandelbrotView
 from explorer.models.bookmarks import Bookmark
 from explorer.models.location import location_from_values, parse_location

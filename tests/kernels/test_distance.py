@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli import requests as cli_requests
+from services import requests as cli_requests
 from kernels.distance import bench as dbench
 from kernels.distance import renderer as Dr
 from kernels.distance import request as D

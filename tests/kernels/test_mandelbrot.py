@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from cli import requests as cli_requests
+from services import requests as cli_requests
 from kernels.mandelbrot import renderer as m
 from kernels.mandelbrot import bench as mbench
 from kernels.mandelbrot import request as mreq

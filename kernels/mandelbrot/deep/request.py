@@ -1,6 +1,6 @@
 """What a deep-zoom Mandelbrot frame is asked for: the frozen DeepRequest, its validation, and the
-number format a width needs (`number_format`). Only the standard library and numpy here: the view
-and the command line import it freely, and nothing here needs gmpy2.
+deep renderer's number format for a width (`deep_format`). Only the standard library and numpy
+here: the view and the command line import it freely, and nothing here needs gmpy2.
 
 Coordinates are decimal strings of any length (a double holds ~16 digits; a frame 1e-1000 wide
 needs ~1000), parsed with `decimal`. The width is a decimal string or (mantissa, exponent) meaning
@@ -107,17 +107,23 @@ def log10_of(d: Decimal) -> float:
     return adj + math.log10(float(d.scaleb(-adj)))
 
 
+def deep_format(width) -> str:
+    """"perturbation" | "extended": the deep renderer's format for a frame `width` wide (a
+    decimal string, a number, (mantissa, exponent) or a Decimal). Whether float64 would do
+    instead depends on the centre and the pixels too: kernels/mandelbrot/number_format.py."""
+    return "extended" if parse_width(width) < EXTENDED_BELOW else "perturbation"
+
+
 def number_format(width) -> str:
-    """"float64" | "perturbation" | "extended": the cheapest number format that renders a frame
-    `width` wide (a decimal string, a number, (mantissa, exponent) or a Decimal)."""
+    """"float64" | "perturbation" | "extended" by the width alone, as a rough label (the deep
+    tests name frames with it); which format a place is drawn in is
+    kernels/mandelbrot/number_format.py's number_format, which knows the centre and pixels."""
     w = parse_width(width)
     if w <= 0:
         raise ValueError(f"width must be greater than 0, got {width!r}")
     if w >= FLOAT64_MIN_WIDTH:
         return "float64"
-    if w >= EXTENDED_BELOW:
-        return "perturbation"
-    return "extended"
+    return deep_format(w)
 
 
 def precision_bits(spacing_log2: float, centre_log2: float = 1.0, guard: int = 48) -> int:
@@ -207,7 +213,7 @@ class DeepRequest:
         deep renderer perturbs even where float64 would do)."""
         if self.number_format != "auto":
             return self.number_format
-        return "extended" if self.width_decimal < EXTENDED_BELOW else "perturbation"
+        return deep_format(self.width_decimal)
 
     @property
     def precision(self) -> int:

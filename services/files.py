@@ -112,6 +112,16 @@ def write_text(path, text: str, newline: str | None = None) -> None:
         fh.write(text)
 
 
+def human_bytes(n: int) -> str:
+    """1536 -> '1.5 KiB', 3.4 GiB as '3.4 GiB'."""
+    size = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} bytes"
+
+
 def ensure_host_fits(nbytes: int, what: str) -> None:
     """ValueError before a large host allocation that the OS could not hand out now."""
     avail = buffers.host_available_bytes()

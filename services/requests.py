@@ -1,10 +1,13 @@
-"""Requests from command-line strings: `--center/--width/--iters/--palette` for the Mandelbrot view,
-`--bounds/--ref/--unit/--strategy/--palette` for the distance heatmap. Each raises ValueError with a
-one-line message naming the valid choices.
+"""Requests from places: `place_request` builds a Mandelbrot frame's request from a place (centre,
+width, size, iterations, colouring) for the window, movies and the command line alike; the
+builders from option strings (`--center/--width/--iters/--palette` for the Mandelbrot view,
+`--bounds/--ref/--unit/--strategy/--palette` for the distance heatmap) raise ValueError with a
+one-line message naming the valid choices; `check_location` holds every place to the same limits.
 
-Mandelbrot places are decimal strings of any length: a width that float64 can still draw gives a
-MandelbrotRequest, a deeper one (or one past float64's digits at that centre) a DeepFrameRequest,
-rendered by perturbation around an arbitrary-precision reference orbit."""
+Mandelbrot places are decimal strings of any length: where float64 still draws the place at that
+many pixels across they give a MandelbrotRequest, else a DeepFrameRequest, rendered by
+perturbation around an arbitrary-precision reference orbit (kernels/mandelbrot/number_format.py
+is the rule)."""
 from __future__ import annotations
 
 import math
@@ -20,16 +23,18 @@ from kernels.distance.request import (
     DistanceRequest,
 )
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
+from kernels.mandelbrot.number_format import number_format
 from kernels.mandelbrot.request import (
     MAPPINGS,
     MAX_ITER_LIMIT,
     DeepFrameRequest,
     MandelbrotRequest,
     auto_iterations,
-    precision_state,
 )
 
 MANDELBROT_OPTIONS = ("center", "width", "iters", "palette", "mapping")
+# a picture's size (pixels) when none is given: --render, --movie and the window's movie dialog
+DEFAULT_RENDER_SIZE = (1920, 1080)
 
 # The limits every Mandelbrot location is held to, however it arrives: pasted text, a bookmark
 # file, --center/--width/--iters. The set lies within |c| <= 2; these leave room to look around it.
@@ -96,13 +101,22 @@ def _short(d) -> str:
     return s if len(s) <= 30 else f"{float(d.scaleb(-d.adjusted())):.3g}e{d.adjusted()}"
 
 
-def needs_deep(center_re, center_im, width, pixels: int) -> bool:
-    """Whether float64 cannot draw this place at `pixels` across: the width is below what a
-    double holds well, or the pixel spacing is past float64's digits at that centre."""
-    re_, im_, w = (location_number(v, "value") for v in (center_re, center_im, width))
-    if w < Decimal("1e-290"):
-        return True
-    return precision_state(float(re_), float(im_), float(w), max(1, int(pixels)))[0] == "limit"
+def place_request(center_re, center_im, width, size, max_iter: int, **colouring):
+    """The request for a frame of this place at `size` = (w, h) pixels: a MandelbrotRequest where
+    float64 draws it (number_format), else a DeepFrameRequest with the centre's and width's digits
+    as decimal strings. `colouring`: the requests' other fields (palette, density, offset,
+    interior, mapping, want_values, backend); a field left out keeps each kind's default.
+    Not validated here: the command line validates at once, the window when the job runs."""
+    w, h = int(size[0]), int(size[1])
+    re_, im_, wd = (location_number(v, what) for v, what in (
+        (center_re, "the centre's real part"), (center_im, "the centre's imaginary part"),
+        (width, "the width")))
+    if number_format(re_, im_, wd, w) == "float64":
+        req = MandelbrotRequest(float(re_), float(im_), float(wd), (w, h), int(max_iter),
+                                **colouring)
+    else:
+        req = DeepFrameRequest(str(re_), str(im_), str(wd), (w, h), int(max_iter), **colouring)
+    return req
 
 
 def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, notes=None):
@@ -179,15 +193,8 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         check_location(cx, cy, view_width, iters)
     except ValueError as exc:
         raise ValueError(f"--center/--width/--iters: {exc}") from None
-    if needs_deep(cx, cy, view_width, size[0]):
-        req = DeepFrameRequest(str(Decimal(cx)), str(Decimal(cy)), str(Decimal(view_width)), size, iters,
-                               palette=palette, want_values=bool(want_values), **colouring)
-    else:
-        req = MandelbrotRequest(float(Decimal(cx)), float(Decimal(cy)), float(Decimal(view_width)),
-                                size, iters, palette=palette, want_values=bool(want_values),
-                                **colouring)
-    req.validate()
-    return req
+    return place_request(cx, cy, view_width, size, iters, palette=palette,
+                         want_values=bool(want_values), **colouring).validate()
 
 
 def _clip(text) -> str:

@@ -1,6 +1,7 @@
 """Export jobs the window hands to the scheduler: render a picture of any size in strips and write
-it to a file. Qt-free (it runs on the scheduler's thread); the file writing is the command line's
-(cli.files), the rendering the workload's, and this module only joins the two.
+it to a file. Qt-free (it runs on the scheduler's thread); the file writing is services.files',
+the rendering the workload's (the renderer kernels.mandelbrot.jobs chooses), and this module only
+joins the two.
 
 An export is a generator job: it yields after every strip, so the scheduler runs the view's frames
 between strips and the picture on screen keeps answering the mouse while a large export runs.
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cli.files import StripWriter, check_writable
 from kernels.backend import Backend
-from kernels.mandelbrot.renderer import Renderer
+from kernels.mandelbrot.jobs import DEEP, renderer_kind, renderer_of
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 from kernels.scheduler import ExportProgress, Exported, JobContext
+
+from .files import StripWriter, check_writable
 
 
 @dataclass(frozen=True)
@@ -29,11 +31,10 @@ class MandelbrotExport:
 def _export_renderer(ctx: JobContext, request):
     """The export's own renderer: its strips must not evict the frames on screen. A deep export
     starts from the view's reference orbit (the scheduler's deep renderer) when that serves."""
-    if not isinstance(request, DeepFrameRequest):
-        return ctx.renderer(("mandelbrot", "export"), lambda: Renderer(ctx.backend))
-    from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-    exporter = ctx.renderer(("mandelbrot", "deep-export"), lambda: DeepFrameRenderer(ctx.backend))
-    view = ctx.renderer(("mandelbrot", "deep"), lambda: DeepFrameRenderer(ctx.backend))
+    exporter = renderer_of(ctx, request, "export")
+    if renderer_kind(request) != DEEP:
+        return exporter
+    view = renderer_of(ctx, request)        # the view's own deep renderer
     if view.deep.orbit is not None and exporter.deep.orbit is not view.deep.orbit:
         exporter.deep.orbit = view.deep.orbit       # used only where it serves (orbit.serves)
     return exporter

@@ -1,4 +1,4 @@
-"""cli/files.py: PNG/NPY/JSON writers, pictures from a renderer's strips, atomic replacement (a
+"""services/files.py: PNG/NPY/JSON writers, pictures from a renderer's strips, atomic replacement (a
 failure or cancel leaves the earlier file whole and no temporary file), and check_writable."""
 import json
 import os
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cli import files
+from services import files
 from kernels import buffers
 from kernels.mandelbrot import renderer as m
 

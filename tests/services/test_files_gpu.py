@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cli import files
+from services import files
 from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu

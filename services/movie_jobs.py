@@ -1,6 +1,7 @@
 """The zoom-movie export the window hands to the scheduler. Qt-free (it runs on the scheduler's
-thread): the movie itself is the command line's (cli.movie: the course, the parts folder, the
-encoder lanes); this module only renders its frames between the view's own.
+thread): the movie itself is the one `--movie` makes (services.movie: the course; movie_parts: the
+parts folder; movie_writer: the encoder lanes); this module only renders its frames between the
+view's own.
 
 The job is a generator. Each step renders one frame on the export's own renderer and hands it to
 the encoder lanes (threads of their own, which never touch numba); when the lanes are full it
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cli.movie import MovieSpec, MovieWriter, prepare
 from kernels.backend import Backend
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.jobs import renderer_of
 from kernels.scheduler import JobContext
+
+from .movie import MovieFrameJob, MovieSpec, prepare
+from .movie_writer import MovieWriter
 
 # how long one step may wait for a lane with room, or for the lanes to finish, before it yields
 STEP_WAIT_S = 0.05
@@ -58,13 +61,8 @@ class MovieMade:
 def _renderer(ctx: JobContext, request, lane: int):
     """The movie's own renderers: its frames must not evict the view's buffers or orbit. Deep
     frames get one renderer per encoder lane, so each keeps the reference orbit of its lane's
-    consecutive frames (see cli.movie.MovieFrameJob)."""
-    if isinstance(request, DeepFrameRequest):
-        from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-        return ctx.renderer(("mandelbrot", "movie-deep", lane),
-                            lambda: DeepFrameRenderer(ctx.backend))
-    from kernels.mandelbrot.renderer import Renderer
-    return ctx.renderer(("mandelbrot", "movie"), lambda: Renderer(ctx.backend))
+    consecutive frames (see services.movie.MovieFrameJob)."""
+    return renderer_of(ctx, request, "movie", series=lane)
 
 
 def export_movie(ctx: JobContext, job: MovieExport):
@@ -102,7 +100,6 @@ def export_movie(ctx: JobContext, job: MovieExport):
 def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):
     """Every frame rendered on the chosen GPUs' workers (made for this movie, ended with it) and
     handed to the encoder lanes in the order the lanes want them."""
-    from cli.movie import MovieFrameJob
     from kernels.spread import LocalPool
     order = writer.render_order()
     lanes = {k: writer.lanes.index(writer.lane_of[k]) for k in order}

@@ -1,0 +1,118 @@
+"""A movie's parts folder: `OUT.parts/` holds `plan.json` (what the movie is, and its segments)
+and the finished segments, each written whole or not at all. After an interruption (Ctrl+C, a
+full disk, Cancel in the window) the same movie skips the finished segments; a parts folder of
+another movie is refused with one line (--restart discards it). A PNG sequence
+(`DIR/frame%05d.png`) keeps one file per frame and the plan in `DIR/.frame%05d.png.plan.json`.
+The folder and its plan are services.parts.PartsFolder, as a poster's are."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+
+from .movie import Movie, OtherMovie, frame_file, is_png_pattern
+from .parts import PLAN_VERSION, PartsFolder
+
+# a segment is about this long (the plan's cut is made once, and kept when the movie resumes)
+SEGMENT_SECONDS = 1.0
+
+
+def parts_dir(out: str) -> str:
+    """Where the finished parts of `out` wait: OUT.parts/ for a video, the frames' own folder for
+    a PNG sequence."""
+    out = os.fspath(out)
+    return os.path.dirname(os.path.abspath(out)) if is_png_pattern(out) else out + ".parts"
+
+
+def plan_path(out: str) -> str:
+    out = os.fspath(out)
+    if is_png_pattern(out):
+        return os.path.join(parts_dir(out), f".{os.path.basename(out)}.plan.json")
+    return os.path.join(parts_dir(out), "plan.json")
+
+
+def cut_segments(frames: int, fps: int, lanes: int) -> list[tuple[int, int]]:
+    """(first frame, frames) of each segment: about SEGMENT_SECONDS long, and a multiple of
+    `lanes` of them so that every lane gets as many."""
+    per = max(1, round(fps * SEGMENT_SECONDS))
+    count = lanes * math.ceil(frames / (lanes * per))
+    count = max(1, min(count, frames))
+    edges = [round(i * frames / count) for i in range(count + 1)]
+    return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+class Parts(PartsFolder):
+    """The finished parts of one movie: which segments (video) or frames (PNG) are done."""
+
+    def __init__(self, movie: Movie, lanes: int):
+        self.movie = movie
+        self.out = os.fspath(movie.spec.out)
+        super().__init__(parts_dir(self.out), movie.plan(), plan_path(self.out))
+        self.png = movie.spec.kind == "png"
+        self.segments = ([(k, 1) for k in range(movie.frames)] if self.png else
+                         cut_segments(movie.frames, movie.spec.fps, lanes))
+
+    def matches(self, old: dict) -> bool:
+        return old.get("version") == PLAN_VERSION and old.get("movie") == self.plan
+
+    def segment_file(self, i: int) -> str:
+        if self.png:
+            return frame_file(self.out, self.segments[i][0])
+        return os.path.join(self.folder, f"segment-{i:05d}.mp4")
+
+    def check(self, restart: bool = False) -> None:
+        """Nothing written: OtherMovie when the folder holds another movie's parts and `restart`
+        is not given."""
+        if restart:
+            return
+        if self.holds_other():
+            what = "frames" if self.png else "parts"
+            raise OtherMovie(f"{self._where()} holds the {what} of another movie (other location, "
+                             f"size, length or codec); remove {'them' if self.png else 'that folder'}"
+                             " or add --restart to start afresh")
+        if self.read_plan() is None and self.png and os.path.exists(self.segment_file(0)):
+            raise OtherMovie(f"{self.segment_file(0)} exists and belongs to no movie made here; "
+                             "remove the frames or add --restart to replace them")
+
+    def open(self, restart: bool = False) -> int:
+        """Make or reopen the folder (check() first); returns the number of frames already
+        finished."""
+        self.check(restart)
+        if restart:
+            self.discard()
+        old = self.read_plan()
+        if old and not self.png and old.get("segments"):
+            self.segments = [tuple(s) for s in old["segments"]]
+        self.make()
+        self.write_plan({"version": PLAN_VERSION, "movie": self.plan,
+                         "segments": None if self.png else self.segments})
+        return self.done_frames()
+
+    def _where(self) -> str:
+        return f"the folder of {self.out}" if self.png else self.folder
+
+    def is_done(self, i: int) -> bool:
+        return os.path.exists(self.segment_file(i))
+
+    def pending(self) -> list[int]:
+        return [i for i in range(len(self.segments)) if not self.is_done(i)]
+
+    def done_frames(self) -> int:
+        return sum(n for i, (_, n) in enumerate(self.segments) if self.is_done(i))
+
+    def discard(self) -> None:
+        """Remove what an earlier run left (this movie's files only)."""
+        if self.png:
+            for i in range(len(self.segments)):
+                if os.path.exists(self.segment_file(i)):
+                    os.remove(self.segment_file(i))
+            if os.path.exists(self.plan_file):
+                os.remove(self.plan_file)
+        elif os.path.isdir(self.folder):
+            shutil.rmtree(self.folder)
+
+    def remove(self) -> None:
+        """After the movie is in place: the segments go (a PNG sequence keeps its plan, so that
+        the same command again says it is done)."""
+        if not self.png:
+            super().remove()

@@ -1,0 +1,167 @@
+"""A picture in bands, spread over several GPUs (or a Dask cluster), that survives an interruption:
+what `main.py --render … --gpus/--scheduler` (or a picture past POSTER_MIN_PIXELS) runs.
+
+The bands go into `OUT.parts/` beside the output as they arrive: `pixels.npy` (the whole picture,
+memory-mapped, its disk space claimed before the first band so a full disk is found before the
+work, not in the middle of it), `plan.json` (what is being rendered, services/parts.py) and
+`done.json` (which bands are finished, rewritten atomically after each). Run the same command again
+after an interruption and it renders only the missing bands. Once every band is in, the output is
+written (a .npy is the parts file itself, moved into place; a .png is encoded from it) and the
+folder removed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+
+import numpy as np
+
+from .files import human_bytes, write_json, write_png
+from .parts import PLAN_VERSION, PartsFolder
+
+# a --render picture larger than this goes in resumable bands even on one GPU
+POSTER_MIN_PIXELS = 64 * 2 ** 20
+
+
+def wants_poster(gpus, scheduler, w: int, h: int) -> bool:
+    """Whether a w×h picture goes in resumable bands: spread (`gpus`, `scheduler`) or large."""
+    return bool(gpus or scheduler) or w * h > POSTER_MIN_PIXELS
+
+
+def parts_dir(out: str) -> str:
+    return os.fspath(out) + ".parts"
+
+
+def plan_of(view: str, request, w: int, h: int, rows: int, npy: bool) -> dict:
+    """What the parts folder holds: a re-run resumes only when this is equal."""
+    fields = {k: (str(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
+              for k, v in sorted(vars(request).items()) if k != "backend"}
+    return {"version": PLAN_VERSION, "view": view, "size": [w, h], "band_rows": rows,
+            "values": npy, "request": type(request).__name__, "fields": fields}
+
+
+class Parts(PartsFolder):
+    """The parts folder of one poster: the memory-mapped picture and the list of finished bands."""
+    # a fresh start rewrites pixels.npy and done.json: nothing of an unreadable plan's survives
+    unreadable_is_other = False
+
+    def __init__(self, out: str, plan: dict, shape: tuple, dtype):
+        super().__init__(parts_dir(out), plan)
+        self.pixels_path = os.path.join(self.folder, "pixels.npy")
+        self.done_path = os.path.join(self.folder, "done.json")
+        self.shape, self.dtype = shape, np.dtype(dtype)
+        self.done: set[int] = set()
+        self.pixels = None
+
+    def open(self) -> None:
+        """Open or create the folder. ValueError (one line) when the folder holds another
+        picture's bands, OSError when the disk cannot hold the picture."""
+        if self.holds_other():
+            raise ValueError(f"{self.folder} holds the bands of another picture (other "
+                             "location, size or options); remove that folder to start over")
+        if self.resumable() and os.path.exists(self.pixels_path):
+            with open(self.done_path, encoding="utf-8") as fh:
+                self.done = set(json.load(fh).get("bands", []))
+            self.pixels = np.load(self.pixels_path, mmap_mode="r+")
+            if self.pixels.shape != self.shape or self.pixels.dtype != self.dtype:
+                raise ValueError(f"{self.pixels_path} does not match the picture; remove "
+                                 f"{self.folder} to start over")
+            return
+        self.make()
+        nbytes = int(np.prod(self.shape)) * self.dtype.itemsize
+        free = shutil.disk_usage(self.folder).free
+        if nbytes > free:
+            raise OSError(f"the picture needs {human_bytes(nbytes)} in {self.folder} but the disk "
+                          f"has {human_bytes(free)} free; choose a smaller --size or another folder")
+        self.pixels = np.lib.format.open_memmap(self.pixels_path, mode="w+", dtype=self.dtype,
+                                                shape=self.shape)
+        # claim the blocks now: a memory-mapped write to a full disk would kill the process
+        with open(self.pixels_path, "r+b") as fh:
+            if hasattr(os, "posix_fallocate"):
+                os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
+        write_json(self.done_path, {"bands": []})
+        self.write_plan()       # last: a folder with a plan is a usable one
+
+    def mark(self, index: int, row0: int, rows: int) -> None:
+        """Band `index` is in the picture: flushed to disk, then listed as done."""
+        self.pixels.flush()
+        self.done.add(int(index))
+        write_json(self.done_path, {"bands": sorted(self.done)}, indent=None)
+
+    def close(self) -> None:
+        if self.pixels is not None:
+            self.pixels.flush()
+        self.pixels = None
+
+    def remove(self) -> None:
+        self.close()
+        super().remove()
+
+
+class Poster:
+    """One poster: `request`'s picture cut into bands (kernels.mandelbrot.tiles), its parts folder
+    and the bands still to render. `open()` the folder, `render(pool, cancel, progress)` the
+    missing bands, then `write()` the output; `close()` keeps what is done for a later run."""
+
+    def __init__(self, view: str, request, out: str):
+        from kernels.mandelbrot.tiles import band_rows, bands
+        self.view, self.request, self.out = view, request, os.fspath(out)
+        self.w, self.h = w, h = int(request.size[0]), int(request.size[1])
+        self.npy = self.out.lower().endswith(".npy")
+        rows = band_rows(w, h)
+        self.cut = bands(h, rows)
+        self.parts = Parts(self.out, plan_of(view, request, w, h, rows, self.npy),
+                           (h, w) if self.npy else (h, w, 4), np.float64 if self.npy else np.uint8)
+        self.render_s = 0.0
+
+    @property
+    def total(self) -> int:
+        return len(self.cut)
+
+    @property
+    def done(self) -> int:
+        return len(self.parts.done)
+
+    def open(self) -> None:
+        """See Parts.open: ValueError for another picture's folder, OSError for a full disk."""
+        self.parts.open()
+
+    def close(self) -> None:
+        self.parts.close()
+
+    def render(self, pool, cancel, progress=None) -> None:
+        """Render the missing bands on `pool` (kernels.spread), each kept on disk as its turn
+        comes; `progress(fraction)` after each. `cancel` (a CancelToken) stops it."""
+        from kernels.mandelbrot.tiles import BandInto, BandJob
+        from kernels.spread import LocalPool
+        todo = [i for i in range(len(self.cut)) if i not in self.parts.done]
+        jobs = [BandJob(self.request, *self.cut[i], values=self.npy) for i in todo]
+        if isinstance(pool, LocalPool):  # workers in this process write into the picture directly
+            jobs = [BandInto(job, self.parts.pixels) for job in jobs]
+        t0 = time.perf_counter()
+        for k, band in pool.ordered(jobs, cancel=cancel):
+            i = todo[k]
+            r0, n = self.cut[i]
+            if band is not None:
+                self.parts.pixels[r0:r0 + n] = band
+            self.parts.mark(i, r0, n)
+            if progress is not None:
+                progress(self.done / self.total)
+        self.render_s = time.perf_counter() - t0
+
+    def write(self) -> float:
+        """Write the output from the finished picture, then remove the folder; returns the
+        seconds it took. OSError leaves the picture in the parts folder."""
+        t0 = time.perf_counter()
+        if self.npy:
+            self.parts.close()
+            os.replace(self.parts.pixels_path, self.out)
+        else:
+            # zlib on one thread takes tens of seconds at level 6 for a 16384² poster: be quick
+            write_png(self.out, self.parts.pixels,
+                      compress_level=1 if self.w * self.h > POSTER_MIN_PIXELS else 6)
+        write_s = time.perf_counter() - t0
+        self.parts.remove()
+        return write_s

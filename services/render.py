@@ -1,0 +1,38 @@
+"""One frame of a view into a file (what `--render` does once its options are checked): the
+renderer that draws the request, and the picture written in strips or whole, atomically."""
+from __future__ import annotations
+
+import importlib
+
+from .files import write_npy, write_png, write_strips
+
+
+def view_renderer(view: str, request, backend, probe: bool = False):
+    """The renderer for `request` of `view`: for the Mandelbrot view the one kernels.mandelbrot
+    .jobs chooses (a deep frame's needs gmpy2: RuntimeError saying how to install it when
+    missing), else the view's Renderer. `probe`: only check that it can be made (None)."""
+    if view == "mandelbrot":
+        from kernels.mandelbrot.jobs import check_renderer, make_renderer
+        check_renderer(request)
+        return None if probe else make_renderer(request, backend)
+    if probe:
+        return None
+    return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
+
+
+def write_frame(renderer, request, path: str, cancel=None, progress=None) -> None:
+    """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
+    offers them (a Mandelbrot picture of any size), else as one frame. `cancel.check()` stops it
+    between strips and inside long kernels; the file at `path` is then left as it was.
+    `progress(fraction)` after each strip."""
+    npy = path.lower().endswith(".npy")
+    if hasattr(renderer, "strips"):
+        w, h = request.size
+        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel),
+                     progress=progress)
+        return
+    frame = renderer.render(request, cancel=cancel)
+    if npy:
+        write_npy(path, frame.values)
+    else:
+        write_png(path, frame.rgba)
