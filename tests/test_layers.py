@@ -1,6 +1,6 @@
 """The layer rules (docs/CONTRACTS.md), as the import-linter contracts in pyproject.toml: kernels
 imports no Qt, no services, no explorer and no cli; services imports no Qt, no cli and no
-explorer; cli imports no Qt and no explorer; explorer imports no cli; workload packages do not
+explorer; cli imports no Qt and no explorer; explorer imports no cli; the views' models import no Qt; workload packages do not
 import each other. The second test proves the same contracts break on a small package that does
 all that."""
 import os
@@ -52,6 +52,11 @@ def test_the_contracts_catch_violations(tmp_path):
     module("services.widget", "import pyqtgraph\n")          # services -> Qt
     module("cli.window", "import explorer\n")                 # cli -> the app
     module("explorer.terminal", "import cli\n")               # the app -> the command line
+    for qt_free in ("explorer.timing_log", "explorer.timing_text", "explorer.timing_breakdown"):
+        module(qt_free)
+    module("explorer.views")
+    module("explorer.app")
+    module("explorer.models", "from PyQt6 import QtWidgets\n")   # a view model -> Qt
     independent = [c for c in contracts() if c["type"] == "independence"]
     assert independent, "no independence contract in pyproject.toml"
     for c in independent:
@@ -64,4 +69,4 @@ def test_the_contracts_catch_violations(tmp_path):
     assert f"Contracts: 0 kept, {len(contracts())} broken" in r.stdout, r.stdout
     assert "kernels.leaky -> PyQt6" in r.stdout and "cli.window -> explorer" in r.stdout
     assert "kernels.upward -> services" in r.stdout and "services.widget -> pyqtgraph" in r.stdout
-    assert "explorer.terminal -> cli" in r.stdout
+    assert "explorer.terminal -> cli" in r.stdout and "explorer.models -> PyQt6" in r.stdout

@@ -1,5 +1,5 @@
 """A picture export of the Mandelbrot view running: the job the model builds goes to the worker
-under the view's "export" key (explorer.export_jobs renders it in strips between the view's
+under the view's "export" key (services.export_jobs renders it in strips between the view's
 frames), with a progress dialog whose Cancel stops it, and the status bar saying how it ended.
 """
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """File → Export zoom movie…: the dialog (size, frame rate, length, codec, direction, file) and
-the controller that makes the movie through the window's scheduler (explorer.movie_jobs), with a
+the controller that makes the movie through the window's scheduler (services.movie_jobs), with a
 progress bar that shows the time left and a Cancel button, and the status bar saying what happens.
 
-The movie is the command line's (cli.movie): the same course, the same parts folder, so an export
-that was cancelled resumes when started again with the same settings. It zooms in from the whole
-set to the Mandelbrot view's current place (or out from it) with the view's colouring: palette,
-density, offset, interior colour, and the colour mapping when one is chosen (on "auto", frames are
-coloured as their depth asks, as the view does).
+The movie is the one services.movie makes for the command line too: the same course, the same parts
+folder, so an export that was cancelled resumes when started again with the same settings. It zooms
+in from the whole set to the Mandelbrot view's current place (or out from it) with the view's
+colouring: palette, density, offset, interior colour, and the colour mapping when one is chosen (on
+"auto", frames are coloured as their depth asks, as the view does).
 """
 from __future__ import annotations
 

@@ -216,7 +216,7 @@ class Renderer:
         `values`, float64 smooth counts (n, w). Each strip's array is reused for the next one: it
         is valid until the next strip is asked for (copy it to keep it). The request, the strip
         height and the device memory are checked at once; `cancel.check()` runs before each strip
-        and between bands. Writing files from strips is the command line's job (cli/files.py)."""
+        and between bands. Writing files from strips is services/files.py's job."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         rows = min(strip_rows(w, rows), h)

@@ -28,7 +28,7 @@ same but cost the shallow frames the deep frames' iterations on every interior p
 (What would move between frames is the log mapping's origin, the frame's smallest escaped count,
 with which --render colours deep frames, and the mapping itself where the zoom turns deep (float64
 frames: sqrt): so a movie colours every frame with one mapping, sqrt unless told otherwise, which
-depends on nothing but each pixel's own count; cli.movie.MOVIE_MAPPING.)
+depends on nothing but each pixel's own count; services.movie.MOVIE_MAPPING.)
 """
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ class FrameLocation:
     iters: int
 
     def options(self, palette: str | None = None) -> dict:
-        """The --center/--width/--iters/--palette strings (cli.requests.mandelbrot_request's
+        """The --center/--width/--iters/--palette strings (services.requests.mandelbrot_request's
         `opts`): rendering them is rendering this frame."""
         return {"center": f"{self.center_re},{self.center_im}", "width": self.width,
                 "iters": str(self.iters), "palette": palette}
