@@ -1,8 +1,8 @@
 """The layer rules (docs/CONTRACTS.md), as the import-linter contracts in pyproject.toml: kernels
-imports no Qt, no services, no explorer and no cli; services imports no Qt, no cli and no
-explorer; cli imports no Qt and no explorer; explorer imports no cli; the views' models import no Qt; workload packages do not
-import each other. The second test proves the same contracts break on a small package that does
-all that."""
+imports no Qt, no services, no explorer and no cli; services imports no Qt, no cli and no explorer;
+cli imports no Qt and no explorer; explorer imports no cli; the views' models import no Qt;
+workload packages do not import each other. The second test proves the same contracts break on a
+small package that does all that."""
 import os
 import subprocess
 import sys
