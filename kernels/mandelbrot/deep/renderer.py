@@ -23,8 +23,16 @@ from ...timing import JobTimer, Timings
 from . import extended_loop, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
-from .layout import N_STATS, STAT_BLA, STAT_BLA_ITERS, STAT_REBASES, STAT_REDONE, STAT_STEPS
-from .layout import empty_table
+from .gpu_pixels import GpuPixels
+from .layout import (
+    N_STATS,
+    STAT_BLA,
+    STAT_BLA_ITERS,
+    STAT_REBASES,
+    STAT_REDONE,
+    STAT_STEPS,
+    empty_table,
+)
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import ZW, flat_tables
 from .reference import ReferenceOrbit, gmpy2_module
@@ -108,7 +116,6 @@ class DeepRenderer:
         if backend.is_gpu:
             if cuda is None:
                 raise RuntimeError(f"numba-cuda failed to import: {GPU_IMPORT_ERROR}")
-            from .gpu_pixels import GpuPixels
             self.pixels = GpuPixels(backend, launch)
         else:
             self.pixels = CpuPixels(backend)
