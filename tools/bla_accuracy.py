@@ -7,7 +7,7 @@ The default course is the seahorse-valley zoom of the README's movie example, fr
 float64's reach (widths 3e-14 .. 1e-17, 20,000 iterations, 64x36), where the approximation alone
 left 47-78 of 2,304 pixels off at the default ε = 2^-32 (by hundreds of iterations at some; brute
 force in MPFR sides with plain perturbation) and even 2^-48 left up to 13. The kernels' accuracy
-guard (perturb.py) now redoes the doubtful pixels; per ε the tool prints the pixels off, the pixels
+guard (deep/guard.py) now redoes the doubtful pixels; per ε the tool prints the pixels off, the pixels
 redone, and the cost as perturbation steps + BLA steps per pixel (all passes counted):
 
     .venv/bin/python tools/bla_accuracy.py [--frames 12,13,14,15] [--eps 24,32,40,48]

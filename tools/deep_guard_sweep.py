@@ -16,10 +16,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHILD = """
 import sys
 sys.path.insert(0, {root!r})
-import kernels.mandelbrot.deep.perturb as p
-p.REDO_SHIFT, p.LAST_SHIFT, p.ERR_TOL2 = {redo}, {last}, {tol}
-import kernels.mandelbrot.deep.perturb_cpu as pc
-pc.REDO_SHIFT, pc.LAST_SHIFT, pc.ERR_TOL2 = {redo}, {last}, {tol}
+# the loop modules import the guard's constants: set them there, before the loops compile
+from kernels.mandelbrot.deep import extended_loop, perturbation_loop
+for mod in (extended_loop, perturbation_loop):
+    mod.REDO_SHIFT, mod.LAST_SHIFT, mod.ERR_TOL2 = {redo}, {last}, {tol}
 from kernels.mandelbrot.deep import bench
 sys.exit(bench.main(["--backend", "cuda", "--only", {only!r}, "--repeats", "{repeats}"]))
 """

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 
 from kernels.backend import resolve
-from kernels.mandelbrot.deep import perturb as pk
-from kernels.mandelbrot.deep import perturb_gpu as pg
+from kernels.mandelbrot.deep import extended_loop as ext
+from kernels.mandelbrot.deep import perturbation_loop as pl
+from kernels.mandelbrot.deep import variants
 from kernels.mandelbrot.deep.bench import DEPTHS, FULL_HD, _request
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
@@ -38,8 +39,9 @@ def main(argv=None) -> int:
         res = r.render_values(req)
         print(f"render {k}: kernel {res.timings.phases_ms['kernel']:.2f} ms, "
               f"redone {res.stats.get('redone_pixels')}, format {res.format}", flush=True)
-    for mod, name in ((pg, "deep_kernel_flat"), (pg, "deep_redo_flat"), (pk, "deep_kernel_pert"),
-                      (pk, "deep_redo_pert"), (pk, "deep_kernel_ext"), (pk, "deep_redo_ext")):
+    for mod, name in ((pl, "deep_kernel_flat"), (pl, "deep_redo_flat"),
+                      (variants, "deep_kernel_pert"), (variants, "deep_redo_pert"),
+                      (ext, "deep_kernel_ext"), (ext, "deep_redo_ext")):
         print(name, _regs(getattr(mod, name)))
     return 0
 

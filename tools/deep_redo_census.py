@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Which pixels of a deep bench frame the accuracy guard redoes, and what their passes cost, on the
-CPU twin (perturb.py's shared loop, pass by pass): for every pixel (or every STRIDE-th row and
+CPU (extended_loop.py's loop, pass by pass; perturbation frames run it compiled for their format,
+variants.py, with the same counts): for every pixel (or every STRIDE-th row and
 column) the first pass's perturbation + BLA steps and whether it is doubtful, and for the doubtful
 ones the same for the pass at 2^-REDO_SHIFT and, if still doubtful, the last one. A redone pixel's
 passes run one after the other on one GPU thread, so the longest chain bounds how long a frame
@@ -32,7 +33,8 @@ def main() -> int:
     from numba import njit, prange
 
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep import perturb as pk
+    from kernels.mandelbrot.deep import extended_loop, guard, targets
+    from kernels.mandelbrot.deep.step_helpers import make_offset
     from kernels.mandelbrot.deep.bench import _request
     from kernels.mandelbrot.deep.renderer import DeepRenderer, FrameGeometry
 
@@ -43,10 +45,10 @@ def main() -> int:
     (_, tab, tabe, levels), _ = r._table_for(orbit, geo, req.bla)
     orb, oexp = orbit.arrays()
     eps = math.ldexp(1.0, -r.eps_bits)
-    one_pass = pk._make_pixel(pk._cpu_mul, pk._cpu_add, pk._cpu_sqrt, njit,
-                              req.format == "extended")[3]
-    offset = pk._make_offset(pk._cpu_mul, pk._cpu_add, njit)
-    redo_shift, last_shift = pk.REDO_SHIFT, pk.LAST_SHIFT
+    ops = (targets.CPU_MUL, targets.CPU_ADD, targets.CPU_SQRT)
+    one_pass = extended_loop.make_pixel(*ops, njit, req.format == "extended")[3]
+    offset = make_offset(targets.CPU_MUL, targets.CPU_ADD, njit)
+    redo_shift, last_shift = guard.REDO_SHIFT, guard.LAST_SHIFT
 
     @njit(parallel=True)
     def census(rows, cols, stride, d0r, d0i, step, cexp, hw, hh, orb, oexp, tab, tabe, levels,

@@ -1,5 +1,5 @@
 """Where a deep frame's per-pixel work goes: an instrumented copy of the CPU twin's
-perturbation-format loop (kernels/mandelbrot/deep/perturb_cpu.py) that records every operation of
+perturbation-format loop (kernels/mandelbrot/deep/perturbation_loop.py) that records every operation of
 every pixel of a frame (or of every `--every`-th row and column) and sums them up:
 
 * perturbation steps by why no BLA step was taken: m = 0 (just after a rebase, where the table
@@ -26,8 +26,7 @@ from numba import njit
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from kernels.mandelbrot.deep.perturb import make_step_helpers
-from kernels.mandelbrot.deep.perturb_cpu import (
+from kernels.mandelbrot.deep.perturbation_loop import (
     B_AI,
     B_AR,
     B_BI,
@@ -36,9 +35,10 @@ from kernels.mandelbrot.deep.perturb_cpu import (
     Z_IM,
     Z_R0,
     Z_RE,
-    _delta_c,
-    cpu_tables,
+    delta_c_cpu,
+    loop_tables,
 )
+from kernels.mandelbrot.deep.step_helpers import make_step_helpers
 from kernels.mandelbrot.escape import BAILOUT2
 
 _closer_to_zero = make_step_helpers(operator.mul, operator.add, njit(inline="always"))[1]
@@ -52,7 +52,7 @@ DIST_BINS = 16
 
 @njit
 def _pixel(cdr, cdi, zo, bt, levels, max_iter, why, dist, by_m, by_level, log):
-    """The perturb_cpu loop for one pixel, logging (n, kind, m) per operation: kind < 0 is a
+    """The perturbation loop for one pixel, logging (n, kind, m) per operation: kind < 0 is a
     perturbation step (-1 - reason), kind >= 0 a BLA step of level kind. Returns (n, rebases)."""
     last = zo.shape[0] - 1
     nlev = levels.shape[0]
@@ -129,7 +129,7 @@ def _frame(rows, cols, geo, zo, bt, levels, max_iter, why, dist, by_m, by_level)
     rebases = 0
     for r in rows:
         for c in cols:
-            cdr, cdi = _delta_c(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
             n, rb = _pixel(cdr, cdi, zo, bt, levels, max_iter, why, dist, by_m, by_level, log)
             total += n
             rebases += rb
@@ -156,7 +156,7 @@ def main(argv=None) -> int:
     res = r.render_values(req)
     orb, _ = res.reference.arrays()
     _, tab, tabe, levels = r._table
-    zo, bt = cpu_tables(orb, tab, tabe, levels)
+    zo, bt = loop_tables(orb, tab, tabe, levels)
     geo = FrameGeometry.of(req, res.reference)
     rows = np.arange(0, h, args.every, dtype=np.int64)
     cols = np.arange(0, w, args.every, dtype=np.int64)

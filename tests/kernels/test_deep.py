@@ -260,9 +260,11 @@ SHARED_LOOP_CASES = [
 @pytest.mark.parametrize("name, location, width, max_iter, bla", SHARED_LOOP_CASES,
                          ids=[c[0] for c in SHARED_LOOP_CASES])
 def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width, max_iter, bla):
-    """perturb_cpu's loop (the CPU's perturbation format) against perturb.py's loop, which the GPU
-    runs: the same values and the same counts bit for bit, BLA on and off, with rebasing."""
-    from kernels.mandelbrot.deep import perturb as pk
+    """perturbation_loop.py's loop (the perturbation format's) against the extended loop compiled
+    for the perturbation format (variants.py): the same values and the same counts bit for bit,
+    BLA on and off, with rebasing."""
+    from kernels.mandelbrot.deep import variants
+    from kernels.mandelbrot.deep.layout import N_STATS
     from kernels.mandelbrot.deep.renderer import FrameGeometry
     cre, cim = near(location, width)
     size = (24, 16)
@@ -275,10 +277,10 @@ def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width
     _, tab, tabe, levels = cpu._table
     geo = FrameGeometry.of(req, res.reference)
     values = np.zeros(size[::-1])
-    stats = np.zeros((size[1], pk.N_STATS), dtype=np.int64)
-    pk.deep_rows_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step, geo.cexp,
-                     geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels, 0,
-                     2.0 ** -cpu.eps_bits, max_iter, False)
+    stats = np.zeros((size[1], N_STATS), dtype=np.int64)
+    variants.deep_rows_shared_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step,
+                                  geo.cexp, geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels,
+                                  0, 2.0 ** -cpu.eps_bits, max_iter)
     np.testing.assert_array_equal(res.values, values)
     shared = stats.sum(axis=0)
     assert [res.stats[k] for k in ("perturbation_steps", "bla_steps", "bla_iterations",

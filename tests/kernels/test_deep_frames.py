@@ -19,7 +19,7 @@ from kernels.mandelbrot.request import (
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.jobs import default_handlers
-from kernels.mandelbrot.deep.perturb import N_STATS
+from kernels.mandelbrot.deep.layout import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
 from kernels.scheduler import Delivered, Progress, Scheduler, Stopped

@@ -15,7 +15,7 @@ from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.perturb import N_STATS
+from kernels.mandelbrot.deep.layout import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 
@@ -95,7 +95,7 @@ def test_values_can_stay_on_the_device(gpu, simulated):
 
 def test_table_without_single_steps_matches_cpu_twin(gpu_backend, cpu_backend, simulated):
     """kmin > 0 (the table's shortest steps dropped): perturbation-format frames then run
-    perturb.py's shared loop on both targets (deep_kernel_pert on the GPU), since perturb_cpu's
+    variants.py's loop on both targets (deep_kernel_pert on the GPU), since perturbation_loop.py's
     loop reads level 0."""
     gpu, cpu = DeepRenderer(gpu_backend, kmin=2), DeepRenderer(cpu_backend, kmin=2)
     wanted = ("perturbation 1e-20", "minibrot 4e-90")

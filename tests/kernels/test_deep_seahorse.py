@@ -2,7 +2,7 @@
 ~8,000-8,600), where the bilinear approximation alone put 2-3 % of the counts off by more than one
 iteration: those pixels are ill-conditioned (1e-9 of a pixel moves their count by tens to hundreds
 of iterations), so the approximation's relative error ε per step ruins them. The kernels' accuracy
-guard (perturb.py) bounds each pixel's error and redoes the doubtful ones with tighter radii, then
+guard (deep/guard.py) bounds each pixel's error and redoes the doubtful ones with tighter radii, then
 without BLA. Held here to brute force (gmpy2) on a window of that frame where the approximation
 alone had 6 of 208 pixels off (97.1 %), and on the GPU to the CPU twin, pixels redone included.
 """

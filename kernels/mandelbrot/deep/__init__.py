@@ -3,9 +3,16 @@
 - `request`: DeepRequest (frozen; centre as decimal strings of any length), `number_format(width)`.
 - `reference`: ReferenceOrbit, the centre's orbit in arbitrary precision (gmpy2, optional), reusable.
 - `floatexp`: complex numbers with a float64 mantissa and an integer exponent, for both targets.
-- `bla`: the bilinear approximation table (numba, CPU).
-- `perturb`: the per-pixel loop (perturbation, rebasing, BLA), GPU kernel and CPU twin.
-- `renderer`: DeepRenderer(backend).render_values(request) -> DeepResult (values + Timings).
+- `bla`: the bilinear approximation table (numba, CPU); `layout`: its columns and the stats'.
+- `perturbation_loop`: the per-pixel loop of perturbation-format frames (float64 deltas: the
+  method, perturbation with rebasing and BLA, is described there), compiled for CPU and GPU.
+- `extended_loop`: the per-pixel loop of extended-format frames (floatexp deltas), both targets.
+- `variants`: the extended loop compiled for the perturbation format (tables with kmin > 0, tests).
+- `guard`: the accuracy guard's constants; `step_helpers`: pieces both loops compile in;
+  `targets`: the CPU's and the GPU's arithmetic and decorators, `LoopCode`.
+- `loop_args`: the loops' arguments by name (PixelGrid, PerturbationArgs, ExtendedArgs).
+- `renderer`: DeepRenderer(backend).render_values(request) -> DeepResult (values + Timings), on
+  `cpu_pixels` (CpuPixels: bands of rows) or `gpu_pixels` (GpuPixels: uploads, kernel launches).
 - `exact`: brute force per pixel in gmpy2, the yardstick of the tests.
 - `locations`: published deep-zoom coordinates; `bench`: workloads (not auto-discovered).
 

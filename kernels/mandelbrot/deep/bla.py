@@ -11,7 +11,7 @@ orbit's last point); a pixel at m takes the longest one whose radius holds its �
 Entries are stored in floatexp (a float64 mantissa and an int32 exponent each for A, B and R), since
 a frame 1e-1000 wide has |B| up to ~1e1000 and R down to ~1e-1000, plus float64 copies of A and R
 for deltas that are plain doubles, and |A| (mantissa with A's exponent, and as a double) for the
-kernels' error bound (perturb.py, "Accuracy guard"). R is stored divided by sqrt(2) so a pixel can compare it with
+kernels' error bound (guard.py). R is stored divided by sqrt(2) so a pixel can compare it with
 max(|Re δ|, |Im δ|) instead of |δ|.
 
 Steps that start where |Z_m| > 2 get R = 0: a pixel following them could escape in the middle of a
@@ -27,6 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .layout import empty_table
 from .reference import EZERO
 
 # ε = 2^-EPS_BITS: the neglected δ² is at most this fraction of the linear term per step. 2^-53 would
@@ -38,7 +39,7 @@ from .reference import EZERO
 # (2^-32), 718 / 487 (2^-40), 963 / 623 (2^-48): the steps left are the pixels' last iterations,
 # after they leave the reference, where no linear step holds. In seahorse valley just past float64
 # 2-3 % of the pixels are ill-conditioned and no ε of a useful size holds them (2^-48 still left up
-# to 13 of 2,304 off): the kernels' accuracy guard (perturb.py) redoes those with tighter radii,
+# to 13 of 2,304 off): the kernels' accuracy guard (guard.py) redoes those with tighter radii,
 # which keeps 2^-32 for the rest (docs/PERFORMANCE.md, "The accuracy guard").
 EPS_BITS = 32
 _FAR = 1100
@@ -120,7 +121,7 @@ def _clamp(k):
 
 @njit(cache=True)
 def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
-    """Fill every level. Column layout: see perturb.T_* / perturb.E_*; R here is the true radius,
+    """Fill every level. Column layout: see layout.T_* / layout.E_*; R here is the true radius,
     scaled by 1/sqrt(2) afterwards; |A| is filled in at the end."""
     # level 0: single steps m = 1 .. counts[0]
     for j in range(counts[0]):
@@ -202,7 +203,6 @@ def build_table(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float, in
     kmin, kmin+1, ...) for an orbit and a bound c_max = (mantissa, exponent) on the frame's |δc|."""
     counts = level_counts(orbit.shape[0])
     if len(counts) <= kmin:
-        from .perturb import empty_table
         return empty_table()
     offsets = np.zeros(len(counts), dtype=np.int64)
     offsets[1:] = np.cumsum(counts[:-1])

@@ -5,51 +5,47 @@ more iterations), the BLA table (reused while the frame's largest |δc| stays un
 built for), both copied to the device once, then one kernel over the pixels and one copy of the
 values back. The host phase ("host") holds the reference and the table (detail "reference",
 "table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values.
-Perturbation-format frames run perturb_cpu's loop over its own layout of the orbit and table
-(`cpu_tables`; on the GPU through perturb_gpu's kernels), extended ones perturb.py's shared loop.
+Perturbation-format frames run perturbation_loop.py's loop over its own layout of the orbit and
+table, extended ones extended_loop.py's (a table without single steps, kmin > 0: variants.py's).
+The backend's part (where the arrays live, how the pixels run) is CpuPixels' or GpuPixels'.
 """
 from __future__ import annotations
 
 import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
-from numba import parallel_chunksize
 
-from ...buffers import BufferPool, ensure_device_fits
+from ...buffers import BufferPool
 from ...timing import JobTimer, Timings
-from ..escape import row_stride
-from ..renderer import resident_blocks
-from . import perturb as pk
-from . import perturb_gpu as pg
+from . import extended_loop, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
-from .perturb_cpu import ZW, deep_rows_pert_cpu, flat_tables
+from .cpu_pixels import CpuPixels
+from .gpu_pixels import GpuPixels
+from .layout import (
+    N_STATS,
+    STAT_BLA,
+    STAT_BLA_ITERS,
+    STAT_REBASES,
+    STAT_REDONE,
+    STAT_STEPS,
+    empty_table,
+)
+from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
+from .perturbation_loop import ZW, flat_tables
 from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
+from .targets import GPU_IMPORT_ERROR, cuda
 
 # bits beyond the frame's own need, so the orbit still serves after zooming ~2^32 deeper
 PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
 KMIN = 0
-# persistent GPU threads: threads per block, and blocks per SM when the kernel's register count
-# cannot be asked (otherwise as many blocks as fit at once: the first-pass kernels are capped at
-# perturb.MAX_REGISTERS = 64 registers, i.e. 8 blocks of 128 threads per SM, the redo kernels get
-# ~86 from ptxas, 5 blocks; blocks beyond those would only start once the resident ones have taken
-# every pixel)
-THREADS = 128
-BLOCKS_PER_SM = 4
-SIM_BLOCKS, SIM_THREADS = 2, 4
 # a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
 TABLE_SLACK_BITS = 4
-# a cancellable GPU frame runs in bands of this many pixels, with a check between bands
-GPU_BAND_PIXELS = 2 ** 19
-# CPU bands: rows per band at least this many pixels, for a cancellation check between bands
-CPU_BAND_PIXELS = 2 ** 16
-# rows a CPU thread takes at a time within a band
-CPU_CHUNK_ROWS = 1
 
 
 @dataclass
@@ -57,7 +53,7 @@ class DeepResult:
     """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
     timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
     made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
-    pixels done again because their count was doubtful, see perturb.py); reference: the
+    pixels done again because their count was doubtful, see guard.py); reference: the
     ReferenceOrbit used; reused: whether it came from an earlier frame."""
     values: np.ndarray
     timings: Timings
@@ -69,16 +65,13 @@ class DeepResult:
 
 
 @dataclass(frozen=True)
-class FrameGeometry:
-    """Where the frame's pixels sit relative to the reference: δc of pixel (row, col) is
-    (d0 + (col + 0.5 - half_w) * step - i (row + 0.5 - half_h) * step) * 2**cexp."""
-    d0r: float
-    d0i: float
-    step: float
-    cexp: int
-    half_w: float
-    half_h: float
+class FrameGeometry(PixelGrid):
+    """Where the frame's pixels sit relative to the reference (PixelGrid), and a bound on |δc|."""
     c_bound_exp: int  # |δc| <= 2**c_bound_exp over the whole frame
+
+    def grid(self) -> PixelGrid:
+        """The pixel grid alone, as the loops take it."""
+        return PixelGrid(**{f.name: getattr(self, f.name) for f in fields(PixelGrid)})
 
     @staticmethod
     def of(request: DeepRequest, orbit: ReferenceOrbit) -> FrameGeometry:
@@ -106,7 +99,8 @@ class DeepRenderer:
 
     def __init__(self, backend, eps_bits: int = EPS_BITS, kmin: int = KMIN, launch: str = "persistent"):
         """launch (GPU): "persistent" = a few blocks per SM whose threads take pixels from an atomic
-        counter until none are left; "grid" = one thread per pixel."""
+        counter until none are left; "grid" = one thread per pixel. kmin > 0 drops the table's
+        shortest levels (an experiment: perturbation frames then run variants.py's loop)."""
         if launch not in self.LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
         self.launch = launch
@@ -116,15 +110,15 @@ class DeepRenderer:
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self._table = None          # (key, tab, tabe, levels)
-        self._dev_orbit = None      # (key, orbit, oexp) on the device
-        self._dev_table = None      # (key, tab, tabe, levels) on the device
-        self._cpu_tables = None     # (orbit, tab, zo, bt): perturb_cpu's layout of those arrays
-        self._dev_flat = None       # (zo, bt) on the device, for the same orbit and table
-        self._dev_levels = None     # (key, levels) on the device, for frames of that loop
-        self._stream = None
+        self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
+        self._flat_serial = 0
         self._compiled = False
-        if backend.is_gpu and pk.cuda is None:
-            raise RuntimeError(f"numba-cuda failed to import: {pk.GPU_IMPORT_ERROR}")
+        if backend.is_gpu:
+            if cuda is None:
+                raise RuntimeError(f"numba-cuda failed to import: {GPU_IMPORT_ERROR}")
+            self.pixels = GpuPixels(backend, launch)
+        else:
+            self.pixels = CpuPixels(backend)
 
     # ---- public API ------------------------------------------------------------------------
     def warmup(self) -> float:
@@ -150,16 +144,15 @@ class DeepRenderer:
         pool = BufferPool(self.backend)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
-            dev = self._to_device(orbit, oexp, tab, tabe, levels)
+            dev = self.pixels.to_device((orbit, oexp, tab, tabe, levels))
             flat = None
-            if self._flat_wanted():
-                flat = flat_tables(orbit, tab, tabe, levels)
-                if self.backend.is_gpu:
-                    flat = tuple(pk.cuda.to_device(a, stream=self._get_stream()) for a in flat)
-            for extended in (False, True):
+            if self.kmin == 0:
+                flat = self.pixels.to_device(flat_tables(orbit, tab, tabe, levels))
+            for fmt in ("perturbation", "extended"):
                 timer = JobTimer(self.backend, self._get_stream(), "warm-up")
-                self._run(pool, (3, 4), geo, dev, 30, extended, timer, None, None,
-                          None if extended else flat)
+                code, args = self._loop(fmt, dev, flat, 30)
+                self.pixels.run(pool, (3, 4), code, positional(geo.grid(), args), timer, None,
+                                None)
                 timer.finish()
         self._compiled = True
         return (time.perf_counter() - t) * 1e3
@@ -187,12 +180,11 @@ class DeepRenderer:
             geo = FrameGeometry.of(request, orbit)
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla)
-        flat_frame = fmt != "extended" and self._flat_wanted()
-        dev = self._upload(orbit, table, timer, shared=not flat_frame)
-        flat = self._flat_tables(orbit, table, timer) if flat_frame else None
-        stats = self._run(self.pool, (h, w), geo, dev, request.max_iter, fmt == "extended",
-                          timer, cancel, progress, flat)
-        values, stats = self._fetch(stats, (h, w), timer, to_host)
+        dev, flat = self._place(fmt, orbit, table, timer)
+        code, args = self._loop(fmt, dev, flat, request.max_iter)
+        run_out = self.pixels.run(self.pool, (h, w), code, positional(geo.grid(), args), timer,
+                                  cancel, progress)
+        values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()
         st = self._stats_dict(stats)
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
@@ -228,185 +220,65 @@ class DeepRenderer:
         if use_bla:
             tab, tabe, levels = build_table(orb, oexp, (0.5, bound + 1), self.eps_bits, self.kmin)
         else:
-            tab, tabe, levels = pk.empty_table()
+            tab, tabe, levels = empty_table()
         self._table = (key + (bound,), tab, tabe, levels)
         return self._table, False
 
-    # ---- device -----------------------------------------------------------------------------
-    def _get_stream(self):
-        if self.backend.is_gpu and self._stream is None:
-            self._stream = pk.cuda.stream()
-        return self._stream
+    # ---- the frame's loop -------------------------------------------------------------------
+    def _takes_perturbation_loop(self, fmt: str) -> bool:
+        """perturbation_loop.py's loop reads the table's level 0, kept while kmin = 0."""
+        return fmt != "extended" and self.kmin == 0
 
-    def _to_device(self, orbit, oexp, tab, tabe, levels):
-        if not self.backend.is_gpu:
-            return orbit, oexp, tab, tabe, levels
-        s = self._get_stream()
-        return tuple(pk.cuda.to_device(np.ascontiguousarray(a), stream=s)
-                     for a in (orbit, oexp, tab, tabe, levels))
-
-    def _upload(self, orbit: ReferenceOrbit, table, timer, shared: bool = True):
-        """The orbit and the table where the kernel reads them (copied once per version).
-        shared=False (a frame of perturb_cpu's loop, which reads its own copy of them,
-        `_flat_tables`): on the GPU only the table's levels, the rest None."""
-        orb, oexp = orbit.arrays()
-        key_t, tab, tabe, levels = table
-        if not self.backend.is_gpu:
-            return orb, oexp, tab, tabe, levels
-        s = self._get_stream()
-        if not shared:
-            if self._dev_levels is None or self._dev_levels[0] != key_t:
-                with timer.phase("h2d", gpu=True, nbytes=levels.nbytes):
-                    self._dev_levels = (key_t, pk.cuda.to_device(levels, stream=s))
-            return None, None, None, None, self._dev_levels[1]
-        okey = (id(orbit), orbit.version)
-        if self._dev_orbit is None or self._dev_orbit[0] != okey:
-            self._dev_orbit = None
-            nbytes = orb.nbytes + oexp.nbytes
-            ensure_device_fits(nbytes, what=f"a reference orbit of {orb.shape[0]:,} points")
-            with timer.phase("h2d", gpu=True, nbytes=nbytes):
-                self._dev_orbit = (okey, pk.cuda.to_device(orb, stream=s),
-                                   pk.cuda.to_device(oexp, stream=s))
-        if self._dev_table is None or self._dev_table[0] != key_t:
-            self._dev_table = None
-            nbytes = tab.nbytes + tabe.nbytes + levels.nbytes
-            ensure_device_fits(nbytes, what=f"an approximation table of {tab.shape[0]:,} entries")
-            with timer.phase("h2d", gpu=True, nbytes=nbytes):
-                self._dev_table = (key_t,) + tuple(pk.cuda.to_device(a, stream=s)
-                                                   for a in (tab, tabe, levels))
-        return (self._dev_orbit[1], self._dev_orbit[2]) + self._dev_table[1:]
-
-    def _run(self, pool, shape, geo: FrameGeometry, dev, max_iter, extended, timer, cancel, progress,
-             flat=None):
-        """The pixels of a frame of `shape` (H, W) into pool buffers; returns the stats buffer.
-        flat: (zo, bt) of perturb_cpu's layout where the frame takes that loop, else None."""
-        h, w = shape
+    def _loop(self, fmt: str, dev, flat, max_iter):
+        """(code, args) of the loop a frame of `fmt` runs. dev: (orbit, oexp, tab, tabe, levels)
+        where the code reads them (orbit, oexp, tab, tabe may be None for the perturbation loop);
+        flat: perturbation_loop's (zo, bt) there, or None."""
         orb, oexp, tab, tabe, levels = dev
         # ε of the table's radii: the kernels' error bound adds it per BLA step
         eps = math.ldexp(1.0, -self.eps_bits)
-        args = (geo.d0r, geo.d0i, geo.step, int(geo.cexp), geo.half_w, geo.half_h,
-                orb, oexp, tab, tabe, levels, int(self.kmin), eps, int(max_iter), bool(extended))
-        if not self.backend.is_gpu:
-            values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
-            stats = pool.host("stats", (h, pk.N_STATS), np.int64, pinned=False)
-            band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
-            own = flat is not None
-            if own:
-                args = args[:6] + tuple(flat) + (levels, eps, int(max_iter))
-            for r0 in range(0, h, band):
-                n = min(band, h - r0)
-                # rows handed out one at a time (numba's dynamic scheduling): on a machine shared
-                # with other work a thread that loses its core leaves its rows to the other one
-                # instead of the band waiting for its fixed half
-                with timer.phase("kernel"), parallel_chunksize(CPU_CHUNK_ROWS):
-                    if own:
-                        deep_rows_pert_cpu(values, stats, r0, n, row_stride(n), *args)
-                    else:
-                        pk.deep_rows_cpu(values, stats, r0, n, row_stride(n), *args)
-                if cancel is not None:
-                    cancel.check()
-                if progress is not None:
-                    progress((r0 + n) / h, "pixels")
-            return values, stats
-        s = self._get_stream()
-        values = pool.device("values", (h, w), np.float64, stream=s)
-        stats = pool.device("stats", (pk.N_STATS,), np.int64, stream=s)
-        total = h * w
-        band = total if cancel is None and progress is None else GPU_BAND_PIXELS
-        nbands = -(-total // band)
-        # one counter per band, one for the redo kernel; the list of pixels to redo and its length
-        counters = pool.device("counters", (nbands + 1,), np.int64, stream=s)
-        redo = pool.device("redo", (max(total, 1),), np.int64, stream=s)
-        nredo = pool.device("nredo", (1,), np.int64, stream=s)
-        threads = SIM_THREADS if self.backend.simulated else THREADS
-        dynamic = self.launch == "persistent"
-        if not dynamic:
-            resident = None
-        elif self.backend.simulated:
-            resident = SIM_BLOCKS
-        if flat is not None:
-            kernel, redo_kernel = pg.deep_kernel_flat, pg.deep_redo_flat
-            args = args[:6] + tuple(flat) + (levels, eps, int(max_iter), False)
-        elif extended:
-            kernel, redo_kernel = pk.deep_kernel_ext, pk.deep_redo_ext
-        else:
-            kernel, redo_kernel = pk.deep_kernel_pert, pk.deep_redo_pert
-        if dynamic and not self.backend.simulated:
-            resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
-        gargs = args[:-1]   # the kernels take no `extended` flag: one kernel per format
-        with timer.phase("kernel", gpu=True):
-            pk.zero_kernel[1, 32, s](stats)
-            pk.zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
-            pk.zero_kernel[1, 32, s](nredo)
-        for b in range(nbands):
-            p0, p1 = b * band, min(total, (b + 1) * band)
-            need = -(-(p1 - p0) // threads)
-            nblocks = need if resident is None else max(1, min(resident, need))
-            with timer.phase("kernel", gpu=True):
-                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *gargs, stats,
-                                            redo, nredo)
-            if nbands > 1 and (cancel is not None or progress is not None):
-                s.synchronize()
-                if cancel is not None:
-                    cancel.check()
-                if progress is not None:
-                    progress(p1 / total, "pixels")
-        # the doubtful pixels (a few per thousand at most where measured): persistent threads take
-        # them from the last counter until nredo[0], which only the device knows
-        if self.backend.simulated:
-            rblocks = SIM_BLOCKS
-        else:
-            rblocks = resident_blocks(redo_kernel, threads, BLOCKS_PER_SM)
-        with timer.phase("kernel", gpu=True):
-            redo_kernel[rblocks, threads, s](values, counters, nbands, *gargs, stats, redo, nredo)
-        return values, stats
+        if self._takes_perturbation_loop(fmt):
+            zo, bt = flat
+            return perturbation_loop.CODE, PerturbationArgs(zo, bt, levels, eps, max_iter)
+        code = extended_loop.CODE if fmt == "extended" else variants.CODE
+        return code, ExtendedArgs(orb, oexp, tab, tabe, levels, self.kmin, eps, max_iter)
 
-    def _flat_wanted(self) -> bool:
-        """Whether perturbation-format frames take perturb_cpu's loop (with the table's level 0
-        kept: that loop reads it)."""
-        return self.kmin == 0
+    def _place(self, fmt: str, orbit: ReferenceOrbit, table, timer):
+        """The arrays the frame's loop reads, where it reads them (uploaded once per version):
+        (dev, flat) as `_loop` takes them. Frames of the perturbation loop need only the table's
+        levels besides their own flattened orbit and table."""
+        orb, oexp = orbit.arrays()
+        key_t, tab, tabe, levels = table
+        if self._takes_perturbation_loop(fmt):
+            (levels_d,) = self.pixels.place("levels", key_t, (levels,), timer)
+            serial, zo, bt = self._flat_tables(orb, table, timer)
+            flat = self.pixels.place("flat", serial, (zo, bt), timer,
+                                     what=f"the orbit and table of {zo.shape[0] // ZW:,} points")
+            return (None, None, None, None, levels_d), flat
+        dev_o = self.pixels.place("orbit", (id(orbit), orbit.version), (orb, oexp), timer,
+                                  what=f"a reference orbit of {orb.shape[0]:,} points")
+        dev_t = self.pixels.place("table", key_t, (tab, tabe, levels), timer,
+                                  what=f"an approximation table of {tab.shape[0]:,} entries")
+        return dev_o + dev_t, None
 
-    def _flat_tables(self, orbit: ReferenceOrbit, table, timer):
-        """perturb_cpu's flattened arrays (zo, bt) for this orbit and table, where the kernels read
-        them; kept while both are the same objects (holding them keeps their ids from being
-        reused)."""
-        orb, _ = orbit.arrays()
+    def _flat_tables(self, orb, table, timer):
+        """(serial, zo, bt): perturbation_loop's flattened arrays for this orbit and table, kept
+        while both are the same objects (holding them keeps their ids from being reused); the
+        serial changes whenever they are rebuilt."""
         _, tab, tabe, levels = table
-        t = self._cpu_tables
-        if t is None or t[0] is not orb or t[1] is not tab:
-            self._dev_flat = None
+        f = self._flat
+        if f is None or f[0] is not orb or f[1] is not tab:
             with timer.phase("host", detail="table"):
-                self._cpu_tables = (orb, tab) + flat_tables(orb, tab, tabe, levels)
-        zo, bt = self._cpu_tables[2:]
-        if not self.backend.is_gpu:
-            return zo, bt
-        if self._dev_flat is None:
-            s = self._get_stream()
-            nbytes = zo.nbytes + bt.nbytes
-            ensure_device_fits(nbytes, what=f"the orbit and table of {zo.shape[0] // ZW:,} points")
-            with timer.phase("h2d", gpu=True, nbytes=nbytes):
-                self._dev_flat = (pk.cuda.to_device(zo, stream=s), pk.cuda.to_device(bt, stream=s))
-        return self._dev_flat
+                self._flat_serial += 1
+                self._flat = (orb, tab, self._flat_serial) + flat_tables(orb, tab, tabe, levels)
+        return self._flat[2:]
 
-    def _fetch(self, run_out, shape, timer, to_host=True):
-        values, stats = run_out
-        if not self.backend.is_gpu:
-            return values, stats.sum(axis=0)
-        h, w = shape
-        s = self._get_stream()
-        host = self.pool.host("values-host", (h, w), np.float64, ring=3) if to_host else None
-        host_stats = self.pool.host("stats-host", (pk.N_STATS,), np.int64)
-        nbytes = host_stats.nbytes + (host.nbytes if to_host else 0)
-        with timer.phase("d2h", gpu=True, nbytes=nbytes):
-            if to_host:
-                values.copy_to_host(host, stream=s)
-            stats.copy_to_host(host_stats, stream=s)
-        s.synchronize()
-        return (host if to_host else values), host_stats
+    # ---- device -----------------------------------------------------------------------------
+    def _get_stream(self):
+        return self.pixels.stream()
 
     @staticmethod
     def _stats_dict(stats) -> dict:
-        st = [int(x) for x in np.asarray(stats).reshape(-1)[:pk.N_STATS]]
-        return {"perturbation_steps": st[pk.STAT_STEPS], "bla_steps": st[pk.STAT_BLA],
-                "bla_iterations": st[pk.STAT_BLA_ITERS], "rebases": st[pk.STAT_REBASES],
-                "redone_pixels": st[pk.STAT_REDONE]}
+        st = [int(x) for x in np.asarray(stats).reshape(-1)[:N_STATS]]
+        return {"perturbation_steps": st[STAT_STEPS], "bla_steps": st[STAT_BLA],
+                "bla_iterations": st[STAT_BLA_ITERS], "rebases": st[STAT_REBASES],
+                "redone_pixels": st[STAT_REDONE]}

@@ -1,0 +1,56 @@
+"""CpuPixels: how a deep frame's pixels run on the CPU, behind the same small seam as GpuPixels
+(gpu_pixels.py): arrays stay where they are, and the loop's row function fills bands of rows."""
+from __future__ import annotations
+
+import numpy as np
+from numba import parallel_chunksize
+
+from ..escape import row_stride
+from .layout import N_STATS
+
+# rows per band at least this many pixels, for a cancellation check between bands
+CPU_BAND_PIXELS = 2 ** 16
+# rows a CPU thread takes at a time within a band
+CPU_CHUNK_ROWS = 1
+
+
+class CpuPixels:
+    """The CPU side of DeepRenderer: no device, no stream, numba's threads over rows."""
+
+    def __init__(self, backend):
+        self.backend = backend
+
+    def stream(self):
+        return None
+
+    def place(self, slot, key, arrays, timer, what=None):
+        """The arrays where the loop reads them: here, the host arrays themselves."""
+        return tuple(arrays)
+
+    def to_device(self, arrays):
+        return tuple(arrays)
+
+    def run(self, pool, shape, code, args, timer, cancel, progress):
+        """The pixels of a frame of `shape` (H, W) by `code.cpu_rows` with the positional `args`
+        (loop_args.py) into pool buffers: (values (H, W), stats per row)."""
+        h, w = shape
+        values = pool.host("values", (h, w), np.float64, pinned=False, ring=3)
+        stats = pool.host("stats", (h, N_STATS), np.int64, pinned=False)
+        band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
+        for r0 in range(0, h, band):
+            n = min(band, h - r0)
+            # rows handed out one at a time (numba's dynamic scheduling): on a machine shared with
+            # other work a thread that loses its core leaves its rows to the other one instead of
+            # the band waiting for its fixed half
+            with timer.phase("kernel"), parallel_chunksize(CPU_CHUNK_ROWS):
+                code.cpu_rows(values, stats, r0, n, row_stride(n), *args)
+            if cancel is not None:
+                cancel.check()
+            if progress is not None:
+                progress((r0 + n) / h, "pixels")
+        return values, stats
+
+    def fetch(self, pool, run_out, shape, timer, to_host=True):
+        """(values, stats summed over the frame) on the host."""
+        values, stats = run_out
+        return values, stats.sum(axis=0)

@@ -1,0 +1,360 @@
+"""The per-pixel loop of extended-format frames (below 1e-290), written once (`make_pixel`) and
+compiled for the CPU (numba, prange over rows: `deep_rows_ext_cpu`) and the GPU (numba.cuda,
+persistent threads: `deep_kernel_ext`, `deep_redo_ext`), like escape.py.
+
+The method is perturbation_loop.py's (perturbation with rebasing and BLA, the accuracy guard of
+guard.py, escape.py's value convention). The number format: while |δ| < 2^-500 the pixel keeps δ
+as floatexp (floatexp.py), the orbit and table likewise; above it δ is a plain double (δc's own
+float64 value is then far below δ's last digit, so losing it costs nothing); below 2^-510 it
+returns to floatexp. Extended frames thus spend only their first iterations, or passages near 0,
+in the slower arithmetic.
+
+The loop reads the reference orbit and the BLA table as bla.py and reference.py lay them out,
+walking the table's tree from the longest step its position allows down to the first one whose
+radius holds its δ; B·δc is multiplied in floatexp, since B can exceed float64's range here.
+`extended` is a constant of the compiled code: compiled with extended=False the same loop runs
+perturbation-format frames with the same counts as perturbation_loop.py's (variants.py).
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit, prange
+
+from ..escape import BAILOUT2
+from .floatexp import make_floatexp
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
+from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
+from .reference import EZERO
+from .step_helpers import make_offset, make_step_helpers
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cuda
+
+# δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
+UP_EXP = -500
+DOWN = 2.0 ** -510
+
+
+def make_pixel(mul, add, sqrt, jit, extended):
+    """(pixel, first_pass, redo, one_pass) compiled by `jit` with the target's `mul`, `add` and
+    `sqrt` (targets.py), for one number format: `extended` is a constant of the compiled code, so
+    the loop compiled with extended=False (variants.py) carries none of the floatexp paths."""
+    fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
+
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit)
+
+    @jit
+    def doubtful(er, de, fe, r2):
+        """Whether the error bound reached |z| (er in units of 2**de while δ is floatexp)."""
+        e = er
+        if fe:
+            e, _ = fe_to_double(er, 0.0, de)
+        return not (mul(e, e) <= mul(r2, ERR_TOL2))
+
+    @jit
+    def walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps, shift):
+        """One pass over the pixel δc = (cnr + i*cni) * 2**cne (cdr + i*cdi as doubles), its BLA
+        radii tested against |δ|·2^shift: smooth escape value, counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases), whether doubtful."""
+        last = orbit.shape[0] - 1
+        nlev = levels.shape[0]
+        top = kmin + nlev - 1
+        low_mask = (1 << kmin) - 1
+        sf = math.ldexp(1.0, shift)
+        # a BLA step's error: up to ε·2^-shift of |δ| <= sqrt(2)·max(|Re δ|, |Im δ|); 2 for sqrt(2)
+        inj = math.ldexp(eps, 1 - shift)
+        fe = extended
+        dr = 0.0
+        di = 0.0
+        de = EZERO
+        # error bound of z: absolute while δ is a double (times sqrt(g2)), in units of 2**de while it
+        # is floatexp (g2 = 1 then)
+        er = 0.0
+        g2 = 1.0
+        r2 = 0.0
+        # z_m as floatexp, for the bound's growth while δ is floatexp
+        zr = 0.0
+        zi = 0.0
+        ze = EZERO
+        m = 0
+        n = 0
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while n < max_iter:
+            took = False
+            if nlev > 0 and m > 0 and ((m - 1) & low_mask) == 0:
+                # Radii shrink as steps merge (R_k <= R_{k-1} at one start), so the shortest step
+                # decides whether any applies: one table read where none does (the common case once
+                # a pixel has left the reference), then climb while the longer steps still hold δ.
+                j0 = m - 1
+                dm = max(abs(dr), abs(di))
+                dms = mul(dm, sf)
+                dse = de + shift
+                best = -1
+                length = 0
+                k = kmin
+                while True:
+                    li = k - kmin
+                    j = j0 >> k
+                    if j >= levels[li, 1] or n + (1 << k) > max_iter:
+                        break
+                    idx = levels[li, 0] + j
+                    if fe:
+                        re_ = tabe[idx, E_R]
+                        ok = dse < re_ or (dse == re_ and dm < tab[idx, T_RM])
+                    else:
+                        ok = dms < tab[idx, T_RD]
+                    if not ok:
+                        break
+                    best = idx
+                    length = 1 << k
+                    k += 1
+                    if k > top or ((j0 >> k) << k) != j0:
+                        break
+                if best >= 0:
+                    idx = best
+                    br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
+                                        cnr, cni, cne)
+                    if fe:
+                        d0 = de
+                        ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],
+                                            dr, di, de)
+                        dr, di, de = fe_add(ar, ai, ae, br, bi, be)
+                        carried, _ = fe_to_double(mul(tab[idx, T_AM], er), 0.0,
+                                                  tabe[idx, E_A] + d0 - de)
+                        er = add(carried, mul(inj, max(abs(dr), abs(di))))
+                    else:
+                        bdr, bdi = fe_to_double(br, bi, be)
+                        adr = tab[idx, T_ADR]
+                        adi = tab[idx, T_ADI]
+                        ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                        di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                        dr = ndr
+                        er = add(mul(tab[idx, T_AD], mul(er, sqrt(g2))),
+                                 mul(inj, max(abs(dr), abs(di))))
+                        g2 = 1.0
+                    m += length
+                    n += length
+                    bla += 1
+                    skipped += length
+                    took = True
+            if not took:
+                if fe:
+                    # δ ← (2 Z_m + δ) δ + δc in floatexp; the bound grows by |2 z_m|
+                    d0 = de
+                    tr, ti, te = fe_add(orbit[m, 2], orbit[m, 3], oexp[m] + 1, dr, di, de)
+                    ur, ui, ue = fe_mul(tr, ti, te, dr, di, de)
+                    dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
+                    grown = mul(er, sqrt(mul(add(mul(zr, zr), mul(zi, zi)), 4.0)))
+                    er, _ = fe_to_double(grown, 0.0, ze + d0 - de)
+                else:
+                    g2 = mul(g2, mul(r2, 4.0))
+                    if g2 > G_HI or g2 < G_LO:
+                        er = mul(er, sqrt(g2))
+                        g2 = 1.0
+                    tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
+                    ti = add(add(orbit[m, 1], orbit[m, 1]), di)
+                    ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
+                    di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                    dr = ndr
+                m += 1
+                n += 1
+                steps += 1
+            if fe:
+                zr, zi, ze = fe_add(orbit[m, 2], orbit[m, 3], oexp[m], dr, di, de)
+                xr, xi = fe_to_double(zr, zi, ze)
+                r2 = add(mul(xr, xr), mul(xi, xi))
+                if r2 > BAILOUT2:
+                    er = mul(er, sqrt(g2))
+                    return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
+                if m == last or fe_norm2_lt(zr, zi, ze, dr, di, de):
+                    er, _ = fe_to_double(er, 0.0, de - ze)
+                    dr, di, de = zr, zi, ze
+                    m = 0
+                    rebases += 1
+                if de > UP_EXP:
+                    dr, di = fe_to_double(dr, di, de)
+                    er, _ = fe_to_double(er, 0.0, de)
+                    fe = False
+            else:
+                xr = add(orbit[m, 0], dr)
+                xi = add(orbit[m, 1], di)
+                r2 = add(mul(xr, xr), mul(xi, xi))
+                if r2 > BAILOUT2:
+                    er = mul(er, sqrt(g2))
+                    return smooth(r2, n), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
+                if m == last or closer_to_zero(xr, xi, r2, dr, di):
+                    dr = xr
+                    di = xi
+                    m = 0
+                    rebases += 1
+                if extended and max(abs(dr), abs(di)) < DOWN:
+                    dr, di, de = fe_norm(dr, di, 0)
+                    er, _ = fe_to_double(mul(er, sqrt(g2)), 0.0, -de)
+                    g2 = 1.0
+                    zr, zi, ze = fe_norm(xr, xi, 0)
+                    fe = True
+        er = mul(er, sqrt(g2))
+        return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
+
+    @jit
+    def one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
+        """One pass over the pixel δc = (cmr + i*cmi) * 2**cexp with radii tested against
+        |δ|·2^shift: value, counts, whether doubtful."""
+        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
+        cdr, cdi = fe_to_double(cnr, cni, cne)
+        return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps,
+                    shift)
+
+    @jit
+    def passes(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
+        """Passes from radii 2^shift smaller on: while one is doubtful, the next with radii
+        2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose result stands. Value, summed counts, and
+        the last pass's shift. One call of the pass in a loop: the CPU inlines `pixel`, and each
+        call of the pass would inline the whole of it again (the CPU warm-up's compile time grows
+        with each copy)."""
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while True:
+            v, a, b, sk, rb, doubt = one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                              kmin, eps, max_iter, shift)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift >= LAST_SHIFT:
+                return v, steps, bla, skipped, rebases, shift
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+
+    @jit
+    def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
+        return one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, 0)
+
+    @jit
+    def redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """`pixel`'s later passes for a pixel whose first pass was doubtful: value and counts."""
+        v, steps, bla, skipped, rebases, _ = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                    levels, kmin, eps, max_iter, REDO_SHIFT)
+        return v, steps, bla, skipped, rebases
+
+    @jit
+    def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+        """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
+        (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
+        with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
+        doubtful, again with radii 2^LAST_SHIFT smaller."""
+        v, steps, bla, skipped, rebases, shift = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                        levels, kmin, eps, max_iter, 0)
+        return v, steps, bla, skipped, rebases, 1 if shift > 0 else 0
+
+    return pixel, first_pass, redo, one_pass
+
+
+# ---------------------------------------------------------------- CPU (numba, parallel)
+
+_pixel_ext_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True)[0]
+offset_cpu = make_offset(CPU_MUL, CPU_ADD, cpu_jit())
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
+                      orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
+    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        for c in range(cols):
+            cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                 kmin, eps, max_iter)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += rd
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+        stats[r, 4] = s4
+
+
+# ---------------------------------------------------------------- GPU (numba-cuda)
+
+if cuda is not None:
+    from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
+
+    offset_gpu = make_offset(GPU_MUL, GPU_ADD, gpu_jit())
+    _, _first_ext_gpu, _redo_ext_gpu, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), True)
+
+    # The launch scheme is gpu_pixels.py's; written out per loop (perturbation_loop.py says why).
+
+    @cuda.jit(**FIRST_JIT)
+    def deep_kernel_ext(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                        half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats,
+                        redo, nredo):
+        """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb, doubt = _first_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                    kmin, eps, max_iter)
+            values[r, c] = v
+            if doubt:
+                redo[cuda.atomic.add(nredo, 0, 1)] = i
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_redo_ext(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
+                      tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
+        """The pixels deep_kernel_ext listed in redo[:nredo[0]], taken from counters[slot]."""
+        cols = values.shape[1]
+        k = cuda.atomic.add(counters, slot, 1)
+        s0 = s1 = s2 = s3 = s4 = 0
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb = _redo_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
+                                            eps, max_iter)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1
+            k = cuda.atomic.add(counters, slot, 1)
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
+else:  # pragma: no cover - only where numba-cuda is broken
+    offset_gpu = deep_kernel_ext = deep_redo_ext = None
+
+CODE = LoopCode(deep_rows_ext_cpu, deep_kernel_ext, deep_redo_ext)

@@ -1,0 +1,133 @@
+"""GpuPixels: how a deep frame's pixels run on the GPU, behind the same small seam as CpuPixels
+(cpu_pixels.py): the arrays uploaded once per version, a first-pass kernel over the pixels and a
+redo kernel over the doubtful ones, then one copy back.
+
+Launch scheme of every loop's kernels (targets.LoopCode). dynamic=True ("persistent"): a few blocks
+per SM whose threads each take the next pixel index of [p0, p1) from counters[slot] when their last
+pixel is done, so threads whose pixels escape early keep working instead of idling until the
+slowest pixel of the frame finishes. dynamic=False ("grid"): pixel p0 + thread, then strides of the
+whole grid (launched with one thread per pixel). Counts are summed per thread and added once.
+The accuracy guard's later passes run in a kernel of their own: the first kernel lists its
+doubtful pixels in `redo` (nredo[0] of them) and the second redoes them. Redone inside the first
+kernel, a pixel held its warp's other 31 lanes idle for 2-3 pixels' time and the loop around the
+passes took more registers (docs/PERFORMANCE.md, "The accuracy guard").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...buffers import ensure_device_fits
+from ..renderer import resident_blocks
+from .layout import N_STATS
+from .targets import cuda, zero_kernel
+
+# persistent GPU threads: threads per block, and blocks per SM when the kernel's register count
+# cannot be asked (otherwise as many blocks as fit at once, by the kernel's registers: blocks
+# beyond those would only start once the resident ones have taken every pixel)
+THREADS = 128
+BLOCKS_PER_SM = 4
+SIM_BLOCKS, SIM_THREADS = 2, 4
+# a cancellable GPU frame runs in bands of this many pixels, with a check between bands
+GPU_BAND_PIXELS = 2 ** 19
+
+
+class GpuPixels:
+    """The GPU side of DeepRenderer: one stream, the device copies of the arrays the loops read
+    (by slot, each kept while its key stays), and the kernels' launches."""
+
+    def __init__(self, backend, launch: str = "persistent"):
+        """launch: "persistent" or "grid" (DeepRenderer checks it)."""
+        self.backend = backend
+        self.launch = launch
+        self._stream = None
+        self._placed = {}       # slot -> (key, device arrays)
+
+    def stream(self):
+        if self._stream is None:
+            self._stream = cuda.stream()
+        return self._stream
+
+    def place(self, slot, key, arrays, timer, what=None):
+        """Device copies of `arrays`, uploaded (one "h2d" phase) when `key` differs from the one
+        `slot` holds; `what` names them for the check that they fit in device memory."""
+        held = self._placed.get(slot)
+        if held is not None and held[0] == key:
+            return held[1]
+        self._placed.pop(slot, None)          # the old copies go before the new ones come
+        nbytes = sum(a.nbytes for a in arrays)
+        if what is not None:
+            ensure_device_fits(nbytes, what=what)
+        s = self.stream()
+        with timer.phase("h2d", gpu=True, nbytes=nbytes):
+            dev = tuple(cuda.to_device(a, stream=s) for a in arrays)
+        self._placed[slot] = (key, dev)
+        return dev
+
+    def to_device(self, arrays):
+        """Device copies of `arrays`, kept by nobody (the warm-up's)."""
+        s = self.stream()
+        return tuple(cuda.to_device(np.ascontiguousarray(a), stream=s) for a in arrays)
+
+    def run(self, pool, shape, code, args, timer, cancel, progress):
+        """The pixels of a frame of `shape` (H, W) by `code`'s kernels with the positional `args`
+        (loop_args.py) into pool buffers on the device: (values (H, W), stats (N_STATS,))."""
+        h, w = shape
+        s = self.stream()
+        values = pool.device("values", (h, w), np.float64, stream=s)
+        stats = pool.device("stats", (N_STATS,), np.int64, stream=s)
+        total = h * w
+        band = total if cancel is None and progress is None else GPU_BAND_PIXELS
+        nbands = -(-total // band)
+        # one counter per band, one for the redo kernel; the list of pixels to redo and its length
+        counters = pool.device("counters", (nbands + 1,), np.int64, stream=s)
+        redo = pool.device("redo", (max(total, 1),), np.int64, stream=s)
+        nredo = pool.device("nredo", (1,), np.int64, stream=s)
+        simulated = self.backend.simulated
+        threads = SIM_THREADS if simulated else THREADS
+        dynamic = self.launch == "persistent"
+        kernel, redo_kernel = code.gpu_first, code.gpu_redo
+        if not dynamic:
+            resident = None
+        elif simulated:
+            resident = SIM_BLOCKS
+        else:
+            resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
+        with timer.phase("kernel", gpu=True):
+            zero_kernel[1, 32, s](stats)
+            zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
+            zero_kernel[1, 32, s](nredo)
+        for b in range(nbands):
+            p0, p1 = b * band, min(total, (b + 1) * band)
+            need = -(-(p1 - p0) // threads)
+            nblocks = need if resident is None else max(1, min(resident, need))
+            with timer.phase("kernel", gpu=True):
+                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *args, stats,
+                                            redo, nredo)
+            if nbands > 1 and (cancel is not None or progress is not None):
+                s.synchronize()
+                if cancel is not None:
+                    cancel.check()
+                if progress is not None:
+                    progress(p1 / total, "pixels")
+        # the doubtful pixels (a few per thousand at most where measured): persistent threads take
+        # them from the last counter until nredo[0], which only the device knows
+        rblocks = SIM_BLOCKS if simulated else resident_blocks(redo_kernel, threads, BLOCKS_PER_SM)
+        with timer.phase("kernel", gpu=True):
+            redo_kernel[rblocks, threads, s](values, counters, nbands, *args, stats, redo, nredo)
+        return values, stats
+
+    def fetch(self, pool, run_out, shape, timer, to_host=True):
+        """(values, stats) on the host; to_host=False leaves the values on the device (valid
+        until the next frame) and copies only the counts."""
+        values, stats = run_out
+        h, w = shape
+        s = self.stream()
+        host = pool.host("values-host", (h, w), np.float64, ring=3) if to_host else None
+        host_stats = pool.host("stats-host", (N_STATS,), np.int64)
+        nbytes = host_stats.nbytes + (host.nbytes if to_host else 0)
+        with timer.phase("d2h", gpu=True, nbytes=nbytes):
+            if to_host:
+                values.copy_to_host(host, stream=s)
+            stats.copy_to_host(host_stats, stream=s)
+        s.synchronize()
+        return (host if to_host else values), host_stats

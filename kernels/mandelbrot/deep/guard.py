@@ -1,0 +1,36 @@
+"""The accuracy guard of both per-pixel loops: its constants, compiled into the loops.
+
+A BLA step drops δ², up to ε of the step's linear part (bla.py), and the pixel's later steps carry
+that error along like any other change of δ: for most pixels it stays far below |z|, but a pixel
+whose count hangs on a tiny move of c (ill-conditioned: seahorse valley just past float64 has a
+few per cent of them, where 1e-9 of a pixel moves the count by tens to hundreds of iterations)
+ends on the wrong count. So each pixel also carries a bound e on the error of its z: a BLA step adds
+2ε'·max(|Re δ|, |Im δ|) to it and multiplies what was there by |A|, a perturbation step multiplies it
+by |2z| (the step's derivative, so the bound follows the pixel through its passes near 0; gathered
+as a product of |2z|^2 and square-rooted once in a while, see G_HI). If at the end e > |z|, the
+count is doubtful and the pixel is done again from the start with the radii tested against
+|δ|·2^REDO_SHIFT (ε' = ε·2^-REDO_SHIFT), and if still doubtful, against |δ|·2^LAST_SHIFT (ε' = 2^-64
+by default: the dropped δ² is then below the round-off of the step's linear part, so the pass is as
+exact as plain perturbation, while it still skips the pixel's long linear stretch; a pass with no
+BLA at all would, on the GPU, leave one thread iterating a deep pixel's 10^4-10^6 steps one by one
+while the frame waits for it). docs/PERFORMANCE.md ("BLA accuracy", "The accuracy guard"): the
+guard catches every pixel that BLA got wrong in the seahorse-valley frames.
+
+The loops import the constants and compile them in: tools/deep_guard_sweep.py, which tries other
+settings, sets them in each loop module before the loops first compile.
+"""
+from __future__ import annotations
+
+# a doubtful pixel is done again with radii tested against |δ|·2^REDO_SHIFT, then |δ|·2^LAST_SHIFT,
+# whose result stands
+REDO_SHIFT = 16
+LAST_SHIFT = 2 * REDO_SHIFT
+# doubtful = error bound e with e^2 > ERR_TOL2·|z|^2 at the end; the pixels BLA got wrong had e far
+# above |z| (docs/PERFORMANCE.md, "The accuracy guard"), so 1 leaves a margin (a lower tolerance
+# only redoes more pixels)
+ERR_TOL2 = 1.0
+# while δ is a double the bound's growth |2z|^2 is multiplied up in g2 and folded into e (one sqrt)
+# only at BLA steps, at the end, or when g2 leaves [G_LO, G_HI]: a sqrt per step costs the GPU
+# dearly (a factor is at most 4·BAILOUT2 = 2^18, so g2 cannot overflow between two checks)
+G_HI = 2.0 ** 600
+G_LO = 2.0 ** -600

@@ -1,0 +1,23 @@
+"""Column layouts shared by the BLA table (bla.py), the per-pixel loops and the renderer: the
+table's columns, the stats the kernels count, and the empty table of frames without BLA."""
+from __future__ import annotations
+
+import numpy as np
+
+# stats columns the kernels count: perturbation steps, BLA steps, iterations the BLA steps
+# skipped, rebases (steps of every pass of a pixel done again included), pixels done again
+STAT_STEPS, STAT_BLA, STAT_BLA_ITERS, STAT_REBASES, STAT_REDONE = range(5)
+N_STATS = 5
+
+# table columns (bla.py): A mantissa, B mantissa, R/sqrt2 mantissa, A as double, R/sqrt2 as double,
+# |A| mantissa (exponent E_A), |A| as double
+T_AR, T_AI, T_BR, T_BI, T_RM, T_ADR, T_ADI, T_RD, T_AM, T_AD = range(10)
+N_TAB = 10
+# exponent columns: A, B, R/sqrt2
+E_A, E_B, E_R = range(3)
+
+
+def empty_table():
+    """A table with no levels (BLA off): the loops then take perturbation steps only."""
+    return (np.zeros((1, N_TAB), dtype=np.float64), np.zeros((1, 3), dtype=np.int32),
+            np.zeros((0, 2), dtype=np.int64))

@@ -1,0 +1,62 @@
+"""What the deep loops' compiled code takes, by name, and the one place it becomes positional.
+
+Every loop's code (targets.LoopCode) takes the frame's pixel grid and then its own arrays:
+    cpu_rows(values, stats, row0, nrows, stride, *grid, *loop)
+    gpu_first(values, counters, slot, p0, p1, dynamic, *grid, *loop, stats, redo, nredo)
+    gpu_redo(values, counters, slot, *grid, *loop, stats, redo, nredo)
+with `grid` a PixelGrid's fields and `loop` those of the loop's record (PerturbationArgs or
+ExtendedArgs), in their declaration order (`positional`). The arrays are wherever the code reads
+them: host arrays for the CPU, device arrays for the GPU.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PixelGrid:
+    """δc of pixel (row, col) is (d0 + (col + 0.5 - half_w) * step - i (row + 0.5 - half_h) * step)
+    * 2**cexp: the frame centre's offset from the reference and the pixel spacing, as mantissas."""
+    d0r: float
+    d0i: float
+    step: float
+    cexp: int
+    half_w: float
+    half_h: float
+
+
+@dataclass(frozen=True)
+class PerturbationArgs:
+    """The perturbation loop's arrays (perturbation_loop.flat_tables: the orbit with the single
+    steps' radii, the table's entries as doubles; the table's levels) and settings."""
+    zo: object
+    bt: object
+    levels: object
+    eps: float          # ε of the table's radii (the error bound adds it per BLA step)
+    max_iter: int
+
+
+@dataclass(frozen=True)
+class ExtendedArgs:
+    """The extended loop's arrays (the reference orbit and its exponents, the BLA table, its
+    exponents and levels) and settings; variants.py's loop takes the same."""
+    orbit: object
+    oexp: object
+    tab: object
+    tabe: object
+    levels: object
+    kmin: int           # the table's shortest level: steps of 2^kmin iterations
+    eps: float
+    max_iter: int
+
+
+def positional(*records) -> tuple:
+    """The fields of `records` (PixelGrid, then the loop's record) in order, as the code takes
+    them; ints and floats as the compiled signatures expect."""
+    out = []
+    for rec in records:
+        for f in dataclasses.fields(rec):
+            v = getattr(rec, f.name)
+            out.append(int(v) if f.type == "int" else float(v) if f.type == "float" else v)
+    return tuple(out)

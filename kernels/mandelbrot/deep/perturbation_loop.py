@@ -1,0 +1,323 @@
+"""The per-pixel loop of perturbation-format frames (float64 deltas), written once (`make_walk`)
+and compiled for the CPU (numba, prange over rows: `deep_rows_pert_cpu`) and the GPU (numba.cuda,
+persistent threads: `deep_kernel_flat`, `deep_redo_flat`), like escape.py.
+
+A pixel c = C + δc follows the reference orbit Z_m of the centre C through its delta δ:
+    δ ← (2·Z_m + δ)·δ + δc,   m ← m + 1,   z = Z_m + δ.
+Rebasing (Zhuoran, fractalforums.org, 2021): when |z| < |δ| — the pixel passes closer to 0 than
+to the reference — or when m reaches the orbit's last point, δ ← z and m ← 0: the pixel carries
+on along the start of the same orbit. One reference then serves the whole frame, without glitches.
+The bilinear approximation (BLA) replaces l = 2^k steps by δ ← A·δ + B·δc while |δ| < R
+(see bla.py); a pixel at m takes the longest aligned step from m whose radius holds its δ. Each
+pixel carries a bound on its error and is done again with tighter radii when its count is
+doubtful (guard.py). The extended format (extended_loop.py) runs the same method with δ in
+floatexp while it is tiny.
+
+Value convention (escape.py's, with its constants): n = the first iteration with |z_n|^2 > BAILOUT2,
+value = (n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) clamped to [0, 1); points still
+bounded after max_iter iterations get max_iter.
+
+The loop reads its own layout of the orbit and table (`loop_tables`, flattened by `flat_tables`),
+made for the test "does any BLA step hold δ here", which comes before every step and fails for most
+of a pixel's last few hundred iterations, where δ has outgrown every radius:
+
+* The radius of the single step from m (table level 0) sits beside Z_m in one row (`zo`), so the
+  test reads the cache line that the perturbation step reads anyway.
+* B·δc of a BLA step is a product of doubles. In a valid step |B·δc| stays below the radius of the
+  step that follows it (bla.py's merge rule), so B of every entry a pixel can take is a plain
+  double, and so is δc in this format (spacings down to 2^-1000): the product of the doubles is the
+  product of the mantissas scaled by an exact power of two, so the same number as floatexp gives
+  wherever it is a normal double (a product below 2^-1022 could differ in its last subnormal bit).
+* Both arrays are read flattened through unsigned indices: no fix-up for negative indices, whose
+  integer work bound the GPU kernels of the table-walking loop (docs/PERFORMANCE.md, "Morning run,
+  2026-11-23").
+* Level 0 only (kmin = 0, the renderer's default); a table without it runs variants.py's loop.
+
+It performs the operations of extended_loop.make_pixel(extended=False) in the same order and with
+the same roundings, so counts and stats are the same bit for bit (tests/kernels/test_deep.py). What
+is left is latency: a perturbation step is a chain of four dependent operations (docs/
+FRACTALSHADES.md, "Cost per operation"; tools/deep_steps.py counts where the steps go). Two pixels
+in lockstep (escape.py's trick for float64) were slower: between BLA steps a pixel's runs of
+perturbation steps are too short for the interleaving to pay (same place in the docs).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ..escape import BAILOUT2
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
+from .layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from .step_helpers import make_delta_c, make_step_helpers
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cuda
+
+# zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
+Z_RE, Z_IM, Z_R0 = range(3)
+# bt columns: A (double), B (double), radius (max-norm, double), |A| (double)
+B_AR, B_AI, B_BR, B_BI, B_R, B_AA = range(6)
+# the loop reads both flattened (`flat_tables`): row width of zo and bt
+ZW, BW = 4, 6
+_CLAMP = 4000
+
+
+def loop_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
+    """(zo (N, 4), bt (E, 6)) float64 from the reference orbit and its table (bla.build_table with
+    kmin = 0, or layout.empty_table())."""
+    n = orbit.shape[0]
+    zo = np.zeros((n, 4), dtype=np.float64)
+    zo[:, Z_RE] = orbit[:, 0]
+    zo[:, Z_IM] = orbit[:, 1]
+    if levels.shape[0]:
+        # level 0's entry j is the single step from m = 1 + j
+        off, count = int(levels[0, 0]), int(levels[0, 1])
+        zo[1:1 + count, Z_R0] = tab[off:off + count, T_RD]
+    bt = np.zeros((tab.shape[0], 6), dtype=np.float64)
+    bt[:, B_AR] = tab[:, T_ADR]
+    bt[:, B_AI] = tab[:, T_ADI]
+    e = np.clip(tabe[:, E_B], -_CLAMP, _CLAMP)
+    bt[:, B_BR] = np.ldexp(tab[:, T_BR], e)
+    bt[:, B_BI] = np.ldexp(tab[:, T_BI], e)
+    bt[:, B_R] = tab[:, T_RD]
+    bt[:, B_AA] = tab[:, T_AD]
+    return zo, bt
+
+
+def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
+    """`loop_tables`' arrays flattened (zo (N*ZW,), bt (E*BW,)), as the loop reads them."""
+    zo, bt = loop_tables(orbit, tab, tabe, levels)
+    return zo.reshape(-1), bt.reshape(-1)
+
+
+def make_walk(mul, add, sqrt, jit):
+    """(walk, passes) over `flat_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
+    and `sqrt` (targets.py): the same operations in the same order on both targets.
+
+    walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj): one pass over δc = cdr + i*cdi with radii
+    tested against |δ|·sf and a BLA step's error inj·max(|Re δ|, |Im δ|): value, counts
+    (perturbation steps, BLA steps, iterations skipped, rebases), whether doubtful (guard.py).
+    passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on:
+    while one is doubtful, the next with radii 2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose
+    result stands. Value, summed counts, the last pass's shift."""
+
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit)
+
+    @jit
+    def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
+        last = zo.shape[0] // ZW - 1
+        nlev = levels.shape[0]
+        dr = 0.0
+        di = 0.0
+        # error bound of z (times sqrt(g2), guard.py)
+        er = 0.0
+        g2 = 1.0
+        r2 = 0.0
+        m = 0
+        n = 0
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while n < max_iter:
+            dms = mul(max(abs(dr), abs(di)), sf)
+            row = ZW * m
+            if dms < zo[np.uint64(row + Z_R0)]:
+                # the single step holds δ: climb while the longer aligned steps from m still do
+                j0 = m - 1
+                best = j0
+                length = 1
+                k = 1
+                while k < nlev and (j0 & ((1 << k) - 1)) == 0:
+                    j = j0 >> k
+                    if j >= levels[k, 1] or n + (1 << k) > max_iter:
+                        break
+                    idx = levels[k, 0] + j
+                    if not dms < bt[np.uint64(BW * idx + B_R)]:
+                        break
+                    best = idx
+                    length = 1 << k
+                    k += 1
+                e = BW * best
+                adr = bt[np.uint64(e + B_AR)]
+                adi = bt[np.uint64(e + B_AI)]
+                bbr = bt[np.uint64(e + B_BR)]
+                bbi = bt[np.uint64(e + B_BI)]
+                bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
+                bdi = add(mul(bbr, cdi), mul(bbi, cdr))
+                ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                dr = ndr
+                er = add(mul(bt[np.uint64(e + B_AA)], mul(er, sqrt(g2))),
+                         mul(inj, max(abs(dr), abs(di))))
+                g2 = 1.0
+                m += length
+                n += length
+                bla += 1
+                skipped += length
+            else:
+                g2 = mul(g2, mul(r2, 4.0))
+                if g2 > G_HI or g2 < G_LO:
+                    er = mul(er, sqrt(g2))
+                    g2 = 1.0
+                zr = zo[np.uint64(row + Z_RE)]
+                zi = zo[np.uint64(row + Z_IM)]
+                tr = add(add(zr, zr), dr)
+                ti = add(add(zi, zi), di)
+                ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
+                di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                dr = ndr
+                m += 1
+                n += 1
+                steps += 1
+            row = ZW * m
+            xr = add(zo[np.uint64(row + Z_RE)], dr)
+            xi = add(zo[np.uint64(row + Z_IM)], di)
+            r2 = add(mul(xr, xr), mul(xi, xi))
+            if r2 > BAILOUT2:
+                er = mul(er, sqrt(g2))
+                doubt = not (mul(er, er) <= mul(r2, ERR_TOL2))
+                return smooth(r2, n), steps, bla, skipped, rebases, doubt
+            if m == last or closer_to_zero(xr, xi, r2, dr, di):
+                dr = xr
+                di = xi
+                m = 0
+                rebases += 1
+        er = mul(er, sqrt(g2))
+        return float(max_iter), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
+
+    @jit
+    def passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift):
+        # one call of walk in a loop: the CPU inlines it, and every call would inline the whole
+        # loop again (the CPU warm-up's compile time grows with each copy)
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while True:
+            sf = math.ldexp(1.0, shift)
+            inj = math.ldexp(eps, 1 - shift)
+            v, a, b, sk, rb, doubt = walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift >= LAST_SHIFT:
+                return v, steps, bla, skipped, rebases, shift
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+
+    return walk, passes
+
+
+# ---------------------------------------------------------------- CPU (numba, parallel)
+
+_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit())[1]
+delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
+                       zo, bt, levels, eps, max_iter):
+    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
+    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        for c in range(cols):
+            cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+            rd = 1 if shift > 0 else 0
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += rd
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+        stats[r, 4] = s4
+
+
+# ---------------------------------------------------------------- GPU (numba-cuda)
+
+if cuda is not None:
+    from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
+
+    _walk_gpu, _passes_gpu = make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit())
+    _delta_c_gpu = make_delta_c(GPU_MUL, GPU_ADD, gpu_jit())
+
+    # Registers per thread of the first-pass kernel (targets.MAX_REGISTERS says why a cap pays;
+    # docs/PERFORMANCE.md, "Morning run, 2026-11-23", has the caps tried)
+    FLAT_MAX_REGISTERS = 56
+    _FLAT_JIT = dict(FIRST_JIT)
+    if "max_registers" in _FLAT_JIT:
+        _FLAT_JIT["max_registers"] = FLAT_MAX_REGISTERS
+
+    # The launch scheme (persistent threads or one per pixel, doubtful pixels listed for a redo
+    # kernel of their own) is gpu_pixels.py's. Written out per loop rather than made by a factory:
+    # numba's disk cache keys kernels by name, and two closures of one factory would share one.
+
+    @cuda.jit(**_FLAT_JIT)
+    def deep_kernel_flat(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                         half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
+        """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        inj = math.ldexp(eps, 1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
+            values[r, c] = v
+            if doubt:
+                redo[cuda.atomic.add(nredo, 0, 1)] = i
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
+                       levels, eps, max_iter, stats, redo, nredo):
+        """The pixels deep_kernel_flat listed in redo[:nredo[0]], passes from REDO_SHIFT on,
+        taken from counters[slot]."""
+        cols = values.shape[1]
+        k = cuda.atomic.add(counters, slot, 1)
+        s0 = s1 = s2 = s3 = s4 = 0
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter, REDO_SHIFT)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1
+            k = cuda.atomic.add(counters, slot, 1)
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
+else:  # pragma: no cover - only where numba-cuda is broken
+    deep_kernel_flat = deep_redo_flat = None
+
+CODE = LoopCode(deep_rows_pert_cpu, deep_kernel_flat, deep_redo_flat)

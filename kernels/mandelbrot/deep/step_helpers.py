@@ -1,0 +1,57 @@
+"""Pieces both per-pixel loops compile in, written once for both targets (targets.py): where a
+pixel sits (its δc), escape.py's smooth value, and the rebasing test |z| < |δ|."""
+from __future__ import annotations
+
+from ..escape import _make_escape  # the same smoothing as escape.py
+from .floatexp import make_floatexp
+
+# squares of numbers below this underflow: compare |z| and |δ| scaled up instead
+_TINY2 = 2.0 ** -900
+_SCALE = 2.0 ** 500
+
+
+def make_offset(mul, add, jit):
+    """pixel_offset(row, col, d0r, d0i, step, half_w, half_h) compiled by `jit`."""
+
+    @jit
+    def pixel_offset(row, col, d0r, d0i, step, half_w, half_h):
+        """δc mantissa of pixel (row, col): offset of the frame centre from the reference plus
+        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part)."""
+        gx = add(float(col) + 0.5, -half_w)
+        gy = add(float(row) + 0.5, -half_h)
+        return add(d0r, mul(gx, step)), add(d0i, -mul(gy, step))
+
+    return pixel_offset
+
+
+def make_delta_c(mul, add, jit):
+    """delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h): δc of pixel (row, col) as doubles
+    (the perturbation format's spacings stay within float64's range), compiled by `jit`."""
+    pixel_offset = make_offset(mul, add, jit)
+    fe_norm, _, _, fe_to_double, _ = make_floatexp(mul, add, jit)
+
+    @jit
+    def delta_c(row, col, d0r, d0i, step, cexp, half_w, half_h):
+        cmr, cmi = pixel_offset(row, col, d0r, d0i, step, half_w, half_h)
+        cnr, cni, cne = fe_norm(cmr, cmi, cexp)
+        return fe_to_double(cnr, cni, cne)
+
+    return delta_c
+
+
+def make_step_helpers(mul, add, jit):
+    """(smooth, closer_to_zero) compiled by `jit` with the target's `mul` and `add`: escape.py's
+    smooth value from |z_n|^2 and n, and whether |z|^2 < |δ|^2 for doubles, exact in sign where
+    the squares would underflow."""
+    smooth = _make_escape(mul, add, jit)[4]
+
+    @jit
+    def closer_to_zero(xr, xi, r2, dr, di):
+        dd = add(mul(dr, dr), mul(di, di))
+        if r2 >= _TINY2 and dd >= _TINY2:
+            return r2 < dd
+        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
+        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
+        return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
+
+    return smooth, closer_to_zero

@@ -1,0 +1,67 @@
+"""The two targets every deep loop is compiled for, and what a compiled loop is.
+
+CPU: numba's njit, helpers inlined, plain operators. GPU: numba.cuda device functions with
+libdevice's dmul_rn / dadd_rn / dsqrt_rn, which are never contracted into FMAs, so the GPU performs
+exactly the CPU's operations in the same order and both give the same counts (under the simulator:
+plain operators). A loop is written once as a factory taking (mul, add, sqrt, jit), like escape.py.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import NamedTuple
+
+from numba import njit
+
+from ...backend import simulator_enabled
+
+CPU_MUL, CPU_ADD, CPU_SQRT = operator.mul, operator.add, math.sqrt
+
+
+def cpu_jit():
+    """The CPU's decorator for a loop's functions: inlined into the row loops that call them."""
+    return njit(inline="always")
+
+
+class LoopCode(NamedTuple):
+    """One loop's compiled code: the CPU's row function and the GPU's first-pass and redo kernels
+    (None where numba-cuda does not import). loop_args.py gives their signatures."""
+    cpu_rows: object
+    gpu_first: object
+    gpu_redo: object
+
+
+GPU_IMPORT_ERROR = None
+try:
+    from numba import cuda
+except Exception as exc:  # the CPU path must work where numba-cuda does not import
+    cuda = None
+    GPU_IMPORT_ERROR = exc
+
+if cuda is not None:
+    if simulator_enabled():
+        GPU_MUL, GPU_ADD, GPU_SQRT = operator.mul, operator.add, math.sqrt
+    else:
+        from numba.cuda import libdevice
+        GPU_MUL, GPU_ADD, GPU_SQRT = libdevice.dmul_rn, libdevice.dadd_rn, libdevice.dsqrt_rn
+
+    def gpu_jit():
+        """The GPU's decorator for a loop's functions: device functions."""
+        return cuda.jit(device=True)
+
+    # Registers per thread of the first-pass kernels: they wait on memory (the orbit and table
+    # reads of each step) more than on arithmetic, so more resident threads beat the spills a cap
+    # causes (docs/PERFORMANCE.md, "The register cap"). The redo kernels keep theirs: a redone
+    # pixel's passes are one long chain of dependent steps, which spills would lengthen. The
+    # simulator's jit takes no such option.
+    MAX_REGISTERS = 64
+    FIRST_JIT = {"cache": True} if simulator_enabled() else {"cache": True,
+                                                             "max_registers": MAX_REGISTERS}
+
+    @cuda.jit(cache=True)
+    def zero_kernel(a):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            a[i] = 0
+else:  # pragma: no cover - only where numba-cuda is broken
+    zero_kernel = None
