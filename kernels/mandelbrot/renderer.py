@@ -14,7 +14,6 @@ import numpy as np
 
 from ..buffers import BufferPool
 from ..frame import Frame
-from ..launch import resident_blocks  # noqa: F401  (deep/renderer.py's import until it moves)
 from ..timing import JobTimer
 from . import escape as mk
 from . import escape_variants as ev

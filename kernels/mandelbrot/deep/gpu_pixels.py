@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...buffers import ensure_device_fits
-from ..renderer import resident_blocks
+from ...launch import resident_blocks
 from .layout import N_STATS
 from .targets import cuda, zero_kernel
 
