@@ -258,6 +258,9 @@ class MainWindow(QMainWindow):
                           f"frame's time went.\n\nBackend: {self.backend.label} ({self.backend.device})")
 
     def closeEvent(self, ev):
+        view = self.current_view()
+        if view is not None:       # the tab as well: a start on the saved view needs it
+            self.settings.setValue("view", view.view_id)
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
         problem = persisted.write_problem(self.settings)
@@ -321,15 +324,17 @@ def _exit(code: int, thread_ended: bool) -> int:
 
 
 class close_on_sigint:
-    """Ctrl+C in the terminal closes the window as its close button would (settings saved,
+    """Ctrl+C in the terminal (or SIGTERM) closes the window as its close button would (settings saved,
     work cancelled), instead of a traceback from whatever Python code happened to run. Python
     runs signal handlers only between its own bytecodes, so a timer gives it a turn every
     SIGINT_TICK_MS while Qt's loop waits; a second Ctrl+C quits the event loop outright."""
 
+    SIGNALS = ("SIGINT", "SIGTERM")     # SIGTERM: kill, systemd, a closing terminal session
+
     def __init__(self, app: QApplication, win: QMainWindow):
         self.app, self.win = app, win
         self.presses = 0
-        self._old = None
+        self._old = {}
         self._tick = QTimer()
         self._tick.setInterval(SIGINT_TICK_MS)
         self._tick.timeout.connect(lambda: None)
@@ -337,22 +342,27 @@ class close_on_sigint:
     def _handler(self, signum, frame):
         self.presses += 1
         if self.presses == 1:
-            log.info("interrupted (Ctrl+C): closing the window")
+            log.info("%s: closing the window", "interrupted (Ctrl+C)" if signum == signal.SIGINT
+                     else "terminated (SIGTERM)")
             QTimer.singleShot(0, self.win.close)
         else:
             QTimer.singleShot(0, self.app.quit)
 
     def __enter__(self):
-        try:
-            self._old = signal.signal(signal.SIGINT, self._handler)
-        except ValueError:          # not the main thread: leave signals alone
-            self._old = None
-            return self
+        for name in self.SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                self._old[sig] = signal.signal(sig, self._handler)
+            except ValueError:      # not the main thread: leave signals alone
+                return self
         self._tick.start()
         return self
 
     def __exit__(self, *exc):
         self._tick.stop()
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
         return False
