@@ -61,3 +61,20 @@ def install_hint(extra: str | None = None, *, root: str | None = None,
         here = os.path.realpath(os.getcwd()) == os.path.realpath(root or ROOT)
         return command if here or root is None else f"{command} (in {root})"
     return f"pip install '{DIST}[{extra}]'" if extra else f"pip install {DIST}"
+
+
+def app_version() -> str:
+    """This copy's version: the installed distribution's, or pyproject.toml's in a checkout that
+    was never installed; "unknown" when neither says."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version(DIST)
+    except (ImportError, PackageNotFoundError):
+        pass
+    import re
+    try:
+        with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as fh:
+            m = re.search(r'^version\s*=\s*"([^"]+)"', fh.read(), re.MULTILINE)
+    except OSError:
+        m = None
+    return m.group(1) if m else "unknown"
