@@ -109,8 +109,11 @@ def missing_message(plugin: str, sonames: list[str]) -> str:
     if unknown:
         parts.append(f"and the packages holding {', '.join(unknown)} (Debian/Ubuntu: "
                      f"apt-file search {unknown[0]}; Fedora: dnf provides '*/{unknown[0]}')")
-    return (f"Qt's {plugin} platform plugin needs libraries that are not installed "
-            f"({', '.join(sonames)}): install them ({'; '.join(parts)})")
+    # on a bare system ldd finds 25 missing: the packages are what to act on, a few names will do
+    shown = ", ".join(sonames) if len(sonames) <= 4 else \
+        f"{len(sonames)} libraries: {', '.join(sonames[:3])}, …"
+    return (f"Qt's {plugin} platform plugin needs libraries that are not installed ({shown}): "
+            f"install them ({'; '.join(parts)})")
 
 
 def plugin_problem(plugin: str, ldd=ldd_output) -> str | None:
