@@ -6,7 +6,7 @@ The command line lives in cli/ (parsing, the headless commands, terminal progres
 the services layer (services/), and neither imports Qt. This file only dispatches, and is the one
 place that reaches for the Qt app: the window and the window's frame-rate bench (`--bench --ui`).
 README.md lists the options. Ctrl+C ends any mode with one line (the bench keeps what it
-measured; the window closes as its close button would).
+measured; the window closes as its close button would); SIGTERM does the same, with status 143.
 """
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def _main(argv) -> int:
     problem = mode_error(args)
     if problem:
         return fail(USAGE, problem)
+    if args.render or args.movie or args.bench:
+        from cli.failures import handle_sigterm
+        handle_sigterm()    # kill/systemd: work kept and temporary files removed, as on Ctrl+C
     if args.render:
         from cli.render import run_render
         return run_render(args)

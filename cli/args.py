@@ -118,6 +118,25 @@ def size_value(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def palette_value(text: str) -> str:
+    """A palette the app has; an unknown one is refused with every name there is (69 of them:
+    a shortened list left the user guessing)."""
+    from kernels import palettes
+    try:
+        palettes.lut(text, 2)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--palette {text!r} is unknown; choose one of: "
+                                          f"{', '.join(palettes.names())}") from None
+    return text
+
+
+def gpus_value(text: str) -> str:
+    """--gpus all or GPU numbers; an empty value is refused rather than taken as no --gpus."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("--gpus needs a value: all, or GPU numbers such as 0,1")
+    return text
+
+
 def build_parser() -> ArgParser:
     p = ArgParser(prog=PROG, description="GPU Explorer: GPU computing made visible.")
     p.add_argument("--backend", choices=BACKENDS, type=one_of("--backend", BACKENDS), default="auto",
@@ -135,7 +154,8 @@ def build_parser() -> ArgParser:
     g.add_argument("--center", metavar="X,Y", help="mandelbrot: centre of the view")
     g.add_argument("--width", metavar="W", help="mandelbrot: width of the view on the real axis")
     g.add_argument("--iters", metavar="N", help="mandelbrot: iteration limit (default: from the depth)")
-    g.add_argument("--palette", metavar="NAME", help="colour map name (e.g. inferno, viridis)")
+    g.add_argument("--palette", type=palette_value, metavar="NAME",
+                   help="colour map name (e.g. inferno, viridis)")
     g.add_argument("--mapping", type=one_of("--mapping", MAPPINGS), metavar="|".join(MAPPINGS),
                    help="mandelbrot: escape count → palette (default: sqrt for float64 frames, log "
                         "for deep ones; a --movie uses one mapping for every frame, sqrt unless given)")
@@ -147,13 +167,14 @@ def build_parser() -> ArgParser:
     g.add_argument("--strategy", type=one_of("--strategy", STRATEGIES), metavar="|".join(STRATEGIES),
                    help="distance: GPU strategy")
     s = p.add_argument_group("posters and movies over several GPUs or a cluster")
-    s.add_argument("--gpus", metavar="all|0,1",
+    s.add_argument("--gpus", type=gpus_value, metavar="all|0,1",
                    help="render in bands on these GPUs (all, or numbers such as 0,1), one worker "
                         "per GPU; the picture resumes after an interruption")
     s.add_argument("--scheduler", metavar="local|ADDRESS",
                    help="send the bands to Dask: local (a cluster on this machine, one worker per "
                         "GPU) or a scheduler's address such as tcp://host:8786 (needs the "
-                        "cluster extra)")
+                        "cluster extra). Dask moves pickles: a scheduler address is trusted like "
+                        "code you run, so name only a cluster you control")
     m = p.add_argument_group("zoom movies")
     m.add_argument("--movie", metavar="OUT",
                    help="a zoom movie of --center/--width without a window: OUT.mp4|.mkv|.mov "

@@ -83,16 +83,19 @@ def prepare_kernels() -> None:
         note(message)
 
 
-def display_problem(environ=None, platform: str | None = None) -> str | None:
-    """Why the window cannot open here, in one line, or None. On Linux Qt's default platform (xcb)
-    needs an X display (or Wayland); without one Qt aborts the process with a core dump instead of
-    an error, so the command line checks first. QT_QPA_PLATFORM set by the user wins."""
+def display_problem(environ=None, platform: str | None = None, ldd=None) -> str | None:
+    """Why the window cannot open here, in one line, or None. On Linux Qt's platform plugins
+    (xcb, wayland) abort the process with a core dump instead of an error when their libraries are
+    missing or the display does not answer, so the command line checks first (cli.display).
+    QT_QPA_PLATFORM set by the user wins. `ldd`: ldd's stand-in for tests."""
     import sys as _sys
+
+    from .display import ldd_output, window_problem
     env = os.environ if environ is None else environ
     if (platform or _sys.platform) != "linux" or env.get("QT_QPA_PLATFORM"):
         return None
     if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
-        return None
+        return window_problem(env, ldd or ldd_output)
     return ("no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set): run "
             "it in a desktop session or over `ssh -X`, use --render or --bench, which need no "
             "display, or set QT_QPA_PLATFORM=offscreen to run the window invisibly")

@@ -1,13 +1,53 @@
 """How a command fails: one line on stderr and an exit status (2 for a mistake in the arguments,
-1 for a backend that cannot run here, 130 for Ctrl+C), never a traceback for a user's mistake."""
+1 for a backend that cannot run here, 130 for Ctrl+C, 143 for SIGTERM), never a traceback for a
+user's mistake.
+
+SIGTERM (what `kill`, systemd and a closing terminal session send) is handled as Ctrl+C is: the
+handler raises `Terminated`, a KeyboardInterrupt, so every path that keeps work and removes
+temporary files on Ctrl+C does the same for it; only the last line and the status (128 + 15, as
+shells report a process ended by SIGTERM) differ.
+"""
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
-PROG = "main.py"
 USAGE = 2       # bad arguments (argparse uses 2 as well)
 UNUSABLE = 1    # the arguments are fine but this machine cannot do it
 INTERRUPTED = 130   # Ctrl+C (128 + SIGINT, as shells report it)
+TERMINATED = 143    # SIGTERM (128 + SIGTERM)
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """How the user started the program, for its messages and usage line: `gpu-explorer` (the
+    installed command) or `main.py`."""
+    name = os.path.basename(sys.argv[0] if argv0 is None else argv0 or "")
+    return "gpu-explorer" if name.lower().startswith("gpu-explorer") else "main.py"
+
+
+PROG = prog_name()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled wherever Ctrl+C is."""
+
+
+_terminated: list[int] = []
+
+
+def _on_sigterm(signum, frame):
+    if not _terminated:         # once: a second SIGTERM must not cut the cleanup short
+        _terminated.append(signum)
+        raise Terminated()
+
+
+def handle_sigterm() -> None:
+    """From now on SIGTERM ends the command as Ctrl+C does (call on the main thread)."""
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError, AttributeError):   # not the main thread, or no SIGTERM here
+        pass
 
 
 def fail(code: int, message: str) -> int:
@@ -17,9 +57,11 @@ def fail(code: int, message: str) -> int:
 
 
 def interrupted(what: str = "") -> int:
-    """Ctrl+C: one line saying what was kept (no traceback), and the status shells expect."""
-    print(f"{PROG}: interrupted{': ' + what if what else ''}", file=sys.stderr)
-    return INTERRUPTED
+    """Ctrl+C or SIGTERM: one line saying what was kept (no traceback), and the status shells
+    expect (130 for Ctrl+C, 143 for SIGTERM)."""
+    word, code = ("terminated (SIGTERM)", TERMINATED) if _terminated else ("interrupted", INTERRUPTED)
+    print(f"{PROG}: {word}{': ' + what if what else ''}", file=sys.stderr)
+    return code
 
 
 def note(message: str) -> None:

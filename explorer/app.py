@@ -9,9 +9,10 @@ import sys
 from PyQt6.QtCore import QSettings, Qt, QTimer
 from PyQt6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QProgressBar, QTabWidget,
-                             QToolBar, QVBoxLayout, QWidget)
+                             QToolBar, QToolButton, QVBoxLayout, QWidget)
 
 from kernels import backend as backends
+from kernels.extras import app_version
 
 from . import persisted
 from .info_bar import InfoBar
@@ -119,7 +120,9 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         m_file = menu.addMenu("&File")
         # the same dialog as the Mandelbrot panel's Export PNG… button (Ctrl+E in that view)
-        self.act_picture = m_file.addAction("Export &picture…")
+        # the key is shown, not bound here: Ctrl+E belongs to the view on screen (the throughput
+        # view's Ctrl+E saves its CSV), and a second binding would make it ambiguous
+        self.act_picture = m_file.addAction("Export &picture…\tCtrl+E")
         self.act_picture.triggered.connect(self._export_picture)
         self.act_movie = m_file.addAction("Export zoom &movie…")
         self.act_movie.triggered.connect(self._export_movie)
@@ -147,8 +150,11 @@ class MainWindow(QMainWindow):
         sb = self.statusBar()
         # start-up notes (a file set aside, a bad entry skipped) stay visible here: the status
         # bar's message line is overwritten by the next message within a second
-        self.notes_label = QLabel()
-        self.notes_label.setTextFormat(Qt.TextFormat.PlainText)
+        # a button: a click lists every note (a tooltip alone is found only by those who know)
+        self.notes_label = QToolButton()
+        self.notes_label.setAutoRaise(True)
+        self.notes_label.setAccessibleName("Start-up notes")
+        self.notes_label.clicked.connect(self.show_notes)
         self.notes_label.hide()
         sb.addPermanentWidget(self.notes_label)
         self.backend_label = QLabel()
@@ -172,7 +178,7 @@ class MainWindow(QMainWindow):
         self._notes = getattr(self, "_notes", []) + new
         count = len(self._notes)
         self.notes_label.setText(f" ⚠ {count} note{'s' if count > 1 else ''} ")
-        self.notes_label.setToolTip("\n".join(self._notes))
+        self.notes_label.setToolTip("\n".join(self._notes) + "\n\n(click to list them)")
         self.notes_label.show()
         text = "  •  ".join(new)
         self.show_status(text, 20000)
@@ -180,6 +186,13 @@ class MainWindow(QMainWindow):
 
     def notes(self) -> list[str]:
         return list(getattr(self, "_notes", []))
+
+    def show_notes(self):
+        """Every note so far, in the info bar under the toolbar (one per line, until dismissed)."""
+        notes = self.notes()
+        if notes:
+            title = f"{len(notes)} note{'s' if len(notes) > 1 else ''} from this session:"
+            self.info_bar.show_text("\n".join([title] + [f"• {n}" for n in notes]))
 
     # ---- backend ---------------------------------------------------------------------------------
     def _update_backend_ui(self):
@@ -251,13 +264,24 @@ class MainWindow(QMainWindow):
         from .views.mandelbrot_movie import export_zoom_movie   # loads PyAV's check: on demand
         export_zoom_movie(self)
 
+    def about_text(self) -> str:
+        if self.backend.is_gpu:
+            where = f"Computing on the GPU: {self.backend.device}"
+        elif self.gpu_backend is not None:
+            where = f"Computing on the CPU (the GPU, {self.gpu_backend.device}, is there too)"
+        else:
+            where = f"Computing on the CPU: {self.cuda_status.reason}"
+        return (f"GPU Explorer {app_version()}\n\nGPU Explorer makes GPU computing visible: every "
+                "view renders on an NVIDIA GPU through numba.cuda or on the CPU, and the timing "
+                f"panel shows where each frame's time went.\n\n{where}")
+
     def _about(self):
-        QMessageBox.about(self, "About GPU Explorer",
-                          "GPU Explorer makes GPU computing visible: every view renders on an NVIDIA "
-                          "GPU through numba.cuda or on the CPU, and the timing panel shows where each "
-                          f"frame's time went.\n\nBackend: {self.backend.label} ({self.backend.device})")
+        QMessageBox.about(self, "About GPU Explorer", self.about_text())
 
     def closeEvent(self, ev):
+        view = self.current_view()
+        if view is not None:       # the tab as well: a start on the saved view needs it
+            self.settings.setValue("view", view.view_id)
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
         problem = persisted.write_problem(self.settings)
@@ -321,15 +345,17 @@ def _exit(code: int, thread_ended: bool) -> int:
 
 
 class close_on_sigint:
-    """Ctrl+C in the terminal closes the window as its close button would (settings saved,
+    """Ctrl+C in the terminal (or SIGTERM) closes the window as its close button would (settings saved,
     work cancelled), instead of a traceback from whatever Python code happened to run. Python
     runs signal handlers only between its own bytecodes, so a timer gives it a turn every
     SIGINT_TICK_MS while Qt's loop waits; a second Ctrl+C quits the event loop outright."""
 
+    SIGNALS = ("SIGINT", "SIGTERM")     # SIGTERM: kill, systemd, a closing terminal session
+
     def __init__(self, app: QApplication, win: QMainWindow):
         self.app, self.win = app, win
         self.presses = 0
-        self._old = None
+        self._old = {}
         self._tick = QTimer()
         self._tick.setInterval(SIGINT_TICK_MS)
         self._tick.timeout.connect(lambda: None)
@@ -337,22 +363,27 @@ class close_on_sigint:
     def _handler(self, signum, frame):
         self.presses += 1
         if self.presses == 1:
-            log.info("interrupted (Ctrl+C): closing the window")
+            log.info("%s: closing the window", "interrupted (Ctrl+C)" if signum == signal.SIGINT
+                     else "terminated (SIGTERM)")
             QTimer.singleShot(0, self.win.close)
         else:
             QTimer.singleShot(0, self.app.quit)
 
     def __enter__(self):
-        try:
-            self._old = signal.signal(signal.SIGINT, self._handler)
-        except ValueError:          # not the main thread: leave signals alone
-            self._old = None
-            return self
+        for name in self.SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                self._old[sig] = signal.signal(sig, self._handler)
+            except ValueError:      # not the main thread: leave signals alone
+                return self
         self._tick.start()
         return self
 
     def __exit__(self, *exc):
         self._tick.stop()
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
         return False

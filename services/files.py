@@ -17,6 +17,7 @@ import stat
 import numpy as np
 
 from kernels import buffers
+from kernels.extras import install_hint
 
 FORMATS = (".png", ".npy")
 # share of the memory the OS can hand out that one PNG picture may take while it is assembled
@@ -87,7 +88,7 @@ def write_png(path, rgba: np.ndarray, compress_level: int = 6) -> None:
     try:
         from PIL import Image
     except ImportError as exc:
-        raise RuntimeError("writing PNG files needs Pillow: pip install pillow") from exc
+        raise RuntimeError(f"writing PNG files needs Pillow: {install_hint()}") from exc
     with atomic_path(path) as tmp:
         Image.fromarray(np.ascontiguousarray(rgba), "RGBA").save(tmp, format="PNG",
                                                                  compress_level=int(compress_level))

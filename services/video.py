@@ -2,7 +2,7 @@
 which codecs there are and whether one works here, segment files encoded on threads of their own,
 and the final file put together from the segments' packets without encoding them again.
 
-PyAV is an optional extra (`pip install -e '.[movie]'`): `pyav_missing()` says why it cannot be
+PyAV is an optional extra (the `movie` extra): `pyav_missing()` says why it cannot be
 used. A codec is checked before any work by opening an encoder at the movie's size and frame rate
 and encoding one frame (`check_codec`): a codec FFmpeg lists but that cannot run here (NVENC
 without an NVIDIA driver or on a GPU without an encoder, e.g. the H100) is refused in one line.
@@ -22,6 +22,7 @@ import os
 from fractions import Fraction
 
 import numpy as np
+from kernels.extras import install_hint
 
 from .files import atomic_path
 
@@ -70,7 +71,7 @@ def pyav_missing() -> str | None:
         import av  # noqa: F401
     except ImportError as exc:
         return (f"writing a video needs PyAV ({exc.name or exc} is not installed): "
-                "pip install -e '.[movie]', or write PNG frames instead (--movie DIR/frame%05d.png)")
+                f"{install_hint('movie')}, or write PNG frames instead (--movie DIR/frame%05d.png)")
     return None
 
 

@@ -11,6 +11,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayou
                              QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar,
                              QPushButton, QVBoxLayout, QWidget)
 
+from kernels import backend as backends
 from kernels.vector import sweep as vector_sweep
 from kernels.vector.ops import OP_NAMES
 
@@ -21,6 +22,17 @@ MODE_TIPS = {"kernel": "data already on the device: only the compute is timed",
              "pinned": "end to end: copy in from page-locked host memory, compute, copy back",
              "pageable": "end to end from ordinary NumPy arrays (the seed's way)"}
 LINE_HINTS = {"kernel": "───", "pinned": "– – –", "pageable": "·······"}
+
+
+def gpu_reason(backend, reason: str) -> str:
+    """An implementation's reason in the words used elsewhere: on a machine with no usable GPU
+    "the CPU backend is selected" is beside the point; say there is no GPU, and why."""
+    if getattr(backend, "is_gpu", False) or not reason.startswith("needs the CUDA backend"):
+        return reason
+    status = backends.cuda_status()
+    if status.usable:
+        return "needs the GPU: switch to it with the toolbar's GPU button (Ctrl+Shift+G)"
+    return f"there is no usable GPU here: {status.reason}"
 
 
 class ThroughputControls(QWidget):
@@ -151,7 +163,7 @@ class ThroughputControls(QWidget):
             if impl.reason:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled & ~Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(Qt.CheckState.Unchecked)
-                item.setToolTip(f"{impl.description}\nunavailable: {impl.reason}")
+                item.setToolTip(f"{impl.description}\nunavailable: {gpu_reason(m.backend, impl.reason)}")
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(Qt.CheckState.Checked if impl.name in ticked

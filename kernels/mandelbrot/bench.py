@@ -18,6 +18,7 @@ import statistics
 
 from .. import bench
 from ..bench import Workload
+from ..extras import install_hint
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330, 0.01)
 # around the nucleus of the period-3 bulb (radius ~0.09): a 0.02-wide frame lies wholly inside the
@@ -147,7 +148,7 @@ def _deep_frame(backend, repeats):
     try:
         import gmpy2  # noqa: F401
     except ImportError:
-        print("# mandelbrot-deep-frame: skipped, deep zoom needs gmpy2 (pip install gmpy2)")
+        print(f"# mandelbrot-deep-frame: skipped, deep zoom needs gmpy2: {install_hint()}")
         return []
     rows = []
     for width, iters in DEEP_FRAME_CASES:
@@ -199,7 +200,7 @@ def _deep_workloads() -> list[Workload]:
             try:
                 import gmpy2  # noqa: F401
             except ImportError:
-                print(f"# {_w.name}: skipped, deep zoom needs gmpy2 (pip install gmpy2)")
+                print(f"# {_w.name}: skipped, deep zoom needs gmpy2: {install_hint()}")
                 return []
             rows = _w.run(backend, repeats)
             for r in rows:

@@ -11,6 +11,7 @@ import os
 from typing import Any, Iterator, Sequence
 
 from ..backend import Backend, first_line
+from ..extras import install_hint
 from ..scheduler import Cancelled, CancelToken
 from .base import Job, Pool
 from .worker import process_worker
@@ -26,7 +27,7 @@ def dask_missing() -> str | None:
         import distributed  # noqa: F401
     except ImportError as exc:
         return (f"--scheduler needs Dask distributed ({exc.name or exc} is not installed): "
-                "pip install 'gpu-explorer[cluster]'")
+                f"{install_hint('cluster')}")
     return None
 
 

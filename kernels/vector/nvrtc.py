@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from ..backend import first_line
+from ..extras import install_hint
 from .ops import THREADS_PER_BLOCK, ImplUnavailable, module_available
 
 # n is 64-bit so sizes past 2^31 elements index correctly
@@ -151,7 +152,7 @@ def unavailable_reason(backend) -> str:
     if getattr(backend, "simulated", False):
         return "numba's CUDA simulator cannot run NVRTC-compiled code (cuda.core needs a real GPU)"
     if not module_available("cuda.core"):
-        return "CUDA Python's cuda.core is not installed (pip install cuda-core)"
+        return f"CUDA Python's cuda.core is not installed (it comes with numba-cuda: {install_hint()})"
     try:
         _core()
     except Exception as exc:

@@ -21,6 +21,7 @@ import atexit
 import warnings
 
 from ..backend import first_line
+from ..extras import install_hint
 from .nvrtc import KERNEL_NAMES, SOURCES, kernel_args
 from .ops import THREADS_PER_BLOCK, ImplUnavailable, module_available
 
@@ -31,7 +32,7 @@ def unavailable_reason(backend) -> str:
     if getattr(backend, "simulated", False):
         return "numba's CUDA simulator cannot run PyCUDA kernels (PyCUDA needs a real GPU)"
     if not module_available("pycuda"):
-        return "PyCUDA is not installed (pip install pycuda)"
+        return f"PyCUDA is not installed ({install_hint('pycuda')})"
     return ""
 
 

@@ -271,5 +271,12 @@ def test_display_check_respects_an_explicit_platform():
     from cli.environment import display_problem
     assert display_problem({}, "linux") is not None
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
-    assert display_problem({"DISPLAY": ":0"}, "linux") is None
+    # a display that answers, with the plugin's libraries all found (tests/cli/test_start_checks.py
+    # checks the other cases): since issue 24 DISPLAY must answer, not only be set
+    import socket
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        display = f"127.0.0.1:{server.getsockname()[1] - 6000}"
+        assert display_problem({"DISPLAY": display}, "linux", ldd=lambda path: "") is None
     assert display_problem({}, "darwin") is None

@@ -336,7 +336,7 @@ def test_deep_frames_of_a_movie_are_the_render_of_their_location(tmp_path, short
     """The last four frames of a zoom to 1e-17 are deep (perturbation; one lane renders them
     in a row, so its renderer may reuse a reference orbit): each is `--render` of its place, but
     for the pixels where the approximation falls otherwise (see below)."""
-    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2 (the deep extra)")
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     centre = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")
     pattern = tmp_path / "d%02d.png"
     assert main.main(["--movie", str(pattern), "--backend", "cpu", "--size", SIZE, "--fps", "8",
@@ -368,7 +368,7 @@ def test_a_movie_colours_every_frame_with_one_mapping(tmp_path):
     """Where the zoom turns deep the frames keep the float64 frames' mapping (sqrt by default,
     --mapping otherwise), so the colours do not jump there; --render of a deep place alone uses
     log, and so differs from the movie's frame unless given the movie's --mapping."""
-    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2 (the deep extra)")
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     centre = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")
     for mapping in (None, "log"):
         pattern = tmp_path / (mapping or "default") / "d%02d.png"

@@ -41,7 +41,11 @@ def test_cpu_backend_offers_cpu_implementations_only(view):
     items = {view.impl_list.item(i).text(): view.impl_list.item(i) for i in range(view.impl_list.count())}
     for name in ("vectorize", "cuda-jit", "cuda-jit-ilp4", "nvrtc", "nvrtc-ilp4", "pycuda"):
         assert not items[name].flags() & Qt.ItemFlag.ItemIsEnabled
-        assert "unavailable: needs the CUDA backend" in items[name].toolTip()
+        # issue 24: without a usable GPU the reason is that, not "the CPU backend is selected"
+        from kernels.backend import cuda_status
+        st = cuda_status()
+        assert ("unavailable: needs the GPU: switch to it" if st.usable else
+                f"unavailable: there is no usable GPU here: {st.reason}") in items[name].toolTip()
     for name in ("cuda-jit-ilp4", "nvrtc-ilp4"):   # the tooltip says what ILP means here
         assert "ILP (instruction-level parallelism)" in items[name].toolTip()
         assert "before any store" in items[name].toolTip()

@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from ..escape import BAILOUT2
+from ...extras import install_hint
 
 # floatexp exponent of an exact zero: far below any real exponent, so a zero added to anything
 # vanishes and products of zeros stay far below too (int32 and sums of two stay in range)
@@ -39,8 +40,8 @@ def gmpy2_module():
     try:
         import gmpy2
     except ImportError as exc:
-        raise RuntimeError("deep zoom needs gmpy2 (arbitrary precision): pip install gmpy2, "
-                           "or install the app with its deep extra") from exc
+        raise RuntimeError(f"deep zoom needs gmpy2 (arbitrary precision), part of the app's "
+                           f"install: {install_hint()}") from exc
     return gmpy2
 
 
