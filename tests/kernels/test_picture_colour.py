@@ -98,3 +98,26 @@ def test_gpu_strips_equal_the_gpu_one_piece_picture(gpu_backend, simulated, mapp
     whole = Renderer(gpu_backend).render(req).rgba.copy()
     got = strips_of(Renderer(gpu_backend), req, rows=4 if simulated else 100)
     assert np.array_equal(got, whole)
+
+
+@pytest.mark.parametrize("mapping", MAPPINGS)
+def test_deep_strips_give_equal_values_equal_colours(cpu_backend, mapping):
+    """Deep strips are deep frames of their own; their colours still come from the whole
+    picture: the picture's values and colours, strip by strip, agree everywhere."""
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+    from kernels.mandelbrot.deep_frames import DeepFrameRenderer
+    from kernels.mandelbrot.request import DeepFrameRequest
+    req = DeepFrameRequest("-1.7490812690", "0.0000000012", "1e-20", (24, 20), 800,
+                           mapping=mapping)
+    frames = DeepFrameRenderer(cpu_backend)
+    values = np.concatenate([v.copy() for _, v in frames.strips(req, values=True, rows=6)])
+    rgba = np.concatenate([s.copy() for _, s in frames.strips(req, values=False, rows=6)])
+    assert equal_values_equal_colours(values, rgba) == 0
+    # the strips' colours are those of their values coloured in one piece
+    from kernels.mandelbrot.colour import Colourer
+    from kernels.timing import JobTimer
+    one = np.empty(values.shape, np.uint32)
+    timer = JobTimer(cpu_backend, None, "test")
+    Colourer(cpu_backend).colour(np.ascontiguousarray(values), one, req, req.max_iter, timer)
+    timer.finish()
+    assert np.array_equal(rgba, one.view(np.uint8).reshape(rgba.shape))
