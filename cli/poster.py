@@ -57,7 +57,7 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         return fail(UNUSABLE, str(exc))
     progress.close()
     try:
-        write_s = poster.write()
+        write_s = poster.write(pool.backend)
     except OSError as exc:
         poster.close()
         return fail(UNUSABLE, f"{out} could not be written ({exc}); the picture is kept in "

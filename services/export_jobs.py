@@ -8,6 +8,7 @@ between strips and the picture on screen keeps answering the mouse while a large
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from kernels.backend import Backend
@@ -16,6 +17,12 @@ from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 from kernels.scheduler import ExportProgress, Exported, JobContext
 
 from .files import StripWriter, check_writable
+from .render import VALUE_PASS_SHARE
+
+
+def needs_whole_picture(request, values: bool) -> bool:
+    from kernels.mandelbrot.picture_colour import needs_whole_picture as needs
+    return needs(request, values)
 
 
 @dataclass(frozen=True)
@@ -47,9 +54,11 @@ def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
         return (yield from _export_on_gpus(ctx, job))
     renderer = _export_renderer(ctx, job.request)
     w, h = job.request.size
+    npy = job.path.lower().endswith(".npy")
+    if needs_whole_picture(job.request, npy):
+        return (yield from _export_whole(ctx, job, renderer))
     with StripWriter(job.path, w, h) as writer:     # an exception or a cancel: no file change
-        strips = renderer.strips(job.request, values=job.path.lower().endswith(".npy"),
-                                 cancel=ctx.token)
+        strips = renderer.strips(job.request, values=npy, cancel=ctx.token)
         try:
             for row0, strip in strips:
                 fraction = writer.add(row0, strip)
@@ -61,6 +70,53 @@ def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
     return Exported(str(job.path))
 
 
+def _stream_of(renderer):
+    """The stream the renderer's colourer works on (None on the CPU)."""
+    if hasattr(renderer, "deep"):
+        return renderer._stream()
+    return renderer.target.stream
+
+
+def _whole_picture(job: MandelbrotExport, colourer, stream, rows: int):
+    from kernels.mandelbrot.picture_colour import WholePicture
+    req = job.request
+    return WholePicture(colourer, req.size, req, req.max_iter, rows, stream,
+                        folder=os.path.dirname(os.path.abspath(job.path)))
+
+
+def _write_whole(ctx: JobContext, job: MandelbrotExport, pic, parts):
+    """Colour pass of a picture coloured as one: `parts` (an iterator of (row0, values)) kept
+    first, yielding after each (VALUE_PASS_SHARE of the bar), then every strip coloured with the
+    whole picture's statistics and written."""
+    w, h = job.request.size
+    with StripWriter(job.path, w, h) as writer:
+        try:
+            for row0, values in parts:
+                pic.add(row0, values)
+                yield ExportProgress(VALUE_PASS_SHARE * (row0 + values.shape[0]) / h)
+                ctx.token.check()
+            for row0, strip in pic.strips(ctx.token):
+                fraction = writer.add(row0, strip)
+                yield ExportProgress(VALUE_PASS_SHARE + (1 - VALUE_PASS_SHARE) * float(fraction))
+                ctx.token.check()
+        finally:
+            close = getattr(parts, "close", None)
+            if close is not None:
+                close()
+            pic.close()
+    return Exported(str(job.path))
+
+
+def _export_whole(ctx: JobContext, job: MandelbrotExport, renderer):
+    """A picture in a mapping that rests on its statistics (log, histogram), coloured as one."""
+    from kernels.mandelbrot.strips import strip_rows
+    w, h = job.request.size
+    rows = min(strip_rows(w), h)
+    values = renderer.strips(job.request, values=True, rows=rows, cancel=ctx.token)
+    pic = _whole_picture(job, renderer.colourer, _stream_of(renderer), rows)
+    return (yield from _write_whole(ctx, job, pic, values))
+
+
 def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     """The picture in bands over the chosen GPUs, each band written as its turn comes. The pool's
     threads (one per GPU) are made for this export and end with it."""
@@ -69,6 +125,14 @@ def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     w, h = job.request.size
     values = job.path.lower().endswith(".npy")
     cut = bands(h, band_rows(w, h))
+    if needs_whole_picture(job.request, values):
+        # every band's values from the GPUs, then coloured as one picture on this one's device
+        from kernels.mandelbrot.colour import Colourer
+        with LocalPool(job.backend, job.gpus) as pool:
+            parts = ((cut[i][0], band) for i, band in pool.ordered(
+                [BandJob(job.request, r0, n, values=True) for r0, n in cut], cancel=ctx.token))
+            pic = _whole_picture(job, Colourer(job.backend), None, band_rows(w, h))
+            return (yield from _write_whole(ctx, job, pic, parts))
     with StripWriter(job.path, w, h) as writer, LocalPool(job.backend, job.gpus) as pool:
         for _, band in pool.ordered([BandJob(job.request, r0, n, values=values) for r0, n in cut],
                                     cancel=ctx.token):

@@ -151,12 +151,31 @@ def frame_request(path, k: int, palette, size, colouring=()):
     return request
 
 
+def one_mapping(spec: MovieSpec) -> MovieSpec:
+    """`spec` with one colour mapping for every frame: its own, else MOVIE_MAPPING (left to each
+    frame's kind, deep frames would take log). MovieError for log and histogram: they take each
+    frame's own statistics (its smallest count, its histogram), so one count would change colour
+    from frame to frame; statistics fixed for the whole zoom would leave its deep frames one
+    colour (their counts sit close together far above the shallow frames'), which is what these
+    mappings are for."""
+    colouring = dict(spec.colouring)
+    mapping = colouring.get("mapping") or MOVIE_MAPPING
+    if mapping != MOVIE_MAPPING:
+        raise MovieError(f"--mapping {mapping}: a movie colours every frame with one mapping that "
+                         "depends on each pixel's count alone; log and histogram take each "
+                         "frame's own statistics, so the same count would change colour from "
+                         f"frame to frame. Use --mapping {MOVIE_MAPPING} (or leave it out)")
+    colouring["mapping"] = mapping
+    return dataclasses.replace(spec, colouring=tuple(colouring.items()))
+
+
 def prepare(spec: MovieSpec, open_encoder: bool = True) -> Movie:
     """Check everything that can be checked before any work: the output, the size and frame
     count, the location, the codec (an encoder opened at this size and rate). MovieError (a
     mistake, or with `unusable` what this machine cannot do) with one line."""
     from kernels.mandelbrot.zoom_path import Keyframe, zoom_in, zoom_out
     kind = check_output(spec.out)
+    spec = one_mapping(spec)
     w, h = spec.size
     if not spec.fps * spec.seconds >= 1.5 or spec.frames > MAX_FRAMES:
         raise MovieError(f"--fps {spec.fps} for --seconds {spec.seconds:g} makes "

@@ -103,7 +103,7 @@ def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):
     from kernels.spread import LocalPool
     order = writer.render_order()
     lanes = {k: writer.lanes.index(writer.lane_of[k]) for k in order}
-    jobs = [MovieFrameJob(movie.path, k, movie.palette, job.spec.size, job.spec.colouring,
+    jobs = [MovieFrameJob(movie.path, k, movie.palette, job.spec.size, movie.spec.colouring,
                           lanes[k]) for k in order]
     with LocalPool(job.backend, job.gpus) as pool:
         for i, (rgba, _) in pool.ordered(jobs, cancel=ctx.token):

@@ -23,6 +23,12 @@ from .parts import PLAN_VERSION, PartsFolder
 
 # a --render picture larger than this goes in resumable bands even on one GPU
 POSTER_MIN_PIXELS = 64 * 2 ** 20
+# mappings that colour by the whole picture's statistics (kernels/mandelbrot/colour.py)
+WHOLE_MAPPINGS = ("log", "histogram")
+
+
+class BadBand(ValueError):
+    """A band that came back from a worker in a shape or type it cannot have."""
 
 
 def wants_poster(gpus, scheduler, w: int, h: int) -> bool:
@@ -110,10 +116,15 @@ class Poster:
         self.view, self.request, self.out = view, request, os.fspath(out)
         self.w, self.h = w, h = int(request.size[0]), int(request.size[1])
         self.npy = self.out.lower().endswith(".npy")
+        # log and histogram colour the whole picture with its own statistics: the bands' values
+        # are kept, and coloured as one once they are all in (kernels/mandelbrot/picture_colour.py)
+        self.whole = not self.npy and getattr(request, "mapping", "sqrt") in WHOLE_MAPPINGS
+        self.values = self.npy or self.whole
         rows = band_rows(w, h)
         self.cut = bands(h, rows)
-        self.parts = Parts(self.out, plan_of(view, request, w, h, rows, self.npy),
-                           (h, w) if self.npy else (h, w, 4), np.float64 if self.npy else np.uint8)
+        self.parts = Parts(self.out, plan_of(view, request, w, h, rows, self.values),
+                           (h, w) if self.values else (h, w, 4),
+                           np.float64 if self.values else np.uint8)
         self.render_s = 0.0
 
     @property
@@ -137,13 +148,16 @@ class Poster:
         from kernels.mandelbrot.tiles import BandInto, BandJob
         from kernels.spread import LocalPool
         todo = [i for i in range(len(self.cut)) if i not in self.parts.done]
-        jobs = [BandJob(self.request, *self.cut[i], values=self.npy) for i in todo]
-        if isinstance(pool, LocalPool):  # workers in this process write into the picture directly
+        jobs = [BandJob(self.request, *self.cut[i], values=self.values) for i in todo]
+        local = isinstance(pool, LocalPool)
+        if local:  # workers in this process write into the picture directly
             jobs = [BandInto(job, self.parts.pixels) for job in jobs]
         t0 = time.perf_counter()
         for k, band in pool.ordered(jobs, cancel=cancel):
             i = todo[k]
             r0, n = self.cut[i]
+            if not local:       # a cluster's worker may send anything back
+                self.check_band(band, i, getattr(pool, "last_origin", None))
             if band is not None:
                 self.parts.pixels[r0:r0 + n] = band
             self.parts.mark(i, r0, n)
@@ -151,13 +165,31 @@ class Poster:
                 progress(self.done / self.total)
         self.render_s = time.perf_counter() - t0
 
-    def write(self) -> float:
+    def check_band(self, band, index: int, origin=None) -> None:
+        """BadBand unless `band` is band `index` as it must be: an array of the picture's type
+        and the band's shape (checked before anything is written)."""
+        r0, n = self.cut[index]
+        want = (n,) + tuple(self.parts.shape[1:])
+        if type(band) is np.ndarray and band.dtype == self.parts.dtype and band.shape == want \
+                and band.nbytes == int(np.prod(want)) * self.parts.dtype.itemsize:
+            return
+        got = (f"{band.dtype} {band.shape}" if isinstance(band, np.ndarray)
+               else type(band).__name__)
+        who = f" from worker {origin}" if origin else ""
+        raise BadBand(f"band {index} (rows {r0}..{r0 + n}){who} came back as {got}, not "
+                      f"{self.parts.dtype} {want}; nothing of it was written. The cluster's "
+                      f"workers do not render this picture as this command does")
+
+    def write(self, backend=None) -> float:
         """Write the output from the finished picture, then remove the folder; returns the
-        seconds it took. OSError leaves the picture in the parts folder."""
+        seconds it took. OSError leaves the picture in the parts folder. A picture coloured as
+        one is coloured here, on `backend` (the pool's; the CPU when None)."""
         t0 = time.perf_counter()
         if self.npy:
             self.parts.close()
             os.replace(self.parts.pixels_path, self.out)
+        elif self.whole:
+            self._write_whole(backend)
         else:
             # zlib on one thread takes tens of seconds at level 6 for a 16384² poster: be quick
             write_png(self.out, self.parts.pixels,
@@ -165,3 +197,36 @@ class Poster:
         write_s = time.perf_counter() - t0
         self.parts.remove()
         return write_s
+
+    def _write_whole(self, backend) -> None:
+        """The kept values coloured with the whole picture's statistics into rgba.npy in the
+        parts folder (its disk space claimed first), then encoded. The statistics are the
+        values' own, so a write begun again after an interruption colours alike."""
+        from kernels.backend import resolve
+        from kernels.mandelbrot.colour import Colourer
+        from kernels.mandelbrot.picture_colour import ArrayValues, WholePicture
+        from kernels.mandelbrot.strips import strip_rows
+        path = os.path.join(self.parts.folder, "rgba.npy")
+        nbytes = self.w * self.h * 4
+        free = shutil.disk_usage(self.parts.folder).free
+        if nbytes > free:
+            raise OSError(f"colouring the picture needs {human_bytes(nbytes)} in "
+                          f"{self.parts.folder} but the disk has {human_bytes(free)} free")
+        rgba = np.lib.format.open_memmap(path, mode="w+", dtype=np.uint8, shape=(self.h, self.w, 4))
+        with open(path, "r+b") as fh:   # claimed now: a memory-mapped write to a full disk faults
+            if hasattr(os, "posix_fallocate"):
+                os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
+        req = self.request
+        pic = WholePicture(Colourer(backend or resolve("cpu")), (self.w, self.h), req,
+                           req.max_iter, min(strip_rows(self.w), self.h),
+                           source=ArrayValues(self.parts.pixels))
+        try:
+            pic.measure()
+            for _ in pic.strips(out=rgba):
+                pass
+            rgba.flush()
+            write_png(self.out, rgba,
+                      compress_level=1 if self.w * self.h > POSTER_MIN_PIXELS else 6)
+        finally:
+            pic.close()
+            del rgba

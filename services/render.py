@@ -3,8 +3,19 @@ renderer that draws the request, and the picture written in strips or whole, ato
 from __future__ import annotations
 
 import importlib
+import os
 
 from .files import write_npy, write_png, write_strips
+
+# the share of a picture coloured as one that its value pass takes on the progress bar
+VALUE_PASS_SHARE = 0.9
+
+
+def _scaled(progress, lo: float, hi: float):
+    """progress(fraction) mapped onto lo .. hi of the bar (None stays None)."""
+    if progress is None:
+        return None
+    return lambda fraction: progress(lo + (hi - lo) * float(fraction))
 
 
 def view_renderer(view: str, request, backend, probe: bool = False):
@@ -28,8 +39,18 @@ def write_frame(renderer, request, path: str, cancel=None, progress=None) -> Non
     npy = path.lower().endswith(".npy")
     if hasattr(renderer, "strips"):
         w, h = request.size
-        write_strips(path, w, h, renderer.strips(request, values=npy, cancel=cancel),
-                     progress=progress)
+        from kernels.mandelbrot.picture_colour import needs_whole_picture
+        if needs_whole_picture(request, npy):
+            # coloured as one picture: every strip's values first (most of the time), then the
+            # colours (kernels/mandelbrot/picture_colour.py); the values wait beside the output
+            # when memory is short
+            first = _scaled(progress, 0.0, VALUE_PASS_SHARE)
+            strips = renderer.strips(request, values=False, cancel=cancel, progress=first,
+                                     folder=os.path.dirname(os.path.abspath(path)))
+            progress = _scaled(progress, VALUE_PASS_SHARE, 1.0)
+        else:
+            strips = renderer.strips(request, values=npy, cancel=cancel)
+        write_strips(path, w, h, strips, progress=progress)
         return
     frame = renderer.render(request, cancel=cancel)
     if npy:

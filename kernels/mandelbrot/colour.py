@@ -402,16 +402,22 @@ class Colourer:
         self._luts[name] = hit
         return hit
 
-    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None):
+    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None):
         """rgba (H, W) uint32 ← colours of values (H, W) float64, both where the backend keeps
-        them (device arrays on a GPU). Timed as kernel time, detail "colourise"."""
+        them (device arrays on a GPU). Timed as kernel time, detail "colourise". `fixed`: the
+        statistics (an object with host arrays `stats` and `cdf`, picture_colour.FixedStats) of
+        the whole picture these values are a part of, used instead of the values' own."""
         lut = self.lut(spec.palette, timer, stream)
         mode = mapping_index(getattr(spec, "mapping", "sqrt"))
         dens = phase_scale(MAPPINGS[mode], spec.density)
         offset = float(spec.offset) % 1.0
         interior = pack_colour(spec.interior)
         max_iter = int(max_iter)
-        if self.backend.is_gpu:
+        if fixed is not None and mode != SQRT:
+            from .picture_colour import colour_fixed
+            colour_fixed(self, values, rgba, (max_iter, mode, dens, offset, lut, interior), timer,
+                         stream, fixed)
+        elif self.backend.is_gpu:
             self._colour_gpu(values, rgba, max_iter, mode, dens, offset, lut, interior, timer, stream)
         else:
             stats = self.pool.host("stats", (N_STATS,), np.float64, pinned=False)

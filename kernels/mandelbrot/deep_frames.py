@@ -19,6 +19,7 @@ from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer, Timings
 from .colour import Colourer
+from .picture_colour import needs_whole_picture, whole_strips
 from .deep.request import add_decimal
 from .request import DeepFrameRequest
 from .strips import strip_rows
@@ -132,17 +133,23 @@ class DeepFrameRenderer:
             return float(one[0])
         return fetch_value
 
-    def strips(self, request: DeepFrameRequest, values: bool, rows: int | None = None, cancel=None):
+    def strips(self, request: DeepFrameRequest, values: bool, rows: int | None = None, cancel=None,
+               progress=None, folder: str | None = None):
         """The frame at any size as strips of `rows` rows, top first: an iterator of (row0, array),
         uint8 RGBA (n, w, 4) or, with `values`, float64 smooth counts (n, w), each valid until the
         next strip is asked for. Each strip is a deep frame of its own centre (the frame's centre
-        moved by an exact decimal amount), sharing the reference orbit; a mapping that depends on
-        the frame's statistics ("log", "histogram") is computed per strip."""
+        moved by an exact decimal amount), sharing the reference orbit. A mapping that depends on
+        the frame's statistics ("log", "histogram") takes them from the whole picture, as
+        Renderer.strips does (every strip's values first, `progress(fraction)` after each)."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         rows = min(strip_rows(w, rows), h)
         if self.backend.is_gpu:
             ensure_device_fits(rows * w * 20, what=f"rendering {w}×{h} in strips of {rows} rows")
+        if needs_whole_picture(request, bool(values)):
+            return whole_strips(self.colourer, self._strips(request, True, rows, cancel),
+                                (w, h), request, request.max_iter, rows, self._stream(), cancel,
+                                progress, folder)
         return self._strips(request, bool(values), rows, cancel)
 
     def band(self, request: DeepFrameRequest, row0: int, rows: int, values: bool, cancel=None,

@@ -19,6 +19,7 @@ from . import escape as mk
 from . import escape_variants as ev
 from .colour import Colourer
 from .cpu_target import CpuTarget
+from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
 from .launch_variants import CHUNK, GRAB, variant
 from .request import MandelbrotRequest, precision_state
@@ -209,18 +210,27 @@ class Renderer:
                            "backend": self.backend.label})
 
     def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,
-               cancel=None):
+               cancel=None, progress=None, folder: str | None = None):
         """Render `request` at any size as strips of `rows` rows, top first, so device memory stays
         bounded: an iterator of (row0, host array), the array uint8 RGBA (n, w, 4) or, with
         `values`, float64 smooth counts (n, w). Each strip's array is reused for the next one: it
         is valid until the next strip is asked for (copy it to keep it). The request, the strip
         height and the device memory are checked at once; `cancel.check()` runs before each strip
-        and between bands. Writing files from strips is services/files.py's job."""
+        and between bands. Writing files from strips is services/files.py's job.
+
+        Colours in a mapping that rests on the picture's statistics (log, histogram) are those of
+        the whole picture (picture_colour.py): every strip's values are computed first (kept in
+        memory, or in a temporary file in `folder` when memory is short; `progress(fraction)`
+        after each), then the strips are coloured with the whole picture's statistics."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         rows = min(strip_rows(w, rows), h)
         self.target.check_fits(rows, w, values, request.max_iter,
                                what=f"rendering {w}×{h} in strips of {rows} rows")
+        if needs_whole_picture(request, bool(values)):
+            return whole_strips(self.colourer, self._strips(request, True, rows, cancel),
+                                (w, h), request, request.max_iter, rows, self.target.stream,
+                                cancel, progress, folder)
         return self._strips(request, bool(values), rows, cancel)
 
     def _strips(self, request: MandelbrotRequest, want_values: bool, rows: int, cancel):

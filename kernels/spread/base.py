@@ -19,6 +19,8 @@ class Pool:
 
     backend: Backend
     workers: int = 1
+    # where the result ordered() yielded last came from (a cluster worker's address), if known
+    last_origin: str | None = None
 
     def describe(self) -> str:
         raise NotImplementedError

@@ -31,6 +31,20 @@ def dask_missing() -> str | None:
     return None
 
 
+def check_address(address: str) -> None:
+    """ValueError in one line, within CONNECT_TIMEOUT_S, unless `address` can be a Dask
+    scheduler's: a tcp one must answer as one (probe.py), a tls one needs certificates in Dask's
+    configuration, and other schemes are Dask's own to try."""
+    from .probe import probe_scheduler, split_address, tls_configured
+    scheme, _, _ = split_address(address)
+    if scheme == "tcp":
+        probe_scheduler(address, CONNECT_TIMEOUT_S)
+    elif scheme == "tls" and not tls_configured():
+        raise ValueError(f"--scheduler {address}: a tls:// scheduler needs the client's TLS "
+                         "certificate in Dask's configuration (distributed.comm.tls.client.cert "
+                         "and ca-file); none is set here")
+
+
 class _Task:
     """What a cluster worker runs: the job, on that worker's Worker (its GPU made current there).
     `devices`: the chosen GPUs; a plain LocalCluster's worker named k takes devices[k]."""
@@ -61,13 +75,15 @@ class DaskPool(Pool):
         self.devices = devices
         self._cluster = None
         self.address = str(address)
+        if self.address != "local":
+            check_address(self.address)
         try:
             if self.address == "local":
                 self._cluster = self._local_cluster(backend, devices, workers)
                 self.client = Client(self._cluster, timeout=f"{CONNECT_TIMEOUT_S}s")
             else:
                 self.client = Client(self.address, timeout=f"{CONNECT_TIMEOUT_S}s")
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:    # whatever Dask raises, one line (a traceback helps no one)
             if self._cluster is not None:
                 self._cluster.close()
             raise ValueError(f"--scheduler {self.address}: no Dask scheduler answered within "
@@ -126,11 +142,20 @@ class DaskPool(Pool):
                     except TimeoutError:
                         continue
                 del futures[done]
+                self.last_origin = self._origin(fut)
                 yield done, result
                 done += 1
         finally:
             if futures:
                 self.client.cancel(list(futures.values()))
+
+    def _origin(self, fut) -> str | None:
+        """The address of the worker that holds a result (for a message about it), if known."""
+        try:
+            where = self.client.who_has(fut).get(fut.key) or ()
+            return ", ".join(sorted(map(str, where))) or None
+        except Exception:   # only a name for a message: never a reason to fail
+            return None
 
     def close(self) -> None:
         try:

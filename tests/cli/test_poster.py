@@ -142,3 +142,52 @@ def test_a_killed_worker_loses_no_band(tmp_path, cpu_backend):
             out[r0:r0 + n] = arr
     assert os.path.exists(marker), "the worker was never killed"
     assert np.array_equal(out, whole)
+
+
+@pytest.mark.parametrize("mapping, spread", [("histogram", "local pool"), ("log", "local pool"),
+                                             ("histogram", "cluster")])
+def test_a_poster_in_log_or_histogram_equals_the_one_piece_picture(tmp_path, capsys, monkeypatch,
+                                                                    mapping, spread):
+    """Coloured with the whole picture's statistics, not each band's own (item 4 of issue 24)."""
+    from kernels.mandelbrot.renderer import Renderer
+    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.backend import resolve
+    req = MandelbrotRequest(-0.7436438870, 0.1318259043, 0.003, (96, 70), 800, mapping=mapping)
+    one_piece = Renderer(resolve("cpu")).render(req).rgba
+    extra = ["--scheduler", "local"] if spread == "cluster" else []
+    monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)
+    code, out = render(tmp_path, "p.png", "--mapping", mapping, *extra)
+    assert code == 0, capsys.readouterr().err
+    assert np.array_equal(read(out), one_piece)
+    assert not os.path.exists(poster.parts_dir(out))
+
+
+class FakePool:
+    """A cluster pool whose worker hands back `bad` for band 2."""
+    last_origin = "tcp://10.0.0.7:40000"
+
+    def __init__(self, bad):
+        self.bad = bad
+
+    def ordered(self, jobs, cancel=None):
+        for i, job in enumerate(jobs):
+            yield i, self.bad if i == 2 else np.zeros((job.rows, 96, 4), np.uint8)
+
+
+@pytest.mark.parametrize("bad", [np.zeros((3, 3), np.uint8), np.zeros((4, 96, 4), np.float64),
+                                 "rm -rf /", None])
+def test_a_band_of_the_wrong_shape_or_type_is_refused(tmp_path, bad):
+    p = poster.Poster("mandelbrot", _request(), str(tmp_path / "p.png"))
+    p.open()
+    with pytest.raises(poster.BadBand) as err:
+        p.render(FakePool(bad), None)
+    msg = str(err.value)
+    assert "band 2 (rows" in msg and "tcp://10.0.0.7:40000" in msg and "\n" not in msg
+    assert p.done == 2                          # the two good bands are kept, the bad one not
+    assert not p.parts.pixels[p.cut[2][0]:].any()
+    p.close()
+
+
+def _request():
+    from kernels.mandelbrot.request import MandelbrotRequest
+    return MandelbrotRequest(-0.75, 0.1, 0.05, (96, 70), 100)
