@@ -53,3 +53,27 @@ def test_the_readout_wraps_in_a_narrow_window_instead_of_cutting(qtbot):
     fm = label.fontMetrics()
     assert all(fm.horizontalAdvance(line) <= 260 for line in lines)
     assert "190" in label.styleSheet()         # a dark translucent background behind the text
+
+
+def test_esc_after_the_coarse_pass_says_the_coarse_preview_is_shown(qtbot, scheduler, cpu_backend):
+    from PyQt6.QtCore import Qt
+    from explorer.views.mandelbrot import MandelbrotView
+    v = MandelbrotView(scheduler, cpu_backend)
+    qtbot.addWidget(v)
+    v.controls.hide()
+    v.resize(320, 240)
+    v.show()
+    qtbot.waitExposed(v)
+    qtbot.waitUntil(lambda: v.model.shown is not None and not v.in_flight, timeout=120_000)
+    said = []
+    v.status_message.connect(lambda text, ms: said.append(text))
+
+    def esc_on_coarse(frame, _ms):
+        if v.model.shown.coarse and v.in_flight and not said:
+            qtbot.keyClick(v.canvas, Qt.Key.Key_Escape)
+    v.frame_displayed.connect(esc_on_coarse)
+    # Esc lands while the full pass is in flight (pressed as the coarse one is shown); seahorse
+    # valley at 2,000,000 iterations keeps the full pass busy besides
+    assert v.go_to("-0.7436", "0.1318", "0.01", 2_000_000)
+    qtbot.waitUntil(lambda: bool(said) and not v.in_flight, timeout=120_000)
+    assert said[-1] == "Frame cancelled: showing the coarse preview (the full frame was stopped)"
