@@ -18,7 +18,7 @@ from services.files import human_bytes
 SHOW_AFTER_S = 1.0          # a render quicker than this shows no bar
 LARGE_OUTPUT_BYTES = 256 * 2**20   # outputs from this size on are announced before the render
 STEPS = 1000                # the bar counts thousandths
-# a one-frame float64 render is cut into about this many strips (20: no cost measurable on 2 cores) so that the bar moves (a
+# a one-frame float64 render is cut into about this many strips so that the bar moves (a
 # 1920×1080 picture is one strip otherwise: 0 % for the whole render, then 100 %)
 PROGRESS_STRIPS = 20
 
