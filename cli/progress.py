@@ -18,6 +18,9 @@ from services.files import human_bytes
 SHOW_AFTER_S = 1.0          # a render quicker than this shows no bar
 LARGE_OUTPUT_BYTES = 256 * 2**20   # outputs from this size on are announced before the render
 STEPS = 1000                # the bar counts thousandths
+# a one-frame float64 render is cut into about this many strips so that the bar moves (a
+# 1920×1080 picture is one strip otherwise: 0 % for the whole render, then 100 %)
+PROGRESS_STRIPS = 20
 
 
 def output_bytes(w: int, h: int, npy: bool) -> int:
@@ -51,6 +54,33 @@ def disk_problem(w: int, h: int, path: str) -> str | None:
         return (f"a {w}×{h} .npy needs {human_bytes(need)} but the disk holding {path} has "
                 f"{human_bytes(free)} free; choose a smaller --size or another folder")
     return None
+
+
+class _FinerStrips:
+    """A renderer whose strips are `rows` high; everything else is the renderer's own."""
+
+    def __init__(self, renderer, rows: int):
+        self._renderer, self._rows = renderer, rows
+
+    def strips(self, request, values, rows=None, cancel=None):
+        return self._renderer.strips(request, values=values, rows=rows or self._rows,
+                                     cancel=cancel)
+
+    def __getattr__(self, name):
+        return getattr(self._renderer, name)
+
+
+def finer_strips(renderer, request):
+    """`renderer`, cutting a float64 Mandelbrot picture into about PROGRESS_STRIPS strips (at most
+    its usual strip height) so that the bar advances during the render. float64 pixels index the
+    whole picture's grid, so any cut gives the same values; deep frames keep their usual cut."""
+    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.strips import strip_rows
+    if not hasattr(renderer, "strips") or type(request) is not MandelbrotRequest:
+        return renderer
+    w, h = int(request.size[0]), int(request.size[1])
+    rows = max(1, min(strip_rows(w), -(-h // PROGRESS_STRIPS)))
+    return _FinerStrips(renderer, rows)
 
 
 class RenderProgress:

@@ -15,7 +15,7 @@ from .args import VIEW_OPTIONS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
-from .progress import RenderProgress, describe_output, disk_problem
+from .progress import RenderProgress, describe_output, disk_problem, finer_strips
 
 
 def run_render(args) -> int:
@@ -47,6 +47,9 @@ def run_render(args) -> int:
         return fail(UNUSABLE, no_room)
     for line in notes:           # e.g. a reference longitude that wrapped
         note(line)
+    large = describe_output(w, h, args.out)
+    if large:                    # before any work, posters in bands included
+        print(large, flush=True)
     prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
@@ -67,11 +70,9 @@ def run_render(args) -> int:
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     token = CancelToken()
-    large = describe_output(w, h, args.out)
-    if large:
-        print(large, flush=True)
     progress = RenderProgress(f"{view} {w}×{h} on the {be.label}",
                               fractions=hasattr(renderer, "strips"))
+    renderer = finer_strips(renderer, request)
     try:
         run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token,
                                               progress=progress.report),

@@ -10,6 +10,7 @@ Observers are plain callbacks by event name (`model.observe(event, fn)`):
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
@@ -25,6 +26,7 @@ from services.requests import check_location, place_request
 
 from .camera import Camera, CameraState
 from .location import Location, format_location, parse_location
+from .progress import FrameProgress
 
 COARSE = 4                  # the CPU's first pass renders at 1/COARSE resolution
 PROGRESSIVE_MIN_PIXELS = 160 * 120
@@ -105,7 +107,7 @@ class MandelbrotModel:
         self.started = False             # the view has been shown: frames are wanted
         self.dirty = False               # the camera or colouring changed since the last submit
         self.deep_slow = False           # the last deep frame was slow: coarse first
-        self.progress_shown = False      # the deep frame's progress is on show in the status bar
+        self.job: FrameProgress | None = None   # the frame in flight's progress (status bar)
         self.format = "float64"          # number format of the current camera's frames
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
@@ -208,6 +210,8 @@ class MandelbrotModel:
         if self.progressive and slow and w * h >= PROGRESSIVE_MIN_PIXELS:
             coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
             req = km.ProgressiveRequest(full=req, coarse=coarse)
+        self.job = FrameProgress(time.perf_counter(),
+                                 progressive=isinstance(req, km.ProgressiveRequest))
         return req, Ticket(self.camera.state, w, h)
 
     def submitted(self, generation: int, ticket: Ticket):

@@ -22,6 +22,7 @@ from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QSplitter
 
 from ..models.camera import KEY_ZOOM, PAN_STEP
+from ..models.location import parse_location, width_text
 from ..models.mandelbrot import CAMERA, COLOURING, FORMAT_NEWS, ITERATIONS, MandelbrotModel
 from .base import BaseView
 from .mandelbrot_canvas import Canvas
@@ -57,6 +58,7 @@ class MandelbrotView(BaseView):
         self.model = MandelbrotModel(backend, self.canvas_size)
         self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
         self._format_shown = None         # the number format on the side panel (rich text is slow)
+        self._jumping = False             # a bookmark's jump: its camera change keeps it selected
 
         self.canvas = Canvas()
         self.readout = CoordinateReadout(self.canvas)   # where the picture looks, over its corner
@@ -104,6 +106,8 @@ class MandelbrotView(BaseView):
         c = self.controls
         c.colouring_changed.connect(self._panel_changed)
         c.bookmark_chosen.connect(self.go_to_bookmark)
+        c.bookmark_box.add_requested.connect(self.add_bookmark)
+        c.bookmark_box.message.connect(lambda text: self.status_message.emit(text, 6000))
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
         c.export_requested.connect(self.export_dialog)
@@ -201,6 +205,8 @@ class MandelbrotView(BaseView):
             if self.camera.refusal:
                 self.status_message.emit(self.camera.refusal, 5000)
             return
+        if not self._jumping:             # moved off the bookmark: no longer highlighted
+            self.controls.bookmark_box.clear_selection()
         self.frames.place_image()
         self._update_format(announce=True)
         self.controls.show_auto_iterations(self.model.auto_iterations())
@@ -269,8 +275,25 @@ class MandelbrotView(BaseView):
                                 keep_iterations=keep_iterations)
 
     def go_to_bookmark(self, b: Bookmark):
-        if self.go_to(b.center_re, b.center_im, b.width, b.iterations):
+        self._jumping = True
+        try:
+            went = self.go_to(b.center_re, b.center_im, b.width, b.iterations)
+        finally:
+            self._jumping = False
+        if went:
             self.status_message.emit(f"{b.name}", 3000)
+
+    def add_bookmark(self, name: str | None = None) -> bool:
+        """Keep the current place (centre, width, the iterations if fixed) as the user's own
+        bookmark `name` (asked for when None)."""
+        box = self.controls.bookmark_box
+        # the place as Copy location gives it: every digit the zoom needs, no more
+        loc = parse_location(self.model.location_text())
+        if name is None:
+            name = box.ask_name("Add bookmark", f"My place (width {width_text(loc.width)})")
+            if name is None:
+                return False
+        return box.add(name, loc.center_re, loc.center_im, loc.width, loc.iterations)
 
     def location_text(self) -> str:
         return self.model.location_text()

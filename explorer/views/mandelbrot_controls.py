@@ -19,8 +19,6 @@ from PyQt6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSlider,
     QSpinBox,
@@ -40,6 +38,7 @@ from ..models.bookmarks import (  # noqa: F401  (BadBookmarkFile, load_bookmarks
 )
 from ..models.mandelbrot import MAPPING_CHOICES, Colouring, mapping_for
 from ..persisted import set_aside
+from .mandelbrot_bookmarks import BookmarkBox
 
 USER_BOOKMARKS_NAME = "bookmarks.json"
 FORMAT_COLOURS = {"float64": "#2e7d32", "perturbation": "#1565c0", "extended": "#6a1b9a"}
@@ -137,19 +136,15 @@ class MandelbrotControls(QWidget):
         lay.addWidget(col_box)
         self._show_interior()
 
-        # bookmarks
-        bm_box = QGroupBox("Bookmarks")
-        bm_lay = QVBoxLayout(bm_box)
-        self.bookmarks = QListWidget()
-        self.bookmarks.setToolTip("Famous places: click (or Enter) to fly there")
-        self.bookmarks.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.bookmarks.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.bookmarks.itemActivated.connect(self._bookmark_activated)
-        self.bookmarks.itemClicked.connect(self._bookmark_activated)
-        bm_lay.addWidget(self.bookmarks)
-        lay.addWidget(bm_box, 1)
-        self.load_notes: list[str] = []     # what went wrong reading the bookmark files
-        self._fill_bookmarks()
+        # bookmarks (mandelbrot_bookmarks.BookmarkBox): the files are read through this module's
+        # names so that tests can point them elsewhere
+        self.bookmark_box = BookmarkBox(
+            lambda: read_bookmark_files(BOOKMARKS_PATH, user_bookmarks_path(), set_aside),
+            lambda: user_bookmarks_path())
+        self.bookmarks = self.bookmark_box.list
+        self.bookmark_box.chosen.connect(self.bookmark_chosen)
+        lay.addWidget(self.bookmark_box, 1)
+        self.load_notes: list[str] = list(self.bookmark_box.load_notes)
 
         # location and export
         loc_box = QGroupBox("Location")
@@ -195,26 +190,6 @@ class MandelbrotControls(QWidget):
         self.density_slider.valueChanged.connect(self._density_slide)
         self.offset.valueChanged.connect(self._offset_spin)
         self.offset_slider.valueChanged.connect(self._offset_slide)
-
-    def _fill_bookmarks(self):
-        """The shipped bookmarks, then the user's own file if there is one (read by
-        explorer.models.bookmarks); what was skipped is listed, hover for why."""
-        found = read_bookmark_files(BOOKMARKS_PATH, user_bookmarks_path(), set_aside)
-        for b in found.items:
-            item = QListWidgetItem(b.name)
-            item.setData(Qt.ItemDataRole.UserRole, b)
-            item.setToolTip(f"{b.note}\ncentre {b.center_re}, {b.center_im}; width {b.width:g}".strip())
-            self.bookmarks.addItem(item)
-        skipped = found.skipped
-        if skipped:
-            item = QListWidgetItem(f"({len(skipped)} bookmark{'s' if len(skipped) > 1 else ''} "
-                                   "skipped: hover for why)")
-            item.setFlags(Qt.ItemFlag.NoItemFlags)
-            item.setToolTip("\n".join(skipped))
-            self.bookmarks.addItem(item)
-        self.load_notes += found.notes
-        if not found.items:
-            self.bookmarks.addItem("(no bookmarks)")
 
     @staticmethod
     def _pair(slider, spin) -> QWidget:
@@ -322,8 +297,3 @@ class MandelbrotControls(QWidget):
         c = QColorDialog.getColor(QColor(*self._interior), self, "Interior colour")
         if c.isValid():
             self.set_interior((c.red(), c.green(), c.blue(), 255))
-
-    def _bookmark_activated(self, item: QListWidgetItem):
-        b = item.data(Qt.ItemDataRole.UserRole)
-        if isinstance(b, Bookmark):
-            self.bookmark_chosen.emit(b)

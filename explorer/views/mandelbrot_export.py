@@ -1,4 +1,7 @@
-"""The export dialog: an output size independent of the window, and a file to write."""
+"""The export dialog: an output size independent of the window, and a file to write. The path
+and size are checked before the dialog closes (the problem beside its field, the dialog still
+open), a large output is asked about with its size, and the next dialog of the session opens with
+what was typed last."""
 from __future__ import annotations
 
 import os
@@ -6,11 +9,17 @@ import os
 from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                              QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget)
 
+from services.files import check_export_path, ensure_host_fits
+
+from .export_fields import (confirm_large_output, error_label, remember_folder, show_error,
+                            start_path, sync_size_list)
+
 DEFAULT_SIZE = (3840, 2160)
 PRESETS = (("4K UHD 3840×2160", (3840, 2160)), ("Full HD 1920×1080", (1920, 1080)),
            ("8K 7680×4320", (7680, 4320)), ("Square 4096×4096", (4096, 4096)),
            ("Window size", None), ("Custom", None))
 MAX_SIDE = 65_535
+_last: dict = {}        # this session's last choice: the next dialog opens with it
 
 
 def gpu_choices(gpus) -> list[tuple[str, tuple[int, ...] | None]]:
@@ -66,7 +75,9 @@ class ExportDialog(QDialog):
         box.setLayout(row)
         row.setContentsMargins(0, 0, 0, 0)
         form.addRow("Width × height", box)
-        self.path = QLineEdit(path or os.path.join(os.path.expanduser("~"), "mandelbrot.png"))
+        self.size_error = error_label()
+        form.addRow("", self.size_error)
+        self.path = QLineEdit(path or _last.get("path") or start_path("mandelbrot.png"))
         self.path.setToolTip(".png writes the coloured picture; .npy the raw smooth iteration counts")
         # room for a whole home-folder path: a clipped one hides which folder it writes to
         self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance("x" * 40))
@@ -79,6 +90,8 @@ class ExportDialog(QDialog):
         pbox.setLayout(prow)
         prow.setContentsMargins(0, 0, 0, 0)
         form.addRow("File", pbox)
+        self.path_error = error_label()
+        form.addRow("", self.path_error)
         self.gpus = GpuPicker(gpus, "Where the picture is rendered: the bands of the picture are "
                                     "shared out between the chosen GPUs, one worker per GPU")
         form.addRow("Render on", self.gpus)
@@ -88,6 +101,46 @@ class ExportDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.preset.currentIndexChanged.connect(self._preset)
+        w0, h0 = _last.get("size", DEFAULT_SIZE)
+        self.w.setValue(int(w0))
+        self.h.setValue(int(h0))
+        # the list shows the preset the typed size matches, or Custom
+        sync_size_list(self.preset, [(label, window_size if label == "Window size" else size)
+                                     for label, size in PRESETS], self.w, self.h)
+        self.path.textEdited.connect(lambda *_: show_error(self.path_error, None))
+
+    def problem(self) -> tuple[str, str] | None:
+        """("path" | "size", why) when the export cannot be written as chosen, else None."""
+        path, (w, h), _ = self.choice()
+        try:
+            check_export_path(path)
+        except ValueError as exc:
+            return "path", str(exc)
+        if path.lower().endswith(".png"):
+            try:
+                ensure_host_fits(w * h * 4, f"a {w}×{h} PNG")
+            except ValueError as exc:
+                return "size", str(exc)
+        return None
+
+    def accept(self):
+        """Close only for an export that can start: a problem is shown beside its field."""
+        found = self.problem()
+        show_error(self.path_error, found[1] if found and found[0] == "path" else None)
+        show_error(self.size_error, found[1] if found and found[0] == "size" else None)
+        if found:
+            return
+        path, (w, h), _ = self.choice()
+        if not confirm_large_output(self, w, h, path):
+            return
+        _last.update(path=path, size=(w, h))
+        remember_folder(path)
+        super().accept()
+
+    def reject(self):
+        path, size, _ = self.choice()          # what was typed is there next time too
+        _last.update(path=path or _last.get("path"), size=size)
+        super().reject()
 
     def _preset(self, i: int):
         label, size = PRESETS[i]
@@ -102,10 +155,11 @@ class ExportDialog(QDialog):
                                               "PNG picture (*.png);;Raw values (*.npy)")
         if path:
             self.path.setText(path)
+            show_error(self.path_error, None)
 
     def choice(self):
         """(path, (w, h), GPU indices or None for the view's own device)."""
-        path = self.path.text().strip()
+        path = os.path.expanduser(self.path.text().strip())
         if path and not path.lower().endswith((".png", ".npy")):
             path += ".png"
         return path, (self.w.value(), self.h.value()), self.gpus.chosen()

@@ -63,9 +63,10 @@ class FramePump:
         assert isinstance(result, Frame), result
         ticket = m.current_ticket()
         fmt = m.frame_arrived(result)
-        if m.progress_shown:    # the reference orbit's progress was on show: say it is done
-            m.progress_shown = False
-            view.status_message.emit(f"Deep frame ({fmt}) done", 2000)
+        job, m.job = m.job, None
+        done = job.done_text(time.perf_counter(), fmt) if job is not None else None
+        if done:                # a long job ends in a status, whatever its depth
+            view.status_message.emit(done, 8000)
         self.pump()             # the next frame computes while this one is painted
         self.display(ticket, result)
 
@@ -76,6 +77,8 @@ class FramePump:
             if frame.stage == "pixels":
                 return          # the pixels of a deep frame end soon: let them finish
         else:
+            if m.job is not None:
+                m.job.coarse_shown()
             self.display(m.current_ticket(coarse=True), frame)
         if m.dirty:             # drop the full pass of a view that is already out of date
             w, h = self.view.canvas_size()
@@ -83,6 +86,7 @@ class FramePump:
                 self._submit_frame(w, h, replace_running=True)
 
     def on_failed(self, message):
+        self.model.job = None
         if not self.model.is_warm():
             self.model.warm.add(self.view.backend)    # do not retry a failing compile in a loop
         self.view.error_message.emit(f"Mandelbrot render failed: {message}")
@@ -91,15 +95,13 @@ class FramePump:
     def _show_deep_progress(self, p):
         """The deep frame's stage in the status bar: the reference orbit (arbitrary precision on
         the host, seconds at great depths), then the pixels."""
-        m, say = self.model, self.view.status_message.emit
-        if p.stage == "pixels" and not m.progress_shown and self.view.backend.is_gpu:
-            return              # a GPU frame's pixels take milliseconds: no message for them
-        m.progress_shown = True
-        if p.stage == "compile":
-            say("Compiling the deep-zoom kernels…", 0)
+        m = self.model
+        if m.job is None:
             return
-        what = "Reference orbit" if p.stage == "reference" else "Deep-zoom pixels"
-        say(f"{what}: {max(0.0, min(1.0, p.fraction)):.0%}   (Esc cancels)", 0)
+        if p.stage == "pixels" and not m.job.shown and self.view.backend.is_gpu:
+            return              # a GPU frame's pixels take milliseconds: no message for them
+        # one bar for the whole frame: stages map to fixed shares, so it only goes forward
+        self.view.status_message.emit(m.job.update(p.stage, p.fraction), 0)
 
     def cancel(self) -> bool:
         """Stop the frame being computed; the picture keeps the last finished frame and nothing
@@ -107,10 +109,18 @@ class FramePump:
         view = self.view
         if not view.in_flight:
             return False
-        self.model.dirty = False
+        m = self.model
+        m.dirty = False
         view.cancel()
-        self.model.progress_shown = False
-        view.status_message.emit("Frame cancelled: the picture shows the last finished one", 4000)
+        m.job = None
+        shown = m.shown
+        if shown is not None and shown.coarse and shown.state == m.camera.state:
+            what = "showing the coarse preview (the full frame was stopped)"
+        elif shown is not None and shown.state != m.camera.state:
+            what = "showing the last finished frame, of an earlier view"
+        else:
+            what = "showing the last finished frame"
+        view.status_message.emit(f"Frame cancelled: {what}", 6000)
         return True
 
     def display(self, ticket: Ticket, frame):

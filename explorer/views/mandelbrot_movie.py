@@ -32,6 +32,7 @@ from services.movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
 from services.movie_parts import Parts, parts_dir
 from services.movie_writer import default_lanes
 
+from .export_fields import error_label, remember_folder, show_error, start_path, sync_size_list
 
 MOVIE_KEY = "mandelbrot:movie"
 SIZES = (("Full HD 1920×1080", (1920, 1080)), ("HD 1280×720", (1280, 720)),
@@ -46,6 +47,7 @@ MAX_SECONDS = 3600.0
 # the size each codec is tried at when the dialog opens (a real encoder, one frame)
 PROBE_SIZE = (256, 144)
 _codec_problems: dict[str, str | None] = {}
+_last: dict = {}        # this session's last choice: the next dialog opens with it
 
 
 def codec_problem(codec: str | None) -> str | None:
@@ -86,8 +88,12 @@ def video_path(path: str) -> str:
 
 
 class MovieDialog(QDialog):
-    def __init__(self, parent=None, path: str | None = None, gpus=()):
+    """`check(choice) -> (field, why) | None` runs when Export is pressed: a problem ("path" or
+    "size") is shown beside that field and the dialog stays open with what was typed."""
+
+    def __init__(self, parent=None, path: str | None = None, gpus=(), check=None):
         super().__init__(parent)
+        self._check = check
         self.setWindowTitle("Export zoom movie")
         form = QFormLayout(self)
         self.preset = QComboBox()
@@ -103,6 +109,8 @@ class MovieDialog(QDialog):
         self.w.setValue(SIZES[0][1][0])
         self.h.setValue(SIZES[0][1][1])
         form.addRow("Width × height", _row(self.w, self.h))
+        self.size_error = error_label()
+        form.addRow("", self.size_error)
         self.fps = QSpinBox()
         self.fps.setRange(1, MAX_FPS)
         self.fps.setValue(DEFAULT_FPS)
@@ -128,12 +136,14 @@ class MovieDialog(QDialog):
                 self.codec.model().item(i).setEnabled(False)
                 self.codec.setItemData(i, f"unavailable here: {why}", Qt.ItemDataRole.ToolTipRole)
         form.addRow("Codec", self.codec)
-        self.path = QLineEdit(path or os.path.join(os.path.expanduser("~"), "mandelbrot-zoom.mp4"))
+        self.path = QLineEdit(path or start_path("mandelbrot-zoom.mp4"))
         self.path.setToolTip(".mp4, .mkv or .mov for a video; PNG frames go to NAME%05d.png")
         self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance("x" * 48))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         form.addRow("File", _row(self.path, browse, stretch_first=True))
+        self.path_error = error_label()
+        form.addRow("", self.path_error)
         from .mandelbrot_export import GpuPicker
         self.gpus = GpuPicker(gpus, "Where the frames are rendered: shared out between the chosen "
                                     "GPUs, one worker per GPU, while the encoders run on the CPU's "
@@ -149,6 +159,37 @@ class MovieDialog(QDialog):
         self.codec.currentIndexChanged.connect(self._codec_changed)
         if codec_problem(CODECS[0][1]):         # no PyAV: PNG frames are what is left
             self.codec.setCurrentIndex(len(CODECS) - 1)
+        if _last and path is None:
+            self._restore(_last)
+        sync_size_list(self.preset, SIZES, self.w, self.h)
+        self.path.textEdited.connect(lambda *_: show_error(self.path_error, None))
+
+    def _restore(self, last: dict):
+        """What was typed in this session's last movie dialog."""
+        self.w.setValue(last["size"][0])
+        self.h.setValue(last["size"][1])
+        self.fps.setValue(last["fps"])
+        self.seconds.setValue(last["seconds"])
+        self.direction.setCurrentIndex([d for _, d in DIRECTIONS].index(last["zoom"]))
+        i = self.codec.findData(last["codec"])
+        if i >= 0 and self.codec.model().item(i).isEnabled():
+            self.codec.setCurrentIndex(i)
+        self.path.setText(last["out"])
+
+    def accept(self):
+        choice = self.choice()
+        found = self._check(choice) if self._check is not None else None
+        show_error(self.path_error, found[1] if found and found[0] == "path" else None)
+        show_error(self.size_error, found[1] if found and found[0] == "size" else None)
+        if found:
+            return
+        _last.update(choice)
+        remember_folder(choice["out"])
+        super().accept()
+
+    def reject(self):
+        _last.update(self.choice())             # what was typed is there next time too
+        super().reject()
 
     def _preset(self, i: int):
         size = SIZES[i][1]
@@ -168,6 +209,7 @@ class MovieDialog(QDialog):
             "PNG frames (*.png)" if png else "Video (*.mp4 *.mkv *.mov)")
         if path:
             self.path.setText(png_pattern(path) if png else video_path(path))
+            show_error(self.path_error, None)
 
     def chosen_gpus(self) -> tuple[int, ...] | None:
         """The GPUs picked (None: the view's own device, between the view's frames)."""
@@ -176,7 +218,7 @@ class MovieDialog(QDialog):
     def choice(self) -> dict:
         """The MovieSpec fields the dialog sets."""
         codec = self.codec.currentData()
-        path = self.path.text().strip()
+        path = os.path.expanduser(self.path.text().strip())
         path = png_pattern(path) if codec is None else video_path(path)
         return {"out": path, "size": (self.w.value(), self.h.value()), "fps": self.fps.value(),
                 "seconds": float(self.seconds.value()),
@@ -327,6 +369,28 @@ class MovieExporter(QObject):
         self._close_dialog()
 
 
+def movie_problem(choice: dict, view) -> tuple[str, str] | None:
+    """("path" | "size", why) when the movie the dialog describes cannot be made, checked before
+    the dialog closes; parts of another movie are asked about afterwards."""
+    from services.files import check_writable
+    out = choice["out"]
+    try:
+        check_writable(out)
+    except ValueError as exc:
+        return "path", str(exc)
+    w, h = choice["size"]
+    if choice["codec"] is not None and (w % 2 or h % 2):
+        return "size", f"a video needs an even width and height, not {w}×{h}"
+    try:
+        spec = MovieSpec(**choice, **place_of(view))
+        Parts(prepare(spec, open_encoder=False), default_lanes(spec.kind, spec.size)).check()
+    except OtherMovie:
+        return None
+    except (MovieError, ValueError) as exc:
+        return "path", str(exc)
+    return None
+
+
 def export_zoom_movie(window) -> bool:
     """The File menu's entry: ask for the movie's settings, then make it from the Mandelbrot
     view's current place. Returns whether a movie was started."""
@@ -341,7 +405,7 @@ def export_zoom_movie(window) -> bool:
     if exporter.running:
         window.show_status("A movie is already being made; cancel it first", 6000)
         return False
-    dlg = MovieDialog(window, gpus=view.export_gpus())
+    dlg = MovieDialog(window, gpus=view.export_gpus(), check=lambda c: movie_problem(c, view))
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return False
     gpus = dlg.chosen_gpus()

@@ -7,6 +7,8 @@ from __future__ import annotations
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QFileDialog
 
+from .export_fields import remember_folder, start_folder, start_path
+
 
 def _reason(exc: Exception) -> str:
     return getattr(exc, "strerror", None) or str(exc)
@@ -77,13 +79,16 @@ class PlaceActions:
         return True
 
     def open_kfr_dialog(self):
-        path, _ = QFileDialog.getOpenFileName(self.view, "Open a Kalles Fraktaler location", "",
+        path, _ = QFileDialog.getOpenFileName(self.view, "Open a Kalles Fraktaler location",
+                                              start_folder(),
                                               "KF locations (*.kfr);;All files (*)")
         if path:
+            remember_folder(path)
             self.open_kfr(path)
 
     def save_kfr_dialog(self):
         path, _ = QFileDialog.getSaveFileName(self.view, "Save as a Kalles Fraktaler location",
-                                              "location.kfr", "KF locations (*.kfr)")
+                                              start_path("location.kfr"), "KF locations (*.kfr)")
         if path:
+            remember_folder(path)
             self.save_kfr(path)

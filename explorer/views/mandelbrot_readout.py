@@ -18,6 +18,7 @@ from ..models.camera import (
 
 PLAIN_RANGE = (1e-3, 1e4)   # numbers inside it are written plainly, outside as m·10^k
 MARGIN_PX = 6
+READOUT_PADDING_PX = 16     # the label's padding and border, left and right together
 # the centre is written with the places that tell pixels apart, but at most this many (a view
 # 1e-1000 wide would need a thousand): "…" marks the cut; Copy location gives every digit
 MAX_SHOWN_PLACES = 24
@@ -95,8 +96,10 @@ class CoordinateReadout(QLabel):
         self.setObjectName("MandelbrotReadout")
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setStyleSheet("#MandelbrotReadout { background: rgba(0, 0, 0, 150); color: #f0f0f0;"
+        # dark enough behind the text to read it over the brightest palette colours
+        self.setStyleSheet("#MandelbrotReadout { background: rgba(0, 0, 0, 190); color: #ffffff;"
                            " padding: 2px 6px; border-radius: 3px; }")
+        self._full = ""
         font = self.font()
         font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
         self.setFont(font)
@@ -104,14 +107,35 @@ class CoordinateReadout(QLabel):
         canvas.installEventFilter(self._follower)
 
     def set_text(self, text: str):
-        if text != self.text():
-            self.setText(text)
+        """The readout's text (its parts separated by three spaces); shown on one line where it
+        fits, else a part per line, each part elided in the middle if even that is too wide."""
+        if text != self._full:
+            self._full = text
             self.place()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def _fitted(self, room: int) -> str:
+        """The text as it fits `room` pixels (text and padding): one line, else a part per line
+        (the centre, which may be long, elided in the middle)."""
+        fm = self.fontMetrics()
+        avail = max(10, room - READOUT_PADDING_PX)
+        if fm.horizontalAdvance(self._full) <= avail:
+            return self._full
+        parts = [p.strip() for p in self._full.split("   ") if p.strip()]
+        if parts:
+            parts[0] = fm.elidedText(parts[0], Qt.TextElideMode.ElideMiddle, avail)
+        return "\n".join(parts)
 
     def place(self):
         parent = self.parentWidget()
+        room = max(0, parent.width() - 2 * MARGIN_PX)
+        text = self._fitted(room)
+        if text != self.text():
+            self.setText(text)
         self.adjustSize()
-        width = min(self.sizeHint().width(), max(0, parent.width() - 2 * MARGIN_PX))
+        width = min(self.sizeHint().width(), room)
         self.resize(width, self.sizeHint().height())
         self.move(MARGIN_PX, max(0, parent.height() - self.height() - MARGIN_PX))
         self.raise_()

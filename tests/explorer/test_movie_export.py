@@ -20,6 +20,12 @@ av = pytest.importorskip("av", reason="the movie extra (PyAV) is not installed")
 PLACE = ("-0.7436438870", "0.1318259043", "1e-4")
 
 
+@pytest.fixture(autouse=True)
+def fresh_session(monkeypatch):
+    """Each test's dialogs open with the defaults, not an earlier test's values."""
+    monkeypatch.setattr(mm, "_last", {})
+
+
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     st = backend.CudaStatus(False, "no CUDA-capable GPU was found")

@@ -1,0 +1,41 @@
+"""`--render`'s bar advances during a one-frame render (issue 24: it sat at 0 % for 14 s, then
+jumped to 100 %): the picture comes in about PROGRESS_STRIPS strips, equal to the picture whole,
+and a large output is announced before the poster path starts too."""
+import numpy as np
+
+import main
+from cli import progress as cli_progress
+from kernels import backend
+from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from services.render import view_renderer, write_frame
+
+
+def test_a_one_frame_render_reports_progress_strip_by_strip(tmp_path):
+    req = MandelbrotRequest(-0.5, 0.0, 3.0, (96, 80), 30, want_values=True)
+    renderer = view_renderer("mandelbrot", req, backend.resolve("cpu"))
+    reports = []
+    write_frame(cli_progress.finer_strips(renderer, req), req, str(tmp_path / "a.npy"),
+                progress=reports.append)
+    assert len(reports) == cli_progress.PROGRESS_STRIPS
+    assert reports == sorted(reports) and reports[0] <= 0.05 and reports[-1] == 1.0
+    whole = tmp_path / "b.npy"
+    write_frame(renderer, req, str(whole))
+    assert np.array_equal(np.load(tmp_path / "a.npy"), np.load(whole))
+
+
+def test_deep_frames_keep_their_cut():
+    req = DeepFrameRequest("-0.75", "0.1", "1e-20", (32, 18), 100)
+    r = object()
+    assert cli_progress.finer_strips(r, req) is r
+
+
+def test_a_large_poster_is_announced_before_any_work(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli_progress, "LARGE_OUTPUT_BYTES", 1000)
+    import services.poster as poster
+    monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 100)       # 40×30 goes in bands
+    out = tmp_path / "p.npy"
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "40x30",
+                      "--iters", "20", "--out", str(out)])
+    got = capsys.readouterr()
+    assert code == 0, got.err
+    assert got.out.splitlines()[0] == f"writing a 9.5 KiB .npy (40×30 float64 values) to {out}"
