@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from .files import human_bytes, write_json, write_png
+from .files import human_bytes, move_into_place, write_json, write_png
 from .parts import PLAN_VERSION, PartsFolder
 
 # a --render picture larger than this goes in resumable bands even on one GPU
@@ -157,7 +157,7 @@ class Poster:
         t0 = time.perf_counter()
         if self.npy:
             self.parts.close()
-            os.replace(self.parts.pixels_path, self.out)
+            move_into_place(self.parts.pixels_path, self.out)   # through a link to its target
         else:
             # zlib on one thread takes tens of seconds at level 6 for a 16384² poster: be quick
             write_png(self.out, self.parts.pixels,

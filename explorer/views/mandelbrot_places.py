@@ -7,6 +7,8 @@ from __future__ import annotations
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QFileDialog
 
+from services.files import write_text
+
 
 def _reason(exc: Exception) -> str:
     return getattr(exc, "strerror", None) or str(exc)
@@ -68,9 +70,8 @@ class PlaceActions:
         """Write the current place as a .kfr file (KF's Zoom from this canvas's aspect)."""
         try:
             text = self.view.model.kfr_text()
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-        except (OSError, ValueError) as exc:
+            write_text(path, text, newline="")   # whole or not at all: a failure keeps the old file
+        except (OSError, ValueError, ArithmeticError) as exc:
             self._say(f"Cannot save {path}: {_reason(exc)}", 6000)
             return False
         self._say(f"Saved {path}", 3000)
