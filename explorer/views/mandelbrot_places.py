@@ -40,7 +40,7 @@ class PlaceActions:
         model = self.view.model
         try:
             loc = model.place_from_text(text)
-        except ValueError as exc:
+        except (ValueError, ArithmeticError) as exc:   # an exception must never leave a slot
             self._say(f"Cannot paste location: {exc}", 6000)
             return False
         if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
@@ -57,7 +57,7 @@ class PlaceActions:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(2_000_000)
             re_, im_, width, iterations = model.place_from_kfr(text)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, ArithmeticError) as exc:
             self._say(f"Cannot open {path}: {_reason(exc)}", 6000)
             return False
         if not self.view.go_to(re_, im_, width, iterations):
