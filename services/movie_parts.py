@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import secrets
 import shutil
 
 from .movie import Movie, MovieError, OtherMovie, frame_file, is_png_pattern
@@ -62,24 +63,25 @@ def _alive(pid: int) -> bool:
 
 
 class OutputLock:
-    """The lock of one output: `acquire()` (MovieBusy while a live process holds it; a lock whose
-    process has gone is stale and taken over), `release()`."""
+    """The lock of one output against other processes: `acquire()` (MovieBusy while another live
+    process holds it; a lock whose process has gone is stale and taken over), `release()` (only
+    a lock still this one's). Within one process the window allows one movie export at a time,
+    and a cancelled export's writer may close after the next has started: it is not refused."""
 
     def __init__(self, out: str):
         self.out = os.fspath(out)
         self.path = lock_path(out)
+        self.mark = f"{os.getpid()} {secrets.token_hex(8)}\n"
         self.held = False
 
     def holder(self) -> int | None:
-        """The live process holding the lock (this one only through another OutputLock: a second
-        export of the same movie in the window), or None."""
+        """The live process other than this one that holds the lock, or None."""
         try:
             with open(self.path, encoding="ascii") as fh:
-                pid = int(fh.read(32).strip() or 0)
+                pid = int((fh.read(64).split() or ["0"])[0])
         except (OSError, ValueError):
             return None
-        mine = pid == os.getpid() and self.held
-        return pid if pid > 0 and not mine and _alive(pid) else None
+        return pid if pid > 0 and pid != os.getpid() and _alive(pid) else None
 
     def check(self) -> None:
         pid = self.holder()
@@ -88,23 +90,32 @@ class OutputLock:
                             f"end or stop it (if none is running, remove {self.path})")
 
     def acquire(self) -> None:
-        while not self.held:
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                self.check()
-                with contextlib.suppress(FileNotFoundError):
-                    os.remove(self.path)          # stale: its process has gone
-                continue
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(f"{os.getpid()}\n")
-            self.held = True
+        self.check()
+        tmp = f"{self.path}.{secrets.token_hex(4)}.tmp"
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(self.mark)
+        try:
+            while True:
+                try:
+                    os.link(tmp, self.path)       # atomic: fails if a lock is there
+                    break
+                except FileExistsError:
+                    self.check()                  # a live one: refused
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(self.path)      # stale, or this process's earlier export
+        finally:
+            os.remove(tmp)
+        self.held = True
 
     def release(self) -> None:
-        if self.held:
-            self.held = False
-            with contextlib.suppress(OSError):
-                os.remove(self.path)
+        if not self.held:
+            return
+        self.held = False
+        with contextlib.suppress(OSError):
+            with open(self.path, encoding="ascii") as fh:
+                if fh.read(64) != self.mark:
+                    return                        # taken over since: not ours to remove
+            os.remove(self.path)
 
 
 def cut_segments(frames: int, fps: int, lanes: int) -> list[tuple[int, int]]:

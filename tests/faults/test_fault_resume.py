@@ -99,18 +99,25 @@ def test_a_second_run_on_one_output_refuses(tmp_path, capsys):
     assert not (tmp_path / ".m.mp4.lock").exists() and frames_of(out)[0] == 8
 
 
-def test_the_window_cannot_start_a_second_writer_on_one_output(tmp_path):
+def test_the_writer_holds_the_lock_while_it_works(tmp_path):
     from services.movie import MovieSpec, prepare
     spec = MovieSpec(out=str(tmp_path / "m.mp4"), size=(32, 18), fps=4, seconds=2.0)
-    movie_ = prepare(spec, open_encoder=False)
-    first = movie_writer.MovieWriter(movie_)
-    try:
-        with pytest.raises(movie_parts.MovieBusy, match="another run"):
-            movie_writer.MovieWriter(movie_)
-    finally:
-        first.abort()
-    second = movie_writer.MovieWriter(movie_)        # released: free again
-    second.abort()
+    writer = movie_writer.MovieWriter(prepare(spec, open_encoder=False))
+    lock = tmp_path / ".m.mp4.lock"
+    assert lock.read_text().split()[0] == str(os.getpid())
+    r = run_python(f"""
+from services.movie import MovieSpec, prepare
+from services.movie_writer import MovieWriter
+from services.movie_parts import MovieBusy
+try:
+    MovieWriter(prepare(MovieSpec(out={spec.out!r}, size=(32, 18), fps=4, seconds=2.0),
+                        open_encoder=False))
+except MovieBusy as exc:
+    print("refused:", exc)
+""")
+    assert f"refused: another run (process {os.getpid()})" in r.stdout, r.stderr
+    writer.abort()
+    assert not lock.exists()
 
 
 # ---- a poster's done.json ----------------------------------------------------------------------
