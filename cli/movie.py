@@ -97,6 +97,8 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
         return fail(UNUSABLE, f"cannot write {parts_dir(spec.out)}: {exc.strerror or exc}")
     w, h = spec.size
     total = movie.frames
+    for line in writer.parts.notes:      # parts that did not fit this movie, set aside
+        note(line)
     if writer.resumed:
         unit = "frames" if writer.parts.png else "segments"
         kept_frames, kept_units = writer.kept()
@@ -122,15 +124,23 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
         window = max(3 * pool.workers, min(MAX_WINDOW_FRAMES,
                                            IN_FLIGHT_BYTES // max(1, 2 * w * h * 4)))
         results = pool.ordered(jobs, cancel=token, window=window)
-        while True:
-            t1 = time.perf_counter()
-            try:
-                i, (rgba, seconds) = next(results)
-            except StopIteration:
-                break
-            times.wait_render_s += time.perf_counter() - t1
-            times.render_s += seconds
-            writer.put(order[i], rgba, cancel=token)
+        try:
+            while True:
+                t1 = time.perf_counter()
+                try:
+                    i, (rgba, seconds) = next(results)
+                except StopIteration:
+                    break
+                times.wait_render_s += time.perf_counter() - t1
+                times.render_s += seconds
+                writer.put(order[i], rgba, cancel=token)
+        except BaseException:
+            # an encoder's failure (a full disk) stops the renderers now, not when the
+            # generator is collected: nothing may keep working once the error is reported
+            token.cancel()
+            raise
+        finally:
+            results.close()
         writer.finish()
         times.wall_s = time.perf_counter() - t0
 

@@ -30,6 +30,8 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         pool.close()
         return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
     folder, total = poster.parts.folder, poster.total
+    for line in poster.parts.notes:      # resume state that did not fit, set aside
+        note(line)
     if poster.done:
         note(f"resuming {out}: {poster.done} of {total} bands were already rendered "
              f"(kept in {folder})")

@@ -173,6 +173,11 @@ class JobContext:
     def report(self, item: Any):
         self._scheduler._report(self._job, item)
 
+    def drop_renderers(self, match: Callable[[Hashable], bool]) -> int:
+        """Forget the renderers whose name `match`es (a job's own, when it ends: its buffers and
+        reference orbits go with them); returns how many went."""
+        return self._scheduler._drop_renderers(match)
+
 
 Handler = Callable[[JobContext, Any], Any]
 
@@ -316,6 +321,19 @@ class Scheduler:
         if r is None:
             r = self._renderers[key] = factory()
         return r
+
+    def _drop_renderers(self, match) -> int:
+        gone = [key for key in self._renderers if match(key[0])]
+        for key in gone:
+            del self._renderers[key]
+        if gone:
+            import gc
+            gc.collect()        # device buffers are freed now, on this thread, with its context
+        return len(gone)
+
+    def renderer_count(self) -> int:
+        """How many renderers the scheduler keeps (for tests and the memory check)."""
+        return len(self._renderers)
 
     def _emit(self, event):
         try:

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 
 from kernels.backend import Backend
-from kernels.mandelbrot.jobs import DEEP, renderer_kind, renderer_of
+from kernels.mandelbrot.jobs import DEEP, releasing, renderer_kind, renderer_of
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 from kernels.scheduler import ExportProgress, Exported, JobContext
 
@@ -141,4 +141,5 @@ def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     return Exported(str(job.path))
 
 
-HANDLERS = {MandelbrotExport: export_mandelbrot}
+# the export's own renderers go when it ends (the view's stay)
+HANDLERS = {MandelbrotExport: releasing(export_mandelbrot, "export")}

@@ -1,17 +1,22 @@
 """Writing results to files: PNG pictures, NPY arrays, JSON reports, and pictures of any size from
 strips of rows (kernels' `Renderer.strips`).
 
-Every write is atomic: it goes to a temporary file in the target's folder, which replaces the
-target only once complete. A failure or a cancellation part-way leaves an earlier file at the path
-whole and no temporary file behind. `check_writable` answers, before any work starts, whether a
-path can be written at all.
+Every file the app writes goes through `atomic_path` (or a writer built on it): a temporary file in
+the target's folder, which replaces the target only once complete. A failure or a cancellation
+part-way leaves an earlier file at the path whole and no temporary file behind. A path that is a
+symbolic link is written through to its target (the link stays a link); a device, pipe or socket
+is refused, never replaced. `check_writable` answers, before any work starts, whether a path can be
+written at all; a .npy is written without a memory map, after a check that the disk holds it, so a
+full disk is an OSError with a message, never a SIGBUS.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
+import shutil
 import stat
 
 import numpy as np
@@ -24,15 +29,40 @@ FORMATS = (".png", ".npy")
 HOST_MEMORY_SHARE = 0.8
 
 
+NOT_A_FILE = "it is not a regular file (a device, a pipe or a socket); give a file name"
+
+
+def target_of(path) -> str:
+    """The file a write to `path` replaces: a symbolic link's final target (so that the link stays
+    a link), else `path` itself as an absolute path. OSError (EINVAL) when something other than a
+    regular file is there: a device such as /dev/full is never replaced by a file."""
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:         # nothing there yet (or a loop of links: the write will say so)
+        return real
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file name", path)
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, NOT_A_FILE, path)
+    return real
+
+
 def check_writable(path) -> None:
     """Raise ValueError with a one-line reason when `path` cannot be written: its folder does not
-    exist or is not writable, or it is a folder itself."""
+    exist or is not writable, it is a folder itself, or it is not a regular file (a device, a
+    pipe). A symbolic link is judged by its target."""
     path = os.fspath(path)
     if not path:
         raise ValueError("the output file name is empty")
     if os.path.isdir(path):
         raise ValueError(f"cannot write {path}: it is a folder; give a file name")
-    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        real = target_of(path)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror}") from None
+    folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -51,8 +81,10 @@ def check_export_path(path) -> None:
 @contextlib.contextmanager
 def atomic_path(path):
     """Yield a temporary file name beside `path`; on a clean exit it replaces `path`, on an
-    exception it is removed and `path` stays as it was."""
-    path = os.fspath(path)
+    exception it is removed and `path` stays as it was. A link is written through to its target
+    (the temporary file lies beside the target); what is not a regular file is refused (OSError)
+    before anything is written."""
+    path = target_of(path)
     folder, name = os.path.split(os.path.abspath(path))
     while True:
         tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
@@ -97,20 +129,76 @@ def write_png(path, rgba: np.ndarray, compress_level: int = 6) -> None:
 def write_npy(path, values: np.ndarray) -> None:
     """Write an array as .npy in float64 (the raw values of a frame)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
+    check_room(path, npy_bytes(values.shape))
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.save(fh, values)
 
 
 def write_json(path, obj, indent: int = 2) -> None:
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(obj, fh, indent=indent)
-        fh.write("\n")
+    write_text(path, json.dumps(obj, indent=indent) + "\n")
 
 
 def write_text(path, text: str, newline: str | None = None) -> None:
-    """Write text (a CSV table, a note) atomically, UTF-8; `newline` as for open()."""
+    """Write text (a CSV table, a note, a .kfr location) atomically, UTF-8; `newline` as for
+    open()."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline=newline) as fh:
         fh.write(text)
+
+
+def write_bytes(path, data: bytes) -> None:
+    """Write bytes atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+
+
+def move_into_place(src, path) -> None:
+    """Put the finished file `src` at `path` (through a link to its target; a device refused):
+    renamed where both lie on one file system, else copied atomically and `src` removed."""
+    real = target_of(path)
+    try:
+        os.replace(src, real)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        with atomic_path(real) as tmp:
+            shutil.copyfile(src, tmp)
+        os.remove(src)
+
+
+def free_bytes(folder) -> int | None:
+    """Free space on the disk holding `folder` (None where it cannot be told)."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def npy_bytes(shape, dtype=np.float64) -> int:
+    """The exact size of a .npy file of this shape (format 1.0's header, as written here)."""
+    header = len(_npy_header(shape, dtype))
+    return header + int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _npy_header(shape, dtype=np.float64) -> bytes:
+    import io
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": np.lib.format.dtype_to_descr(
+        np.dtype(dtype)), "fortran_order": False, "shape": tuple(int(n) for n in shape)})
+    return buf.getvalue()
+
+
+def check_room(path, nbytes: int) -> None:
+    """OSError (ENOSPC) in plain words when the disk that will hold `path` has less than
+    `nbytes` free (an earlier file at the path counts as free: it is replaced)."""
+    real = target_of(path)
+    free = free_bytes(os.path.dirname(real))
+    if free is None:
+        return
+    with contextlib.suppress(OSError):
+        free += os.stat(real).st_size
+    if nbytes > free:
+        raise OSError(errno.ENOSPC, f"{os.fspath(path)} needs {human_bytes(nbytes)} but the disk "
+                      f"has {human_bytes(free)} free; free some space or choose another folder")
 
 
 def human_bytes(n: int) -> str:
@@ -152,7 +240,8 @@ class StripWriter:
     """A picture written strip by strip, as the strips arrive, so that its caller may do other
     work between two strips (the window's export job yields there and the view keeps rendering).
 
-    A .npy goes strip by strip into a memory-mapped temporary file (any size); a .png is assembled
+    A .npy goes strip by strip into a temporary file (any size; plain writes, no memory map, so a
+    disk that fills meanwhile is an OSError, and its room is checked before the first strip); a .png is assembled
     in memory first (checked against free host memory when the writer is made) since PNG encoders
     take a whole picture. `add(row0, strip)` each strip, top first; `finish()` puts the file in
     place; `abort()`, or an exception inside `with StripWriter(...)`, leaves an earlier file at the
@@ -183,9 +272,10 @@ class StripWriter:
 
     def _open(self):
         try:
+            check_room(self.path, npy_bytes(self._shape))
             tmp = self._stack.enter_context(atomic_path(self.path))
-            self._out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float64,
-                                                  shape=self._shape)
+            self._out = self._stack.enter_context(open(tmp, "wb"))
+            self._out.write(_npy_header(self._shape))
         except BaseException as exc:
             self._stack.__exit__(type(exc), exc, exc.__traceback__)
             self._closed = True
@@ -202,7 +292,10 @@ class StripWriter:
             raise ValueError(f"{self.path}: the strips run past the picture's {self.height} rows")
         if self._out is None:
             self._open()
-        self._out[row0:row0 + n] = strip
+        if self._png:
+            self._out[row0:row0 + n] = strip
+        else:
+            self._out.write(np.ascontiguousarray(strip).data)
         self.done += n
         return min(1.0, self.done / self.height)
 
@@ -218,17 +311,19 @@ class StripWriter:
             write_png(self.path, self._out)
             self._out = None
         else:
-            self._out.flush()
-            self._out = None      # unmapped before the file is renamed
+            self._out = None      # closed (by the stack) before the file is renamed
             self._stack.close()
 
     def abort(self, exc: BaseException | None = None) -> None:
         if self._closed:
             return
         self._closed = True
-        self._out = None          # unmapped before the file is removed
+        self._out = None          # the file is closed (by the stack) before it is removed
         exc = exc or RuntimeError("the picture was abandoned")
-        self._stack.__exit__(type(exc), exc, exc.__traceback__)
+        # closing a file the disk could not take fails again: the temporary file goes all the same
+        # and the first failure is the one the caller reports
+        with contextlib.suppress(OSError):
+            self._stack.__exit__(type(exc), exc, exc.__traceback__)
 
     def __enter__(self):
         return self

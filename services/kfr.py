@@ -14,9 +14,11 @@ Qt-free (the window's import and export and the command line share it).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Context, Decimal
+from decimal import Context, Decimal, InvalidOperation
 
-from .requests import location_number
+from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
+
+from .requests import iteration_count, location_number
 
 KF_HEIGHT_AT_ZOOM_1 = Decimal(4)
 # a location file is a few kilobytes even with 10,000-digit coordinates
@@ -24,6 +26,11 @@ MAX_KFR_BYTES = 1_000_000
 _CTX = Context(prec=40, Emin=-10 ** 6, Emax=10 ** 6)
 # palette keys written to the Colors line (KF interpolates between them)
 COLOUR_KEYS = 12
+# a Zoom whose power of ten lies outside this range is no place (the widest view is 1e3, the
+# deepest 1e-10000; a little room for the aspect): refused before any arithmetic overflows
+ZOOM_EXP10 = (-5, -MIN_WIDTH_EXP10 + 5)
+# significant digits of a written Zoom: at least this many, or the width's own count
+ZOOM_DIGITS = 40
 
 
 @dataclass(frozen=True)
@@ -71,16 +78,30 @@ def parse_kfr(text: str) -> KfrLocation:
                          "(expected 'Re: …', 'Im: …', 'Zoom: …')")
     re_ = location_number(f["re"], "Re")
     im_ = location_number(f["im"], "Im")
-    zoom = location_number(f["zoom"], "Zoom")
-    if not zoom > 0:
-        raise ValueError(f"Zoom must be a positive magnification, not {f['zoom'][:30]!r}")
+    zoom = _zoom(f["zoom"])
     iterations = None
-    if "iterations" in f:
-        n = location_number(f["iterations"], "Iterations")
-        if n != n.to_integral_value() or n < 1:
-            raise ValueError(f"Iterations must be a whole number above 0, not {f['iterations'][:30]!r}")
-        iterations = int(n)
+    if "iterations" in f:      # refused by its length and size before it becomes an int
+        iterations = iteration_count(f["iterations"], "Iterations")
     return KfrLocation(_plain(re_), _plain(im_), zoom, iterations)
+
+
+def _zoom(text: str) -> Decimal:
+    text = text.strip()
+    shown = text if len(text) <= 30 else text[:27] + "..."
+    if len(text) > 100:
+        raise ValueError(f"Zoom has {len(text):,} characters; a magnification is a short number "
+                         "such as 1.5E+300")
+    try:
+        zoom = Decimal(text)
+    except InvalidOperation:
+        raise ValueError(f"Zoom must be a number, not {shown!r}") from None
+    if not zoom.is_finite() or not zoom > 0:
+        raise ValueError(f"Zoom must be a positive magnification, not {shown!r}")
+    lo, hi = ZOOM_EXP10
+    if not lo <= zoom.adjusted() <= hi:
+        raise ValueError(f"Zoom {shown} is out of range: from 1e{lo} (wider than the whole set) "
+                         f"to 1e{hi} (the deepest supported width, 1e{MIN_WIDTH_EXP10})")
+    return zoom
 
 
 def _plain(d: Decimal) -> str:
@@ -92,10 +113,15 @@ def _plain(d: Decimal) -> str:
 
 
 def zoom_for(width, w: int, h: int) -> Decimal:
-    """KF's Zoom for a picture `width` across at w × h pixels."""
+    """KF's Zoom for a picture `width` across at w × h pixels: computed exactly enough, then
+    rounded to the digits the width has (at least ZOOM_DIGITS) less two, so that the rounding of
+    a width read from a Zoom (1000 -> 0.0071111…) does not come back as 1000.00000000000000002."""
     width = location_number(width, "the width")
-    height = _CTX.divide(_CTX.multiply(width, Decimal(int(h))), Decimal(int(w)))
-    return _CTX.divide(KF_HEIGHT_AT_ZOOM_1, height)
+    digits = max(ZOOM_DIGITS, len(width.as_tuple().digits))
+    exact = Context(prec=digits + 10, Emin=_CTX.Emin, Emax=_CTX.Emax)
+    zoom = exact.divide(exact.multiply(KF_HEIGHT_AT_ZOOM_1, Decimal(int(w))),
+                        exact.multiply(width, Decimal(int(h))))
+    return Context(prec=digits - 2, Emin=_CTX.Emin, Emax=_CTX.Emax).plus(zoom)
 
 
 def format_kfr(center_re, center_im, width, size: tuple[int, int], iterations: int,
@@ -112,7 +138,7 @@ def format_kfr(center_re, center_im, width, size: tuple[int, int], iterations: i
         n = len(colours)
         pick = [colours[min(n - 1, round(i * (n - 1) / (COLOUR_KEYS - 1)))] for i in range(COLOUR_KEYS)]
         keys = [tuple(int(c) for c in row[:3]) for row in pick]
-    lines = [f"Re: {re_}", f"Im: {im_}", f"Zoom: {format(zoom.normalize(_CTX), 'E')}",
+    lines = [f"Re: {re_}", f"Im: {im_}", f"Zoom: {format(zoom.normalize(Context(prec=len(zoom.as_tuple().digits))), 'E')}",
              f"Iterations: {int(iterations)}", "IterDiv: 1.000000", "SmoothMethod: 0",
              "ColorMethod: 0", "Smooth: 1",
              "Colors: " + ",".join(f"{r},{g},{b}" for r, g, b in keys) + ","]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.backend import Backend
-from kernels.mandelbrot.jobs import renderer_of
+from kernels.mandelbrot.jobs import releasing, renderer_of
 from kernels.scheduler import JobContext
 
 from .movie import MovieFrameJob, MovieSpec, prepare
@@ -112,4 +112,5 @@ def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):
             yield progress()
 
 
-HANDLERS = {MovieExport: export_movie}
+# the movie's renderers (one per lane, each with its reference orbit) go when it ends
+HANDLERS = {MovieExport: releasing(export_movie, "movie")}

@@ -3,15 +3,22 @@ and the finished segments, each written whole or not at all. After an interrupti
 full disk, Cancel in the window) the same movie skips the finished segments; a parts folder of
 another movie is refused with one line (--restart discards it). A PNG sequence
 (`DIR/frame%05d.png`) keeps one file per frame and the plan in `DIR/.frame%05d.png.plan.json`.
-The folder and its plan are services.parts.PartsFolder, as a poster's are."""
+The folder and its plan are services.parts.PartsFolder, as a poster's are.
+
+A folder is resumed only from a plan that is this movie's and whose segments fit it; segments
+without a plan, or a plan whose cut does not add up to the movie, are set aside (renamed
+OUT.parts.set-aside) with a note, never resumed. One run at a time makes an output: a lock file
+beside it (`.NAME.lock`, the process id in it) refuses a second run while the first is alive."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import secrets
 import shutil
 
-from .movie import Movie, OtherMovie, frame_file, is_png_pattern
-from .parts import PLAN_VERSION, PartsFolder
+from .movie import Movie, MovieError, OtherMovie, frame_file, is_png_pattern
+from .parts import PLAN_VERSION, PartsFolder, checked_cut, set_aside
 
 # a segment is about this long (the plan's cut is made once, and kept when the movie resumes)
 SEGMENT_SECONDS = 1.0
@@ -29,6 +36,86 @@ def plan_path(out: str) -> str:
     if is_png_pattern(out):
         return os.path.join(parts_dir(out), f".{os.path.basename(out)}.plan.json")
     return os.path.join(parts_dir(out), "plan.json")
+
+
+class MovieBusy(MovieError):
+    """Another run, alive, is making the same output."""
+
+    def __init__(self, message: str):
+        super().__init__(message, unusable=True)
+
+
+def lock_path(out: str) -> str:
+    folder, name = os.path.split(os.path.abspath(os.fspath(out)))
+    return os.path.join(folder, f".{name}.lock")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:       # someone else's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class OutputLock:
+    """The lock of one output against other processes: `acquire()` (MovieBusy while another live
+    process holds it; a lock whose process has gone is stale and taken over), `release()` (only
+    a lock still this one's). Within one process the window allows one movie export at a time,
+    and a cancelled export's writer may close after the next has started: it is not refused."""
+
+    def __init__(self, out: str):
+        self.out = os.fspath(out)
+        self.path = lock_path(out)
+        self.mark = f"{os.getpid()} {secrets.token_hex(8)}\n"
+        self.held = False
+
+    def holder(self) -> int | None:
+        """The live process other than this one that holds the lock, or None."""
+        try:
+            with open(self.path, encoding="ascii") as fh:
+                pid = int((fh.read(64).split() or ["0"])[0])
+        except (OSError, ValueError):
+            return None
+        return pid if pid > 0 and pid != os.getpid() and _alive(pid) else None
+
+    def check(self) -> None:
+        pid = self.holder()
+        if pid is not None:
+            raise MovieBusy(f"another run (process {pid}) is making {self.out}; wait for it to "
+                            f"end or stop it (if none is running, remove {self.path})")
+
+    def acquire(self) -> None:
+        self.check()
+        tmp = f"{self.path}.{secrets.token_hex(4)}.tmp"
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(self.mark)
+        try:
+            while True:
+                try:
+                    os.link(tmp, self.path)       # atomic: fails if a lock is there
+                    break
+                except FileExistsError:
+                    self.check()                  # a live one: refused
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(self.path)      # stale, or this process's earlier export
+        finally:
+            os.remove(tmp)
+        self.held = True
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        with contextlib.suppress(OSError):
+            with open(self.path, encoding="ascii") as fh:
+                if fh.read(64) != self.mark:
+                    return                        # taken over since: not ours to remove
+            os.remove(self.path)
 
 
 def cut_segments(frames: int, fps: int, lanes: int) -> list[tuple[int, int]]:
@@ -51,6 +138,7 @@ class Parts(PartsFolder):
         self.png = movie.spec.kind == "png"
         self.segments = ([(k, 1) for k in range(movie.frames)] if self.png else
                          cut_segments(movie.frames, movie.spec.fps, lanes))
+        self.notes: list[str] = []       # parts found inconsistent and set aside
 
     def matches(self, old: dict) -> bool:
         return old.get("version") == PLAN_VERSION and old.get("movie") == self.plan
@@ -60,9 +148,12 @@ class Parts(PartsFolder):
             return frame_file(self.out, self.segments[i][0])
         return os.path.join(self.folder, f"segment-{i:05d}.mp4")
 
-    def check(self, restart: bool = False) -> None:
-        """Nothing written: OtherMovie when the folder holds another movie's parts and `restart`
-        is not given."""
+    def check(self, restart: bool = False, lock: bool = True) -> None:
+        """Nothing written: MovieBusy while another run makes this output (`lock`: checked here,
+        not by the writer holding it), OtherMovie when the folder holds another movie's parts
+        and `restart` is not given."""
+        if lock:
+            OutputLock(self.out).check()
         if restart:
             return
         if self.holds_other():
@@ -77,16 +168,26 @@ class Parts(PartsFolder):
     def open(self, restart: bool = False) -> int:
         """Make or reopen the folder (check() first); returns the number of frames already
         finished."""
-        self.check(restart)
+        self.check(restart, lock=False)      # the writer holds the lock by now
         if restart:
             self.discard()
         old = self.read_plan()
-        if old and not self.png and old.get("segments"):
-            self.segments = [tuple(s) for s in old["segments"]]
+        if not self.png and old is not None:
+            try:       # the cut is the plan's own: checked against this movie before it is used
+                self.segments = checked_cut(old.get("segments"), self.movie.frames)
+            except ValueError as exc:
+                self._set_aside(f"its plan does not fit this movie ({exc})")
+        elif not self.png and os.path.isdir(self.folder) and os.listdir(self.folder):
+            self._set_aside("it holds parts but no plan (another run may have been making them)")
         self.make()
         self.write_plan({"version": PLAN_VERSION, "movie": self.plan,
                          "segments": None if self.png else self.segments})
         return self.done_frames()
+
+    def _set_aside(self, why: str) -> None:
+        aside = set_aside(self.folder)
+        self.notes.append(f"{self.folder} was set aside as {aside}: {why}; every segment is made "
+                          "afresh")
 
     def _where(self) -> str:
         return f"the folder of {self.out}" if self.png else self.folder

@@ -24,7 +24,7 @@ import numpy as np
 
 from .files import write_png
 from .movie import DiskFull, Movie
-from .movie_parts import Parts
+from .movie_parts import OutputLock, Parts
 
 # encoder lanes: at most this many, and at least two cores each (x264 threads within a lane)
 MAX_LANES = 8
@@ -128,7 +128,14 @@ class MovieWriter:
             from .video import NVENC_LANES
             self.lanes_wanted = min(self.lanes_wanted, NVENC_LANES)
         self.parts = Parts(movie, self.lanes_wanted)
-        self.resumed = self.parts.open(restart)
+        # one run at a time on an output: a second is refused (MovieBusy) while this one lives
+        self.lock = OutputLock(movie.spec.out)
+        self.lock.acquire()
+        try:
+            self.resumed = self.parts.open(restart)
+        except BaseException:
+            self.lock.release()
+            raise
         self.progress = progress
         w, h = spec.size
         frame_bytes = w * h * 4
@@ -248,9 +255,9 @@ class MovieWriter:
         """Wait for the lanes, then write the output (a video from its segments). Returns the
         number of frames in the movie."""
         self.start()
-        for lane in self.lanes:
-            lane.join()
-        self._raise_lane_error()
+        # a lane that failed is reported at once, not after the others are waited for
+        while not self.wait_lanes(0.1):
+            pass
         missing = self.parts.pending()
         if missing:
             raise RuntimeError(f"{len(missing)} segments were never finished")
@@ -267,6 +274,7 @@ class MovieWriter:
                 raise
         self.join_s = time.perf_counter() - t0
         self.parts.remove()
+        self.lock.release()
         return self.total
 
     def abort(self, grace_s: float = 5.0) -> None:
@@ -287,6 +295,7 @@ class MovieWriter:
         for lane in self.lanes:
             if lane.is_alive():
                 lane.join(max(0.0, deadline - time.perf_counter()))
+        self.lock.release()
 
     def kept(self) -> tuple[int, int]:
         """(frames, segments) finished and kept on disk."""

@@ -18,6 +18,61 @@ from .files import write_json
 
 # the layout of the plans written here; a plan of another version belongs to another output
 PLAN_VERSION = 1
+# what a file found inconsistent is renamed to (beside it), so that nothing is resumed from it
+SET_ASIDE = ".set-aside"
+
+
+def set_aside(path: str) -> str:
+    """Rename `path` (a file or a folder) to PATH.set-aside, replacing an earlier one; returns the
+    new name. Resume state that does not fit its request goes there instead of being trusted."""
+    aside = os.fspath(path) + SET_ASIDE
+    if os.path.isdir(aside) and not os.path.islink(aside):
+        shutil.rmtree(aside, ignore_errors=True)
+    elif os.path.lexists(aside):
+        os.remove(aside)
+    os.replace(path, aside)
+    return aside
+
+
+def read_json(path: str):
+    """The JSON document at `path`; ValueError (in plain words) where it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def checked_indices(value, total: int, what: str) -> set[int]:
+    """The indices in `value` (a list of whole numbers from 0 to total-1, each once); ValueError
+    saying what is wrong otherwise (a dict, strings, null, a band 99999 of 12)."""
+    if not isinstance(value, list):
+        raise ValueError(f"the list of finished {what} is a {type(value).__name__}, not a list")
+    bad = [v for v in value if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < total]
+    if bad:
+        raise ValueError(f"the list of finished {what} holds {bad[0]!r}, not one of 0 to {total - 1}")
+    if len(set(value)) != len(value):
+        raise ValueError(f"the list of finished {what} names one twice")
+    return set(value)
+
+
+def checked_cut(value, frames: int) -> list[tuple[int, int]]:
+    """A movie plan's segments: [first, count] pairs, each count 1 or more, in order from frame 0
+    without gap or overlap, covering exactly `frames` frames; ValueError otherwise (a negative or
+    too-large count would make a movie of the wrong length)."""
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"its segments are a {type(value).__name__}, not a list of segments")
+    cut, at = [], 0
+    for seg in value:
+        ok = (isinstance(seg, list) and len(seg) == 2 and
+              all(isinstance(v, int) and not isinstance(v, bool) for v in seg))
+        if not ok or seg[0] != at or seg[1] < 1:
+            raise ValueError(f"its segment {seg!r} does not follow frame {at}")
+        cut.append((seg[0], seg[1]))
+        at += seg[1]
+    if at != frames:
+        raise ValueError(f"its segments cover {at} frames, not the movie's {frames}")
+    return cut
 
 
 class PartsFolder:

@@ -11,15 +11,14 @@ folder removed.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
 
 import numpy as np
 
-from .files import human_bytes, write_json, write_png
-from .parts import PLAN_VERSION, PartsFolder
+from .files import human_bytes, move_into_place, write_json, write_png
+from .parts import PLAN_VERSION, PartsFolder, checked_indices, read_json, set_aside
 
 # a --render picture larger than this goes in resumable bands even on one GPU
 POSTER_MIN_PIXELS = 64 * 2 ** 20
@@ -60,6 +59,7 @@ class Parts(PartsFolder):
         self.shape, self.dtype = shape, np.dtype(dtype)
         self.done: set[int] = set()
         self.pixels = None
+        self.notes: list[str] = []     # resume state found inconsistent and set aside
 
     def open(self) -> None:
         """Open or create the folder. ValueError (one line) when the folder holds another
@@ -68,8 +68,7 @@ class Parts(PartsFolder):
             raise ValueError(f"{self.folder} holds the bands of another picture (other "
                              "location, size or options); remove that folder to start over")
         if self.resumable() and os.path.exists(self.pixels_path):
-            with open(self.done_path, encoding="utf-8") as fh:
-                self.done = set(json.load(fh).get("bands", []))
+            self.done = self._finished_bands()
             self.pixels = np.load(self.pixels_path, mmap_mode="r+")
             if self.pixels.shape != self.shape or self.pixels.dtype != self.dtype:
                 raise ValueError(f"{self.pixels_path} does not match the picture; remove "
@@ -89,6 +88,22 @@ class Parts(PartsFolder):
                 os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
         write_json(self.done_path, {"bands": []})
         self.write_plan()       # last: a folder with a plan is a usable one
+
+    def _finished_bands(self) -> set[int]:
+        """done.json's bands, checked against the plan; what does not fit is set aside (said in
+        `notes`) and every band is rendered afresh."""
+        total = -(-int(self.plan["size"][1]) // int(self.plan["band_rows"]))
+        try:
+            doc = read_json(self.done_path)
+            if not isinstance(doc, dict):
+                raise ValueError(f"it is a {type(doc).__name__}, not a record of finished bands")
+            return checked_indices(doc.get("bands"), total, "bands")
+        except ValueError as exc:
+            where = set_aside(self.done_path) if os.path.exists(self.done_path) else self.done_path
+            self.notes.append(f"{self.done_path} does not fit this picture ({exc}); set aside as "
+                              f"{where}, every band is rendered afresh")
+            write_json(self.done_path, {"bands": []})
+            return set()
 
     def mark(self, index: int, row0: int, rows: int) -> None:
         """Band `index` is in the picture: flushed to disk, then listed as done."""
@@ -187,7 +202,7 @@ class Poster:
         t0 = time.perf_counter()
         if self.npy:
             self.parts.close()
-            os.replace(self.parts.pixels_path, self.out)
+            move_into_place(self.parts.pixels_path, self.out)   # through a link to its target
         elif self.whole:
             self._write_whole(backend)
         else:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from decimal import Decimal, InvalidOperation
+
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation
 
 from kernels import palettes
 from kernels.distance.request import (
@@ -40,6 +41,15 @@ DEFAULT_RENDER_SIZE = (1920, 1080)
 # file, --center/--width/--iters. The set lies within |c| <= 2; these leave room to look around it.
 MAX_CENTRE = 1e6
 MAX_VIEW_WIDTH = 1e3
+# A number of a location past this power of ten is refused as it is read, before any arithmetic:
+# nothing that large is a place, and Decimal arithmetic on 1e1000000 overflows (decimal.Overflow).
+MAX_NUMBER_EXP10 = 100
+# and one nearer 0 than this (twice the most digits a coordinate may have; 1e-10000 is the deepest
+# width): no place needs it, and Decimal arithmetic on 1e-99999999999 fails (InvalidOperation)
+MIN_NUMBER_EXP10 = -2 * MAX_CENTRE_CHARS
+# an iteration count longer than this is refused before it is converted: '1e999999999' would take
+# minutes to become an int, and 5,000 digits pass Python's limit for int(str)
+MAX_COUNT_CHARS = 40
 
 
 def location_number(value, what: str) -> Decimal:
@@ -68,7 +78,53 @@ def location_number(value, what: str) -> Decimal:
         raise ValueError(f"{what} must be a number, not {value!r}")
     if not d.is_finite():
         raise ValueError(f"{what} must be a finite number, not {value!r}")
+    if not d.is_zero() and d.adjusted() > MAX_NUMBER_EXP10:
+        raise ValueError(f"{what} {_short(d)} is far out of range: a centre lies within "
+                         f"±{MAX_CENTRE:g} and a width is at most {MAX_VIEW_WIDTH:g}")
+    if not d.is_zero() and d.adjusted() < MIN_NUMBER_EXP10:
+        raise ValueError(f"{what} {_short(d)} is far out of range: the deepest width supported "
+                         f"is 1e{MIN_WIDTH_EXP10}")
     return d
+
+
+def iteration_count(value, what: str, hint: str = "") -> int:
+    """A whole number from 1 to MAX_ITER_LIMIT from an int, a Decimal, a float or text ("5000",
+    "1e6"); ValueError naming the limit otherwise ("{what} must be …{hint}; got …"). Text is
+    refused by its length and a number by its size before it is turned into an int."""
+    form = f"{what} must be a whole number from 1 to {MAX_ITER_LIMIT:,}{hint}"
+    if isinstance(value, bool):
+        raise ValueError(f"{form}; got {value!r}")
+    if isinstance(value, numbers.Integral):
+        n = int(value)
+        if not 1 <= n <= MAX_ITER_LIMIT:
+            shown = f"{n:,}" if n.bit_length() <= 64 else f"a number of {len(hex(n)) - 2:,} hex digits"
+            raise ValueError(f"{what} must be from 1 to {MAX_ITER_LIMIT:,}{hint}; got {shown}")
+        return n
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_COUNT_CHARS:
+            raise ValueError(f"{form}; got a number of {len(text):,} characters")
+        try:
+            d = Decimal(text)
+        except InvalidOperation:
+            raise ValueError(f"{form}; got {_clip(text)}") from None
+    elif isinstance(value, Decimal):
+        d = value
+    elif isinstance(value, numbers.Real):
+        d = Decimal(repr(float(value))) if math.isfinite(float(value)) else Decimal("nan")
+    else:
+        raise ValueError(f"{form}; got {_clip(value)}")
+    shown = _clip(value) if isinstance(value, str) else _short(d) if d.is_finite() else str(d)
+    if not d.is_finite():
+        raise ValueError(f"{form}; got {shown}")
+    if not d.is_zero() and d.adjusted() > 18:      # a whole number, far past the limit
+        raise ValueError(f"{what} must be from 1 to {MAX_ITER_LIMIT:,}{hint}; got {shown}")
+    if d != d.to_integral_value():
+        raise ValueError(f"{form}; got {shown}")
+    n = int(d)
+    if not 1 <= n <= MAX_ITER_LIMIT:
+        raise ValueError(f"{what} must be from 1 to {MAX_ITER_LIMIT:,}{hint}; got {shown}")
+    return n
 
 
 def check_location(center_re, center_im, width, iterations=None) -> None:
@@ -82,23 +138,38 @@ def check_location(center_re, center_im, width, iterations=None) -> None:
     w = location_number(width, "the width")
     for what, d in (("the centre's real part", re_), ("the centre's imaginary part", im_)):
         if abs(d) > Decimal(repr(MAX_CENTRE)):
-            raise ValueError(f"{what} {float(d):g} is too far out; the set lies within |c| ≤ 2")
+            raise ValueError(f"{what} {_shown(d)} is too far out (at most ±{MAX_CENTRE:g}); the set "
+                             "lies within |c| ≤ 2")
     if not w > 0:
         raise ValueError(f"the width must be a positive number, not {_short(w)}")
     if w > Decimal(repr(MAX_VIEW_WIDTH)):
-        raise ValueError(f"the width {float(w):g} is too large; the whole set is about 3 wide")
+        raise ValueError(f"the width {_shown(w)} is too large (at most {MAX_VIEW_WIDTH:g}); the "
+                         "whole set is about 3 wide")
     if log10_of(w) < MIN_WIDTH_EXP10:
         raise ValueError(f"the width {_short(w)} is deeper than the deepest supported, 1e{MIN_WIDTH_EXP10}")
     if iterations is not None:
         ok = isinstance(iterations, numbers.Integral) and not isinstance(iterations, bool)
         if not ok or not 1 <= iterations <= MAX_ITER_LIMIT:
+            shown = (repr(iterations) if not ok or iterations.bit_length() <= 64
+                     else "a number too large to show")
             raise ValueError(f"the iteration count must be a whole number from 1 to "
-                             f"{MAX_ITER_LIMIT:,} (or automatic), not {iterations!r}")
+                             f"{MAX_ITER_LIMIT:,} (or automatic), not {shown}")
+
+
+def _shown(d) -> str:
+    """A number for a message: plainly where float64 shows it well, else as _short does."""
+    return f"{float(d):g}" if d.is_zero() or -20 <= d.adjusted() <= 20 else _short(d)
 
 
 def _short(d) -> str:
     s = str(d)
-    return s if len(s) <= 30 else f"{float(d.scaleb(-d.adjusted())):.3g}e{d.adjusted()}"
+    if len(s) <= 30:
+        return s
+    return f"{float(d.scaleb(-d.adjusted(), _WIDE)):.3g}e{d.adjusted()}"
+
+
+# arithmetic on a number of any exponent (what the default context would call an overflow)
+_WIDE = Context(prec=28, Emin=MIN_EMIN, Emax=MAX_EMAX)
 
 
 def place_request(center_re, center_im, width, size, max_iter: int, **colouring):
@@ -137,7 +208,7 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
             location_number(cx, "X")
             location_number(cy, "Y")
         except ValueError as exc:
-            if "characters" in str(exc):
+            if "characters" in str(exc) or "out of range" in str(exc):
                 raise ValueError(f"--center: {exc}") from None
             raise ValueError(f"--center must be two finite numbers X,Y such as -0.5,0 ({exc})") from None
     view_width = "3"
@@ -146,7 +217,7 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         try:
             w = location_number(view_width, "--width")
         except ValueError as exc:
-            if "characters" in str(exc):
+            if "characters" in str(exc) or "out of range" in str(exc):
                 raise
             what = "a finite number" if "finite" in str(exc) else "a number"
             raise ValueError(f"--width must be {what} above 0 such as 3 or 1e-6; "
@@ -155,20 +226,7 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
             raise ValueError(f"--width must be a finite number above 0 such as 3 or 1e-6; "
                              f"got {_clip(opts['width'])}")
     if opts.get("iters") is not None and str(opts["iters"]).strip().lower() != "auto":
-        raw = str(opts["iters"]).strip()
-        try:
-            iters = int(raw)
-        except ValueError:
-            try:  # "1e6" is a fine way to say a million, "2.5" is not a count
-                f = float(raw)
-                iters = int(f) if math.isfinite(f) and f == int(f) else None
-            except (ValueError, OverflowError):
-                iters = None
-            if iters is None:
-                raise ValueError(f"--iters must be a whole number from 1 to {MAX_ITER_LIMIT:,} "
-                                 f"(or auto); got {raw!r}") from None
-        if not 1 <= iters <= MAX_ITER_LIMIT:
-            raise ValueError(f"--iters must be from 1 to {MAX_ITER_LIMIT:,} (or auto); got {raw!r}")
+        iters = iteration_count(str(opts["iters"]), "--iters", " (or auto)")
     else:
         iters = auto_iterations(view_width)
     palette = palettes.DEFAULT

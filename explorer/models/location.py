@@ -14,11 +14,11 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, log10_of
-from kernels.mandelbrot.request import MAX_ITER_LIMIT
 from services import kfr
-from services.requests import check_location, location_number
+from services.requests import check_location, iteration_count, location_number
 
 EXAMPLE = "center=-0.75,0 width=3.5 iters=500"
 # two coordinates of the longest accepted length, the width and the keys
@@ -89,7 +89,14 @@ def _number(text: str, what: str) -> Decimal:
         raise ValueError(f"{what} {text!r} is not a number") from None
     if not d.is_finite():
         raise ValueError(f"{what} must be a finite number, not {text}")
-    return d
+    return location_number(d, what)      # 1e1000000 is refused here, before any arithmetic
+
+
+def _exact_aspect(aspect) -> tuple[Decimal, Decimal]:
+    """The picture's width / height as the ratio of two whole numbers (1920/1080, not the float
+    1.7777777777777777), so that a KF Zoom read and written again comes back as it was."""
+    ratio = Fraction(aspect).limit_denominator(1 << 20)
+    return Decimal(ratio.numerator), Decimal(ratio.denominator)
 
 
 def parse_location(text: str, aspect: float = 16 / 9) -> Location:
@@ -103,12 +110,11 @@ def parse_location(text: str, aspect: float = 16 / 9) -> Location:
         raise ValueError(f"the pasted text has {len(t):,} characters, too many for a location "
                          f"(coordinates of up to {MAX_CENTRE_CHARS:,} digits are accepted)")
     if kfr.looks_like_kfr(t):
-        k = kfr.parse_kfr(t)
-        width = kfr.KF_HEIGHT_AT_ZOOM_1 / k.zoom * Decimal(repr(float(aspect)))
+        k = kfr.parse_kfr(t)      # its Zoom and Iterations refused by size before any arithmetic
+        across, down = _exact_aspect(aspect)
+        width = k.width(across, down)
         c_re, c_im = Decimal(k.center_re), Decimal(k.center_im)
         iterations = k.iterations
-        if iterations is not None and not 1 <= iterations <= MAX_ITER_LIMIT:
-            raise ValueError(f"Iterations must be from 1 to {MAX_ITER_LIMIT:,}, not {iterations:,}")
         check_location(c_re, c_im, width, iterations)
         return Location(c_re, c_im, width, iterations)
     found: dict[str, str] = {}
@@ -136,10 +142,7 @@ def parse_location(text: str, aspect: float = 16 / 9) -> Location:
     iterations = None
     raw = found.get("iters")
     if raw is not None and raw.lower() != "auto":
-        n = _number(raw.split(",")[0].split()[0], "the iteration count")
-        if n != n.to_integral_value() or not (1 <= n <= MAX_ITER_LIMIT):
-            raise ValueError(f"iters must be a whole number from 1 to {MAX_ITER_LIMIT:,} (or auto), not {raw}")
-        iterations = int(n)
+        iterations = iteration_count(raw.split(",")[0].split()[0], "iters", " (or auto)")
     check_location(c_re, c_im, width, iterations)    # the limits a bookmark or --center meets
     return Location(c_re, c_im, width, iterations)
 
@@ -154,16 +157,14 @@ def location_from_values(center_re, center_im, width, iterations) -> Location:
         d = Decimal(str(v)) if not isinstance(v, Decimal) else v
         if not d.is_finite():
             raise ValueError(f"{what} must be a finite number, not {v}")
-        return d
+        return location_number(d, what) if what != "the iteration count" else d
     c_re = decimal(center_re, "the centre's real part")
     c_im = decimal(center_im, "the centre's imaginary part")
     w = decimal(width, "the width")
     if iterations in (None, "auto"):
         iterations = None
-    else:
-        n = decimal(iterations, "the iteration count")
-        if n != n.to_integral_value():
-            raise ValueError(f"the iteration count must be a whole number, not {iterations}")
-        iterations = int(n)
+    else:      # by size before it becomes an int: 1e999999999 would take minutes
+        iterations = iteration_count(decimal(iterations, "the iteration count"),
+                                     "the iteration count")
     check_location(c_re, c_im, w, iterations)
     return Location(c_re, c_im, w, iterations)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QFileDialog
 
+from services.files import write_text
+
 from .export_fields import remember_folder, start_folder, start_path
 
 
@@ -40,7 +42,7 @@ class PlaceActions:
         model = self.view.model
         try:
             loc = model.place_from_text(text)
-        except ValueError as exc:
+        except (ValueError, ArithmeticError) as exc:   # an exception must never leave a slot
             self._say(f"Cannot paste location: {exc}", 6000)
             return False
         if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
@@ -57,7 +59,7 @@ class PlaceActions:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read(2_000_000)
             re_, im_, width, iterations = model.place_from_kfr(text)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, ArithmeticError) as exc:
             self._say(f"Cannot open {path}: {_reason(exc)}", 6000)
             return False
         if not self.view.go_to(re_, im_, width, iterations):
@@ -70,9 +72,8 @@ class PlaceActions:
         """Write the current place as a .kfr file (KF's Zoom from this canvas's aspect)."""
         try:
             text = self.view.model.kfr_text()
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-        except (OSError, ValueError) as exc:
+            write_text(path, text, newline="")   # whole or not at all: a failure keeps the old file
+        except (OSError, ValueError, ArithmeticError) as exc:
             self._say(f"Cannot save {path}: {_reason(exc)}", 6000)
             return False
         self._say(f"Saved {path}", 3000)

@@ -66,6 +66,28 @@ def _kept(owner, kind: str, role: str = "view", series=None):
     return owner.renderer(key, lambda: _make(kind, backend))
 
 
+def release_role(owner, role: str) -> int:
+    """Drop the Mandelbrot renderers `owner` keeps for `role` (every kind and series): an
+    export's or a movie's own renderers go when it ends, not with the window. Returns how many."""
+    drop = getattr(owner, "drop_renderers", None)
+    if drop is None:
+        return 0
+    return drop(lambda name: isinstance(name, tuple) and len(name) >= 3 and
+                name[0] == "mandelbrot" and name[2] == role)
+
+
+def releasing(handler, role: str):
+    """A generator job handler that drops its `role` renderers however it ends (done, failed,
+    cancelled)."""
+    def run(ctx: JobContext, job):
+        try:
+            return (yield from handler(ctx, job))
+        finally:
+            release_role(ctx, role)
+    run.__name__ = getattr(handler, "__name__", "run")
+    return run
+
+
 def _progress_reporter(ctx: JobContext):
     """progress(fraction, stage) for DeepRenderer: DeepProgress items through ctx.report, at most
     one per PROGRESS_EVERY_S per stage besides each stage's first and last."""
