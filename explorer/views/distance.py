@@ -30,6 +30,7 @@ PALETTES = ("viridis", "inferno", "magma", "plasma", "cividis", "turbo", "CET-L1
 CPU_STRATEGY_TIP = ("The three strategies differ only in what is copied to the GPU. On the CPU "
                     "there is no bus to cross: all three are the same computation (the CPU twin).")
 STRATEGY_KEYS_TIP = f" (Alt+{'/'.join(str(i + 1) for i in range(len(kd.STRATEGIES)))})"
+HOVER_HINT = "Hover: distance · click: new reference"
 SIM_BROADCAST_TIP = ("Not available under numba's CUDA simulator, which cannot build "
                      "@vectorize(target='cuda') ufuncs; it runs on a real GPU.")
 
@@ -82,9 +83,12 @@ class DistanceView(BaseView):
         self.world_button.setToolTip("Show the whole world (Home)")
         self.readout = QLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.readout.setText(HOVER_HINT)        # an empty foot told a new user nothing
         self.rings_label = QLabel()
         self.rings_label.setToolTip("Dashed rings are iso-distance lines, drawn from the formula")
-        credit = QLabel(f"Coastline: {COASTLINE_CREDIT}")
+        # short, so the readout keeps its room in a narrow window; the whole credit in the tooltip
+        credit = QLabel("Coastline: Natural Earth")
+        credit.setToolTip(f"Coastline: {COASTLINE_CREDIT}")
         credit.setStyleSheet("color: gray")
 
         self.strategy_label = QLabel("&Strategy:")
@@ -304,7 +308,7 @@ class DistanceView(BaseView):
             bar.clearMessage()
         self._hover_at = None
         self.hover_text = ""
-        self.readout.setText("")
+        self.readout.setText(HOVER_HINT)
 
     def hideEvent(self, ev):
         super().hideEvent(ev)

@@ -6,7 +6,7 @@ from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication, QLabel, QMainWindow, QTabWidget
 
-from explorer.views.distance import DistanceView, format_lat_lon
+from explorer.views.distance import HOVER_HINT, DistanceView, format_lat_lon
 from explorer.views.distance_map import coastline_xy, ring_step, split_at_jumps
 from kernels.distance import renderer as kdr
 from kernels.distance import request as kd
@@ -168,13 +168,24 @@ def test_the_hover_line_leaves_the_status_bar_with_the_tab(qtbot, scheduler, cpu
     qtbot.waitUntil(lambda: bool(view.hover_text), timeout=WAIT_MS)
     assert win.statusBar().currentMessage() == view.hover_text
     tabs.setCurrentWidget(other)
-    assert win.statusBar().currentMessage() == "" and view.readout.text() == ""
+    assert win.statusBar().currentMessage() == "" and view.readout.text() == HOVER_HINT
     # a message that is not the hover line is left alone
     tabs.setCurrentWidget(view)
     win.statusBar().showMessage("Switched to the CPU")
     tabs.setCurrentWidget(other)
     assert win.statusBar().currentMessage() == "Switched to the CPU"
     view.shutdown()
+
+
+def test_first_look_readable_ring_labels_and_a_foot_that_says_what_to_do(cpu_view):
+    """Seen at 800×600: an empty readout told nothing, the coastline credit crowded it out, and
+    ring labels over the dark end of the palette were grey boxes."""
+    assert cpu_view.readout.text() == HOVER_HINT
+    cpu_view.resize(800, 600)
+    QApplication.processEvents()
+    assert cpu_view.readout.width() >= cpu_view.readout.fontMetrics().horizontalAdvance(HOVER_HINT)
+    labels = [t for t in cpu_view.canvas._ring_labels if t.isVisible()]
+    assert labels and all(t.fill.color().alpha() >= 200 for t in labels)
 
 
 def test_unit_switch_relabels_the_colour_bar(qtbot, cpu_view):
