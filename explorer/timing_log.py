@@ -99,9 +99,23 @@ class TimingLog:
         return True
 
     def reset(self):
+        """Forget every history."""
         self.histories.clear()
         self.shown_key = self.arriving = None
         self.jobs = 0
+
+    def reset_shown(self) -> tuple | None:
+        """Forget the history on screen only; the others stay. The panel keeps waiting for that
+        view (its next job starts a fresh history there). Returns the key cleared, if any."""
+        key = self.shown_key
+        if key is None or key not in self.histories:
+            return None
+        del self.histories[key]
+        self.wanted_source = key[0]
+        self.shown_key = None
+        if self.arriving == key:
+            self.arriving = None
+        return key
 
     def keys(self) -> list[tuple]:
         return list(self.histories)

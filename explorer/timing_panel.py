@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtGui import QAction
 from PyQt6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                              QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -105,8 +106,14 @@ class TimingPanel(QWidget):
         self.table_note.setWordWrap(True)
         self.table_note.setStyleSheet("color: #555;")
         self.reset_btn = QPushButton("Reset")
-        self.reset_btn.setToolTip("Clear every view's history and totals")
+        self.reset_btn.setToolTip("Clear the history and totals of the jobs shown (the view and "
+                                  "backend picked above); the other views keep theirs. "
+                                  "Right-click: Reset all")
         self.reset_btn.clicked.connect(self.reset)
+        self.reset_btn.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.reset_all_action = QAction("Reset all (every view's history)", self.reset_btn)
+        self.reset_all_action.triggered.connect(self.reset_all)
+        self.reset_btn.addAction(self.reset_all_action)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Jobs of"))
@@ -146,6 +153,13 @@ class TimingPanel(QWidget):
         self.refresh()
 
     def reset(self):
+        """Clear the shown history (one view on one backend) only."""
+        self.log.reset_shown()
+        self._dirty = True
+        self.refresh()
+
+    def reset_all(self):
+        """Clear every view's history."""
         self.log.reset()
         self._dirty = True
         self.refresh()
@@ -194,20 +208,25 @@ class TimingPanel(QWidget):
 
     def _refresh_combo(self):
         keys = self.log.keys()
+        # a view reset while others kept their jobs: listed as waiting, not as another view
+        waiting = bool(keys) and self.log.shown_key is None
+        wanted = keys + [None] if waiting else keys
         current = [self.source_combo.itemData(i) for i in range(self.source_combo.count())]
-        if current != keys:
+        if current != wanted:
             self.source_combo.blockSignals(True)
             self.source_combo.clear()
             for k in keys:
                 self.source_combo.addItem(key_text(k), k)
+            if waiting:
+                self.source_combo.addItem(f"{source_title(self.log.wanted_source)} — no jobs "
+                                          "since the reset", None)
             self.source_combo.blockSignals(False)
         if not keys:
             self.source_combo.addItem("no jobs yet", None)
             self.source_combo.setEnabled(False)
             return
         self.source_combo.setEnabled(True)
-        if self.log.shown_key in keys:
-            self.source_combo.setCurrentIndex(keys.index(self.log.shown_key))
+        self.source_combo.setCurrentIndex(wanted.index(self.log.shown_key))
 
     def _refresh_chart(self, h: History | None):
         frames = list(h.frames) if h else []

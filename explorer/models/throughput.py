@@ -199,6 +199,20 @@ class ThroughputModel:
         """The last sweep ran to its end (not cancelled, failed or stopped by an error)."""
         return self.state == "done"
 
+    @property
+    def partial(self) -> bool:
+        """The results are not a whole sweep: it was cancelled, failed, stopped or still runs."""
+        return self.state not in ("done", "idle")
+
+    def completeness(self) -> str:
+        """What the results are, in words: "complete: 26 of 26 points" or, e.g., "partial (sweep
+        cancelled): 7 of 26 points"."""
+        counts = f"{len(self.points)} of {self.total} points"
+        if not self.partial:
+            return f"complete: {counts}"
+        why = "still running" if self.running else self.state
+        return f"partial (sweep {why}): {counts}"
+
     def start(self) -> SweepRequest | None:
         """Forget the last results and return the request of a sweep of the current settings;
         None (with a status line saying why) when nothing is ticked."""
@@ -331,6 +345,9 @@ class ThroughputModel:
         now = now or _dt.datetime.now(_dt.timezone.utc)
         return {"view": VIEW_ID, "backend": self.backend.name, "device": self.backend.device,
                 "date": now.isoformat(timespec="seconds"),
+                # a reader must not take a cancelled or failed sweep's points for the whole sweep
+                "state": self.state, "partial": self.partial, "points_done": len(self.points),
+                "points_planned": self.total, "completeness": self.completeness(),
                 "op": self.sweep_op, "references_gbs": self.refs,
                 "crossover_n": self.crossover_n(), "unavailable": self.unavailable,
                 "error": self.last_error,

@@ -14,8 +14,8 @@ import time
 
 from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QKeySequence, QShortcut
-from PyQt6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
-                             QVBoxLayout)
+from PyQt6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMainWindow, QPushButton,
+                             QSizePolicy, QVBoxLayout)
 
 from kernels.distance import request as kd
 from kernels import palettes
@@ -30,6 +30,7 @@ PALETTES = ("viridis", "inferno", "magma", "plasma", "cividis", "turbo", "CET-L1
 CPU_STRATEGY_TIP = ("The three strategies differ only in what is copied to the GPU. On the CPU "
                     "there is no bus to cross: all three are the same computation (the CPU twin).")
 STRATEGY_KEYS_TIP = f" (Alt+{'/'.join(str(i + 1) for i in range(len(kd.STRATEGIES)))})"
+HOVER_HINT = "Hover: distance · click: new reference"
 SIM_BROADCAST_TIP = ("Not available under numba's CUDA simulator, which cannot build "
                      "@vectorize(target='cuda') ufuncs; it runs on a real GPU.")
 
@@ -55,6 +56,7 @@ class DistanceView(BaseView):
         self.last_frame = None
         self.max_side = MAX_SIDE             # tests shrink it under the CUDA simulator
         self.hover_text = ""
+        self._hover_at: tuple[float, float] | None = None     # lon, lat under the mouse
         self._rendered_on: set = set()       # backends that have delivered a frame (compiled)
         self._started = False
         self._dirty = False
@@ -81,9 +83,12 @@ class DistanceView(BaseView):
         self.world_button.setToolTip("Show the whole world (Home)")
         self.readout = QLabel()
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.readout.setText(HOVER_HINT)        # an empty foot told a new user nothing
         self.rings_label = QLabel()
         self.rings_label.setToolTip("Dashed rings are iso-distance lines, drawn from the formula")
-        credit = QLabel(f"Coastline: {COASTLINE_CREDIT}")
+        # short, so the readout keeps its room in a narrow window; the whole credit in the tooltip
+        credit = QLabel("Coastline: Natural Earth")
+        credit.setToolTip(f"Coastline: {COASTLINE_CREDIT}")
         credit.setStyleSheet("color: gray")
 
         self.strategy_label = QLabel("&Strategy:")
@@ -114,6 +119,7 @@ class DistanceView(BaseView):
         self.canvas.vb.clicked.connect(self._on_click)
         self.canvas.vb.sigRangeChanged.connect(self._on_range_changed)
         self.canvas.hovered.connect(self._on_hover)
+        self.canvas.left.connect(self.clear_hover)
         self.strategy_combo.currentIndexChanged.connect(self._on_strategy)
         self.unit_combo.currentIndexChanged.connect(self._on_unit)
         self.palette_combo.currentIndexChanged.connect(self.request_render)
@@ -149,7 +155,10 @@ class DistanceView(BaseView):
         self.ref = (lat, float(lon))
         self.canvas.set_reference(lat, float(lon))
         self._update_rings()
-        self.status_message.emit(f"Reference point: {format_lat_lon(lat, lon)}", 4000)
+        if self._hover_at is None:
+            self.status_message.emit(f"Reference point: {format_lat_lon(lat, lon)}", 4000)
+        else:       # the hover line names the new reference; it must not keep the old one
+            self._show_hover()
         self.request_render()
 
     def set_strategy(self, strategy: str):
@@ -265,16 +274,45 @@ class DistanceView(BaseView):
     def _on_unit(self, _):
         self.canvas.bar.axis.setLabel(f"distance ({self.unit})")
         self._update_rings()
+        self._show_hover()
         self.request_render()
 
     def _on_hover(self, lon: float, lat: float):
         if not -90.0 <= lat <= 90.0:
             return
+        self._hover_at = (lon, lat)
+        self._show_hover()
+
+    def _show_hover(self):
+        """The readout and status line for the point under the mouse, from the current reference
+        and unit (both change under a still mouse: a click, U)."""
+        if self._hover_at is None:
+            return
+        lon, lat = self._hover_at
         d = kd.distance_km(self.ref[0], self.ref[1], lat, lon) / kd.UNIT_KM[self.unit]
         self.hover_text = (f"{format_lat_lon(lat, lon)}: {format_distance(d, self.unit)} from "
                            f"{format_lat_lon(*self.ref)}")
         self.readout.setText(self.hover_text)
-        self.status_message.emit(self.hover_text, 0)
+        if self.isVisible():
+            self.status_message.emit(self.hover_text, 0)
+
+    def clear_hover(self):
+        """The mouse left the map or the view left the screen: no readout of a point that is not
+        under the mouse, and the window's status line no longer shows it (it stays until replaced,
+        so it showed on the other tabs)."""
+        if self._hover_at is None and not self.hover_text:
+            return
+        win = self.window()
+        bar = win.statusBar() if isinstance(win, QMainWindow) else None
+        if bar is not None and self.hover_text and bar.currentMessage() == self.hover_text:
+            bar.clearMessage()
+        self._hover_at = None
+        self.hover_text = ""
+        self.readout.setText(HOVER_HINT)
+
+    def hideEvent(self, ev):
+        super().hideEvent(ev)
+        self.clear_hover()
 
     def _update_rings(self):
         lat0, lat1, _, _ = self.canvas.visible_bounds()

@@ -356,7 +356,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         (x0, x1), _ = self.vb.viewRange()
         mid = 0.5 * (x0 + x1)
         while len(self._ring_labels) < len(points):
-            item = pg.TextItem(color=(15, 15, 15), fill=pg.mkBrush(255, 255, 255, 120), anchor=(0.5, 0.5))
+            # nearly opaque: over the dark end of a palette a faint box left dark text on purple
+            item = pg.TextItem(color=(15, 15, 15), fill=pg.mkBrush(255, 255, 255, 210), anchor=(0.5, 0.5))
             font = item.textItem.font()
             font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
             item.setFont(font)

@@ -126,11 +126,14 @@ class ThroughputView(BaseView):
 
     def export_csv(self, path: str):
         write_text(path, self.model.csv_text(), newline="")    # atomic: a failure keeps the old file
-        self.status_message.emit(f"Saved {len(self.model.points)} row(s) to {path}", 5000)
+        self.status_message.emit(f"Saved {len(self.model.points)} row(s) to {path}{self._partial()}", 5000)
 
     def export_json(self, path: str):
         write_json(path, self.model.json_document(), indent=1)  # atomic: a failure keeps the old file
-        self.status_message.emit(f"Saved {len(self.model.points)} point(s) to {path}", 5000)
+        self.status_message.emit(f"Saved {len(self.model.points)} point(s) to {path}{self._partial()}", 5000)
+
+    def _partial(self) -> str:
+        return f" — {self.model.completeness()}" if self.model.partial else ""
 
     def save_csv(self, path: str):
         """Export CSV as the dialog does: a path that cannot be written, or a failed write, is

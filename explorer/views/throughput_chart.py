@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QPointF, QRectF, Qt
 
 from kernels.vector import sweep as vector_sweep
 
@@ -24,14 +24,44 @@ IMPL_COLOURS = {"vectorize": "#ff7f0e", "cuda-jit": "#2ca02c", "cuda-jit-stride"
 MODE_STYLES = {"kernel": Qt.PenStyle.SolidLine, "pinned": Qt.PenStyle.DashLine,
                "pageable": Qt.PenStyle.DotLine}
 MODE_SYMBOLS = {"kernel": "o", "pinned": "s", "pageable": "t"}
-# (key, label, grey, line style, label position along the line): neutral so no reference is
-# mistaken for a curve; positions staggered so that equal values (h→d and d→h often are) do not
-# print on top of each other, and at small N where the curves are low
-REF_LINES = (("d2d-copy", "device copy", "#4d4d4d", Qt.PenStyle.DashLine, 0.03),
-             ("h2d-pinned", "h→d pinned", "#737373", Qt.PenStyle.DotLine, 0.03),
-             ("d2h-pinned", "d→h pinned", "#737373", Qt.PenStyle.DashDotLine, 0.42),
-             ("cpu-copy", "CPU copy", "#5e5e5e", Qt.PenStyle.DashDotDotLine, 0.22))
+# (key, label, grey, line style): neutral so no reference is mistaken for a curve
+REF_LINES = (("d2d-copy", "device copy", "#4d4d4d", Qt.PenStyle.DashLine),
+             ("h2d-pinned", "h→d pinned", "#737373", Qt.PenStyle.DotLine),
+             ("d2h-pinned", "d→h pinned", "#737373", Qt.PenStyle.DashDotLine),
+             ("cpu-copy", "CPU copy", "#5e5e5e", Qt.PenStyle.DashDotDotLine))
+# the labels sit above the curves (which draw at z 0) and the crossover line
+LABEL_Z = 20
+LABEL_MARGIN_PX = 4
+KEY_COLUMNS, KEY_SPACING = 6, 12
 KEY_GREY = "#444"              # the legend's mode samples: line style and symbol only
+
+
+def _inside(points: np.ndarray, rect: QRectF) -> int:
+    """How many of the (n, 2) scene points lie in rect."""
+    x, y = points[:, 0], points[:, 1]
+    return int(np.count_nonzero((x >= rect.left()) & (x <= rect.right())
+                                & (y >= rect.top()) & (y <= rect.bottom())))
+
+
+def _stack(rows, box) -> list[float]:
+    """Scene y of each label's bottom edge, rows being (line's scene y, line) at one end of the
+    plot, lowest line first: each label above its line or above the label below it, whichever is
+    higher; labels pushed past the top come back down as far as the labels above them allow,
+    under their line rather than across it."""
+    rows = sorted(rows, key=lambda r: -r[0])
+    bottoms, ceiling = [], math.inf
+    for y, line in rows:
+        bottom = min(y, ceiling, box.bottom())
+        bottoms.append(bottom)
+        ceiling = bottom - line.label.size_px()[1]
+    floor = box.top()
+    for i in range(len(rows) - 1, -1, -1):
+        h = rows[i][1].label.size_px()[1]
+        bottoms[i] = max(bottoms[i], floor + h)
+        if bottoms[i] > rows[i][0] + 1:        # it would cross its own line: under it instead
+            bottoms[i] = max(bottoms[i], rows[i][0] + h + 1)
+        floor = bottoms[i]
+    return bottoms
 
 
 def _si(n: float) -> str:
@@ -79,6 +109,19 @@ class RateAxis(pg.AxisItem):
         return out
 
 
+class ReferenceLine(pg.InfiniteLine):
+    """A copy bandwidth as a horizontal line; `label` is its text, a separate item that the chart
+    places (ThroughputChart.place_reference_labels) in front of the curves."""
+
+    def __init__(self, pos: float, pen, text: str):
+        super().__init__(pos=pos, angle=0, movable=False, pen=pen)
+        self.label = pg.TextItem(text, color="#222", anchor=(1, 1), fill=pg.mkBrush(255, 255, 255, 215))
+        self.label.setZValue(LABEL_Z)
+        self.label.end = "right"
+        self.label.size_px = lambda: (self.label.textItem.boundingRect().width(),
+                                      self.label.textItem.boundingRect().height())
+
+
 class ThroughputChart(pg.PlotWidget):
     """The model's curves, ceilings and crossover; `legend` is the key under the plot."""
 
@@ -96,12 +139,16 @@ class ThroughputChart(pg.PlotWidget):
         self.setLabel("bottom", "N (float32 elements)")
         self.setLabel("left", "GB/s")
         # the key sits in a row of its own under the chart, so it never covers a curve
-        self.legend = pg.LegendItem(labelTextColor="k", colCount=6, horSpacing=12, frame=False)
+        self.legend = pg.LegendItem(labelTextColor="k", colCount=KEY_COLUMNS,
+                                   horSpacing=KEY_SPACING, frame=False)
         self.getPlotItem().layout.addItem(self.legend, 4, 1, alignment=Qt.AlignmentFlag.AlignHCenter)
         # invisible points at the reference values, so auto-range keeps the ceilings in view
         self._bounds_item = pg.PlotDataItem(pen=None, symbol="o", symbolSize=1, symbolPen=None,
                                             symbolBrush=(0, 0, 0, 0))
         self.addItem(self._bounds_item)
+        vb = self.getPlotItem().vb
+        vb.sigRangeChanged.connect(self.place_reference_labels)
+        vb.sigResized.connect(self.place_reference_labels)
         self.legend.setToolTip("Colour = implementation, line style = mode; bars = fastest to "
                                "slowest repeat. Click a sample to hide or show its curves")
         model.subscribe(self._on_model)
@@ -149,6 +196,7 @@ class ThroughputChart(pg.PlotWidget):
         self.legend.clear()
         for item in self._ref_items:
             self.removeItem(item)
+            self.removeItem(item.label)
         self._ref_items.clear()
         if self._cross_item is not None:
             self.removeItem(self._cross_item)
@@ -207,7 +255,26 @@ class ThroughputChart(pg.PlotWidget):
                 sample.visibleChanged.connect(lambda k=(kind, name): self._on_key_clicked(*k))
                 self._key_samples[(kind, name)] = sample
             self.legend.addItem(sample, name if kind == "impl" else f"{name} (all)")
+        self.fit_key()
         self.apply_visibility()
+
+    def fit_key(self):
+        """As many key columns as the chart's width holds (at most KEY_COLUMNS): a fixed six made
+        the plot wider than a narrow window, cutting off its right end and the labels there."""
+        legend = self.__dict__.get("legend")      # resized once before the key exists
+        if legend is None or not legend.items:
+            return
+        hint = Qt.SizeHint.MinimumSize           # a label's rect is stretched by the layout
+        widest = max(sample.effectiveSizeHint(hint).width() + label.effectiveSizeHint(hint).width()
+                     for sample, label in legend.items) + 2 * KEY_SPACING
+        cols = int(max(1, min(KEY_COLUMNS, (self.width() - 80) // max(widest, 1.0))))
+        if cols != legend.columnCount:
+            legend.setColumnCount(cols)
+            self.getPlotItem().setGeometry(self.range)    # the view's rect, as a resize sets it
+
+    def resizeEvent(self, ev):
+        self.fit_key()                          # first: the plot is laid out to the new key
+        super().resizeEvent(ev)
 
     def _on_key_clicked(self, kind: str, name: str):
         on = self._key_samples[(kind, name)].isVisible()
@@ -229,26 +296,82 @@ class ThroughputChart(pg.PlotWidget):
             sample.setVisible(name in (checked if kind == "impl" else modes))
             sample.blockSignals(False)
         self.legend.update()
+        self.place_reference_labels()      # which end of a line is free depends on the curves
 
     def draw_references(self):
         for item in self._ref_items:
             self.removeItem(item)
+            self.removeItem(item.label)
         self._ref_items.clear()
         unit = "GB/s" if self.model.metric == "GB/s" else "G elem/s"
-        for key, text, colour, style, where in REF_LINES:
+        for key, text, colour, style in REF_LINES:
             v = self.model.reference_value(key)
             if not v:
                 continue
-            line = pg.InfiniteLine(pos=math.log10(v), angle=0, movable=False,
-                                   pen=pg.mkPen(colour, width=1.5, style=style),
-                                   label=f"{text} {v:,.0f} {unit}" if v >= 100 else f"{text} {v:.3g} {unit}",
-                                   labelOpts={"position": where, "color": "#333",
-                                              "fill": (255, 255, 255, 190),
-                                              "anchors": [(0, 1), (0, 1)]})
+            line = ReferenceLine(math.log10(v), pg.mkPen(colour, width=1.5, style=style),
+                                 f"{text} {v:,.0f} {unit}" if v >= 100 else f"{text} {v:.3g} {unit}")
             line.setToolTip(f"{text}: measured on this machine at the start of the sweep")
             self.addItem(line, ignoreBounds=True)
+            self.addItem(line.label, ignoreBounds=True)
             self._ref_items.append(line)
         self.update_bounds()
+        self.place_reference_labels()
+
+    def place_reference_labels(self):
+        """Each reference's label just above its line, in front of the curves (a curve drawn over
+        a label hid it: "CPU copy" under the CPU curves), at the right end of the plot, or at the
+        left end where fewer curve points would sit behind it there. Where lines are closer than a
+        label is tall (h→d and d→h often are), the labels stack upwards instead of printing on top
+        of each other; none leaves the plot."""
+        vb = self.getPlotItem().vb
+        box = vb.sceneBoundingRect()
+        if not self._ref_items or box.height() <= 0 or box.width() <= 0:
+            return
+        to_scene = self._view_to_scene(vb, box)
+        points = self._curve_points(to_scene)
+        ends = {"right": [], "left": []}
+        for line in self._ref_items:
+            y = float(to_scene(np.zeros(1), np.array([line.value()]))[1][0])
+            w, h = line.label.size_px()
+            right = QRectF(box.right() - LABEL_MARGIN_PX - w, y - h, w, h)
+            left = QRectF(box.left() + LABEL_MARGIN_PX, y - h, w, h)
+            end = "left" if _inside(points, left) < _inside(points, right) else "right"
+            ends[end].append((y, line))
+        for end, rows in ends.items():
+            x_scene = box.right() - LABEL_MARGIN_PX if end == "right" else box.left() + LABEL_MARGIN_PX
+            x_view = vb.mapSceneToView(QPointF(x_scene, box.top())).x()
+            for line, bottom in zip([r[1] for r in sorted(rows, key=lambda r: -r[0])],
+                                    _stack(rows, box)):
+                line.label.setAnchor((1, 1) if end == "right" else (0, 1))
+                line.label.setPos(x_view, vb.mapSceneToView(QPointF(box.left(), bottom)).y())
+                line.label.end = end
+
+    @staticmethod
+    def _view_to_scene(vb, box):
+        """Vectorised view (log10) -> scene coordinates of the plot's box."""
+        (x0, x1), (y0, y1) = vb.viewRange()
+
+        def to_scene(x, y):
+            return (box.left() + (x - x0) / ((x1 - x0) or 1.0) * box.width(),
+                    box.top() + (y1 - y) / ((y1 - y0) or 1.0) * box.height())
+        return to_scene
+
+    def _curve_points(self, to_scene) -> np.ndarray:
+        """Scene points along every visible curve (vertices and 16 between each pair)."""
+        out = [np.zeros((0, 2))]
+        t = np.linspace(0.0, 1.0, 17)[:, None]
+        for curve in self._curves.values():
+            x, y = curve.getData()       # already in log10 (display) coordinates
+            if not curve.isVisible() or x is None or len(x) < 1:
+                continue
+            sx, sy = to_scene(np.asarray(x, float), np.asarray(y, float))
+            if len(sx) == 1:
+                out.append(np.column_stack([sx, sy]))
+                continue
+            xs = (sx[:-1] + t * (sx[1:] - sx[:-1])).ravel()
+            ys = (sy[:-1] + t * (sy[1:] - sy[:-1])).ravel()
+            out.append(np.column_stack([xs, ys]))
+        return np.concatenate(out)
 
     def update_bounds(self):
         vals = [v for v in (self.model.reference_value(k) for k, *_ in REF_LINES) if v]

@@ -4,9 +4,9 @@ import pyqtgraph as pg
 import pytest
 from PyQt6.QtCore import QEvent, QPoint, QPointF, Qt
 from PyQt6.QtGui import QMouseEvent
-from PyQt6.QtWidgets import QApplication
+from PyQt6.QtWidgets import QApplication, QLabel, QMainWindow, QTabWidget
 
-from explorer.views.distance import DistanceView
+from explorer.views.distance import HOVER_HINT, DistanceView, format_lat_lon
 from explorer.views.distance_map import coastline_xy, ring_step, split_at_jumps
 from kernels.distance import renderer as kdr
 from kernels.distance import request as kd
@@ -124,6 +124,68 @@ def test_hover_reads_out_the_distance(qtbot, cpu_view):
     assert " N, " in cpu_view.hover_text and " W" in cpu_view.hover_text
     assert messages and messages[-1] == cpu_view.hover_text
     assert cpu_view.readout.text() == cpu_view.hover_text
+
+
+def test_the_hover_line_follows_a_click_and_the_unit_under_a_still_mouse(qtbot, cpu_view):
+    """The report: after a click or U the line still named the old reference and unit."""
+    messages = []
+    cpu_view.status_message.connect(lambda text, ms: messages.append(text))
+    # (a mouse already where it is sent makes no move event: not the other tests' New York)
+    pos = viewport_pos(cpu_view, -43.17, -22.91)            # Rio de Janeiro
+    qtbot.mouseMove(cpu_view.canvas.viewport(), pos)
+    qtbot.waitUntil(lambda: "from 51.507° N" in cpu_view.hover_text, timeout=WAIT_MS)
+    before = cpu_view.hover_text
+    with qtbot.waitSignal(cpu_view.frame_shown, timeout=WAIT_MS):
+        qtbot.mouseClick(cpu_view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    lat, lon = cpu_view.ref
+    assert cpu_view.hover_text != before
+    assert cpu_view.hover_text.endswith(f"from {format_lat_lon(lat, lon)}")
+    assert ": 0.000 km from" in cpu_view.hover_text      # the mouse is on the new reference
+    assert cpu_view.readout.text() == cpu_view.hover_text == messages[-1]
+    wait_idle(qtbot, cpu_view)
+    cpu_view.next_unit()                                    # what U does
+    assert cpu_view.unit != "km" and cpu_view.hover_text.split(": ")[1].split()[1] == cpu_view.unit
+    assert cpu_view.readout.text() == cpu_view.hover_text == messages[-1]
+    wait_idle(qtbot, cpu_view)
+
+
+def test_the_hover_line_leaves_the_status_bar_with_the_tab(qtbot, scheduler, cpu_backend):
+    """The report: the distance readout stayed in the status bar on the throughput tab."""
+    win = QMainWindow()
+    qtbot.addWidget(win)
+    tabs = QTabWidget()
+    view = DistanceView(scheduler, cpu_backend)
+    other = QLabel("another view")
+    tabs.addTab(view, "distance")
+    tabs.addTab(other, "throughput")
+    win.setCentralWidget(tabs)
+    view.status_message.connect(win.statusBar().showMessage)
+    win.resize(700, 500)
+    with qtbot.waitSignal(view.frame_shown, timeout=WAIT_MS):
+        win.show()
+    wait_idle(qtbot, view)
+    qtbot.mouseMove(view.canvas.viewport(), viewport_pos(view, 2.35, 48.86))     # Paris
+    qtbot.waitUntil(lambda: bool(view.hover_text), timeout=WAIT_MS)
+    assert win.statusBar().currentMessage() == view.hover_text
+    tabs.setCurrentWidget(other)
+    assert win.statusBar().currentMessage() == "" and view.readout.text() == HOVER_HINT
+    # a message that is not the hover line is left alone
+    tabs.setCurrentWidget(view)
+    win.statusBar().showMessage("Switched to the CPU")
+    tabs.setCurrentWidget(other)
+    assert win.statusBar().currentMessage() == "Switched to the CPU"
+    view.shutdown()
+
+
+def test_first_look_readable_ring_labels_and_a_foot_that_says_what_to_do(cpu_view):
+    """Seen at 800×600: an empty readout told nothing, the coastline credit crowded it out, and
+    ring labels over the dark end of the palette were grey boxes."""
+    assert cpu_view.readout.text() == HOVER_HINT
+    cpu_view.resize(800, 600)
+    QApplication.processEvents()
+    assert cpu_view.readout.width() >= cpu_view.readout.fontMetrics().horizontalAdvance(HOVER_HINT)
+    labels = [t for t in cpu_view.canvas._ring_labels if t.isVisible()]
+    assert labels and all(t.fill.color().alpha() >= 200 for t in labels)
 
 
 def test_unit_switch_relabels_the_colour_bar(qtbot, cpu_view):

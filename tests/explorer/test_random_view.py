@@ -107,3 +107,24 @@ def test_gpu_backend_offers_the_device_strategies_and_runs(qtbot, scheduler, gpu
         assert v.table.item(racy, 1).foreground().color() == WRONG
         # a share of the copy measured in the same run (small N: launch-bound, so only its sense)
         assert 0 < float(v.table.item(r, COLUMNS.index("% of copy")).text()) < 1000
+
+
+def test_narrow_window_keeps_both_plots_whole_and_the_log_axis_readable(qtbot, scheduler, cpu_backend):
+    """Seen at 800×600 on the CPU backend: both titles and the Monte Carlo legend were cut, and
+    the error axis labelled every minor tick ("0.001 0.0009 0.0008…" on top of each other)."""
+    v = make(qtbot, scheduler, cpu_backend, k=10)
+    v.resize(800, 600)
+    run(qtbot, v)
+    from PyQt6.QtWidgets import QApplication
+    QApplication.processEvents()
+    for plot in (v.hist_plot, v.mc_plot):
+        item = plot.getPlotItem()
+        assert item.geometry().width() <= plot.width() + 1, plot.getPlotItem().titleLabel.text
+    axis = v.mc_plot.getAxis("left")
+    values = [math.log10(x) for x in (0.001, 0.0009, 0.0008, 0.002, 0.005, 0.01)]
+    axis.px_per_decade = 200.0
+    assert axis.tickStrings(values, 1.0, 1.0)[1:3] == ["", ""]
+    assert all(axis.tickStrings(values, 1.0, 1.0)[i] for i in (0, 3, 4, 5))
+    axis.px_per_decade = 80.0                        # a short decade: 10^k only
+    labelled = [t for t in axis.tickStrings(values, 1.0, 1.0) if t]
+    assert len(labelled) == 2

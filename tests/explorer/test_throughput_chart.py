@@ -100,3 +100,65 @@ def test_key_sits_under_the_chart_not_over_the_curves(view):
     key = view.legend.mapRectToScene(view.legend.boundingRect())
     assert key.top() >= vb.mapRectToScene(vb.boundingRect()).bottom()
     view.grab().save("/tmp/throughput_chart.png")
+
+
+def _label_rect(line):
+    return line.label.mapRectToScene(line.label.boundingRect())
+
+
+def _line_y(view, line):
+    from PyQt6.QtCore import QPointF
+    return view.plot.getPlotItem().vb.mapViewToScene(QPointF(0.0, line.value())).y()
+
+
+def test_reference_labels_sit_in_front_of_the_curves_inside_the_plot_and_apart(view):
+    feed(view, POINTS)       # h→d 25 and d→h 24 GB/s: closer than a label is tall
+    QApplication.processEvents()
+    vb = view.plot.getPlotItem().vb
+    box = vb.sceneBoundingRect()
+    curves_z = max(c.zValue() for c in view.plot.drawn_curves().values())
+    rects = []
+    for line in view.plot.reference_lines():
+        rect = _label_rect(line)
+        assert line.label.zValue() > curves_z and line.label.isVisible()
+        assert box.contains(rect), (line.label.toPlainText(), rect, box)
+        y = _line_y(view, line)
+        assert rect.bottom() <= y + 1 or rect.top() >= y - 1        # never across its line
+        rects.append(rect)
+    for a, b in itertools.combinations(rects, 2):
+        assert not a.intersected(b).height() > 1, "two reference labels overlap"
+
+
+def test_a_reference_label_moves_to_the_end_where_no_curve_runs(view):
+    """The report's case: the CPU curves reach and pass the CPU copy line at large N."""
+    view.on_progress(vector_sweep.SweepReferences({"cpu-copy": 12.0}, 2**20))
+    for k in range(10, 23):
+        n = 2 ** k
+        gbs = 0.5 if k < 14 else 12.5          # under the line at small N, just over it at large N
+        ms = 12 * n / (gbs * 1e9) * 1e3
+        view.on_progress(vector_sweep.SweepPoint("add", "numpy", "kernel", n, time_ms=ms,
+                                                 kernel_ms=ms, gbs=gbs, gelems=gbs / 12, repeats=1))
+    QApplication.processEvents()
+    (line,) = view.plot.reference_lines()
+    assert line.label.end == "left"
+    x, y = view.plot.drawn_curves()[("numpy", "kernel")].getData()
+    vb = view.plot.getPlotItem().vb
+    from PyQt6.QtCore import QPointF
+    rect = _label_rect(line)
+    assert not any(rect.contains(vb.mapViewToScene(QPointF(a, b))) for a, b in zip(x, y))
+
+
+def test_the_key_wraps_in_a_narrow_window_so_the_plot_keeps_its_right_end(qtbot, view):
+    feed(view, POINTS + [("nvrtc", "pinned", 1024, 0.01, 0.01, 0.01),
+                         ("cuda-jit", "pageable", 1024, 0.01, 0.01, 0.01)])
+    columns = []
+    for width in (1100, 640, 1100):
+        view.resize(width, 650)
+        qtbot.waitUntil(lambda: view.plot.width() < width - 250)
+        QApplication.processEvents()
+        item = view.plot.getPlotItem()
+        assert item.geometry().width() <= view.plot.width() + 1
+        for line in view.plot.reference_lines():
+            assert item.vb.sceneBoundingRect().contains(_label_rect(line))
+        columns.append(view.legend.columnCount)
+    assert columns[0] == columns[2] > columns[1] >= 1

@@ -169,3 +169,27 @@ def test_csv_and_json_are_built_from_the_results(model):
     assert doc["references_gbs"] == REFS and doc["crossover_n"] is None
     assert doc["unavailable"] == {} and doc["error"] is None
     assert doc["points"] == [p.as_dict() for p in model.points]
+
+
+def test_a_cancelled_sweeps_json_says_it_is_partial_with_how_many_points(model):
+    model.start()
+    model.total = 26
+    model.add(vs.SweepReferences(dict(REFS), 2**20))
+    for i, n in enumerate((1024, 2048, 4096), 1):
+        model.add(point("numpy", n, 0.01, index=i, total=26))
+    model.cancelled()
+    doc = model.json_document()
+    assert doc["state"] == "cancelled" and doc["partial"] is True
+    assert doc["points_done"] == 3 and doc["points_planned"] == 26
+    assert doc["completeness"] == "partial (sweep cancelled): 3 of 26 points"
+    assert len(doc["points"]) == 3
+    model.fail("worker died")
+    assert model.json_document()["partial"] is True and "failed" in model.completeness()
+    # a whole sweep says so too
+    model.start()
+    model.total = 1
+    model.add(point("numpy", 1024, 0.01, index=1, total=1))
+    model.finish(vs.SweepSummary(1, 1))
+    doc = model.json_document()
+    assert doc["partial"] is False and doc["state"] == "done"
+    assert doc["completeness"] == "complete: 1 of 1 points"

@@ -108,7 +108,7 @@ def test_unticking_an_implementation_hides_its_curve(qtbot, view):
     assert view.plot.drawn_curves()[("cpu-numba", "kernel")].isVisible()
 
 
-def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
+def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view, tmp_path):
     view.set_max_exponent(22)
     first = []
     view.scheduler.event.connect(lambda ev: first.append(ev.item) if isinstance(ev, Progress) else None)
@@ -118,6 +118,15 @@ def test_cancel_stops_the_sweep_and_the_view_keeps_working(qtbot, view):
     assert not view.in_flight and view.run_button.isEnabled()
     assert "cancelled" in view.info.text()
     assert len(view.model.points) < 26
+    # the export of what was measured says it is not the whole sweep
+    saved = []
+    view.status_message.connect(lambda text, ms: saved.append(text))
+    view.save_json(str(tmp_path / "cut.json"))
+    doc = json.loads((tmp_path / "cut.json").read_text())
+    done = len(view.model.points)
+    assert doc["partial"] is True and doc["state"] == "cancelled"
+    assert (doc["points_done"], doc["points_planned"]) == (done, 26) and len(doc["points"]) == done
+    assert saved and saved[-1].endswith(f"partial (sweep cancelled): {done} of 26 points")
     view.set_max_exponent(10)
     _run(qtbot, view)
     assert len(view.model.points) == 2

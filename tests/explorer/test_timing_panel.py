@@ -1,5 +1,6 @@
 """The timing panel: phases that add up, per-view histories, whole frame numbers, no clipped text."""
 import pytest
+from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QFontMetrics
 
 from explorer import timing_breakdown as tb
@@ -195,3 +196,48 @@ def test_the_log_follows_the_computing_view_without_qt():
     assert not log.pick(("random", "cuda")) and log.pick(("distance", "cpu"))
     log.reset()
     assert log.shown() is None and log.keys() == [] and log.jobs == 0
+
+
+def test_reset_clears_the_shown_view_only_and_reset_all_clears_every_one(panel):
+    """The report: Reset cleared every view's history, not the one selected."""
+    panel.add(timings(kernel=1.0, total=2.0), "mandelbrot")
+    panel.add(timings(backend="cpu", kernel=3.0, total=3.0), "distance")
+    panel.refresh()
+    assert panel.shown().source == "distance"
+    assert "selected" in panel.reset_btn.toolTip() or "shown" in panel.reset_btn.toolTip()
+    assert "other views keep" in panel.reset_btn.toolTip()
+    panel.reset_btn.click()
+    assert panel.log.keys() == [("mandelbrot", "cuda")]
+    assert panel.shown() is None and panel.table.rowCount() == 0
+    assert "Distance" in panel.title.text() and "none yet" in panel.title.text()
+    assert panel.source_combo.currentText().endswith("no jobs since the reset")
+    assert panel.source_combo.isEnabled()
+    # the view's next job starts its fresh history on screen
+    panel.add(timings(backend="cpu", kernel=5.0, total=5.0), "distance")
+    panel.refresh()
+    assert panel.shown().source == "distance" and panel.stats()["kernel"] == (5.0, 1)
+    assert panel.shown().count == 1
+    # the kept view is still there to pick, with its totals
+    i = [panel.source_combo.itemData(k) for k in range(panel.source_combo.count())].index(
+        ("mandelbrot", "cuda"))
+    panel.source_combo.setCurrentIndex(i)
+    panel.source_combo.activated.emit(i)
+    assert panel.stats()["kernel"] == (1.0, 1)
+    # Reset all: the button's context menu
+    (action,) = [a for a in panel.reset_btn.actions() if "Reset all" in a.text()]
+    assert panel.reset_btn.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
+    action.trigger()
+    assert panel.log.keys() == [] and panel.shown() is None
+    assert panel.source_combo.count() == 1 and not panel.source_combo.isEnabled()
+
+
+def test_the_log_resets_one_history_without_qt():
+    from explorer.timing_log import TimingLog
+    log = TimingLog()
+    log.add(timings(kernel=1.0, total=1.0), "mandelbrot")
+    log.add(timings(kernel=1.0, total=1.0), "random")
+    assert log.reset_shown() == ("random", "cuda")
+    assert log.keys() == [("mandelbrot", "cuda")] and log.shown() is None
+    assert log.wanted_source == "random" and log.reset_shown() is None
+    log.add(timings(kernel=1.0, total=1.0), "mandelbrot")     # the same view as before the reset
+    assert log.shown_key == ("mandelbrot", "cuda") and log.shown().count == 2
