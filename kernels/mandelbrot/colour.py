@@ -414,7 +414,6 @@ class Colourer:
         interior = pack_colour(spec.interior)
         max_iter = int(max_iter)
         if fixed is not None and mode != SQRT:
-            from .picture_colour import colour_fixed
             colour_fixed(self, values, rgba, (max_iter, mode, dens, offset, lut, interior), timer,
                          stream, fixed)
         elif self.backend.is_gpu:
@@ -464,3 +463,25 @@ class Colourer:
             spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0,
                                    interior=(0, 0, 0, 255), mapping=m)
             self.colour(dv, out, spec, 40, timer, stream)
+
+
+def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:
+    """Colourer.colour's pass with `fixed` statistics: the colour kernel alone, the statistics
+    its inputs. `params`: (max_iter, mode, density, offset, lut, interior) as colour() makes them."""
+    max_iter, mode, dens, offset, lut, interior = params
+    if not colourer.backend.is_gpu:
+        with timer.phase("kernel", detail="colourise"):
+            colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, fixed.stats, fixed.cdf,
+                            lut, interior)
+        return
+    stats = colourer.pool.device("fixed-stats", (N_STATS,), np.float64, stream=stream)
+    cdf = colourer.pool.device("fixed-cdf", (HIST_BINS + 1,), np.float64, stream=stream)
+    with timer.phase("h2d", gpu=True, nbytes=fixed.stats.nbytes + fixed.cdf.nbytes):
+        stats.copy_to_device(fixed.stats, stream=stream or 0)
+        cdf.copy_to_device(fixed.cdf, stream=stream or 0)
+    rows, cols = values.shape
+    bx, by = SIM_BLOCK if colourer.backend.simulated else COLOUR_BLOCK
+    blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
+    with timer.phase("kernel", gpu=True, detail="colourise"):
+        colour_kernel[blocks, (bx, by), stream or 0](values, rgba, max_iter, mode, dens, offset,
+                                                     stats, cdf, lut, interior)

@@ -31,8 +31,6 @@ from .colour import (
     SIM_BLOCK,
     SIM_REDUCE_GRID,
     cdf_cpu,
-    colour_kernel,
-    colour_rows_cpu,
     histogram_cpu,
     histogram_kernel,
     needs_stats,
@@ -117,28 +115,6 @@ def histogram_part(colourer, pool, values: np.ndarray, rows: int, max_iter: int,
         dhist.copy_to_host(hist, stream=stream or 0)
     _sync(stream)
     return hist
-
-
-def colour_fixed(colourer, values, rgba, params, timer, stream, fixed: FixedStats) -> None:
-    """Colourer.colour's pass with `fixed` statistics: the colour kernel alone, the statistics
-    its inputs. `params`: (max_iter, mode, density, offset, lut, interior) as colour() makes them."""
-    max_iter, mode, dens, offset, lut, interior = params
-    if not colourer.backend.is_gpu:
-        with timer.phase("kernel", detail="colourise"):
-            colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, fixed.stats, fixed.cdf,
-                            lut, interior)
-        return
-    stats = colourer.pool.device("fixed-stats", (N_STATS,), np.float64, stream=stream)
-    cdf = colourer.pool.device("fixed-cdf", (HIST_BINS + 1,), np.float64, stream=stream)
-    with timer.phase("h2d", gpu=True, nbytes=fixed.stats.nbytes + fixed.cdf.nbytes):
-        stats.copy_to_device(fixed.stats, stream=stream or 0)
-        cdf.copy_to_device(fixed.cdf, stream=stream or 0)
-    rows, cols = values.shape
-    bx, by = SIM_BLOCK if colourer.backend.simulated else COLOUR_BLOCK
-    blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
-    with timer.phase("kernel", gpu=True, detail="colourise"):
-        colour_kernel[blocks, (bx, by), stream or 0](values, rgba, max_iter, mode, dens, offset,
-                                                     stats, cdf, lut, interior)
 
 
 def colour_part(colourer, pool, values: np.ndarray, rows: int, spec, max_iter: int,
