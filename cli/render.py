@@ -54,6 +54,10 @@ def run_render(args) -> int:
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
+    if args.backend == "auto" and not be.is_gpu:    # why not the GPU, in one line
+        from kernels.backend import cuda_status
+        if not cuda_status().usable:
+            note(f"rendering on the CPU: {cuda_status().reason}")
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
         from .poster import run_poster
