@@ -18,6 +18,32 @@ from .interruptible import run_interruptibly
 from .progress import RenderProgress, describe_output, disk_problem, finer_strips
 
 
+# what a deep picture's bar says it is doing, by its renderer's stage
+STAGE_WORDS = {"compile": "compiling the deep-zoom kernels (first time only)",
+               "reference": "reference orbit", "table": "approximation table",
+               "pixels": "pixels"}
+
+
+class StagedProgress(RenderProgress):
+    """The render's bar, its description followed by the stage under way (a deep picture's)."""
+
+    def __init__(self, description: str, **kwargs):
+        super().__init__(description, **kwargs)
+        self._description = description
+        self._stage = self._shown_stage = None
+
+    def stage(self, stage: str) -> None:
+        """The stage that started (the worker thread: only stored, drawn by tick)."""
+        self._stage = stage
+
+    def tick(self) -> None:
+        if self._stage != self._shown_stage:
+            self._shown_stage = self._stage
+            word = STAGE_WORDS.get(self._stage, self._stage)
+            self._bar.set_description_str(f"{self._description}, {word}", refresh=False)
+        super().tick()
+
+
 def run_render(args) -> int:
     view = args.render
     options, build_request = RENDER_VIEWS[view]
@@ -74,12 +100,12 @@ def run_render(args) -> int:
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     token = CancelToken()
-    progress = RenderProgress(f"{view} {w}×{h} on the {be.label}",
+    progress = StagedProgress(f"{view} {w}×{h} on the {be.label}",
                               fractions=hasattr(renderer, "strips"))
     renderer = finer_strips(renderer, request)
     try:
         run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token,
-                                              progress=progress.report),
+                                              progress=progress.report, stages=progress.stage),
                           token, tick=progress.tick)
     except (KeyboardInterrupt, Cancelled):
         progress.close()
