@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from services.files import FORMATS, check_writable
+from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
 from services.requests import DEFAULT_RENDER_SIZE, RENDER_VIEWS
 
@@ -65,7 +65,7 @@ def run_render(args) -> int:
     except ValueError as exc:
         return fail(USAGE, str(exc))
     try:
-        check_writable(args.out)
+        args.out = check_export_path(args.out)     # ~ expanded: --out=~/pic.png reaches us as is
     except ValueError as exc:
         return fail(USAGE, str(exc))
     no_room = disk_problem(w, h, args.out)
