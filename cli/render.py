@@ -80,8 +80,8 @@ def run_render(args) -> int:
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
-    if args.backend == "auto" and not be.is_gpu:    # why not the GPU, in one line
-        from kernels.backend import cuda_status
+    if args.backend == "auto" and not be.is_gpu and not args.gpus:   # why not the GPU, in one
+        from kernels.backend import cuda_status                        # line (--gpus: refused)
         if not cuda_status().usable:
             note(f"rendering on the CPU: {cuda_status().reason}")
     from services.poster import wants_poster
