@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from services.files import FORMATS, check_writable
+from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
 from services.requests import DEFAULT_RENDER_SIZE, RENDER_VIEWS
 
@@ -16,6 +16,32 @@ from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
 from .progress import RenderProgress, describe_output, disk_problem, finer_strips
+
+
+# what a deep picture's bar says it is doing, by its renderer's stage
+STAGE_WORDS = {"compile": "compiling the deep-zoom kernels (first time only)",
+               "reference": "reference orbit", "table": "approximation table",
+               "pixels": "pixels"}
+
+
+class StagedProgress(RenderProgress):
+    """The render's bar, its description followed by the stage under way (a deep picture's)."""
+
+    def __init__(self, description: str, **kwargs):
+        super().__init__(description, **kwargs)
+        self._description = description
+        self._stage = self._shown_stage = None
+
+    def stage(self, stage: str) -> None:
+        """The stage that started (the worker thread: only stored, drawn by tick)."""
+        self._stage = stage
+
+    def tick(self) -> None:
+        if self._stage != self._shown_stage:
+            self._shown_stage = self._stage
+            word = STAGE_WORDS.get(self._stage, self._stage)
+            self._bar.set_description_str(f"{self._description}, {word}", refresh=False)
+        super().tick()
 
 
 def run_render(args) -> int:
@@ -39,7 +65,7 @@ def run_render(args) -> int:
     except ValueError as exc:
         return fail(USAGE, str(exc))
     try:
-        check_writable(args.out)
+        args.out = check_export_path(args.out)     # ~ expanded: --out=~/pic.png reaches us as is
     except ValueError as exc:
         return fail(USAGE, str(exc))
     no_room = disk_problem(w, h, args.out)
@@ -54,6 +80,10 @@ def run_render(args) -> int:
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
+    if args.backend == "auto" and not be.is_gpu and not args.gpus:   # why not the GPU, in one
+        from kernels.backend import cuda_status                        # line (--gpus: refused)
+        if not cuda_status().usable:
+            note(f"rendering on the CPU: {cuda_status().reason}")
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
         from .poster import run_poster
@@ -70,12 +100,12 @@ def run_render(args) -> int:
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     token = CancelToken()
-    progress = RenderProgress(f"{view} {w}×{h} on the {be.label}",
+    progress = StagedProgress(f"{view} {w}×{h} on the {be.label}",
                               fractions=hasattr(renderer, "strips"))
     renderer = finer_strips(renderer, request)
     try:
         run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token,
-                                              progress=progress.report),
+                                              progress=progress.report, stages=progress.stage),
                           token, tick=progress.tick)
     except (KeyboardInterrupt, Cancelled):
         progress.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass
 
 CHOICES = ("auto", "cpu", "cuda")
@@ -30,6 +31,60 @@ class Backend:
     @property
     def label(self) -> str:
         return "GPU (CUDA simulator)" if self.simulated else ("GPU" if self.is_gpu else "CPU")
+
+
+class CudaMissing:
+    """Stands in for numba.cuda where it does not import (no CUDA runtime library, say): a kernel
+    module's `@cuda.jit` still decorates, so the CPU twins beside its GPU kernels import and run;
+    calling or launching such a kernel raises BackendUnavailable with the reason. Never reached
+    on a path that `resolve` allowed: the GPU is only chosen when numba.cuda imports."""
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+    def is_available(self) -> bool:
+        return False
+
+    def jit(self, func=None, *args, **options):
+        if callable(func) and not isinstance(func, str):     # @cuda.jit on a function
+            return _GpuOnly(func, self.error)
+        return lambda f: _GpuOnly(f, self.error)              # @cuda.jit(...) or a signature
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"numba.cuda.{name} is not here: numba-cuda did not import "
+                             f"({first_line(self.error)})")
+
+
+class _GpuOnly:
+    """A GPU kernel or device function that could not be compiled here (see CudaMissing)."""
+
+    def __init__(self, func, error):
+        self.py_func, self.error = func, error
+
+    def _refuse(self, *args, **kwargs):
+        raise BackendUnavailable(f"no GPU code here: numba-cuda did not import "
+                                 f"({first_line(self.error)})")
+
+    __call__ = __getitem__ = _refuse
+
+
+@functools.lru_cache(maxsize=1)
+def numba_cuda():
+    """numba.cuda, imported once; where it does not import (numba-cuda missing, or failing as it
+    loads: with no CUDA runtime library it raises DynamicLibNotFoundError, not ImportError), a
+    CudaMissing, so a kernel module's CPU half still imports. `cuda_status` says why."""
+    try:
+        from numba import cuda
+    except Exception as exc:
+        return CudaMissing(exc)
+    return cuda
+
+
+def cuda_imported() -> bool:
+    """True when numba.cuda (or its simulator) imported here."""
+    return not isinstance(numba_cuda(), CudaMissing)
 
 
 def simulator_enabled() -> bool:
@@ -59,14 +114,48 @@ def first_line(error) -> str:
     return out
 
 
+# cuda-pathfinder's words when a CUDA library is nowhere to be found (DynamicLibNotFoundError)
+_NOT_FOUND = re.compile(r'Failure finding "([^"]+)"')
+
+
+def driver_present() -> bool:
+    """True when the NVIDIA driver's library loads (loading it starts nothing on the GPU)."""
+    import ctypes
+    for name in (("nvcuda.dll",) if os.name == "nt" else ("libcuda.so.1", "libcuda.dylib")):
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            pass
+    return False
+
+
+def import_failure(exc: BaseException) -> str:
+    """Why numba.cuda did not import, in one line: a CUDA library that is missing is named with
+    how to get it; with no driver either, the machine has no usable NVIDIA GPU in the first place."""
+    found = _NOT_FOUND.search(str(exc))
+    if found is None and type(exc).__name__ != "DynamicLibNotFoundError":
+        return f"numba-cuda failed to import: {first_line(exc)}"
+    lib = found.group(1) if found else first_line(exc)
+    runtime = "cudart" in lib
+    if not driver_present():
+        return (f"no NVIDIA driver found (libcuda is missing) and no "
+                f"{'CUDA runtime (libcudart)' if runtime else lib}: "
+                "this machine has no usable NVIDIA GPU")
+    from .extras import install_hint
+    return (f"{'the CUDA runtime library' if runtime else 'the CUDA library'} {lib} was not "
+            f"found: install the cuda12 or cuda13 extra matching your driver "
+            f"(e.g. {install_hint('cuda12')})")
+
+
 def _probe_cuda() -> CudaStatus:
     try:
         from numba import cuda
     except ImportError as exc:
         return CudaStatus(False, f"numba-cuda is not installed ({exc.name or exc}); "
                                  "install the app with the cuda12 or cuda13 extra")
-    except Exception as exc:  # numba-cuda failing at import, e.g. under an unsupported numpy
-        return CudaStatus(False, f"numba-cuda failed to import: {first_line(exc)}")
+    except Exception as exc:  # numba-cuda failing at import: no CUDA runtime, an unsupported numpy
+        return CudaStatus(False, import_failure(exc))
     if simulator_enabled():
         return CudaStatus(True, "", "CUDA simulator", simulated=True)
     try:

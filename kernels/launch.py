@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import warnings
 
-from numba.cuda import types  # the type classes numba-cuda itself checks against
+try:
+    from numba.cuda import types  # the type classes numba-cuda itself checks against
+except Exception:   # numba-cuda does not import here (no CUDA runtime): nothing launches then
+    types = None
 
 
 # arrays whose converted parameters are kept per argument: a renderer's 3 value slots and a spare

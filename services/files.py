@@ -69,13 +69,16 @@ def check_writable(path) -> None:
         raise ValueError(f"cannot write {path}: no permission to create files in {folder}")
 
 
-def check_export_path(path) -> None:
-    """check_writable, and a name ending in .png or .npy (what write_strips can write)."""
+def check_export_path(path) -> str:
+    """The path to write, `~` expanded (a quoted or `--out=~/…` name reaches the app unexpanded),
+    after check_writable and a name ending in .png or .npy (what write_strips can write)."""
+    path = os.path.expanduser(os.fspath(path))
     check_writable(path)
-    ext = os.path.splitext(os.fspath(path))[1].lower()
+    ext = os.path.splitext(path)[1].lower()
     if ext not in FORMATS:
-        raise ValueError(f"cannot write {os.fspath(path)}: the file name must end in .png (picture) "
+        raise ValueError(f"cannot write {path}: the file name must end in .png (picture) "
                          "or .npy (raw values)")
+    return path
 
 
 @contextlib.contextmanager

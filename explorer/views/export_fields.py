@@ -57,9 +57,25 @@ def sync_size_list(combo: QComboBox, presets, w: QSpinBox, h: QSpinBox, custom: 
     return follow
 
 
+class _WrappedLabel(QLabel):
+    """A word-wrapped label as tall as its text at the width it was given: a form layout sizes
+    a wrapped QLabel for a narrower width than it gets, leaving blank lines around the text."""
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        if self.width() > hint.width():
+            hint.setHeight(self.heightForWidth(self.width()))
+        return hint
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()       # the height for the new width
+
+
 def error_label() -> QLabel:
     """A red, wrapped line for a field's problem; hidden until there is one."""
-    label = QLabel()
+    label = _WrappedLabel()
     label.setWordWrap(True)
     label.setStyleSheet("color: #c62828")
     label.hide()

@@ -1,40 +1,42 @@
-"""File → Export zoom movie…: the dialog (size, frame rate, length, codec, direction, file) and
-the controller that makes the movie through the window's scheduler (services.movie_jobs), with a
-progress bar that shows the time left and a Cancel button, and the status bar saying what happens.
+"""File → Export zoom movie…: the dialog (size, frame rate, length, codec, direction, colour
+mapping, file), then the movie made through the window's scheduler by movie_exporter.py's
+MovieExporter, with a progress bar that shows the time left and a Cancel button.
 
 The movie is the one services.movie makes for the command line too: the same course, the same parts
 folder, so an export that was cancelled resumes when started again with the same settings. It zooms
 in from the whole set to the Mandelbrot view's current place (or out from it) with the view's
-colouring: palette, density, offset, interior colour, and the colour mapping when one is chosen (on
-"auto", frames are coloured as their depth asks, as the view does).
+palette, density, offset and interior colour, and one colour mapping for every frame: sqrt, the
+only one that gives a count the same colour in every frame (the Mapping field says so of the
+others, and starts with the view's choice).
 """
 from __future__ import annotations
 
 import os
-import time
 
-from PyQt6.QtCore import QObject, Qt, pyqtSignal
+from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
-                             QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QProgressDialog,
-                             QPushButton, QSpinBox, QWidget)
+                             QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QPushButton,
+                             QSpinBox, QWidget)
 
-from kernels.scheduler import Delivered, Failed, Progress, Stopped
 from services.movie import (
     DEFAULT_FPS,
     DEFAULT_MOVIE_SECONDS,
     MAX_FPS,
+    MOVIE_MAPPING,
     MovieError,
     MovieSpec,
     OtherMovie,
     prepare,
 )
-from services.movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
 from services.movie_parts import Parts, parts_dir
 from services.movie_writer import default_lanes
 
 from .export_fields import error_label, remember_folder, show_error, start_path, sync_size_list
+from .movie_exporter import MovieExporter, eta_text
 
-MOVIE_KEY = "mandelbrot:movie"
+# what the window and the tests take from here (the exporter's names included)
+__all__ = ["MovieDialog", "MovieExporter", "eta_text", "export_zoom_movie", "movie_problem",
+           "movie_spec", "place_of"]
 SIZES = (("Full HD 1920×1080", (1920, 1080)), ("HD 1280×720", (1280, 720)),
          ("4K UHD 3840×2160", (3840, 2160)), ("Small 640×360", (640, 360)), ("Custom", None))
 # codec entries: label, --codec name (None: a PNG per frame)
@@ -42,6 +44,11 @@ CODECS = (("H.264 (libx264)", "h264"), ("H.265 (libx265)", "h265"),
           ("H.264 on the GPU (NVENC)", "h264_nvenc"), ("H.265 on the GPU (NVENC)", "hevc_nvenc"),
           ("PNG frames (one file per frame)", None))
 DIRECTIONS = (("In: from the whole set to here", "in"), ("Out: from here to the whole set", "out"))
+# the colour mappings, each saying whether a movie can use it: one mapping colours every frame, and
+# only sqrt gives a count the same colour in every frame (services.movie.one_mapping)
+MAPPINGS = ((f"{MOVIE_MAPPING}: one colour per count in every frame", MOVIE_MAPPING),
+            ("log: not for movies (each frame's own statistics)", "log"),
+            ("histogram: not for movies (each frame's own statistics)", "histogram"))
 MAX_SIDE = 8192
 MAX_SECONDS = 3600.0
 # the size each codec is tried at when the dialog opens (a real encoder, one frame)
@@ -72,6 +79,30 @@ def place_of(view) -> dict:
     return view.model.movie_place()
 
 
+def view_mapping(view) -> str:
+    """The colour mapping the view has chosen ("auto" leaves it to the movie: MOVIE_MAPPING)."""
+    return dict(place_of(view)["colouring"]).get("mapping") or MOVIE_MAPPING
+
+
+def mapping_problem(mapping: str) -> str | None:
+    """Why a movie cannot be coloured with `mapping`, in the window's words, or None."""
+    if mapping == MOVIE_MAPPING:
+        return None
+    return (f"{mapping} takes each frame's own statistics, so the same count would change colour "
+            f"from frame to frame: a movie is coloured with {MOVIE_MAPPING}")
+
+
+def movie_spec(choice: dict, view) -> MovieSpec:
+    """The movie the dialog's `choice` describes (its "mapping", when given, in place of the
+    view's) at the view's place with the view's colouring."""
+    fields = dict(choice)
+    mapping = fields.pop("mapping", None)
+    place = place_of(view)
+    if mapping:
+        place["colouring"] = tuple(dict(place["colouring"], mapping=mapping).items())
+    return MovieSpec(**fields, **place)
+
+
 def png_pattern(path: str) -> str:
     """A file name for a PNG sequence from whatever the user typed: DIR/NAME%05d.png."""
     base, ext = os.path.splitext(path)
@@ -88,12 +119,15 @@ def video_path(path: str) -> str:
 
 
 class MovieDialog(QDialog):
-    """`check(choice) -> (field, why) | None` runs when Export is pressed: a problem ("path" or
-    "size") is shown beside that field and the dialog stays open with what was typed."""
+    """`check(choice) -> (field, why) | None` runs when Export is pressed: a problem ("path",
+    "size" or "mapping") is shown beside that field and the dialog stays open with what was typed.
+    `mapping`: the view's colour mapping, which the Mapping field starts with."""
 
-    def __init__(self, parent=None, path: str | None = None, gpus=(), check=None):
+    def __init__(self, parent=None, path: str | None = None, gpus=(), check=None,
+                 mapping: str | None = None):
         super().__init__(parent)
         self._check = check
+        self._view_mapping = mapping or MOVIE_MAPPING
         self.setWindowTitle("Export zoom movie")
         form = QFormLayout(self)
         self.preset = QComboBox()
@@ -136,6 +170,16 @@ class MovieDialog(QDialog):
                 self.codec.model().item(i).setEnabled(False)
                 self.codec.setItemData(i, f"unavailable here: {why}", Qt.ItemDataRole.ToolTipRole)
         form.addRow("Codec", self.codec)
+        self.mapping = QComboBox()
+        for label, name in MAPPINGS:
+            self.mapping.addItem(label, name)
+        self.mapping.setToolTip(
+            "How counts become colours. Every frame of a movie is coloured with one mapping: "
+            f"{MOVIE_MAPPING} depends on each pixel's count alone; log and histogram take each "
+            "frame's own statistics, so a count would change colour from frame to frame")
+        form.addRow("Mapping", self.mapping)
+        self.mapping_error = error_label()
+        form.addRow("", self.mapping_error)
         self.path = QLineEdit(path or start_path("mandelbrot-zoom.mp4"))
         self.path.setToolTip(".mp4, .mkv or .mov for a video; PNG frames go to NAME%05d.png")
         self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance("x" * 48))
@@ -159,6 +203,8 @@ class MovieDialog(QDialog):
         self.codec.currentIndexChanged.connect(self._codec_changed)
         if codec_problem(CODECS[0][1]):         # no PyAV: PNG frames are what is left
             self.codec.setCurrentIndex(len(CODECS) - 1)
+        self.mapping.currentIndexChanged.connect(self._mapping_changed)
+        self._set_mapping(self._view_mapping)
         if _last and path is None:
             self._restore(_last)
         sync_size_list(self.preset, SIZES, self.w, self.h)
@@ -175,20 +221,39 @@ class MovieDialog(QDialog):
         if i >= 0 and self.codec.model().item(i).isEnabled():
             self.codec.setCurrentIndex(i)
         self.path.setText(last["out"])
+        # the mapping picked last time, while the view still has the one it had then
+        if last.get("view_mapping") == self._view_mapping and last.get("mapping"):
+            self._set_mapping(last["mapping"])
+
+    def _set_mapping(self, mapping: str):
+        i = self.mapping.findData(mapping)
+        self.mapping.setCurrentIndex(max(i, 0))
+        self._mapping_changed()
+
+    def _mapping_changed(self, *_):
+        show_error(self.mapping_error, mapping_problem(self.mapping.currentData()))
+
+    def _remember(self, choice: dict):
+        _last.update(choice, view_mapping=self._view_mapping)
 
     def accept(self):
-        choice = self.choice()
+        choice = self.full_choice()
         found = self._check(choice) if self._check is not None else None
-        show_error(self.path_error, found[1] if found and found[0] == "path" else None)
-        show_error(self.size_error, found[1] if found and found[0] == "size" else None)
+        if found is None:
+            problem = mapping_problem(choice["mapping"])
+            found = ("mapping", problem) if problem else None
+        for field, label in (("path", self.path_error), ("size", self.size_error)):
+            show_error(label, found[1] if found and found[0] == field else None)
+        if found and found[0] == "mapping":
+            show_error(self.mapping_error, found[1])
         if found:
             return
-        _last.update(choice)
+        self._remember(choice)
         remember_folder(choice["out"])
         super().accept()
 
     def reject(self):
-        _last.update(self.choice())             # what was typed is there next time too
+        self._remember(self.full_choice())      # what was typed is there next time too
         super().reject()
 
     def _preset(self, i: int):
@@ -215,8 +280,12 @@ class MovieDialog(QDialog):
         """The GPUs picked (None: the view's own device, between the view's frames)."""
         return self.gpus.chosen()
 
+    def full_choice(self) -> dict:
+        """choice() and the colour mapping picked ("mapping"): what movie_spec takes."""
+        return dict(self.choice(), mapping=self.mapping.currentData())
+
     def choice(self) -> dict:
-        """The MovieSpec fields the dialog sets."""
+        """The MovieSpec fields the dialog sets (the mapping is a colouring: full_choice)."""
         codec = self.codec.currentData()
         path = os.path.expanduser(self.path.text().strip())
         path = png_pattern(path) if codec is None else video_path(path)
@@ -235,144 +304,12 @@ def _row(*widgets, stretch_first=False) -> QWidget:
     return box
 
 
-def eta_text(elapsed_s: float, done: int, total: int) -> str:
-    """'about 1:05 left' from the pace so far, or '' before there is a pace."""
-    if done <= 0 or elapsed_s <= 0 or done >= total:
-        return ""
-    left = elapsed_s / done * (total - done)
-    m, s = divmod(int(round(left)), 60)
-    return f"about {m}:{s:02d} left"
-
-
-class MovieExporter(QObject):
-    """Runs one movie at a time on the window's scheduler and shows its progress."""
-    finished = pyqtSignal(str)       # the movie's path
-    failed = pyqtSignal(str)         # a plain message, or "cancelled"
-
-    def __init__(self, scheduler, parent_widget=None, status=None, error=None):
-        super().__init__(parent_widget)
-        self.scheduler = scheduler
-        self.parent_widget = parent_widget
-        self.status = status or (lambda text, ms=0: None)
-        self.error = error or (lambda text: None)
-        for request_type, handler in HANDLERS.items():
-            scheduler.register(request_type, handler)
-        scheduler.event.connect(self._on_event)
-        self.generation = None
-        self.dialog: QProgressDialog | None = None
-        self.spec: MovieSpec | None = None
-        self._t0 = 0.0
-        self._first = 0          # frames done when this run started (resumed ones)
-
-    @property
-    def running(self) -> bool:
-        return self.generation is not None
-
-    def start(self, spec: MovieSpec, backend, *, restart: bool = False, show_progress=True,
-              gpus: tuple[int, ...] | None = None) -> bool:
-        """Check the movie (one line in the status bar when it cannot be made) and submit it."""
-        if self.running:
-            self.status("A movie is already being made; cancel it first", 6000)
-            return False
-        try:
-            movie = prepare(spec)
-            Parts(movie, default_lanes(spec.kind, spec.size)).check(restart)
-        except MovieError as exc:
-            self.status(f"Cannot export the movie: {exc}", 8000)
-            self.failed.emit(str(exc))
-            return False
-        self.spec = spec
-        self.generation = self.scheduler.submit(
-            MOVIE_KEY, MovieExport(spec, backend, restart, gpus=tuple(gpus) if gpus else None))
-        self._t0 = time.perf_counter()
-        self._first = -1
-        w, h = spec.size
-        if show_progress:
-            dlg = QProgressDialog(f"Rendering {spec.frames} frames of {w}×{h}…", "Cancel", 0, 1000,
-                                  self.parent_widget)
-            dlg.setWindowTitle("Export zoom movie")
-            dlg.setMinimumDuration(0)
-            dlg.setAutoClose(False)
-            dlg.setAutoReset(False)
-            dlg.canceled.connect(self.cancel)
-            dlg.setValue(0)
-            dlg.show()
-            self.dialog = dlg
-        self.status(f"Making a {spec.seconds:g} s zoom movie ({w}×{h}, {spec.fps} fps) in "
-                    f"{spec.out}…", 0)
-        return True
-
-    def cancel(self):
-        if not self.running:
-            return
-        self.scheduler.cancel(MOVIE_KEY)       # it stops at its next frame
-        self._end(f"Movie cancelled: {self._kept()}; export it again to resume", "cancelled")
-
-    def _kept(self) -> str:
-        spec = self.spec
-        if spec.kind == "png":
-            return "the frames written so far are kept"
-        return f"the finished segments are kept in {parts_dir(spec.out)}"
-
-    def _end(self, message: str, failure: str | None = None):
-        self.generation = None
-        self._close_dialog()
-        if failure is None:
-            self.status(message, 8000)
-        elif failure == "cancelled":
-            self.status(message, 8000)
-            self.failed.emit("cancelled")
-        else:
-            self.error(message)
-            self.failed.emit(failure)
-
-    def _close_dialog(self):
-        if self.dialog is not None:
-            self.dialog.canceled.disconnect(self.cancel)
-            self.dialog.close()
-            self.dialog.deleteLater()
-            self.dialog = None
-
-    def _on_event(self, ev):
-        if getattr(ev, "key", None) != MOVIE_KEY or ev.generation != self.generation:
-            return
-        if isinstance(ev, Progress) and isinstance(ev.item, MovieProgress):
-            self._progress(ev.item)
-        elif isinstance(ev, Delivered) and isinstance(ev.result, MovieMade):
-            made = ev.result
-            self._end(f"Movie written: {made.path} ({made.frames} frames in {made.seconds:.1f} s)")
-            self.finished.emit(made.path)
-        elif isinstance(ev, Failed):
-            self._end(f"The movie failed: {ev.message}; {self._kept()}", ev.message)
-        elif isinstance(ev, Stopped):
-            self._end(f"Movie cancelled: {self._kept()}", "cancelled")
-
-    def _progress(self, p: MovieProgress):
-        if self._first < 0:          # the first report: what an earlier run had finished
-            self._first = p.done
-            self._t0 = time.perf_counter()
-        eta = eta_text(time.perf_counter() - self._t0, p.done - self._first, p.total - self._first)
-        if p.stage == "joining":
-            text = f"Putting {p.total} frames together in {self.spec.out}…"
-        else:
-            text = f"Frame {p.done:,} of {p.total:,}" + (f" · {eta}" if eta else "")
-            if p.resumed:
-                text += f" (resumed after {p.resumed:,})"
-        if self.dialog is not None:
-            self.dialog.setValue(int(p.fraction * 1000))
-            self.dialog.setLabelText(text)
-        self.status(f"Zoom movie: {text}", 0)
-
-    def shutdown(self):
-        if self.running:
-            self.scheduler.cancel(MOVIE_KEY)
-        self._close_dialog()
-
-
 def movie_problem(choice: dict, view) -> tuple[str, str] | None:
     """("path" | "size", why) when the movie the dialog describes cannot be made, checked before
     the dialog closes; parts of another movie are asked about afterwards."""
     from services.files import check_writable
+    choice = dict(choice)
+    mapping = choice.get("mapping") or view_mapping(view)
     out = choice["out"]
     try:
         check_writable(out)
@@ -381,8 +318,10 @@ def movie_problem(choice: dict, view) -> tuple[str, str] | None:
     w, h = choice["size"]
     if choice["codec"] is not None and (w % 2 or h % 2):
         return "size", f"a video needs an even width and height, not {w}×{h}"
+    if mapping_problem(mapping):
+        return "mapping", mapping_problem(mapping)
     try:
-        spec = MovieSpec(**choice, **place_of(view))
+        spec = movie_spec(choice, view)
         Parts(prepare(spec, open_encoder=False), default_lanes(spec.kind, spec.size)).check()
     except OtherMovie:
         return None
@@ -405,11 +344,12 @@ def export_zoom_movie(window) -> bool:
     if exporter.running:
         window.show_status("A movie is already being made; cancel it first", 6000)
         return False
-    dlg = MovieDialog(window, gpus=view.export_gpus(), check=lambda c: movie_problem(c, view))
+    dlg = MovieDialog(window, gpus=view.export_gpus(), check=lambda c: movie_problem(c, view),
+                      mapping=view_mapping(view))
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return False
     gpus = dlg.chosen_gpus()
-    spec = MovieSpec(**dlg.choice(), **place_of(view))
+    spec = movie_spec(dlg.full_choice(), view)
     restart = False
     try:
         movie = prepare(spec, open_encoder=False)

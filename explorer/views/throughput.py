@@ -18,6 +18,7 @@ from services.files import check_writable, write_json, write_text
 
 from ..models.throughput import COLUMNS, VIEW_ID, ThroughputModel
 from .base import BaseView
+from .export_fields import remember_folder, start_path
 from .throughput_chart import IMPL_COLOURS, REF_LINES, ThroughputChart
 from .throughput_controls import ThroughputControls
 from .throughput_table import ThroughputTable
@@ -144,16 +145,19 @@ class ThroughputView(BaseView):
         self._save(self.export_json, path)
 
     def _ask_csv(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Export the sweep as CSV", "throughput.csv",
-                                              "CSV files (*.csv)")
-        if path:
-            self.save_csv(path)
+        self._ask("Export the sweep as CSV", "throughput.csv", "CSV files (*.csv)", self.save_csv)
 
     def _ask_json(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Export the sweep as JSON", "throughput.json",
-                                              "JSON files (*.json)")
+        self._ask("Export the sweep as JSON", "throughput.json", "JSON files (*.json)",
+                  self.save_json)
+
+    def _ask(self, title: str, name: str, kinds: str, save):
+        # in the folder last used (else Pictures or home), as every export dialog: never the
+        # folder the app was started from
+        path, _ = QFileDialog.getSaveFileName(self, title, start_path(name), kinds)
         if path:
-            self.save_json(path)
+            remember_folder(path)
+            save(path)
 
     def _save(self, fn, path):
         try:

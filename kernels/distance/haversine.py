@@ -16,7 +16,12 @@ from __future__ import annotations
 import math
 
 import numba
-from numba import cuda, njit, prange
+from numba import njit, prange
+
+from ..backend import numba_cuda
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 DEG = math.pi / 180.0
 THREADS_PER_BLOCK = 256

@@ -24,6 +24,59 @@ from .deep.request import add_decimal
 from .request import DeepFrameRequest
 from .strips import strip_rows
 
+# a deep picture's share of its progress bar per stage: the reference orbit (computed once, in the
+# first strip: most of the time only at great depths), the approximation table, then the pixels of
+# every strip in turn
+REFERENCE_SHARE = (0.0, 0.2)
+TABLE_SHARE = (0.2, 0.25)
+PIXELS_SHARE = (0.25, 1.0)
+
+
+class PictureProgress:
+    """A deep picture's progress in strips as one fraction that only goes forward: `strip(r0, rows)`
+    gives the progress(fraction, stage) callback of one strip's render, `rows_done(fraction)`
+    takes a report of whole strips done; `progress(fraction)` gets the picture's fraction and
+    `stages(stage)` the stage under way ("compile", "reference", "table", "pixels") as it changes."""
+
+    def __init__(self, height: int, progress=None, stages=None):
+        self.height, self.progress, self.stages = int(height), progress, stages
+        self.fraction = 0.0
+        self.stage = None
+
+    def strip(self, row0: int, rows: int):
+        def report(fraction: float, stage: str):
+            f = min(1.0, max(0.0, float(fraction)))
+            if stage == "reference":
+                self._to(_within(REFERENCE_SHARE, f), stage)
+            elif stage == "table":
+                self._to(_within(TABLE_SHARE, f), stage)
+            elif stage == "pixels":
+                self._to(_within(PIXELS_SHARE, (row0 + rows * f) / self.height), stage)
+            else:               # the first compile: said, no share of the bar
+                self._say(stage)
+        return report
+
+    def rows_done(self, fraction: float) -> None:
+        self._to(_within(PIXELS_SHARE, float(fraction)), "pixels")
+
+    def _to(self, fraction: float, stage: str) -> None:
+        if fraction < self.fraction:    # a later strip's reused orbit: already counted
+            return
+        self._say(stage)
+        if fraction > self.fraction:
+            self.fraction = fraction
+            if self.progress is not None:
+                self.progress(fraction)
+
+    def _say(self, stage: str) -> None:
+        if stage != self.stage:
+            self.stage = stage
+            if self.stages is not None:
+                self.stages(stage)
+
+
+def _within(span: tuple[float, float], fraction: float) -> float:
+    return span[0] + (span[1] - span[0]) * fraction
 
 
 class DeepFrameRenderer:
@@ -134,23 +187,26 @@ class DeepFrameRenderer:
         return fetch_value
 
     def strips(self, request: DeepFrameRequest, values: bool, rows: int | None = None, cancel=None,
-               progress=None, folder: str | None = None):
+               progress=None, folder: str | None = None, stages=None):
         """The frame at any size as strips of `rows` rows, top first: an iterator of (row0, array),
         uint8 RGBA (n, w, 4) or, with `values`, float64 smooth counts (n, w), each valid until the
         next strip is asked for. Each strip is a deep frame of its own centre (the frame's centre
         moved by an exact decimal amount), sharing the reference orbit. A mapping that depends on
         the frame's statistics ("log", "histogram") takes them from the whole picture, as
-        Renderer.strips does (every strip's values first, `progress(fraction)` after each)."""
+        Renderer.strips does (every strip's values first). `progress(fraction)` moves within each
+        strip as its stages go (PictureProgress: the reference orbit, the table, the pixels) up to
+        1 when the last strip's values are done; `stages(stage)` hears each stage as it starts."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         rows = min(strip_rows(w, rows), h)
         if self.backend.is_gpu:
             ensure_device_fits(rows * w * 20, what=f"rendering {w}×{h} in strips of {rows} rows")
+        told = None if progress is None and stages is None else PictureProgress(h, progress, stages)
         if needs_whole_picture(request, bool(values)):
-            return whole_strips(self.colourer, self._strips(request, True, rows, cancel),
+            return whole_strips(self.colourer, self._strips(request, True, rows, cancel, told),
                                 (w, h), request, request.max_iter, rows, self._stream(), cancel,
-                                progress, folder)
-        return self._strips(request, bool(values), rows, cancel)
+                                None if told is None else told.rows_done, folder)
+        return self._strips(request, bool(values), rows, cancel, told)
 
     def band(self, request: DeepFrameRequest, row0: int, rows: int, values: bool, cancel=None,
              into: np.ndarray | None = None) -> np.ndarray:
@@ -165,13 +221,17 @@ class DeepFrameRenderer:
         np.copyto(into, got)
         return into
 
-    def _strips(self, request, want_values, rows, cancel):
+    def _strips(self, request, want_values, rows, cancel, told=None):
         h = int(request.size[1])
         for r0 in range(0, h, rows):
             if cancel is not None:
                 cancel.check()
-            strip = band_request(request, r0, min(rows, h - r0), want_values)
-            frame = self.render(strip, cancel=cancel)
+            n = min(rows, h - r0)
+            strip = band_request(request, r0, n, want_values)
+            frame = self.render(strip, cancel=cancel,
+                                progress=None if told is None else told.strip(r0, n))
+            if told is not None:
+                told.rows_done((r0 + n) / h)
             yield r0, (frame.values if want_values else frame.rgba)
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 
-from numba import cuda
 
-from ..backend import simulator_enabled
+from ..backend import numba_cuda, simulator_enabled
 from .grid import WARP
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 FULL_MASK = 0xFFFFFFFF
 

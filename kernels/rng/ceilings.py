@@ -16,12 +16,15 @@ import functools
 
 import numba
 import numpy as np
-from numba import cuda
 
+from ..backend import numba_cuda
 from . import grid
 from .blocksum import block_sum
 from .grid import threads_per_block
 from .vectorio import WIDTH, aligned, load16, store16
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 FILL_VALUE = 0.5
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import cuda, int64, njit, prange
+from numba import int64, njit, prange
+from ..backend import numba_cuda
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 _ONE_U32 = np.uint32(1)
 CPU_CHUNK = 1 << 18

@@ -31,11 +31,15 @@ from __future__ import annotations
 
 import functools
 
-from numba import cuda, int64, njit, prange
+from numba import int64, njit, prange
 
+from ..backend import numba_cuda
 from .blocksum import block_sum
 from .grid import threads_per_block
 from .xoroshiro import DEV, chunk_state, cpu_inside
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 CPU_CHUNK = 1 << 20          # points per independently seeded CPU chunk
 INT_ALU_OPS_PER_POINT = 22   # integer ALU operations per point in the compiled loop (see above)

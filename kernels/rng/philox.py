@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import functools
 
-from numba import cuda, uint64
+from numba import uint64
 
-from ..backend import first_line
+from ..backend import first_line, numba_cuda
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 _failures: dict[str, str] = {}   # what failed to build, remembered so available() can say so
 

@@ -33,10 +33,14 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from numba import cuda, float64, int64, njit, prange, uint64
+from numba import float64, int64, njit, prange, uint64
 
+from ..backend import numba_cuda
 from .blocksum import block_sum, thread_sum
 from .grid import threads_per_block
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 # every generated value is k / SCALE[dtype] with k a whole number below SCALE[dtype]
 SCALE_BITS = {"float32": 24, "float64": 53}

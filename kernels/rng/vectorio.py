@@ -15,9 +15,11 @@ that store or load element by element.
 """
 from __future__ import annotations
 
-from numba import cuda
 
-from ..backend import simulator_enabled
+from ..backend import cuda_imported, numba_cuda, simulator_enabled
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 VECTOR_BYTES = 16
 WIDTH = {"float32": 4, "float64": 2}   # elements in one 16-byte group
@@ -103,4 +105,5 @@ def _simulated():
     return store16, load16
 
 
-store16, load16 = _simulated() if simulator_enabled() else _intrinsics()
+# without numba.cuda (no CUDA runtime) the simulator's shape: stand-ins that say why if called
+store16, load16 = _simulated() if simulator_enabled() or not cuda_imported() else _intrinsics()

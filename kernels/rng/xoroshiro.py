@@ -32,11 +32,14 @@ import math
 import warnings
 
 import numpy as np
-from numba import cuda, float32, float64, njit, prange, uint32, uint64
+from numba import float32, float64, njit, prange, uint32, uint64
 
-from ..backend import simulator_enabled
+from ..backend import cuda_imported, numba_cuda, simulator_enabled
 from .vectorio import WIDTH as GROUP
 from .vectorio import store16
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -161,8 +164,12 @@ def _build(jit, step=_next, sincos=(_sincos_2pi_32, _sincos_2pi_64)):
             "mix": jit(mix)}
 
 
-DEV = (_build(cuda.jit(device=True), _next_simulated) if simulator_enabled() else
-       _build(cuda.jit(device=True), _next, _device_sincos_2pi()))
+if not cuda_imported():   # stand-ins that say why, if ever called
+    DEV = _build(cuda.jit(device=True))
+elif simulator_enabled():
+    DEV = _build(cuda.jit(device=True), _next_simulated)
+else:
+    DEV = _build(cuda.jit(device=True), _next, _device_sincos_2pi())
 CPU = _build(njit)
 _cpu_u32, _cpu_n32 = CPU["uniform32"], CPU["normal32"]
 _cpu_u64, _cpu_n64 = CPU["uniform64"], CPU["normal64"]

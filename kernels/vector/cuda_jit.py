@@ -15,9 +15,9 @@ decoration.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float64, vectorize
+from numba import float64, vectorize
 
-from ..backend import first_line
+from ..backend import first_line, numba_cuda
 from .ops import (
     OPS,
     SCALAR,
@@ -27,6 +27,9 @@ from .ops import (
     THREADS_PER_BLOCK,
     ImplUnavailable,
 )
+
+# numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
+cuda = numba_cuda()
 
 
 # ---- one element of each op: (a, b, s) -> value --------------------------------------------------

@@ -163,7 +163,8 @@ class DeepRenderer:
 
         cancel: an object whose check() raises to stop (checked inside the reference orbit every
         few thousand iterations and between bands of pixels). progress(fraction, stage): stage
-        "reference" while the orbit is computed, "pixels" as bands of pixels finish.
+        "reference" while the orbit is computed, "table" around the table's build (0 then 1, when
+        it is built), "pixels" as bands of pixels finish.
         to_host=False (GPU): DeepResult.values is the device array (H, W) float64, valid until the
         next call, so a colouring kernel can read it where it is; only the counts are copied."""
         request.validate()
@@ -179,9 +180,11 @@ class DeepRenderer:
             orbit, reused = self._reference(request, cancel, progress)
             geo = FrameGeometry.of(request, orbit)
         with timer.phase("host", detail="table"):
-            table, table_reused = self._table_for(orbit, geo, request.bla)
+            table, table_reused = self._table_for(orbit, geo, request.bla, progress)
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
+        if progress is not None:
+            progress(0.0, "pixels")     # the first band's report comes when it is done
         run_out = self.pixels.run(self.pool, (h, w), code, positional(geo.grid(), args), timer,
                                   cancel, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
@@ -200,11 +203,13 @@ class DeepRenderer:
         if not reused:
             orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
         report = None if progress is None else (lambda f: progress(f, "reference"))
+        if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
+            report(0.0)         # the stage starts: its first report comes thousands of steps in
         orbit.extend(request.max_iter, cancel=cancel, progress=report)
         self.orbit = orbit
         return orbit, reused
 
-    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool):
+    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
         """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
         for a smaller one (its radii are only smaller than they could be), so it serves frames whose
         bound is up to 2^TABLE_SLACK_BITS below its own: zooming in 2x per step rebuilds it every
@@ -214,6 +219,8 @@ class DeepRenderer:
         if t is not None and t[0][:5] == key and (
                 not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS):
             return t, True
+        if progress is not None:
+            progress(0.0, "table")
         orb, oexp = orbit.arrays()
         # build for a bound a little above this frame's, so small pans and zoom-outs keep it
         bound = geo.c_bound_exp + 1
@@ -222,6 +229,8 @@ class DeepRenderer:
         else:
             tab, tabe, levels = empty_table()
         self._table = (key + (bound,), tab, tabe, levels)
+        if progress is not None:
+            progress(1.0, "table")
         return self._table, False
 
     # ---- the frame's loop -------------------------------------------------------------------
