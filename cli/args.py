@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
@@ -202,9 +203,18 @@ def build_parser() -> ArgParser:
     return p
 
 
+# options that name a file to write: "~" means the user's home there too, as in the dialogs
+PATH_OPTIONS = ("out", "movie", "json")
+
+
 def parse(argv: list[str]) -> argparse.Namespace:
     """Parse main.py's arguments; a mistake exits with status 2 and one line."""
-    return build_parser().parse_args(join_negative_values(list(argv)))
+    args = build_parser().parse_args(join_negative_values(list(argv)))
+    for name in PATH_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value.startswith("~"):
+            setattr(args, name, os.path.expanduser(value))
+    return args
 
 
 # options that take a value, which may start with '-' (a negative number, '-5x10', '-inf')

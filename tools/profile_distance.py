@@ -6,7 +6,6 @@ import statistics
 import time
 
 import numpy as np
-from numba import cuda
 
 from kernels import backend
 from kernels.distance import renderer as distance
@@ -21,6 +20,7 @@ except backend.BackendUnavailable as exc:
 if be.simulated:
     raise SystemExit("profile_distance.py measures real launches and copies; the CUDA simulator has "
                      "neither (unset NUMBA_ENABLE_CUDASIM)")
+cuda = backend.numba_cuda()
 req = distance.DistanceRequest(bounds=distance.SEED_BOUNDS, ref=distance.SEED_REF, size=(1000, 1000))
 r = distance.Renderer(be)
 for _ in range(5):

@@ -53,6 +53,15 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=os.environ.get("OUT", "."))
     p.add_argument("--n", type=int, default=1 << 20, help="elements per vector")
     args = p.parse_args(argv)
+    sys.path.insert(0, ROOT)
+    from kernels import backend
+    try:
+        be = backend.resolve("cuda")
+    except backend.BackendUnavailable as exc:
+        # a GPU-only check: on a machine without one, one line instead of two children's tracebacks
+        raise SystemExit(f"vector_jit_cache_check.py needs a usable NVIDIA GPU: {exc}") from None
+    if be.simulated:
+        raise SystemExit("vector_jit_cache_check.py times real compiles; unset NUMBA_ENABLE_CUDASIM")
     runs = []
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, VECTOR_CHECK_N=str(args.n),

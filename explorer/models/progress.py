@@ -1,7 +1,8 @@
-"""How far a frame of the Mandelbrot view has got, as the status bar says it: one bar that only
-goes forward. A deep frame reports stages (the kernels' compile, the reference orbit, the pixels
-of the coarse pass, then of the full one), each mapped to a fixed share of the bar, so that the
-reference reaching 100 % is not followed by "pixels 46 %". Qt-free; the clock is passed in.
+"""How far a frame of the Mandelbrot view has got, as the status bar says it: one bar that only goes
+forward. A deep frame reports stages (the kernels' compile, the reference orbit, the approximation
+table, the pixels of the coarse pass, then of the full one), each mapped to a fixed share of the
+bar, so that the reference reaching 100 % is not followed by "pixels 46 %". Qt-free; the clock is
+passed in.
 """
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from dataclasses import dataclass, field
 
 # the bar's share of each stage: (start, end); a progressive frame's pixels come twice
 REFERENCE = (0.0, 0.6)
+TABLE = (0.6, 0.6)          # short beside the orbit: the bar holds while the words say it
 COARSE_PIXELS = (0.6, 0.7)
 FULL_PIXELS = (0.7, 1.0)
 ONE_PASS_PIXELS = (0.6, 1.0)
 LONG_JOB_S = 2.0        # a frame that took longer ends with "done in N s" in the status bar
-STAGE_WORDS = {"reference": "reference orbit", "pixels": "pixels",
+STAGE_WORDS = {"reference": "reference orbit", "table": "approximation table", "pixels": "pixels",
                "compile": "compiling the deep-zoom kernels (first time only)"}
 
 
@@ -30,6 +32,8 @@ class FrameProgress:
     def share(self, stage: str) -> tuple[float, float] | None:
         if stage == "reference":
             return REFERENCE
+        if stage == "table":
+            return TABLE
         if stage == "pixels":
             if not self.progressive:
                 return ONE_PASS_PIXELS

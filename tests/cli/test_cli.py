@@ -159,3 +159,14 @@ def test_render_distance_png_and_npy(tmp_path, capsys):
     v = np.load(tmp_path / "d.npy")
     assert v.shape == (10, 20) and v.dtype == np.float64 and 0 <= v.min() and v.max() <= 20038
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npy", "d.png"]   # no temp files left
+
+
+def test_a_home_relative_path_means_the_home_folder(monkeypatch, tmp_path):
+    """--out, --movie and --json take "~" as the dialogs do (the shell does not expand it in
+    --out=~/pic.png)."""
+    from cli.args import parse
+    monkeypatch.setenv("HOME", str(tmp_path))
+    args = parse(["--render", "mandelbrot", "--out=~/pic.png"])
+    assert args.out == str(tmp_path / "pic.png")
+    assert parse(["--bench", "--json=~/b.json"]).json == str(tmp_path / "b.json")
+    assert parse(["--movie=~/m.mp4"]).movie == str(tmp_path / "m.mp4")

@@ -77,3 +77,15 @@ def test_esc_after_the_coarse_pass_says_the_coarse_preview_is_shown(qtbot, sched
     assert v.go_to("-0.7436", "0.1318", "0.01", 2_000_000)
     qtbot.waitUntil(lambda: bool(said) and not v.in_flight, timeout=120_000)
     assert said[-1] == "Frame cancelled: showing the coarse preview (the full frame was stopped)"
+
+
+def test_the_table_stage_has_its_share_and_its_words():
+    """The approximation table comes between the reference and the pixels: its own words, and the
+    bar holds (never goes back) while it is built."""
+    p = FrameProgress(started=0.0)
+    ref_end = p.update("reference", 1.0)
+    table = p.update("table", 0.5)
+    pixels = p.update("pixels", 0.0)
+    assert "approximation table" in table and "%" in table
+    fractions = [float(t.split("%")[0].split()[-1]) for t in (ref_end, table, pixels)]
+    assert fractions == sorted(fractions) and fractions[0] == fractions[1] == 60

@@ -77,8 +77,11 @@ def loop_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np
     bt[:, B_AR] = tab[:, T_ADR]
     bt[:, B_AI] = tab[:, T_ADI]
     e = np.clip(tabe[:, E_B], -_CLAMP, _CLAMP)
-    bt[:, B_BR] = np.ldexp(tab[:, T_BR], e)
-    bt[:, B_BI] = np.ldexp(tab[:, T_BI], e)
+    # a B past float64's range becomes inf here, as it always did; numpy's overflow warning about
+    # it only alarmed users of deep renders (the arrays are the same with or without it)
+    with np.errstate(over="ignore"):
+        bt[:, B_BR] = np.ldexp(tab[:, T_BR], e)
+        bt[:, B_BI] = np.ldexp(tab[:, T_BI], e)
     bt[:, B_R] = tab[:, T_RD]
     bt[:, B_AA] = tab[:, T_AD]
     return zo, bt
