@@ -137,42 +137,31 @@ def _make_colour(mul, add, jit):
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
 
-@njit(inline="always")
-def _cpu_mul(a, b):
-    return a * b
+# Plain IEEE operators, helpers inlined: wrapping each multiply and add in an inlined function of
+# its own made the parallel loops' compile slower and the loops no faster
+_bin_scale_cpu, _bin_position_cpu, _colour_cpu = _make_colour(operator.mul, operator.add,
+                                                               njit(inline="always"))
 
 
-@njit(inline="always")
-def _cpu_add(a, b):
-    return a + b
-
-
-_bin_scale_cpu, _bin_position_cpu, _colour_cpu = _make_colour(_cpu_mul, _cpu_add, njit(inline="always"))
-
-
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def stats_cpu(values, max_iter, stats):
-    """stats[S_MIN], stats[S_MAX], stats[S_COUNT] over the escaped pixels (values < max_iter)."""
+    """stats[S_MIN], stats[S_MAX], stats[S_COUNT] over the escaped pixels (values < max_iter).
+    One thread: a pass of compares takes milliseconds even at 4K, where a parallel loop cost
+    seconds of compile at every first start (docs/PERFORMANCE.md, "Cold and warm start")."""
     rows, cols = values.shape
-    lo = np.full(rows, np.inf)
-    hi = np.full(rows, -np.inf)
-    cnt = np.zeros(rows, dtype=np.int64)
-    for r in prange(rows):
-        a = np.inf
-        b = -np.inf
-        n = 0
+    a = np.inf
+    b = -np.inf
+    n = 0
+    for r in range(rows):
         for c in range(cols):
             v = values[r, c]
             if v < max_iter:
                 a = min(a, v)
                 b = max(b, v)
                 n += 1
-        lo[r] = a
-        hi[r] = b
-        cnt[r] = n
-    stats[S_MIN] = lo.min() if rows else np.inf
-    stats[S_MAX] = hi.max() if rows else -np.inf
-    stats[S_COUNT] = float(cnt.sum())
+    stats[S_MIN] = a
+    stats[S_MAX] = b
+    stats[S_COUNT] = float(n)
 
 
 @njit(parallel=True, cache=True)
