@@ -375,6 +375,7 @@ class Colourer:
         self.backend = backend
         self.pool = BufferPool(backend)
         self._luts: dict[str, object] = {}
+        self.warm_mappings: set = set()     # mappings whose kernels warm() has compiled
 
     def lut(self, name: str, timer, stream=None):
         hit = self._luts.get(name)
@@ -439,8 +440,15 @@ class Colourer:
             colour_kernel[blocks, (bx, by), stream](values, rgba, max_iter, mode, dens, offset,
                                                     stats, cdf, lut, interior)
 
-    def warm(self, timer, stream=None):
-        """Compile every colouring kernel (a 3×4 frame in each mapping)."""
+    def warm(self, timer, stream=None, mappings=MAPPINGS):
+        """Compile the colouring kernels of `mappings` (a 3×4 frame in each) not yet compiled.
+        The GPU compiles them all at once; the CPU only those asked for (each one's compile is
+        part of a first start's wait)."""
+        if self.backend.is_gpu:
+            mappings = MAPPINGS
+        todo = [m for m in MAPPINGS if m in mappings and m not in self.warm_mappings]
+        if not todo:
+            return
         vals = np.array([[1.0, 2.5, 9.0, 40.0], [3.0, 40.0, 7.0, 12.0], [40.0, 5.5, 6.0, 8.0]])
         from types import SimpleNamespace
         if self.backend.is_gpu:
@@ -448,10 +456,11 @@ class Colourer:
             out = cuda.device_array((3, 4), np.uint32, stream=stream)
         else:
             dv, out = vals, np.empty((3, 4), np.uint32)
-        for m in MAPPINGS:
+        for m in todo:
             spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0,
                                    interior=(0, 0, 0, 255), mapping=m)
             self.colour(dv, out, spec, 40, timer, stream)
+            self.warm_mappings.add(m)
 
 
 def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:
