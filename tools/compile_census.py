@@ -72,8 +72,11 @@ def main():
         from kernels.mandelbrot.colour import Colourer
         step("colouring (3 mappings)", lambda: Colourer(cpu).warm(JobTimer(cpu, None, "census")))
     if "deep" in only:
-        from kernels.mandelbrot.deep.renderer import DeepRenderer
-        step("deep loops (perturbation, extended)", lambda: DeepRenderer(cpu).warmup())
+        from kernels.mandelbrot.deep.renderer import FORMATS, DeepRenderer
+        deep = DeepRenderer(cpu)
+        step("deep table builder", lambda: deep.warmup())
+        for fmt in FORMATS:
+            step(f"deep {fmt} loop", lambda fmt=fmt: deep.warmup((fmt,)))
 
     print(f"numba cache: {os.environ['NUMBA_CACHE_DIR']}; imports {t_import:.2f} s")
     for what, s in steps:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 # seconds a cold compile of each part takes on the 2-core machine (rounded up)
 ESTIMATE_S = {"float64": 4.0, "sqrt": 2.0, "log": 1.0, "histogram": 1.5,
-              "table": 3.0, "perturbation": 4.0, "extended": 8.0}
+              "table": 3.0, "perturbation": 4.0, "extended": 10.0}
 DEEP_FORMATS = ("perturbation", "extended")
 
 
 def parts_of(fmt: str, mapping: str) -> tuple[str, ...]:
-    """The compiled parts a CPU frame in number format `fmt` coloured by `mapping` needs."""
+    """The compiled parts a CPU frame in number format `fmt` coloured by `mapping` needs (a deep
+    renderer's warm-up compiles every mapping: deep_frames.DeepFrameRenderer)."""
     if fmt == "float64":
         return ("float64", mapping)
-    return ("table", fmt, mapping)
+    return ("table", fmt) + tuple(dict.fromkeys((mapping, "sqrt", "log", "histogram")))
 
 
 def estimate_s(parts) -> float:
