@@ -1,7 +1,8 @@
 """The Mandelbrot view's frames: the kernels' warm-up (on a first start a NumPy preview while
 they compile, then the deep-zoom kernels in the background), then at most one frame in flight
-under the view's own key (the model says what to render and whether the view is dirty), coarse passes shown
-upscaled, deep frames' progress in the status bar, and each frame placed where its camera says.
+under the view's own key (the model says what to render and whether the view is dirty), coarse
+passes shown upscaled, deep frames' progress in the status bar, and each frame placed where its
+camera says.
 """
 from __future__ import annotations
 
@@ -176,7 +177,8 @@ class FramePump:
         # one bar for the whole frame: stages map to fixed shares, so it only goes forward
         text = m.job.update(p.stage, p.fraction)
         if p.stage == "compile" and not self.view.backend.is_gpu:
-            text = f"Deep frame: {deep_compile_words(m.format, m.colouring.mapping)}…   (Esc cancels)"
+            words = deep_compile_words(m.format, m.colouring.mapping)
+            text = f"Deep frame: {words}…   (Esc cancels)"
         self.view.status_message.emit(text, 0)
 
     def cancel(self) -> bool:
