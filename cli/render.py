@@ -99,6 +99,11 @@ def run_render(args) -> int:
         renderer = view_renderer(view, request, be)
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
+    if view == "mandelbrot":     # a first start compiles for seconds: say so, not a silent bar
+        from kernels.mandelbrot.warm import compile_notice
+        waiting = compile_notice(request, be)
+        if waiting:
+            print(f"{waiting[0].upper()}{waiting[1:]}…", flush=True)
     token = CancelToken()
     progress = StagedProgress(f"{view} {w}×{h} on the {be.label}",
                               fractions=hasattr(renderer, "strips"))

@@ -28,7 +28,9 @@ SIGINT_TICK_MS = 200        # how often Python gets a turn to see Ctrl+C while Q
 
 class MainWindow(QMainWindow):
     def __init__(self, backend_choice: str = "auto", view: str | None = None, settings: QSettings | None = None,
-                 *, synchronous: bool = False, notes=()):
+                 *, synchronous: bool = False, notes=(), compile_ahead: bool = False):
+        """`compile_ahead`: once the Mandelbrot view's own kernels are ready, compile the
+        deep-zoom kernels in the background (the app does; tests and tools ask for it)."""
         super().__init__()
         self.setWindowTitle("GPU Explorer")
         # what went wrong reading files or the environment: shown in the status bar once built
@@ -70,6 +72,8 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(v, _no_mnemonic(title))
             self.startup_notes += list(getattr(v, "load_notes", ()))
         self.tabs.currentChanged.connect(self._on_tab_changed)
+        if "mandelbrot" in self.views:      # before any event loop turn: no warm-up has ended
+            self.views["mandelbrot"].model.compile_ahead = compile_ahead
 
         self.timing = TimingDock(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.timing)
@@ -310,7 +314,7 @@ def run(backend_choice: str = "auto", view: str | None = None, argv=None, *,
     app.setApplicationName(APP)
     before = set(QtScheduler.instances)
     try:
-        win = MainWindow(backend_choice, view, settings=settings, notes=notes)
+        win = MainWindow(backend_choice, view, settings=settings, notes=notes, compile_ahead=True)
     except Exception as exc:  # the window cannot be built: say why, in one line and a dialog
         summary, details = format_exception(type(exc), exc, exc.__traceback__)
         log.error("the window could not be built\n%s", details)

@@ -117,9 +117,15 @@ Event = Delivered | Progress | Failed | Stopped | Busy
 # ---- requests and results shared by every workload ---------------------------------------------
 @dataclass(frozen=True)
 class Warmup:
-    """Compile a workload's kernels on a backend before its first frame is needed."""
+    """Compile a workload's kernels on a backend before its first frame is needed. `parts`: which
+    of them, in the workload's words (empty: those of its first frame). `cached_only`: load only
+    what numba's disk cache holds; where something would compile, answer ColdStart instead.
+    `background`: a job of steps that runs only while no other job waits (Scheduler)."""
     workload: str
     backend: Backend
+    parts: tuple = ()
+    cached_only: bool = False
+    background: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,23 @@ class Compiled:
     workload: str
     backend: Backend
     ms: float | None
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    """A Warmup(cached_only=True) found kernels missing from numba's disk cache: compiling them
+    takes about `seconds` (a first start), and nothing was compiled yet."""
+    workload: str
+    backend: Backend
+    seconds: float
+
+
+@dataclass(frozen=True)
+class WarmupStep:
+    """A background warm-up compiled `part` (progress of Warmup(background=True))."""
+    part: str
+    done: int
+    total: int
 
 
 @dataclass(frozen=True)
@@ -190,6 +213,11 @@ class _Job:
     handler: Handler
     token: CancelToken = field(default_factory=CancelToken)
     gen: GeneratorType | None = None
+
+    @property
+    def background(self) -> bool:
+        """Stepped only when no other job waits: a warm-up that compiles ahead of need."""
+        return bool(getattr(self.request, "background", False))
 
 
 def _read_pixel(ctx: JobContext, req: ReadPixel) -> PixelValue:
@@ -351,7 +379,8 @@ class Scheduler:
             self._emit(Busy(busy))
 
     def _next_job(self, block: bool = True) -> _Job | None:
-        """Round-robin: a fresh job first, else the next step of a generator job."""
+        """Round-robin: a fresh job first, else the next step of a generator job (background
+        warm-ups last)."""
         with self._cond:
             while True:
                 if self._stopping:
@@ -366,7 +395,8 @@ class Scheduler:
                     return job
                 gens = [j for j in self._running.values() if j.gen is not None]
                 if gens:
-                    job = gens[0]
+                    # a background warm-up's next compile waits while any other job has steps
+                    job = ([j for j in gens if not j.background] or gens)[0]
                     self._running.pop(job.key)   # re-append to rotate among generator jobs
                     self._running[job.key] = job
                     return job

@@ -104,6 +104,11 @@ class MandelbrotModel:
         self.observers = Observers()
         # the render pump's state
         self.warm: set = set()           # backends whose kernels are compiled
+        self.checked: set = set()        # backends whose disk cache the warm-up has looked at
+        self.cold: float | None = None   # kernels to compile first: about this many seconds
+        self.previewed = False           # the NumPy preview of a first start was shown
+        self.compile_ahead = False       # compile the deep-zoom kernels once the window is up
+        self.deep_warming: set = set()   # backends whose deep kernels compile in the background
         self.started = False             # the view has been shown: frames are wanted
         self.dirty = False               # the camera or colouring changed since the last submit
         self.deep_slow = False           # the last deep frame was slow: coarse first

@@ -1,6 +1,8 @@
-"""The Mandelbrot view's frames: the kernels' warm-up, then at most one frame in flight under the
-view's own key (the model says what to render and whether the view is dirty), coarse passes shown
-upscaled, deep frames' progress in the status bar, and each frame placed where its camera says.
+"""The Mandelbrot view's frames: the kernels' warm-up (on a first start a NumPy preview while
+they compile, then the deep-zoom kernels in the background), then at most one frame in flight
+under the view's own key (the model says what to render and whether the view is dirty), coarse
+passes shown upscaled, deep frames' progress in the status bar, and each frame placed where its
+camera says.
 """
 from __future__ import annotations
 
@@ -10,10 +12,20 @@ from PyQt6.QtCore import QRectF
 
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
-from kernels.scheduler import Compiled, Warmup
+from kernels.mandelbrot import warm
+from kernels.mandelbrot.preview import PreviewRequest
+from kernels.scheduler import ColdStart, Compiled, Warmup
 from kernels.timing import Timings
 
-from ..models.mandelbrot import Ticket
+from ..models.mandelbrot import Ticket, mapping_for
+
+
+def deep_compile_words(fmt: str, mapping: str) -> str:
+    """What a deep frame's compile waits for, and roughly how long (the parts not yet compiled;
+    the format's own when the cache cannot be read)."""
+    fmt = fmt if fmt in warm.DEEP_FORMATS else "perturbation"
+    parts = warm.parts_of(fmt, mapping_for(mapping, fmt))
+    return warm.waiting_words(warm.missing(parts) or parts)
 
 
 class FramePump:
@@ -30,8 +42,7 @@ class FramePump:
         if view.in_flight:
             return
         if not m.is_warm():
-            view.status_message.emit("Compiling kernels…", 0)
-            view.submit(Warmup("mandelbrot", view.backend))
+            self._warm_up()
             return
         if not m.started or not m.dirty:
             return
@@ -39,6 +50,59 @@ class FramePump:
         if w <= 0 or h <= 0:
             return              # resumes from the resize that gives the canvas an area
         self._submit_frame(w, h)
+
+    def _warm_up(self):
+        """The kernels, in three steps on a first start: ask what numba's disk cache holds (a
+        warm start loads it there and then); where they must compile, a NumPy preview of the
+        picture first (kernels/mandelbrot/preview.py), then the compile."""
+        view, m = self.view, self.model
+        be = view.backend
+        mapping = mapping_for(m.colouring.mapping, "float64")
+        if be not in m.checked:
+            m.checked.add(be)
+            view.status_message.emit("Compiling kernels…", 0)
+            view.submit(Warmup("mandelbrot", be, (mapping,), cached_only=True))
+            return
+        if m.cold is None:
+            view.status_message.emit("Compiling kernels…", 0)
+        else:
+            if not m.previewed and not m.started:
+                return              # the preview comes first, once the view is shown
+            if not m.previewed and self._submit_preview():
+                return
+            view.status_message.emit(
+                f"Compiling the kernels, first time only, about {m.cold:.0f} s: a quick preview "
+                "is shown until then", 0)
+        view.submit(Warmup("mandelbrot", be, (mapping,)))
+
+    def _submit_preview(self) -> bool:
+        """A NumPy preview of the current float64 view (no compile), when the view is shown."""
+        view, m = self.view, self.model
+        w, h = view.canvas_size()
+        if not m.started or w <= 0 or h <= 0:
+            return False
+        try:
+            req = m.build_request(w, h)
+            req.validate()
+        except ValueError:
+            return False
+        if not isinstance(req, km.MandelbrotRequest):
+            return False                # a deep place: its frame follows the compile
+        m.previewed = True
+        view.status_message.emit(
+            f"Compiling the kernels, first time only, about {m.cold:.0f} s: drawing a quick "
+            "preview first", 0)
+        m.submitted(view.submit(PreviewRequest(req)), Ticket(m.camera.state, w, h, coarse=True))
+        return True
+
+    def _compile_ahead(self, backend):
+        """Once the view's own kernels are ready: the deep-zoom kernels in the background, one
+        part per step, each step only while no frame waits (kernels/mandelbrot/jobs.warm_deep)."""
+        m = self.model
+        if m.compile_ahead and backend not in m.deep_warming:
+            m.deep_warming.add(backend)
+            self.view.submit(Warmup("mandelbrot", backend, ("deep",), background=True),
+                             key=self.view.side_key("deep-warmup"))
 
     def _submit_frame(self, w: int, h: int, *, replace_running: bool = False):
         try:
@@ -50,6 +114,10 @@ class FramePump:
 
     def on_result(self, result):
         view, m = self.view, self.model
+        if isinstance(result, ColdStart):
+            m.cold = result.seconds
+            self.pump()
+            return
         if isinstance(result, Compiled):
             m.warm.add(result.backend)
             t = Timings(backend=result.backend.name, label="mandelbrot: compile kernels")
@@ -59,8 +127,14 @@ class FramePump:
                 f"Kernels compiled in {result.ms:.0f} ms" if result.ms is not None else "Kernels ready", 3000)
             m.dirty = True
             self.pump()
+            self._compile_ahead(result.backend)
             return
         assert isinstance(result, Frame), result
+        if result.meta.get("preview"):
+            ticket = m.current_ticket()
+            self.pump()             # the compile, while the preview is painted
+            self.display(ticket, result)
+            return
         ticket = m.current_ticket()
         fmt = m.frame_arrived(result)
         job, m.job = m.job, None
@@ -101,7 +175,11 @@ class FramePump:
         if p.stage == "pixels" and not m.job.shown and self.view.backend.is_gpu:
             return              # a GPU frame's pixels take milliseconds: no message for them
         # one bar for the whole frame: stages map to fixed shares, so it only goes forward
-        self.view.status_message.emit(m.job.update(p.stage, p.fraction), 0)
+        text = m.job.update(p.stage, p.fraction)
+        if p.stage == "compile" and not self.view.backend.is_gpu:
+            words = deep_compile_words(m.format, m.colouring.mapping)
+            text = f"Deep frame: {words}…   (Esc cancels)"
+        self.view.status_message.emit(text, 0)
 
     def cancel(self) -> bool:
         """Stop the frame being computed; the picture keeps the last finished frame and nothing

@@ -137,42 +137,31 @@ def _make_colour(mul, add, jit):
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
 
-@njit(inline="always")
-def _cpu_mul(a, b):
-    return a * b
+# Plain IEEE operators, helpers inlined: wrapping each multiply and add in an inlined function of
+# its own made the parallel loops' compile slower and the loops no faster
+_bin_scale_cpu, _bin_position_cpu, _colour_cpu = _make_colour(operator.mul, operator.add,
+                                                               njit(inline="always"))
 
 
-@njit(inline="always")
-def _cpu_add(a, b):
-    return a + b
-
-
-_bin_scale_cpu, _bin_position_cpu, _colour_cpu = _make_colour(_cpu_mul, _cpu_add, njit(inline="always"))
-
-
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def stats_cpu(values, max_iter, stats):
-    """stats[S_MIN], stats[S_MAX], stats[S_COUNT] over the escaped pixels (values < max_iter)."""
+    """stats[S_MIN], stats[S_MAX], stats[S_COUNT] over the escaped pixels (values < max_iter).
+    One thread: a pass of compares takes milliseconds even at 4K, where a parallel loop cost
+    seconds of compile at every first start (docs/PERFORMANCE.md, "Cold and warm start")."""
     rows, cols = values.shape
-    lo = np.full(rows, np.inf)
-    hi = np.full(rows, -np.inf)
-    cnt = np.zeros(rows, dtype=np.int64)
-    for r in prange(rows):
-        a = np.inf
-        b = -np.inf
-        n = 0
+    a = np.inf
+    b = -np.inf
+    n = 0
+    for r in range(rows):
         for c in range(cols):
             v = values[r, c]
             if v < max_iter:
                 a = min(a, v)
                 b = max(b, v)
                 n += 1
-        lo[r] = a
-        hi[r] = b
-        cnt[r] = n
-    stats[S_MIN] = lo.min() if rows else np.inf
-    stats[S_MAX] = hi.max() if rows else -np.inf
-    stats[S_COUNT] = float(cnt.sum())
+    stats[S_MIN] = a
+    stats[S_MAX] = b
+    stats[S_COUNT] = float(n)
 
 
 @njit(parallel=True, cache=True)
@@ -386,6 +375,7 @@ class Colourer:
         self.backend = backend
         self.pool = BufferPool(backend)
         self._luts: dict[str, object] = {}
+        self.warm_mappings: set = set()     # mappings whose kernels warm() has compiled
 
     def lut(self, name: str, timer, stream=None):
         hit = self._luts.get(name)
@@ -450,8 +440,15 @@ class Colourer:
             colour_kernel[blocks, (bx, by), stream](values, rgba, max_iter, mode, dens, offset,
                                                     stats, cdf, lut, interior)
 
-    def warm(self, timer, stream=None):
-        """Compile every colouring kernel (a 3×4 frame in each mapping)."""
+    def warm(self, timer, stream=None, mappings=MAPPINGS):
+        """Compile the colouring kernels of `mappings` (a 3×4 frame in each) not yet compiled.
+        The GPU compiles them all at once; the CPU only those asked for (each one's compile is
+        part of a first start's wait)."""
+        if self.backend.is_gpu:
+            mappings = MAPPINGS
+        todo = [m for m in MAPPINGS if m in mappings and m not in self.warm_mappings]
+        if not todo:
+            return
         vals = np.array([[1.0, 2.5, 9.0, 40.0], [3.0, 40.0, 7.0, 12.0], [40.0, 5.5, 6.0, 8.0]])
         from types import SimpleNamespace
         if self.backend.is_gpu:
@@ -459,10 +456,11 @@ class Colourer:
             out = cuda.device_array((3, 4), np.uint32, stream=stream)
         else:
             dv, out = vals, np.empty((3, 4), np.uint32)
-        for m in MAPPINGS:
+        for m in todo:
             spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0,
                                    interior=(0, 0, 0, 255), mapping=m)
             self.colour(dv, out, spec, 40, timer, stream)
+            self.warm_mappings.add(m)
 
 
 def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:

@@ -150,17 +150,10 @@ def _make_escape(mul, add, jit):
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
 
-@njit(inline="always")
-def _cpu_mul(a, b):
-    return a * b
-
-
-@njit(inline="always")
-def _cpu_add(a, b):
-    return a + b
-
-
-_escape_cpu, _escape_pair_cpu, _, _, _ = _make_escape(_cpu_mul, _cpu_add, njit(inline="always"))
+# Each helper compiled on its own (plain IEEE operators): inlined into escape_rows_cpu, they
+# made one function whose parallel compile took ~10 s, and the loop ran no faster
+# (docs/PERFORMANCE.md, "Cold and warm start").
+_escape_cpu, _escape_pair_cpu, _, _, _ = _make_escape(operator.mul, operator.add, njit)
 
 
 @njit(cache=True)

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import time
 
-from ..scheduler import Compiled, JobContext, Warmup
+from ..scheduler import ColdStart, Compiled, JobContext, Warmup, WarmupStep
+from ..timing import JobTimer
+from . import warm
+from .colour import MAPPINGS
+from .preview import PreviewRequest, render_preview
 from .renderer import Renderer
 from .request import (
     DeepFrameRequest,
@@ -123,12 +127,54 @@ def render_progressive(ctx: JobContext, req: ProgressiveRequest):
     return renderer_of(ctx, req.full).render(req.full, cancel=ctx.token)
 
 
-def warmup(ctx: JobContext, req: Warmup) -> Compiled:
-    ms = _kept(ctx, FLOAT64).warmup()
+def warmup(ctx: JobContext, req: Warmup):
+    """The kernels of the view's first frames: `req.parts` names the colour mapping (default
+    sqrt). With `cached_only` on the CPU, ColdStart when they are not in numba's disk cache
+    (nothing compiled: the view shows a NumPy preview first). With "deep" in `parts`, the
+    deep-zoom kernels, a part at a time (a background job: warm_deep)."""
+    if "deep" in req.parts:
+        return warm_deep(ctx, req)
+    mappings = tuple(p for p in req.parts if p in MAPPINGS) or ("sqrt",)
+    if req.cached_only and not req.backend.is_gpu:
+        need = warm.missing(("float64",) + mappings)
+        if need:
+            return ColdStart("mandelbrot", req.backend, warm.estimate_s(need))
+    ms = _kept(ctx, FLOAT64).warmup(mappings)
     if not req.backend.is_gpu:          # the CPU's coarse pass has its own buffers
-        ms += _kept(ctx, FLOAT64, "coarse").warmup()
+        ms += _kept(ctx, FLOAT64, "coarse").warmup(mappings)
     return Compiled("mandelbrot", req.backend, ms)
 
 
+def warm_deep(ctx: JobContext, req: Warmup):
+    """Compile the deep-zoom kernels ahead of need, into the view's deep renderer: the table
+    builder, the perturbation loop, the deep frames' colour mapping (log), the extended loop,
+    the other mappings.
+    A generator: each part is one step, and with `req.background` the scheduler runs a step
+    only while no other job waits, so a frame never waits for more than the part compiling."""
+    from .deep.renderer import FORMATS
+    t0 = time.perf_counter()
+    frames = _kept(ctx, DEEP)
+    parts = ("table",) + FORMATS + ("log", "colours")
+    done = 0
+    for part in frames.deep.warmup_steps(FORMATS[:1]):
+        done += 1
+        yield WarmupStep(part, done, len(parts))
+    timer = JobTimer(req.backend, frames._stream(), "warm-up")
+    frames.colourer.warm(timer, frames._stream(), ("log",))
+    timer.finish()
+    done += 1
+    yield WarmupStep("log", done, len(parts))
+    for part in frames.deep.warmup_steps(FORMATS[1:]):
+        done += 1
+        yield WarmupStep(part, done, len(parts))
+    frames.warmup()                     # the other mappings; the renderer notes it is warm
+    yield WarmupStep("colours", len(parts), len(parts))
+    return Compiled("mandelbrot-deep", req.backend, (time.perf_counter() - t0) * 1e3)
+
+
+def preview(ctx: JobContext, req: PreviewRequest):
+    return render_preview(req, cancel=ctx.token)
+
+
 HANDLERS = {MandelbrotRequest: render, ProgressiveRequest: render_progressive,
-            DeepFrameRequest: render_deep}
+            DeepFrameRequest: render_deep, PreviewRequest: preview}

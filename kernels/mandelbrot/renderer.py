@@ -6,6 +6,7 @@ gpu_target.GpuTarget, with the same methods. The arithmetic lives in escape.py.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from dataclasses import dataclass
@@ -140,10 +141,12 @@ class Renderer:
         self._gen = 0
 
     # ---- public API ------------------------------------------------------------------------
-    def warmup(self) -> float:
-        """Compile every kernel this backend uses (a tiny render); return the milliseconds spent
-        (0 when already compiled). Loaded from numba's on-disk cache when possible."""
-        if self._compiled:
+    def warmup(self, mappings=("sqrt",)) -> float:
+        """Compile the escape kernel and the colouring of `mappings` (a tiny render; by default
+        sqrt, float64 frames' own); return the milliseconds spent (0 when already compiled).
+        Loaded from numba's on-disk cache when possible. A mapping left out compiles before its
+        first frame (the GPU compiles every mapping at once)."""
+        if self._compiled and self.colourer.warm_mappings.issuperset(mappings):
             return 0.0
         t = time.perf_counter()
         req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8)
@@ -157,11 +160,18 @@ class Renderer:
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
             target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer)
-            self.colourer.warm(timer, target.stream)
-            self._colour(values, rgba, req, timer)
+            self.colourer.warm(timer, target.stream, mappings)
+            first = (tuple(mappings) or ("sqrt",))[0]
+            self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
         timer.finish()
         self._compiled = True
         return (time.perf_counter() - t) * 1e3
+
+    def _warm_for(self, request) -> float | None:
+        """The compile a frame of `request` needs first: milliseconds, None when none."""
+        if self._compiled and request.mapping in self.colourer.warm_mappings:
+            return None
+        return self.warmup((request.mapping,))
 
     def render(self, request: MandelbrotRequest, cancel=None) -> Frame:
         """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
@@ -169,7 +179,7 @@ class Renderer:
         of the same size have been rendered; copy them to keep them longer."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        compile_ms = self.warmup() if not self._compiled else None
+        compile_ms = self._warm_for(request)
         target = self.target
         timer = JobTimer(self.backend, target.stream,
                          f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
@@ -235,7 +245,7 @@ class Renderer:
 
     def _strips(self, request: MandelbrotRequest, want_values: bool, rows: int, cancel):
         w, h = int(request.size[0]), int(request.size[1])
-        self.warmup()
+        self._warm_for(request)
         target = self.target
         pool = BufferPool(self.backend)   # strip buffers go when the strips are done
         # buffers for a whole strip; the last, shorter strip uses their first rows
@@ -270,7 +280,7 @@ class Renderer:
         row0, rows = int(row0), int(rows)
         if not (0 <= row0 and rows >= 1 and row0 + rows <= h):
             raise ValueError(f"band of rows {row0}..{row0 + rows} is outside the picture's {h} rows")
-        self.warmup()
+        self._warm_for(request)
         target = self.target
         vals = target.values(self.pool, "band-values", rows, w)
         counts = target.counts(self.pool, "band-counts", rows, w)

@@ -66,7 +66,10 @@ def drag(widget, a, b, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifie
     mouse(widget, QEvent.Type.MouseButtonRelease, b, button, mods=mods)
 
 
-def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, scheduler, cpu_backend):
+def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, scheduler, cpu_backend, monkeypatch):
+    from kernels.mandelbrot import warm
+    # the kernels in numba's disk cache: no preview first (tests/explorer/test_first_start_view.py)
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
     v = make_view(qtbot, scheduler, cpu_backend, show=False)
     got = []
     v.timings_ready.connect(got.append)

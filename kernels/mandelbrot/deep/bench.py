@@ -74,7 +74,7 @@ def _metrics(results, size):
 
 def _run_depth(name, width, iters):
     def run(backend, repeats):
-        from .renderer import DeepRenderer
+        from .renderer import FORMATS, DeepRenderer
         size = FULL_HD if backend.is_gpu else CPU_SIZE
         if not backend.is_gpu:
             repeats = min(repeats, CPU_MAX_REPEATS)
@@ -84,10 +84,10 @@ def _run_depth(name, width, iters):
         # reference alone takes seconds at 1e-1000
         first_runs = 1 if width == "1e-1000" else min(repeats, 3)
         firsts = []
-        compile_ms = DeepRenderer(backend).warmup()
+        compile_ms = DeepRenderer(backend).warmup(FORMATS)
         for _ in range(first_runs):
             r = DeepRenderer(backend)
-            r.warmup()
+            r.warmup(FORMATS)
             firsts.append(r.render_values(req))
         rows.append(_row(name, backend, "first frame", size, firsts, compile_ms, width, iters))
         # re-render with everything reused

@@ -27,17 +27,19 @@ from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
 from .reference import EZERO
 from .step_helpers import make_offset, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cuda
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500
 DOWN = 2.0 ** -510
 
 
-def make_pixel(mul, add, sqrt, jit, extended):
+def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
     """(pixel, first_pass, redo, one_pass) compiled by `jit` with the target's `mul`, `add` and
     `sqrt` (targets.py), for one number format: `extended` is a constant of the compiled code, so
-    the loop compiled with extended=False (variants.py) carries none of the floatexp paths."""
+    the loop compiled with extended=False (variants.py) carries none of the floatexp paths.
+    `loop_jit` (default `jit`) compiles the functions that hold or call the loop (targets.py)."""
+    loop = loop_jit or jit
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
@@ -50,7 +52,7 @@ def make_pixel(mul, add, sqrt, jit, extended):
             e, _ = fe_to_double(er, 0.0, de)
         return not (mul(e, e) <= mul(r2, ERR_TOL2))
 
-    @jit
+    @loop
     def walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps, shift):
         """One pass over the pixel δc = (cnr + i*cni) * 2**cne (cdr + i*cdi as doubles), its BLA
         radii tested against |δ|·2^shift: smooth escape value, counts
@@ -198,7 +200,7 @@ def make_pixel(mul, add, sqrt, jit, extended):
         er = mul(er, sqrt(g2))
         return float(max_iter), steps, bla, skipped, rebases, doubtful(er, de, fe, r2)
 
-    @jit
+    @loop
     def one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
         """One pass over the pixel δc = (cmr + i*cmi) * 2**cexp with radii tested against
         |δ|·2^shift: value, counts, whether doubtful."""
@@ -207,7 +209,7 @@ def make_pixel(mul, add, sqrt, jit, extended):
         return walk(cnr, cni, cne, cdr, cdi, orbit, oexp, tab, tabe, levels, kmin, max_iter, eps,
                     shift)
 
-    @jit
+    @loop
     def passes(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, shift):
         """Passes from radii 2^shift smaller on: while one is doubtful, the next with radii
         2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose result stands. Value, summed counts, and
@@ -229,26 +231,28 @@ def make_pixel(mul, add, sqrt, jit, extended):
                 return v, steps, bla, skipped, rebases, shift
             shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
-    @jit
+    @loop
     def first_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
         """`pixel`'s first pass alone: value, counts, and whether the pixel must be redone."""
         return one_pass(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, 0)
 
-    @jit
+    @loop
     def redo(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
         """`pixel`'s later passes for a pixel whose first pass was doubtful: value and counts."""
         v, steps, bla, skipped, rebases, _ = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
                                                     levels, kmin, eps, max_iter, REDO_SHIFT)
         return v, steps, bla, skipped, rebases
 
-    @jit
+    @loop
     def pixel(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
         """Smooth escape value of the pixel δc = (cmr + i*cmi) * 2**cexp, and its counts
         (perturbation steps, BLA steps, iterations skipped by BLA, rebases, 1 if done again):
         with the table's radii; if doubtful, again with radii 2^REDO_SHIFT smaller; if still
         doubtful, again with radii 2^LAST_SHIFT smaller."""
+        # int(0), not 0: a literal 0 has the CPU compile the whole pass twice (for the literal,
+        # then for the int64 that later passes take)
         v, steps, bla, skipped, rebases, shift = passes(cmr, cmi, cexp, orbit, oexp, tab, tabe,
-                                                        levels, kmin, eps, max_iter, 0)
+                                                        levels, kmin, eps, max_iter, int(0))
         return v, steps, bla, skipped, rebases, 1 if shift > 0 else 0
 
     return pixel, first_pass, redo, one_pass
@@ -256,7 +260,7 @@ def make_pixel(mul, add, sqrt, jit, extended):
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
-_pixel_ext_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True)[0]
+_pixel_ext_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True, cpu_loop_jit())[0]
 offset_cpu = make_offset(CPU_MUL, CPU_ADD, cpu_jit())
 
 

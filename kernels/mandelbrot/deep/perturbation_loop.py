@@ -51,7 +51,7 @@ from ..escape import BAILOUT2
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
 from .layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
 from .step_helpers import make_delta_c, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cuda
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)
@@ -93,7 +93,7 @@ def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np
     return zo.reshape(-1), bt.reshape(-1)
 
 
-def make_walk(mul, add, sqrt, jit):
+def make_walk(mul, add, sqrt, jit, loop_jit=None):
     """(walk, passes) over `flat_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
     and `sqrt` (targets.py): the same operations in the same order on both targets.
 
@@ -102,7 +102,9 @@ def make_walk(mul, add, sqrt, jit):
     (perturbation steps, BLA steps, iterations skipped, rebases), whether doubtful (guard.py).
     passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on:
     while one is doubtful, the next with radii 2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose
-    result stands. Value, summed counts, the last pass's shift."""
+    result stands. Value, summed counts, the last pass's shift. `loop_jit` (default `jit`)
+    compiles passes, with walk inlined into it (targets.py)."""
+    loop = loop_jit or jit
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
@@ -189,7 +191,7 @@ def make_walk(mul, add, sqrt, jit):
         er = mul(er, sqrt(g2))
         return float(max_iter), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
 
-    @jit
+    @loop
     def passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift):
         # one call of walk in a loop: the CPU inlines it, and every call would inline the whole
         # loop again (the CPU warm-up's compile time grows with each copy)
@@ -214,7 +216,7 @@ def make_walk(mul, add, sqrt, jit):
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
-_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit())[1]
+_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit())[1]
 delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 

@@ -44,6 +44,7 @@ PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
 KMIN = 0
+FORMATS = ("perturbation", "extended")
 # a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
 TABLE_SLACK_BITS = 4
 
@@ -112,7 +113,8 @@ class DeepRenderer:
         self._table = None          # (key, tab, tabe, levels)
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
-        self._compiled = False
+        self._compiled = False      # the table builder
+        self._warm: set = set()     # formats whose loop is compiled
         if backend.is_gpu:
             if cuda is None:
                 raise RuntimeError(f"numba-cuda failed to import: {GPU_IMPORT_ERROR}")
@@ -121,12 +123,22 @@ class DeepRenderer:
             self.pixels = CpuPixels(backend)
 
     # ---- public API ------------------------------------------------------------------------
-    def warmup(self) -> float:
-        """Compile the kernels (a tiny frame around a float64 orbit; no gmpy2 needed); return the
-        milliseconds spent, 0 when already compiled."""
-        if self._compiled:
+    def warmup(self, formats=()) -> float:
+        """Compile the table builder and the loops of `formats` ("perturbation", "extended"; a
+        tiny frame around a float64 orbit, no gmpy2 needed); return the milliseconds spent, 0 when
+        all were compiled. A format's loop otherwise compiles before its first frame: a first
+        start that never goes below 1e-290 never waits for the extended loop."""
+        todo = [f for f in FORMATS if f in formats and f not in self._warm]
+        if self._compiled and not todo:
             return 0.0
         t = time.perf_counter()
+        for _ in self.warmup_steps(todo):
+            pass
+        return (time.perf_counter() - t) * 1e3
+
+    def warmup_steps(self, formats=FORMATS):
+        """warmup() as a generator: yields the name of each part once compiled ("table", then
+        the formats), so that a background job can let other work in between."""
         c = complex(-0.75, 0.1)
         z = [0j]
         for _ in range(40):
@@ -139,7 +151,11 @@ class DeepRenderer:
         orbit[:, 2], orbit[:, 3] = np.ldexp(zz.real, -e), np.ldexp(zz.imag, -e)
         oexp = e.astype(np.int32)
         oexp[0] = -(1 << 29)
+        first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        self._compiled = True
+        if first:
+            yield "table"
         geo = FrameGeometry(0.0, 0.0, 0.5, -30, 2.0, 1.5, -28)
         pool = BufferPool(self.backend)
         with warnings.catch_warnings():
@@ -148,14 +164,20 @@ class DeepRenderer:
             flat = None
             if self.kmin == 0:
                 flat = self.pixels.to_device(flat_tables(orbit, tab, tabe, levels))
-            for fmt in ("perturbation", "extended"):
+            for fmt in FORMATS:
+                if fmt not in formats or fmt in self._warm:
+                    continue
                 timer = JobTimer(self.backend, self._get_stream(), "warm-up")
                 code, args = self._loop(fmt, dev, flat, 30)
                 self.pixels.run(pool, (3, 4), code, positional(geo.grid(), args), timer, None,
                                 None)
                 timer.finish()
-        self._compiled = True
-        return (time.perf_counter() - t) * 1e3
+                self._warm.add(fmt)
+                yield fmt
+
+    def compiled(self, fmt: str) -> bool:
+        """Whether frames of `fmt` start without compiling."""
+        return self._compiled and fmt in self._warm
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
                       to_host: bool = True) -> DeepResult:
@@ -169,8 +191,12 @@ class DeepRenderer:
         next call, so a colouring kernel can read it where it is; only the counts are copied."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        compile_ms = self.warmup() if not self._compiled else None
         fmt = request.format
+        compile_ms = None
+        if not self.compiled(fmt):
+            if progress is not None:        # seconds on a first start: say what is happening
+                progress(0.0, "compile")
+            compile_ms = self.warmup((fmt,))
         timer = JobTimer(self.backend, self._get_stream(),
                          f"deep mandelbrot {w}×{h}, {request.max_iter:,} iterations, {fmt}")
         if compile_ms is not None:

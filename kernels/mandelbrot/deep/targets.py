@@ -19,8 +19,17 @@ CPU_MUL, CPU_ADD, CPU_SQRT = operator.mul, operator.add, math.sqrt
 
 
 def cpu_jit():
-    """The CPU's decorator for a loop's functions: inlined into the row loops that call them."""
+    """The CPU's decorator for a loop's small helpers (floatexp, δc, the rebasing test):
+    inlined into the functions that call them, where they run at every step."""
     return njit(inline="always")
+
+
+def cpu_loop_jit():
+    """The CPU's decorator for a loop's own functions (a pass, the passes, a pixel): compiled
+    each on its own and called once per pixel. Inlined too, the row function became one giant
+    function whose parallel compile took most of a minute (docs/PERFORMANCE.md, "Cold and warm
+    start")."""
+    return njit
 
 
 class LoopCode(NamedTuple):

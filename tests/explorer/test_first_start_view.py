@@ -1,0 +1,155 @@
+"""A first start in the window (synchronous scheduler, CPU): a NumPy preview while the kernels
+compile, with the wait said in the status bar; no preview once they are cached; the deep-zoom
+kernels compiled in the background after the first frame, never ahead of a frame. The cache's
+state is set by hand: nothing here compiles from an empty cache."""
+import pytest
+
+from explorer.views.mandelbrot import MandelbrotView
+from kernels.mandelbrot import jobs, warm
+from kernels.scheduler import Compiled, WarmupStep
+
+
+def make_view(qtbot, scheduler, backend, show=True):
+    v = MandelbrotView(scheduler, backend)
+    qtbot.addWidget(v)
+    v.controls.hide()               # the canvas alone fills the view: its size is the frame size
+    v.controls.set_iterations(40)
+    v.progressive = False
+    v.resize(160, 120)
+    if show:
+        v.show()
+        qtbot.waitExposed(v)
+    return v
+
+
+def wait_full_frame(qtbot, v, timeout=60000):
+    def ok():
+        t = v.model.shown
+        assert t is not None and not t.coarse
+        assert (t.w, t.h) == v.canvas_size() and t.state == v.camera.state
+        assert not v.in_flight
+    qtbot.waitUntil(ok, timeout=timeout)
+
+
+def _statuses(view):
+    got = []
+    view.status_message.connect(lambda text, ms: got.append(text))
+    return got
+
+
+def _frames(view):
+    got = []
+    view.frame_displayed.connect(lambda frame, ms: got.append(frame))
+    return got
+
+
+def test_a_first_start_shows_a_preview_while_the_kernels_compile(qtbot, scheduler, cpu_backend,
+                                                                  monkeypatch):
+    monkeypatch.setattr(warm, "missing", lambda parts: tuple(parts))     # nothing on disk
+    v = make_view(qtbot, scheduler, cpu_backend, show=False)
+    texts, frames = _statuses(v), _frames(v)
+    v.show()
+    wait_full_frame(qtbot, v)
+    first = frames[0]
+    assert first.meta.get("preview") and first.rgba.shape[:2] == (120 // 4, 160 // 4)
+    # the preview came first, the compile was said with its rough length, then the full frame
+    preview_at = next(i for i, t in enumerate(texts) if "drawing a quick preview first" in t)
+    compiling = [t for t in texts if t.startswith("Compiling the kernels, first time only, about")]
+    assert compiling and texts.index(compiling[-1]) > preview_at
+    assert "a quick preview is shown until then" in compiling[-1]
+    assert any(t.startswith("Kernels compiled in") for t in texts)
+    assert not v.last_frame.meta.get("preview") and v.model.shown.coarse is False
+    assert v.model.frame_at(160, 120) is v.last_frame      # hover reads the full frame only
+
+
+def test_a_cached_start_shows_no_preview(qtbot, scheduler, cpu_backend, monkeypatch):
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
+    v = make_view(qtbot, scheduler, cpu_backend, show=False)
+    frames = _frames(v)
+    v.show()
+    wait_full_frame(qtbot, v)
+    assert frames and not any(f.meta.get("preview") for f in frames)
+
+
+def test_a_deep_frame_that_compiles_says_what_and_how_long(qtbot, scheduler, cpu_backend,
+                                                          monkeypatch):
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
+    v = make_view(qtbot, scheduler, cpu_backend)
+    wait_full_frame(qtbot, v)
+    monkeypatch.setattr(warm, "missing", lambda parts: tuple(parts))
+    texts = _statuses(v)
+    v.go_to("0", "1", "1e-50", 40)             # the 1e-50 bookmark's place
+    qtbot.waitUntil(lambda: any("compiling the deep-zoom kernels, first time only, about" in t
+                                for t in texts) or v.last_frame.meta.get("format") != "float64",
+                    timeout=60000)
+    wait_full_frame(qtbot, v)
+    # a fresh deep renderer compiles (or loads) before its first frame, and says so
+    seconds = warm.estimate_s(warm.parts_of("perturbation", "log"))
+    assert any(t.startswith("Deep frame: compiling the deep-zoom kernels, first time only, "
+                            f"about {seconds:.0f} s") for t in texts)
+
+
+@pytest.fixture
+def fake_deep_warmup(monkeypatch):
+    """warm_deep without its compiles: three parts, each noted when it runs; `after_first`, when
+    set, runs once the first part is done (the user acting while the deep kernels compile)."""
+    order = []
+    hooks = {}
+
+    def warm_deep(ctx, req):
+        for i, part in enumerate(("table", "perturbation", "extended")):
+            order.append(part)
+            if i == 0 and "after_first" in hooks:
+                hooks.pop("after_first")()
+            yield WarmupStep(part, i + 1, 3)
+        return Compiled("mandelbrot-deep", req.backend, 1.0)
+    monkeypatch.setattr(jobs, "warm_deep", warm_deep)
+    return order, hooks
+
+
+def test_the_deep_kernels_compile_in_the_background_after_the_first_frame(
+        qtbot, scheduler, cpu_backend, monkeypatch, fake_deep_warmup):
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
+    events = []
+    scheduler.event.connect(events.append)
+    v = make_view(qtbot, scheduler, cpu_backend, show=False)
+    v.model.compile_ahead = True
+    v.show()
+    wait_full_frame(qtbot, v)
+    key = v.side_key("deep-warmup")
+    qtbot.waitUntil(lambda: not v.has_job(key), timeout=20000)
+    assert fake_deep_warmup[0] == ["table", "perturbation", "extended"]
+    own = [(e.key, type(e).__name__) for e in events if e.key in (v.view_id, key)]
+    first_frame = own.index((v.view_id, "Delivered"), 1)    # after the warm-up's Compiled
+    first_step = own.index((key, "Progress"))
+    assert first_frame < first_step            # the window's first frame before any deep part
+
+
+def test_a_frame_asked_for_during_the_background_compile_comes_before_its_next_part(
+        qtbot, scheduler, cpu_backend, monkeypatch, fake_deep_warmup):
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
+    order, hooks = fake_deep_warmup
+    v = make_view(qtbot, scheduler, cpu_backend)
+    wait_full_frame(qtbot, v)
+    v.progressive = True                       # a coarse pass, then the full frame: two steps
+    v.frame_displayed.connect(lambda frame, ms: order.append(
+        "coarse" if v.model.shown.coarse else "full"))
+    v.model.compile_ahead = True
+    hooks["after_first"] = lambda: v.model.pan(20, 0)     # the user moves meanwhile
+    v.frames._compile_ahead(cpu_backend)
+    qtbot.waitUntil(lambda: not v.has_job(v.side_key("deep-warmup")), timeout=20000)
+    # both passes of the pan's frame came before the warm-up's next part
+    assert order == ["table", "coarse", "full", "perturbation", "extended"]
+    wait_full_frame(qtbot, v)
+
+
+def test_the_app_compiles_ahead_and_tools_do_not(qtbot, tmp_path, monkeypatch):
+    from PyQt6.QtCore import QSettings
+    from explorer.app import MainWindow
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow("cpu", "distance", settings=settings, synchronous=True, compile_ahead=True)
+    qtbot.addWidget(w)
+    assert w.views["mandelbrot"].model.compile_ahead
+    w2 = MainWindow("cpu", "distance", settings=settings, synchronous=True)
+    qtbot.addWidget(w2)
+    assert not w2.views["mandelbrot"].model.compile_ahead
