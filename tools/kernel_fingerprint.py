@@ -7,6 +7,8 @@ can only differ by what the host does between launches.
 
 Runs the bench's seahorse (float64), 1e-100 and 1e-1000 (deep) workloads once, so that either
 tree compiles exactly what its bench times, then fingerprints every kernel compiled in the process.
+Kernels that numba loads from its disk cache come without their device functions: to list those
+too, run with NUMBA_CACHE_DIR set to an empty folder.
 """
 from __future__ import annotations
 
