@@ -29,8 +29,8 @@ of a pixel's last few hundred iterations, where δ has outgrown every radius:
   product of the mantissas scaled by an exact power of two, so the same number as floatexp gives
   wherever it is a normal double (a product below 2^-1022 could differ in its last subnormal bit).
 * Both arrays are read flattened through unsigned indices: no fix-up for negative indices, whose
-  integer work bound the GPU kernels of the table-walking loop (docs/PERFORMANCE.md, "Morning run,
-  2026-11-23").
+  integer work bound the GPU kernels of the table-walking loop (docs/PERFORMANCE.md, "Deep zoom";
+  the profile in docs/notes/experiments.md).
 * Level 0 only (kmin = 0, the renderer's default); a table without it runs variants.py's loop.
 
 It performs the operations of extended_loop.make_pixel(extended=False) in the same order and with
@@ -259,7 +259,7 @@ if cuda is not None:
     _delta_c_gpu = make_delta_c(GPU_MUL, GPU_ADD, gpu_jit())
 
     # Registers per thread of the first-pass kernel (targets.MAX_REGISTERS says why a cap pays;
-    # docs/PERFORMANCE.md, "Morning run, 2026-11-23", has the caps tried)
+    # the caps tried are in docs/notes/experiments.md, "Deep zoom")
     FLAT_MAX_REGISTERS = 56
     _FLAT_JIT = dict(FIRST_JIT)
     if "max_registers" in _FLAT_JIT:

@@ -60,9 +60,9 @@ if cuda is not None:
 
     # Registers per thread of the first-pass kernels: they wait on memory (the orbit and table
     # reads of each step) more than on arithmetic, so more resident threads beat the spills a cap
-    # causes (docs/PERFORMANCE.md, "The register cap"). The redo kernels keep theirs: a redone
-    # pixel's passes are one long chain of dependent steps, which spills would lengthen. The
-    # simulator's jit takes no such option.
+    # causes (docs/PERFORMANCE.md, "Deep zoom"; the caps tried: docs/notes/experiments.md). The
+    # redo kernels keep theirs: a redone pixel's passes are one long chain of dependent steps,
+    # which spills would lengthen. The simulator's jit takes no such option.
     MAX_REGISTERS = 64
     FIRST_JIT = {"cache": True} if simulator_enabled() else {"cache": True,
                                                              "max_registers": MAX_REGISTERS}
