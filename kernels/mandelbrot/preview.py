@@ -19,15 +19,11 @@ import numpy as np
 from .. import palettes
 from ..frame import Frame
 from ..timing import Timings
+from .colour import HIST_BINS, phase_scale
+from .escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
 from .request import MandelbrotRequest
 
 SCALE = 4                  # the preview has 1/SCALE of the frame's width and height
-# escape.py's constants, repeated: importing escape.py would load numba's kernels
-BAILOUT2 = 65536.0
-_INV_LOG_BAILOUT2 = 1.0 / math.log(BAILOUT2)
-_FRAC_MAX = 1.0 - 2.0 ** -20
-_HIST_BINS = 1024
-_SCALES = {"sqrt": 0.125, "log": 0.5, "histogram": 1.0}
 
 
 @dataclass(frozen=True)
@@ -104,18 +100,18 @@ def colour(values: np.ndarray, req: MandelbrotRequest) -> np.ndarray:
     max_iter = float(req.max_iter)
     escaped = values < max_iter
     v = values[escaped]
-    dens = float(req.density) * _SCALES.get(req.mapping, 0.125)
+    dens = phase_scale(req.mapping, req.density)
     offset = float(req.offset) % 1.0
     vmin = v.min() if v.size else 0.0
     if req.mapping == "log":
         s = offset + dens * np.log1p(np.maximum(v - vmin, 0.0))
     elif req.mapping == "histogram":
         span = v.max() - vmin if v.size else 0.0
-        scale = _HIST_BINS / math.log1p(span) if span > 0 else 0.0
+        scale = HIST_BINS / math.log1p(span) if span > 0 else 0.0
         t = np.log1p(np.maximum(v - vmin, 0.0)) * scale
-        b = np.clip(t.astype(np.int64), 0, _HIST_BINS - 1)
+        b = np.clip(t.astype(np.int64), 0, HIST_BINS - 1)
         f = np.clip(t - b, 0.0, 1.0)
-        hist = np.bincount(b, minlength=_HIST_BINS)
+        hist = np.bincount(b, minlength=HIST_BINS)
         cdf = np.concatenate(([0.0], np.cumsum(hist) / max(1, v.size)))
         s = offset + dens * (cdf[b] + f * (cdf[b + 1] - cdf[b]))
     else:
