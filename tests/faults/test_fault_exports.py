@@ -5,14 +5,12 @@ import json
 import os
 
 import numpy as np
-import pyqtgraph as pg
 import pytest
 from PyQt6.QtCore import Qt
 
 import kernels.mandelbrot.renderer as m
 import kernels.mandelbrot.strips as strips
 import services.files
-from explorer.views.mandelbrot import MandelbrotView
 from explorer.views.throughput import ThroughputView
 from kernels.scheduler import Progress
 from kernels.vector import sweep as vector_sweep
@@ -70,21 +68,8 @@ def test_a_table_export_into_a_missing_folder_says_so(qtbot, throughput, tmp_pat
 
 # ---- the Mandelbrot picture export --------------------------------------------------------------
 @pytest.fixture
-def view(qtbot, scheduler, cpu_backend):
-    pg.setConfigOption("mouseRateLimit", -1)
-    v = MandelbrotView(scheduler, cpu_backend)
-    qtbot.addWidget(v)
-    v.controls.hide()
-    v.controls.set_iterations(30)
-    v.progressive = False
-    v.resize(80, 60)
-    v.show()
-    qtbot.waitExposed(v)
-    qtbot.waitUntil(lambda: v.last_frame is not None and not v.in_flight, timeout=60000)
-    yield v
-    # nothing left in flight when the view goes (its frames would land on deleted items)
-    qtbot.waitUntil(lambda: not v.in_flight and not v.exporting, timeout=60000)
-    v.shutdown()
+def view(small_mandelbrot_view):
+    return small_mandelbrot_view(80, 60, settle=True)
 
 
 @pytest.mark.parametrize("where, words", [

@@ -6,12 +6,10 @@ import stat
 import subprocess
 
 import numpy as np
-import pyqtgraph as pg
 import pytest
 from faultkit import run_python
 
 import services.files as files
-from explorer.views.mandelbrot import MandelbrotView
 
 EARLIER = b"the earlier file, whole"
 
@@ -83,17 +81,8 @@ def test_render_npy_to_a_full_disk_says_so_and_exits(small_disk, code):
 
 
 @pytest.fixture
-def view(qtbot, scheduler, cpu_backend):
-    pg.setConfigOption("mouseRateLimit", -1)
-    v = MandelbrotView(scheduler, cpu_backend)
-    qtbot.addWidget(v)
-    v.controls.hide()
-    v.controls.set_iterations(30)
-    v.progressive = False
-    v.resize(80, 60)
-    v.show()
-    yield v
-    v.shutdown()
+def view(small_mandelbrot_view):
+    return small_mandelbrot_view(80, 60)
 
 
 def test_window_npy_export_to_a_full_disk_says_so_and_lives(qtbot, view, small_disk):

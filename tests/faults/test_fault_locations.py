@@ -4,12 +4,10 @@ places past float64's precision rendered deep wherever a jump lands."""
 from decimal import Decimal
 
 import pytest
-import pyqtgraph as pg
 from PyQt6.QtWidgets import QApplication
 
 import main
 from services.requests import check_location, mandelbrot_request
-from explorer.views.mandelbrot import MandelbrotView
 from explorer.models.bookmarks import Bookmark
 from explorer.models.location import location_from_values, parse_location
 
@@ -17,21 +15,8 @@ W, H = 120, 90
 
 
 @pytest.fixture
-def view(qtbot, scheduler, cpu_backend):
-    pg.setConfigOption("mouseRateLimit", -1)
-    v = MandelbrotView(scheduler, cpu_backend)
-    qtbot.addWidget(v)
-    v.controls.hide()
-    v.controls.set_iterations(30)
-    v.progressive = False
-    v.resize(W, H)
-    v.show()
-    qtbot.waitExposed(v)
-    qtbot.waitUntil(lambda: v.last_frame is not None and not v.in_flight, timeout=60000)
-    yield v
-    # nothing left in flight when the view goes (its frames would land on deleted items)
-    qtbot.waitUntil(lambda: not v.in_flight and not v.exporting, timeout=60000)
-    v.shutdown()
+def view(small_mandelbrot_view):
+    return small_mandelbrot_view(W, H, settle=True)
 
 
 def wait_frame_with(qtbot, v, **want):

@@ -4,13 +4,11 @@ no Python "Exceeds the limit (4300 digits)"; and a saved .kfr's Zoom has the dig
 import time
 from decimal import Decimal
 
-import pyqtgraph as pg
 import pytest
 from faultkit import run_python
 
 import main
 from explorer.models.location import parse_location
-from explorer.views.mandelbrot import MandelbrotView
 from services import kfr
 
 MANY = "9" * 5000
@@ -88,17 +86,8 @@ def test_a_saved_zoom_has_the_digits_of_its_width():
 
 
 @pytest.fixture
-def view(qtbot, scheduler, cpu_backend):
-    pg.setConfigOption("mouseRateLimit", -1)
-    v = MandelbrotView(scheduler, cpu_backend)
-    qtbot.addWidget(v)
-    v.controls.hide()
-    v.controls.set_iterations(30)
-    v.progressive = False
-    v.resize(80, 45)
-    v.show()
-    yield v
-    v.shutdown()
+def view(small_mandelbrot_view):
+    return small_mandelbrot_view(80, 45)
 
 
 @pytest.mark.parametrize("body", ["Zoom: 1E-1000001", "Zoom: 1e-999999",
