@@ -13,7 +13,6 @@ import pytest
 from faultkit import run_python
 
 import main
-from kernels.mandelbrot import tiles
 from services import movie_parts, movie_writer, poster
 
 av = pytest.importorskip("av", reason="the movie extra (PyAV) is not installed")
