@@ -103,3 +103,10 @@ def confirm_large_output(parent, w: int, h: int, path: str) -> bool:
     answer = QMessageBox.question(parent, "Large export", f"This export writes {what} to {path}. "
                                                           "Go on?")
     return answer == QMessageBox.StandardButton.Yes
+
+
+def close_progress(dialog, on_cancel) -> None:
+    """Close an export's progress dialog for good: its Cancel no longer reaches `on_cancel`."""
+    dialog.canceled.disconnect(on_cancel)
+    dialog.close()
+    dialog.deleteLater()

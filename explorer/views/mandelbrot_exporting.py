@@ -9,6 +9,7 @@ from PyQt6.QtWidgets import QProgressDialog
 from kernels.scheduler import Exported, ExportProgress
 
 from . import mandelbrot_export
+from .export_fields import close_progress
 
 
 class ExportRunner:
@@ -74,9 +75,7 @@ class ExportRunner:
 
     def close_dialog(self):
         if self.dialog is not None:
-            self.dialog.canceled.disconnect(self.cancel)
-            self.dialog.close()
-            self.dialog.deleteLater()
+            close_progress(self.dialog, self.cancel)
             self.dialog = None
 
     def on_result(self, result):

@@ -16,6 +16,8 @@ from services.movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
 from services.movie_parts import Parts, parts_dir
 from services.movie_writer import default_lanes
 
+from .export_fields import close_progress
+
 MOVIE_KEY = "mandelbrot:movie"
 
 
@@ -112,9 +114,7 @@ class MovieExporter(QObject):
 
     def _close_dialog(self):
         if self.dialog is not None:
-            self.dialog.canceled.disconnect(self.cancel)
-            self.dialog.close()
-            self.dialog.deleteLater()
+            close_progress(self.dialog, self.cancel)
             self.dialog = None
 
     def _on_event(self, ev):
