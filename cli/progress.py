@@ -56,31 +56,17 @@ def disk_problem(w: int, h: int, path: str) -> str | None:
     return None
 
 
-class _FinerStrips:
-    """A renderer whose strips are `rows` high; everything else is the renderer's own."""
-
-    def __init__(self, renderer, rows: int):
-        self._renderer, self._rows = renderer, rows
-
-    def strips(self, request, values, rows=None, cancel=None):
-        return self._renderer.strips(request, values=values, rows=rows or self._rows,
-                                     cancel=cancel)
-
-    def __getattr__(self, name):
-        return getattr(self._renderer, name)
-
-
-def finer_strips(renderer, request):
-    """`renderer`, cutting a float64 Mandelbrot picture into about PROGRESS_STRIPS strips (at most
-    its usual strip height) so that the bar advances during the render. float64 pixels index the
-    whole picture's grid, so any cut gives the same values; deep frames keep their usual cut."""
+def progress_rows(request) -> int | None:
+    """Strip height for `--render` of a float64 Mandelbrot picture: about PROGRESS_STRIPS strips (at
+    most the usual strip height) so that the bar advances during the render. float64 pixels index
+    the whole picture's grid, so any cut gives the same values; deep frames keep their usual cut
+    (None)."""
     from kernels.mandelbrot.request import MandelbrotRequest
     from kernels.mandelbrot.strips import strip_rows
-    if not hasattr(renderer, "strips") or type(request) is not MandelbrotRequest:
-        return renderer
+    if type(request) is not MandelbrotRequest:
+        return None
     w, h = int(request.size[0]), int(request.size[1])
-    rows = max(1, min(strip_rows(w), -(-h // PROGRESS_STRIPS)))
-    return _FinerStrips(renderer, rows)
+    return max(1, min(strip_rows(w), -(-h // PROGRESS_STRIPS)))
 
 
 class RenderProgress:

@@ -15,7 +15,7 @@ from .args import VIEW_OPTIONS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
-from .progress import RenderProgress, describe_output, disk_problem, finer_strips
+from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 
 
 # what a deep picture's bar says it is doing, by its renderer's stage
@@ -107,10 +107,11 @@ def run_render(args) -> int:
     token = CancelToken()
     progress = StagedProgress(f"{view} {w}×{h} on the {be.label}",
                               fractions=hasattr(renderer, "strips"))
-    renderer = finer_strips(renderer, request)
+    rows = progress_rows(request) if hasattr(renderer, "strips") else None
     try:
         run_interruptibly(lambda: write_frame(renderer, request, args.out, cancel=token,
-                                              progress=progress.report, stages=progress.stage),
+                                              progress=progress.report, stages=progress.stage,
+                                              rows=rows),
                           token, tick=progress.tick)
     except (KeyboardInterrupt, Cancelled):
         progress.close()

@@ -31,31 +31,34 @@ def view_renderer(view: str, request, backend, probe: bool = False):
     return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)
 
 
-def write_frame(renderer, request, path: str, cancel=None, progress=None, stages=None) -> None:
+def write_frame(renderer, request, path: str, cancel=None, progress=None, stages=None,
+                rows: int | None = None) -> None:
     """Render `request` into `path` (.png colours, .npy values): in strips when the renderer
     offers them (a Mandelbrot picture of any size), else as one frame. `cancel.check()` stops it
     between strips and inside long kernels; the file at `path` is then left as it was.
     `progress(fraction)` after each strip, and within each strip of a deep picture, whose
-    `stages(stage)` hears each stage as it starts (the compile, reference, table, pixels)."""
+    `stages(stage)` hears each stage as it starts (the compile, reference, table, pixels).
+    `rows`: the strips' height when the caller wants another cut than the renderer's own."""
     npy = path.lower().endswith(".npy")
     if hasattr(renderer, "strips"):
         w, h = request.size
+        from kernels.mandelbrot.jobs import DEEP, renderer_kind
         from kernels.mandelbrot.picture_colour import needs_whole_picture
-        from kernels.mandelbrot.request import DeepFrameRequest
-        deep = {"stages": stages} if isinstance(request, DeepFrameRequest) else None
+        deep = {"stages": stages} if renderer_kind(request) == DEEP else None
         if needs_whole_picture(request, npy):
             # coloured as one picture: every strip's values first (most of the time), then the
             # colours (kernels/mandelbrot/picture_colour.py); the values wait beside the output
             # when memory is short
             first = _scaled(progress, 0.0, VALUE_PASS_SHARE)
-            strips = renderer.strips(request, values=False, cancel=cancel, progress=first,
+            strips = renderer.strips(request, values=False, rows=rows, cancel=cancel, progress=first,
                                      folder=os.path.dirname(os.path.abspath(path)), **(deep or {}))
             progress = _scaled(progress, VALUE_PASS_SHARE, 1.0)
         elif deep is not None:     # a deep picture's strips say how far they are as they go
-            strips = renderer.strips(request, values=npy, cancel=cancel, progress=progress, **deep)
+            strips = renderer.strips(request, values=npy, rows=rows, cancel=cancel, progress=progress,
+                                     **deep)
             progress = None        # (whole strips done are already in there)
         else:
-            strips = renderer.strips(request, values=npy, cancel=cancel)
+            strips = renderer.strips(request, values=npy, rows=rows, cancel=cancel)
         write_strips(path, w, h, strips, progress=progress)
         return
     frame = renderer.render(request, cancel=cancel)

@@ -14,8 +14,8 @@ def test_a_one_frame_render_reports_progress_strip_by_strip(tmp_path):
     req = MandelbrotRequest(-0.5, 0.0, 3.0, (96, 80), 30, want_values=True)
     renderer = view_renderer("mandelbrot", req, backend.resolve("cpu"))
     reports = []
-    write_frame(cli_progress.finer_strips(renderer, req), req, str(tmp_path / "a.npy"),
-                progress=reports.append)
+    write_frame(renderer, req, str(tmp_path / "a.npy"), progress=reports.append,
+                rows=cli_progress.progress_rows(req))
     assert len(reports) == cli_progress.PROGRESS_STRIPS
     assert reports == sorted(reports) and reports[0] <= 0.05 and reports[-1] == 1.0
     whole = tmp_path / "b.npy"
@@ -25,8 +25,18 @@ def test_a_one_frame_render_reports_progress_strip_by_strip(tmp_path):
 
 def test_deep_frames_keep_their_cut():
     req = DeepFrameRequest("-0.75", "0.1", "1e-20", (32, 18), 100)
-    r = object()
-    assert cli_progress.finer_strips(r, req) is r
+    assert cli_progress.progress_rows(req) is None
+
+
+def test_the_finer_cut_serves_every_mapping(tmp_path, capsys):
+    """The progress cut goes through write_frame's own strips, so the mappings that colour the
+    picture as one (log, histogram: kept values, two passes) take it too."""
+    for mapping in ("log", "histogram"):
+        out = tmp_path / f"{mapping}.png"
+        code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "96x80",
+                          "--iters", "30", "--mapping", mapping, "--out", str(out)])
+        assert code == 0, capsys.readouterr().err
+        assert out.stat().st_size > 0
 
 
 def test_a_large_poster_is_announced_before_any_work(tmp_path, capsys, monkeypatch):

@@ -20,20 +20,15 @@ def test_deep_strips_report_forward_within_each_strip(tmp_path, out, mapping):
     req = DeepFrameRequest(*CENTRE, "1e-20", (48, 40), 300, mapping=mapping,
                            want_values=out.endswith(".npy"))
     renderer = view_renderer("mandelbrot", req, backend.resolve("cpu"))
-    renderer.strips = _cut(renderer.strips, rows=10)        # 4 strips of 10 rows
     reports, stages = [], []
     write_frame(renderer, req, str(tmp_path / out), progress=reports.append,
-                stages=stages.append)
+                stages=stages.append, rows=10)                # 4 strips of 10 rows
     assert reports == sorted(reports) and reports[-1] == 1.0
     # more reports than strips: the bar moves inside a strip (pixel bands, the stages)
     assert len(set(reports)) > 4
     assert stages[:3] == ["reference", "table", "pixels"] or stages[1:4] == ["reference", "table", "pixels"]
     assert "compile" not in stages[1:]                       # said first if at all
     assert (tmp_path / out).stat().st_size > 0
-
-
-def _cut(strips, rows):
-    return lambda request, values, **kw: strips(request, values, rows=rows, **kw)
 
 
 def test_picture_progress_only_goes_forward():
