@@ -8,6 +8,7 @@ a bounded number in flight and puts them back in order.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Iterator, Sequence
 
 from ..backend import Backend, first_line
@@ -133,14 +134,16 @@ class DaskPool(Pool):
                                                       pure=False, retries=2)
                     fed += 1
                 fut = futures[done]
-                while True:
+                # wait on the future's own completion, not on result(timeout=…) in a loop: a
+                # timeout that races the result inside distributed ends in an UnboundLocalError
+                ready = threading.Event()
+                fut.add_done_callback(lambda _f, ready=ready: ready.set())
+                while not ready.wait(0.2):
                     if cancel is not None and cancel.cancelled:
                         raise Cancelled()
-                    try:
-                        result = fut.result(timeout=0.2)   # the job's own error is raised here
-                        break
-                    except TimeoutError:
-                        continue
+                if cancel is not None and cancel.cancelled:
+                    raise Cancelled()
+                result = fut.result()   # the job's own error is raised here
                 del futures[done]
                 self.last_origin = self._origin(fut)
                 yield done, result
