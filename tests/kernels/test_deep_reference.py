@@ -79,3 +79,28 @@ def test_period_stop_finds_the_nucleus_period_and_snapshots_keep_it():
     orbit.extend(10_000, radius_log2=np.log2(1e-60))
     assert orbit.period is None or orbit.period > 3
     assert orbit.length > 4
+
+
+def test_compiled_and_python_engines_give_the_same_orbit_bit_for_bit():
+    from kernels.mandelbrot.deep import mpfr_lib
+    if mpfr_lib.LIBRARY is None:
+        pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
+    for centre, bits, n in ((loc.MISIUREWICZ_I, 512, 5000), (loc.KORMANYOS_VERY_DEEP, 1300, 3000)):
+        a = ReferenceOrbit(centre.center_re, centre.center_im, bits, engine="mpfr").extend(n)
+        b = ReferenceOrbit(centre.center_re, centre.center_im, bits, engine="gmpy2").extend(n)
+        assert a.engine_name != b.engine_name
+        np.testing.assert_array_equal(a.arrays()[0], b.arrays()[0])
+        np.testing.assert_array_equal(a.arrays()[1], b.arrays()[1])
+        assert a.snapshot().last_re == b.snapshot().last_re or \
+            gmpy2.mpfr(a.snapshot().last_re, bits, 16) == gmpy2.mpfr(b.snapshot().last_re, bits, 16)
+    tiny_a = ReferenceOrbit("1e-400", "-3e-401", 1500, engine="mpfr").extend(40)
+    tiny_b = ReferenceOrbit("1e-400", "-3e-401", 1500, engine="gmpy2").extend(40)
+    np.testing.assert_array_equal(tiny_a.arrays()[0], tiny_b.arrays()[0])
+    np.testing.assert_array_equal(tiny_a.arrays()[1], tiny_b.arrays()[1])
+
+
+def test_unknown_engine_is_refused_and_the_variable_picks_one(monkeypatch):
+    with pytest.raises(ValueError, match="unknown reference engine"):
+        ReferenceOrbit("-0.5", "0.5", 128, engine="abacus")
+    monkeypatch.setenv("GPU_EXPLORER_REFERENCE_ENGINE", "gmpy2")
+    assert ReferenceOrbit("-0.5", "0.5", 128).engine_name.startswith("gmpy2")

@@ -41,21 +41,15 @@ class Gmpy2Engine:
     def last_hex(self) -> tuple[str, str]:
         return format(self._x, "a"), format(self._y, "a")
 
-    def last_mpc(self):
-        return self._g.mpc(self._x, self._y)
-
-    def close(self) -> None:
-        pass
-
     # ---- iterating --------------------------------------------------------------------------
-    def step(self, count: int, z: np.ndarray, tiny: list) -> tuple[int, bool]:
+    def step(self, count: int, z, tk, tm, te) -> tuple[int, int, bool]:
         """Up to `count` iterations: z[k] = Z as a float64 pair for the k-th new point; points
-        below float64's range also go into `tiny` as (k, mre, mim, e). Returns (points made,
-        escaped); an escaped point is the last one made."""
+        below float64's range also go into tk, tm, te (their k, exact floatexp mantissas and
+        exponent). Returns (points made, tiny points, escaped); an escaped point is the last made."""
         g = self._g
         square = g.square
         x, y, cx, cy = self._x, self._y, self._cx, self._cy
-        k = 0
+        k = nt = 0
         escaped = False
         with g.context(self._ctx):
             while k < count:
@@ -68,12 +62,14 @@ class Gmpy2Engine:
                 a = abs(zc)
                 if a > ESCAPE or a < TINY:
                     if a < TINY:
-                        tiny.append((k - 1,) + _floatexp_of(g, x, y))
+                        tk[nt] = k - 1
+                        tm[nt, 0], tm[nt, 1], te[nt] = _floatexp_of(g, x, y)
+                        nt += 1
                     elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
                         escaped = True
                         break
         self._x, self._y = x, y
-        return k, escaped
+        return k, nt, escaped
 
 
 def _floatexp_of(gmpy2, re, im) -> tuple[float, float, int]:
