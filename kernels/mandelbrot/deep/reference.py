@@ -39,6 +39,10 @@ ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 CHUNK_SECONDS = 0.02
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
+# an orbit stopped at its period serves frames whose radius is up to 2^this below the radius
+# passing the period test there (as the table's slack, renderer.TABLE_SLACK_BITS): a few zoom
+# steps in keep both; deeper, the period's ball may miss the frame's nucleus and the orbit goes on
+PERIOD_SLACK_BITS = 4
 
 
 def gmpy2_module():
@@ -121,13 +125,15 @@ class ReferenceOrbit:
 
     # ---- computing ----------------------------------------------------------------------------
     def complete_for(self, max_iter: int, radius_log2: float | None = None) -> bool:
-        """Whether the orbit already serves frames of max_iter iterations (and, for a periodic
-        orbit, of this radius: the period test must hold at the period for the frame's own
-        radius; a smaller frame may need a longer period and the orbit then goes on)."""
+        """Whether the orbit already serves frames of max_iter iterations and radius 2^radius_log2
+        (log2 of the frame's half-diagonal seen from the orbit's centre; None: no period stop).
+        An escaped orbit serves any frame. One stopped at its period serves any iteration count
+        for frames whose radius, 2^PERIOD_SLACK_BITS larger, still passes the period test at the
+        period; a smaller frame (or one without a radius) has the orbit go on past it."""
         if self.escaped:
             return True
         if self.period is not None:
-            return radius_log2 is not None and self._period_holds(radius_log2)
+            return radius_log2 is not None and self._period_holds(radius_log2 + PERIOD_SLACK_BITS)
         return int(max_iter) <= self.iterations
 
     def _period_holds(self, radius_log2: float) -> bool:

@@ -35,6 +35,7 @@ from .layout import (
 )
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import ZW, flat_tables
+from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
@@ -110,6 +111,7 @@ class DeepRenderer:
         self.kmin = int(kmin)
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
+        self.period_stop = True     # stop the reference at the frame's period (off: compare)
         self._table = None          # (key, tab, tabe, levels)
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
@@ -229,9 +231,11 @@ class DeepRenderer:
         if not reused:
             orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
         report = None if progress is None else (lambda f: progress(f, "reference"))
-        if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
+        # the period stop's ball: every pixel of the frame, seen from the orbit's centre
+        radius = radius_log2(FrameGeometry.of(request, orbit)) if self.period_stop else None
+        if report is not None and not orbit.complete_for(request.max_iter, radius):
             report(0.0)         # the stage starts: its first report comes thousands of steps in
-        orbit.extend(request.max_iter, cancel=cancel, progress=report)
+        orbit.extend(request.max_iter, cancel=cancel, progress=report, radius_log2=radius)
         self.orbit = orbit
         return orbit, reused
 

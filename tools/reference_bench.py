@@ -1,0 +1,162 @@
+"""Time deep zoom's reference orbit against the loop anyone writes first, at Kalles Fraktaler's
+benchmark locations, all in one run so that the ratios are fair (issue 21's table).
+
+For each .kfr file (a 32×32 frame, KF's iteration count, the precision the project's request rule
+gives plus the renderer's headroom):
+  plain      z = z*z + c in gmpy2 over the same orbit (as many iterations as the full orbit)
+  main loop  the project's loop before the compiled engine (mpc square, complex() per iteration)
+  gmpy2      the fallback engine (three squarings in Python)
+  mpfr 1t    the compiled engine on one thread, the full orbit
+  threads    the compiled engine with its squarings on threads (if available), the full orbit
+  period     the engine the renderer picks, stopped at the frame's period
+  frame      DeepRenderer(cpu).render_values of the 32×32 frame on a warmed-up renderer (the
+             start-up a shallow render also pays, i.e. compiling or loading the kernels, left out)
+and the per-iteration cost of each engine at a few precisions.
+
+  PYTHONPATH=. python tools/reference_bench.py [--only 5e227,4e533] [--skip plain,main] [--bits-only]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+KF_DIR = Path(os.environ.get("KF_BENCHMARKS", ROOT.parent.parent / "shared" / "data" / "kf-benchmarks"))
+LOCATIONS = ("1e1086", "4e533", "5e227")
+BITS = (826, 1842, 3424, 3677)
+SIZE = (32, 32)
+
+
+def request_of(name: str):
+    from kernels.mandelbrot.deep.request import DeepRequest
+    from services.kfr import parse_kfr
+    loc = parse_kfr((KF_DIR / f"{name}.kfr").read_text(errors="replace"))
+    return DeepRequest(loc.center_re, loc.center_im, str(loc.width(*SIZE)), SIZE,
+                       loc.iterations).validate()
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def plain_loop(gmpy2, c, n: int, precision: int) -> None:
+    with gmpy2.context(precision=precision):
+        z = gmpy2.mpc(0)
+        for _ in range(n):
+            z = z * z + c
+
+
+def main_loop(gmpy2, c, n: int, precision: int) -> None:
+    """The hot loop of reference.py as it was before the compiled engine (its escape test and
+    chunk bookkeeping left out, which only makes it faster)."""
+    square = gmpy2.square
+    out = []
+    put = out.append
+    with gmpy2.context(precision=precision):
+        z = gmpy2.mpc(0)
+        for _ in range(n):
+            z = square(z) + c
+            put(complex(z))
+
+
+def orbit_time(req, bits, engine, radius=None):
+    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    orbit = ReferenceOrbit(req.center_re, req.center_im, bits, engine=engine)
+    dt, _ = timed(lambda: orbit.extend(req.max_iter, radius_log2=radius))
+    return dt, orbit
+
+
+def frame_time(req):
+    from kernels.backend import resolve
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    r = DeepRenderer(resolve("cpu"))
+    r.warmup((req.format,))
+    dt, res = timed(lambda: r.render_values(req))
+    return dt, res
+
+
+def per_iteration(engines, iters: int = 20_000) -> None:
+    import gmpy2
+    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    cre, cim = "-1.74999999999999991234567890123", "0.00000000000000012345678901"
+    print(f"\nper iteration (µs), {iters:,} iterations, best of 3")
+    print(f"{'bits':>6} {'plain':>8} " + " ".join(f"{e:>8}" for e in engines))
+    for bits in BITS:
+        with gmpy2.context(precision=bits):
+            c = gmpy2.mpc(gmpy2.mpfr(cre), gmpy2.mpfr(cim))
+        row = [min(timed(lambda: plain_loop(gmpy2, c, iters, bits))[0] for _ in range(3))]
+        for e in engines:
+            best = math.inf
+            for _ in range(3):
+                o = ReferenceOrbit(cre, cim, bits, engine=e)
+                best = min(best, timed(lambda: o.extend(iters))[0])
+            row.append(best)
+        print(f"{bits:>6} " + " ".join(f"{v / iters * 1e6:8.3f}" for v in row))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default=",".join(LOCATIONS))
+    ap.add_argument("--skip", default="", help="columns to leave out: plain,main,gmpy2,threads")
+    ap.add_argument("--bits-only", action="store_true", help="only the per-iteration table")
+    ap.add_argument("--no-bits", action="store_true", help="leave the per-iteration table out")
+    args = ap.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+    import gmpy2
+
+    from kernels.mandelbrot.deep import mpfr_lib
+    from kernels.mandelbrot.deep.period_stop import radius_log2
+    from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM, FrameGeometry
+    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    engines = ["mpfr", "threads"] if mpfr_lib.LIBRARY is not None else []
+    engines = [e for e in engines if e not in skip]
+    print(f"MPFR library: {mpfr_lib.LIBRARY._name if mpfr_lib.LIBRARY else mpfr_lib.WHY_NOT}; "
+          f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
+    if not args.bits_only:
+        frame_time(request_of(LOCATIONS[-1]))           # compile / load every kernel once
+        for name in args.only.split(","):
+            req = request_of(name)
+            bits = req.precision + PRECISION_HEADROOM
+            full_t, full = orbit_time(req, bits, "mpfr" if engines else "gmpy2")
+            n = full.length - 1
+            with gmpy2.context(precision=bits):
+                c = gmpy2.mpc(gmpy2.mpfr(req.center_re), gmpy2.mpfr(req.center_im))
+            probe = ReferenceOrbit(req.center_re, req.center_im, bits)
+            radius = radius_log2(FrameGeometry.of(req, probe))
+            cols = {}
+            if "plain" not in skip:
+                cols["plain"] = timed(lambda: plain_loop(gmpy2, c, n, bits))[0]
+            if "main" not in skip:
+                cols["main loop"] = timed(lambda: main_loop(gmpy2, c, n, bits))[0]
+            if "gmpy2" not in skip:
+                cols["gmpy2"] = orbit_time(req, bits, "gmpy2")[0]
+            for e in engines:
+                cols["mpfr 1t" if e == "mpfr" else e] = full_t if e == "mpfr" else orbit_time(req, bits, e)[0]
+            pt, porbit = orbit_time(req, bits, None, radius)
+            cols["period"] = pt
+            ft, res = frame_time(req)
+            cols["frame"] = ft
+            print(f"\n{name}: {n:,} iterations ({'escaped' if full.escaped else 'bounded'}) at "
+                  f"{bits:,} bits; period stop at {porbit.period} ({porbit.length - 1:,} iterations,"
+                  f" radius 2^{radius:.1f}); frame's reference {res.reference.length - 1:,} "
+                  f"iterations, engine {res.reference.engine_name}")
+            for k, v in cols.items():
+                ratio = f"  {v / cols['plain']:.3f} of plain" if "plain" in cols else ""
+                print(f"  {k:>10}: {v:8.3f} s{ratio}")
+            t = res.timings
+            print(f"  frame phases: {t.summary() if hasattr(t, 'summary') else t}")
+    if not args.no_bits:
+        per_iteration(["gmpy2"] + engines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
