@@ -104,3 +104,29 @@ def test_unknown_engine_is_refused_and_the_variable_picks_one(monkeypatch):
         ReferenceOrbit("-0.5", "0.5", 128, engine="abacus")
     monkeypatch.setenv("GPU_EXPLORER_REFERENCE_ENGINE", "gmpy2")
     assert ReferenceOrbit("-0.5", "0.5", 128).engine_name.startswith("gmpy2")
+
+
+def test_threaded_engine_gives_the_single_thread_orbit_bit_for_bit():
+    from kernels.mandelbrot.deep import mpfr_lib
+    if mpfr_lib.LIBRARY is None:
+        pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
+    k = loc.KORMANYOS_VERY_DEEP
+    one = ReferenceOrbit(k.center_re, k.center_im, 2200, engine="mpfr").extend(400)
+    for kind in ("threads", "threads2"):
+        o = ReferenceOrbit(k.center_re, k.center_im, 2200, engine=kind).extend(400)
+        assert "threads" in o.engine_name
+        np.testing.assert_array_equal(o.arrays()[0], one.arrays()[0])
+        assert o.snapshot().last_re == one.snapshot().last_re
+    # an escaping orbit stops every thread at its escape
+    esc = ReferenceOrbit("0.3", "0.6", 2200, engine="threads").extend(5000)
+    ref = ReferenceOrbit("0.3", "0.6", 2200, engine="mpfr").extend(5000)
+    assert esc.escaped and esc.length == ref.length
+    np.testing.assert_array_equal(esc.z, ref.z)
+    assert "3 threads" in esc.engine_name
+
+
+def test_threads_only_where_they_pay():
+    from kernels.mandelbrot.deep.mpfr_threads import THREADS_FROM_BITS, threads_for
+    assert threads_for(THREADS_FROM_BITS - 64, cores=16) == 1
+    assert threads_for(THREADS_FROM_BITS, cores=16) == 3
+    assert threads_for(100_000, cores=2) == 1

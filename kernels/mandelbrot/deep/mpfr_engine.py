@@ -42,11 +42,43 @@ def floatexp_of(ax, ay, s):
 
 
 @njit(nogil=True, cache=True)
+def combine(a):
+    """Z = Z^2 + C from the squares x², y², (x+y)² at rows X2, Y2, T."""
+    x, y, cx, cy, x2, y2, t = a[X], a[Y], a[CX], a[CY], a[X2], a[Y2], a[T]
+    rn = M.RNDN
+    M.sub(t, t, x2, rn)
+    M.sub(t, t, y2, rn)
+    M.add(y, t, cy, rn)
+    M.sub(x, x2, y2, rn)
+    M.add(x, x, cx, rn)
+
+
+@njit(nogil=True, cache=True)
+def record(a, k, out, nt, tiny_k, tiny_m, tiny_e):
+    """Store the new Z as the k-th point of the chunk (out[k]; tiny_* where it is below float64's
+    range); return (tiny points now, escaped)."""
+    zr = M.get_d(a[X], M.RNDN)
+    zi = M.get_d(a[Y], M.RNDN)
+    out[k] = complex(zr, zi)
+    r = math.hypot(zr, zi)
+    if r > ESCAPE and zr * zr + zi * zi > BAILOUT2:
+        return nt, True
+    if r < TINY:
+        mre, mim, e = floatexp_of(a[X], a[Y], a[S])
+        tiny_k[nt] = k
+        tiny_m[nt, 0] = mre
+        tiny_m[nt, 1] = mim
+        tiny_e[nt] = e
+        nt += 1
+    return nt, False
+
+
+@njit(nogil=True, cache=True)
 def iterate(a, count, out, tiny_k, tiny_m, tiny_e):
     """Up to `count` iterations of the numbers at addresses `a` (rows X .. S); out[k] = Z of the
     k-th new point as a float64 pair; points below float64's range also go into tiny_* (their
     index k, exact floatexp). Returns (points made, tiny points, escaped)."""
-    x, y, cx, cy, x2, y2, t, s = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+    x, y, x2, y2, t = a[X], a[Y], a[X2], a[Y2], a[T]
     rn = M.RNDN
     nt = 0
     for k in range(count):
@@ -54,24 +86,10 @@ def iterate(a, count, out, tiny_k, tiny_m, tiny_e):
         M.sqr(y2, y, rn)
         M.add(t, x, y, rn)
         M.sqr(t, t, rn)
-        M.sub(t, t, x2, rn)
-        M.sub(t, t, y2, rn)
-        M.add(y, t, cy, rn)
-        M.sub(x, x2, y2, rn)
-        M.add(x, x, cx, rn)
-        zr = M.get_d(x, rn)
-        zi = M.get_d(y, rn)
-        out[k] = complex(zr, zi)
-        r = math.hypot(zr, zi)
-        if r > ESCAPE and zr * zr + zi * zi > BAILOUT2:
+        combine(a)
+        nt, escaped = record(a, k, out, nt, tiny_k, tiny_m, tiny_e)
+        if escaped:
             return k + 1, nt, True
-        if r < TINY:
-            mre, mim, e = floatexp_of(x, y, s)
-            tiny_k[nt] = k
-            tiny_m[nt, 0] = mre
-            tiny_m[nt, 1] = mim
-            tiny_e[nt] = e
-            nt += 1
     return count, nt, False
 
 

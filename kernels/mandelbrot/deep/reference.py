@@ -31,7 +31,7 @@ from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and table
 from .orbit_snapshot import OrbitSnapshot
 from .reference_gmpy2 import Gmpy2Engine
 
-ENGINES = ("auto", "gmpy2", "mpfr", "threads")
+ENGINES = ("auto", "gmpy2", "mpfr", "threads", "threads2")
 # picks the engine where the caller does not (tests and benches force one)
 ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 
@@ -73,8 +73,9 @@ def chunk_iterations(precision: int) -> int:
 def make_engine(kind: str | None, centre, precision: int):
     """The engine iterating `centre` (an mpc) at `precision` bits. kind: "auto" (or None: the
     ENGINE_VARIABLE's choice, else auto) takes the compiled MPFR engine where MPFR's library
-    loads, else gmpy2's loop; "mpfr" / "threads" ask for the compiled one (one thread, or the
-    squarings on threads), falling back to gmpy2's loop with the reason in its name."""
+    loads, else gmpy2's loop; "mpfr" / "threads" / "threads2" ask for the compiled one (one
+    thread, or the squarings on 3 or 2 threads), falling back to gmpy2's loop with the reason
+    in its name."""
     kind = (kind or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
     if kind not in ENGINES:
         raise ValueError(f"unknown reference engine {kind!r}; choose one of: {', '.join(ENGINES)}")
@@ -82,7 +83,12 @@ def make_engine(kind: str | None, centre, precision: int):
         from . import mpfr_lib
         if mpfr_lib.LIBRARY is not None:
             from .mpfr_engine import MpfrEngine
-            return MpfrEngine(format(centre.real, "a"), format(centre.imag, "a"), precision)
+            from .mpfr_threads import ThreadedMpfrEngine, threads_for
+            hexes = (format(centre.real, "a"), format(centre.imag, "a"), precision)
+            threads = {"mpfr": 1, "threads": 3, "threads2": 2}.get(kind) or threads_for(precision)
+            if threads > 1:
+                return ThreadedMpfrEngine(*hexes, threads=threads)
+            return MpfrEngine(*hexes)
         eng = Gmpy2Engine(gmpy2_module(), centre, precision)
         eng.name = f"{eng.name}: {mpfr_lib.WHY_NOT}"
         return eng

@@ -217,6 +217,8 @@ class DeepRenderer:
                                   cancel, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()
+        # which engine made the orbit (the Python fallback says why it runs)
+        timings.detail["reference engine"] = orbit.engine_name
         st = self._stats_dict(stats)
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
                           reused=reused, table_reused=table_reused)
