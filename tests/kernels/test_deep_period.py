@@ -71,3 +71,13 @@ def test_a_periodic_orbit_serves_any_count_and_a_few_zoom_steps_then_goes_on():
     assert deeper.reference is orbit and orbit.version > version
     assert orbit.length > period + 1 and (orbit.period is None or orbit.period > period)
     assert_matches_brute_force(deeper.values, exact.exact_values(req_deep), 3000)
+
+
+@pytest.mark.gpu
+def test_gpu_matches_cpu_twin_on_a_period_stopped_orbit(gpu_backend, cpu_backend, simulated):
+    size = (8, 6) if simulated else (48, 32)
+    req = DeepRequest(*near(loc.MINIBROT_424, "3e-318"), "3e-318", size, 6000)
+    g, c = DeepRenderer(gpu_backend).render_values(req), DeepRenderer(cpu_backend).render_values(req)
+    assert g.reference.period is not None and c.reference.period == g.reference.period
+    np.testing.assert_array_equal(np.floor(g.values), np.floor(c.values))
+    assert g.stats == c.stats and g.stats["rebases"] > 0
