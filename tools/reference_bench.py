@@ -7,7 +7,7 @@ gives plus the renderer's headroom):
   main loop  the project's loop before the compiled engine (mpc square, complex() per iteration)
   gmpy2      the fallback engine (three squarings in Python)
   mpfr 1t    the compiled engine on one thread, the full orbit
-  threads    the compiled engine with its squarings on threads (if available), the full orbit
+  threads    the compiled engine with its squarings on 3 or 2 threads (--orbit-threads)
   period     the engine the renderer picks, stopped at the frame's period
   frame      DeepRenderer(cpu).render_values of the 32×32 frame on a warmed-up renderer (the
              start-up a shallow render also pays, i.e. compiling or loading the kernels, left out)
@@ -83,7 +83,7 @@ def frame_time(req):
     return dt, res
 
 
-def per_iteration(engines, iters: int = 20_000) -> None:
+def per_iteration(engines, iters: int = 10_000) -> None:
     import gmpy2
     from kernels.mandelbrot.deep.reference import ReferenceOrbit
     cre, cim = "-1.74999999999999991234567890123", "0.00000000000000012345678901"
@@ -105,18 +105,21 @@ def per_iteration(engines, iters: int = 20_000) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(LOCATIONS))
-    ap.add_argument("--skip", default="", help="columns to leave out: plain,main,gmpy2,threads")
+    ap.add_argument("--skip", default="", help="columns to leave out: plain,main,gmpy2,threads,threads2")
+    ap.add_argument("--orbit-threads", action="store_true",
+                    help="time the threaded engines over the whole orbits too (slow on a busy box)")
     ap.add_argument("--bits-only", action="store_true", help="only the per-iteration table")
     ap.add_argument("--no-bits", action="store_true", help="leave the per-iteration table out")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
+    flags = {"orbit-threads"} if args.orbit_threads else set()
     import gmpy2
 
     from kernels.mandelbrot.deep import mpfr_lib
     from kernels.mandelbrot.deep.period_stop import radius_log2
     from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM, FrameGeometry
     from kernels.mandelbrot.deep.reference import ReferenceOrbit
-    engines = ["mpfr", "threads"] if mpfr_lib.LIBRARY is not None else []
+    engines = ["mpfr", "threads2", "threads"] if mpfr_lib.LIBRARY is not None else []
     engines = [e for e in engines if e not in skip]
     print(f"MPFR library: {mpfr_lib.LIBRARY._name if mpfr_lib.LIBRARY else mpfr_lib.WHY_NOT}; "
           f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
@@ -139,7 +142,10 @@ def main(argv=None) -> int:
             if "gmpy2" not in skip:
                 cols["gmpy2"] = orbit_time(req, bits, "gmpy2")[0]
             for e in engines:
-                cols["mpfr 1t" if e == "mpfr" else e] = full_t if e == "mpfr" else orbit_time(req, bits, e)[0]
+                if e == "mpfr":
+                    cols["mpfr 1t"] = full_t
+                elif "orbit-threads" in flags:
+                    cols[e] = orbit_time(req, bits, e)[0]
             pt, porbit = orbit_time(req, bits, None, radius)
             cols["period"] = pt
             ft, res = frame_time(req)

@@ -22,8 +22,8 @@ from .spin_barrier import store_release, wait_at_least
 
 # the three squares of an iteration: (result row, operand row); T holds x+y before its square
 SQUARES = ((X2, X), (Y2, Y), (T, T))
-# threads pay from this precision on, where at least this many cores are free to us (measured:
-# docs/incoming/refloop.md); forced either way by the engine's name
+# threads pay from this precision on, where at least this many cores are idle (an estimate: on
+# the 2-core box they never paid, docs/incoming/refloop.md); forced either way by the engine's name
 THREADS_FROM_BITS = 2048
 MIN_CORES = 3
 
@@ -35,9 +35,19 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def threads_for(precision: int, cores: int | None = None) -> int:
-    """Threads the automatic choice gives: 3 where squares are long and 3 cores are ours, else 1."""
-    cores = usable_cores() if cores is None else cores
+def idle_cores() -> float:
+    """Cores ours to use less the machine's load (a spinning thread whose partner waits for a
+    core loses everything threads gain)."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return usable_cores() - load
+
+
+def threads_for(precision: int, cores: float | None = None) -> int:
+    """Threads the automatic choice gives: 3 where squares are long and 3 cores are idle, else 1."""
+    cores = idle_cores() if cores is None else cores
     return 3 if precision >= THREADS_FROM_BITS and cores >= MIN_CORES else 1
 
 

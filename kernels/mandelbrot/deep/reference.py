@@ -65,8 +65,8 @@ def to_mpc(re, im, precision: int):
 def chunk_iterations(precision: int) -> int:
     """Iterations in a chunk of about CHUNK_SECONDS at `precision` bits (an iteration costs
     roughly a constant plus a term growing a little faster than linearly with the limbs)."""
-    limbs = max(1, precision // 64)
-    per_iter = 1.5e-7 + 2.5e-9 * limbs ** 1.6
+    limbs = max(1, precision / 64)
+    per_iter = 4e-7 + 3.5e-9 * limbs ** 1.6
     return int(min(65536, max(256, CHUNK_SECONDS / per_iter)))
 
 
@@ -93,6 +93,21 @@ def make_engine(kind: str | None, centre, precision: int):
         eng.name = f"{eng.name}: {mpfr_lib.WHY_NOT}"
         return eng
     return Gmpy2Engine(gmpy2_module(), centre, precision)
+
+
+_warm = False
+
+
+def warm_engine() -> None:
+    """Load (or compile) the engine's and the period test's compiled code with a tiny orbit, once
+    per process, so that no frame waits for it; nothing without gmpy2."""
+    global _warm
+    if not _warm:
+        try:
+            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0)
+        except RuntimeError:
+            return
+        _warm = True
 
 
 class ReferenceOrbit:
@@ -186,7 +201,8 @@ class ReferenceOrbit:
                 if hit > 0 and not (escaped and hit == made):
                     # the period is inside this chunk: go back and stop the exact Z there
                     eng.restore(before)
-                    eng.step(hit, np.empty(hit, np.complex128), tk, tm, te)
+                    eng.step(hit, np.empty(hit, np.complex128), np.empty(hit, np.int64),
+                             np.empty((hit, 2)), np.empty(hit, np.int64))
                     made, escaped, period = hit, False, n + hit
                 keep = tk[:nt] < made
                 if keep.any():

@@ -36,7 +36,7 @@ from .layout import (
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import ZW, flat_tables
 from .period_stop import radius_log2
-from .reference import ReferenceOrbit, gmpy2_module
+from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
 
@@ -155,6 +155,7 @@ class DeepRenderer:
         oexp[0] = -(1 << 29)
         first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        warm_engine()       # the reference engine's compiled loop
         self._compiled = True
         if first:
             yield "table"

@@ -15,7 +15,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 # spins before each yield of the core
-SPINS_PER_YIELD = 2000
+SPINS_PER_YIELD = 200
 
 sched_yield = types.ExternalFunction("sched_yield", types.int32())
 
