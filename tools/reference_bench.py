@@ -97,7 +97,7 @@ def per_iteration(engines, iters: int = 10_000) -> None:
             best = math.inf
             for _ in range(3):
                 o = ReferenceOrbit(cre, cim, bits, engine=e)
-                best = min(best, timed(lambda: o.extend(iters))[0])
+                best = min(best, timed(lambda o=o: o.extend(iters))[0])
             row.append(best)
         print(f"{bits:>6} " + " ".join(f"{v / iters * 1e6:8.3f}" for v in row))
 
@@ -108,6 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip", default="", help="columns to leave out: plain,main,gmpy2,threads,threads2")
     ap.add_argument("--orbit-threads", action="store_true",
                     help="time the threaded engines over the whole orbits too (slow on a busy box)")
+    ap.add_argument("--repeats", type=int, default=1, help="rounds of every column; the best kept")
     ap.add_argument("--bits-only", action="store_true", help="only the per-iteration table")
     ap.add_argument("--no-bits", action="store_true", help="leave the per-iteration table out")
     args = ap.parse_args(argv)
@@ -134,22 +135,26 @@ def main(argv=None) -> int:
                 c = gmpy2.mpc(gmpy2.mpfr(req.center_re), gmpy2.mpfr(req.center_im))
             probe = ReferenceOrbit(req.center_re, req.center_im, bits)
             radius = radius_log2(FrameGeometry.of(req, probe))
-            cols = {}
+            jobs = {}
             if "plain" not in skip:
-                cols["plain"] = timed(lambda: plain_loop(gmpy2, c, n, bits))[0]
+                jobs["plain"] = lambda: (timed(lambda: plain_loop(gmpy2, c, n, bits))[0], None)
             if "main" not in skip:
-                cols["main loop"] = timed(lambda: main_loop(gmpy2, c, n, bits))[0]
+                jobs["main loop"] = lambda: (timed(lambda: main_loop(gmpy2, c, n, bits))[0], None)
             if "gmpy2" not in skip:
-                cols["gmpy2"] = orbit_time(req, bits, "gmpy2")[0]
+                jobs["gmpy2"] = lambda: orbit_time(req, bits, "gmpy2")
             for e in engines:
-                if e == "mpfr":
-                    cols["mpfr 1t"] = full_t
-                elif "orbit-threads" in flags:
-                    cols[e] = orbit_time(req, bits, e)[0]
-            pt, porbit = orbit_time(req, bits, None, radius)
-            cols["period"] = pt
-            ft, res = frame_time(req)
-            cols["frame"] = ft
+                if e == "mpfr" or "orbit-threads" in flags:
+                    jobs["mpfr 1t" if e == "mpfr" else e] = lambda e=e: orbit_time(req, bits, e)
+            jobs["period"] = lambda: orbit_time(req, bits, None, radius)
+            jobs["frame"] = lambda: frame_time(req)
+            # rounds of every column in turn, the best of each: a busy machine slows them alike
+            cols, last = {}, {}
+            for _ in range(args.repeats):
+                for k, job in jobs.items():
+                    t, out = job()
+                    cols[k] = min(cols.get(k, math.inf), t)
+                    last[k] = out
+            porbit, res = last["period"], last["frame"]
             print(f"\n{name}: {n:,} iterations ({'escaped' if full.escaped else 'bounded'}) at "
                   f"{bits:,} bits; period stop at {porbit.period} ({porbit.length - 1:,} iterations,"
                   f" radius 2^{radius:.1f}); frame's reference {res.reference.length - 1:,} "
@@ -158,7 +163,9 @@ def main(argv=None) -> int:
                 ratio = f"  {v / cols['plain']:.3f} of plain" if "plain" in cols else ""
                 print(f"  {k:>10}: {v:8.3f} s{ratio}")
             t = res.timings
-            print(f"  frame phases: {t.summary() if hasattr(t, 'summary') else t}")
+            print(f"  frame (last round): {t.phases_ms['total']:.0f} ms = reference "
+                  f"{t.detail['reference']:.0f} + table {t.detail['table']:.0f} + kernel "
+                  f"{t.phases_ms['kernel']:.0f} ms + the rest; load average {os.getloadavg()[0]:.1f}")
     if not args.no_bits:
         per_iteration(["gmpy2"] + engines)
     return 0
