@@ -26,6 +26,7 @@ from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWrite
 from services.requests import DEFAULT_RENDER_SIZE
 
 from .failures import UNUSABLE, USAGE, fail, interrupted, note
+from .location import apply_location
 
 
 def _failed(exc: MovieError) -> int:
@@ -59,6 +60,10 @@ def spec_from_args(args) -> MovieSpec:
 def run_movie(args) -> int:
     from .environment import prepare_kernels
     from .failures import resolve_backend
+    if args.location:
+        problem = apply_location(args, args.size or DEFAULT_RENDER_SIZE)
+        if problem:
+            return fail(USAGE, problem)
     spec = spec_from_args(args)
     restart = bool(getattr(args, "restart", False))
     try:
