@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .kfr import MAX_KFR_BYTES, looks_like_kfr
+from .kfr import MAX_KFR_BYTES, looks_like_kfr, parse_kfr
 from .location_text import Location, parse_location
 
 MAX_LOCATION_FILE_BYTES = MAX_KFR_BYTES
@@ -61,7 +61,7 @@ def _too_large(path: str, size: int | None) -> str:
 
 @dataclass(frozen=True)
 class LocationFile:
-    """A checked location file: its text and kind ("kfr" or "text"). `place(size)` is the
+    """A checked location file: its text and kind ("kfr": KF's keys or a .kfr name; "text"). `place(size)` is the
     location for a picture of size = (w, h) pixels (a KF Zoom fixes the height, so the width
     depends on the aspect)."""
     path: str
@@ -71,6 +71,8 @@ class LocationFile:
     def place(self, size) -> Location:
         w, h = (max(1, int(v)) for v in size)
         try:
+            if self.kind == "kfr":      # KF's own words for a .kfr that lacks a Zoom line
+                parse_kfr(self.text)
             return parse_location(self.text, aspect=Fraction(w, h))
         except (ValueError, ArithmeticError) as exc:
             raise ValueError(f"{self.path}: {exc}") from None
@@ -81,7 +83,8 @@ def load_location_file(path) -> LocationFile:
     cannot be read or holds no place (every check runs here, before any work starts)."""
     shown = os.path.expanduser(os.fspath(path))
     text = read_location_text(shown)
-    found = LocationFile(shown, text, "kfr" if looks_like_kfr(text) else "text")
+    kfr = looks_like_kfr(text) or shown.lower().endswith(".kfr")
+    found = LocationFile(shown, text, "kfr" if kfr else "text")
     found.place((1, 1))
     return found
 
