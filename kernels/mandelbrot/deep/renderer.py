@@ -39,7 +39,8 @@ from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
 
-# bits beyond the frame's own need, so the orbit still serves after zooming ~2^32 deeper
+# a new orbit gets the precision of a frame 2^this narrower, so zooming in keeps it at least that
+# far (the rule rounds to 64 bits: "the frame's need + 32" was lost at the next multiple)
 PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
@@ -227,7 +228,8 @@ class DeepRenderer:
         reused = (orbit is not None and
                   orbit.serves(request.center_re, request.center_im, width_log2, need))
         if not reused:
-            orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
+            orbit = ReferenceOrbit(request.center_re, request.center_im,
+                                   request.precision_deeper(PRECISION_HEADROOM))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
             report(0.0)         # the stage starts: its first report comes thousands of steps in
