@@ -181,3 +181,29 @@ def test_a_missing_file_or_a_folder_is_one_line_and_status_2(tmp_path, capsys, w
     err = capsys.readouterr().err
     assert ("No such file" in err if what == "missing" else "is a folder" in err), err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_reopening_a_location_from_the_command_line_reads_its_reference_from_disk(
+        tmp_path, capsys, monkeypatch):
+    from kernels.mandelbrot.deep import reference as reference_module
+    from kernels.mandelbrot.deep import reference_store
+    monkeypatch.setenv("GPU_EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(reference_store, "_shared", None)        # a new start of the app
+    monkeypatch.setattr(reference_store, "SAVE_MS", 0.0)          # even a quick orbit is kept
+    runs = []
+    plain = reference_module.ReferenceOrbit.extend
+
+    def extend(self, *a, **k):
+        before = self.version
+        out = plain(self, *a, **k)
+        runs.append(self.version != before)
+        return out
+    monkeypatch.setattr(reference_module.ReferenceOrbit, "extend", extend)
+    assert render(tmp_path / "a.npy", "--location", KF_1E14) == 0, capsys.readouterr().err
+    assert any(runs) and len(list((tmp_path / "cache" / "references").iterdir())) == 1
+    runs.clear()
+    monkeypatch.setattr(reference_store, "_shared", None)
+    assert render(tmp_path / "b.npy", "--location", KF_1E14) == 0
+    assert not any(runs)                                         # loaded, not computed
+    assert np.array_equal(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"))
+    monkeypatch.setattr(reference_store, "_shared", None)

@@ -31,9 +31,9 @@ MAX_PINNED = 4
 
 
 class ReferenceStore:
-    def __init__(self, cache: ReferenceCache | None = None, save_ms: float = SAVE_MS):
+    def __init__(self, cache: ReferenceCache | None = None, save_ms: float | None = None):
         self.cache = cache
-        self.save_ms = float(save_ms)
+        self.save_ms = float(SAVE_MS if save_ms is None else save_ms)
         self._pinned: list[tuple[ReferenceOrbit, object]] = []   # (orbit, its snapshot)
         self._lock = threading.Lock()
         self.loaded = 0          # orbits handed out from the disk cache
