@@ -113,7 +113,7 @@ class DeepRenderer:
         self.orbit: ReferenceOrbit | None = None
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
-        self.reference_source = None    # "pinned" | "disk" when the last orbit came from there
+        self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
         self._table = None          # (key, tab, tabe, levels)
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
