@@ -83,23 +83,22 @@ def frame_time(req):
     return dt, res
 
 
-def per_iteration(engines, iters: int = 10_000) -> None:
+def per_iteration(engines, rounds: int, iters: int = 10_000) -> None:
     import gmpy2
     from kernels.mandelbrot.deep.reference import ReferenceOrbit
     cre, cim = "-1.74999999999999991234567890123", "0.00000000000000012345678901"
-    print(f"\nper iteration (µs), {iters:,} iterations, best of 3")
+    print(f"\nper iteration (µs), {iters:,} iterations, best of {rounds} rounds of every column")
     print(f"{'bits':>6} {'plain':>8} " + " ".join(f"{e:>8}" for e in engines))
     for bits in BITS:
         with gmpy2.context(precision=bits):
             c = gmpy2.mpc(gmpy2.mpfr(cre), gmpy2.mpfr(cim))
-        row = [min(timed(lambda: plain_loop(gmpy2, c, iters, bits))[0] for _ in range(3))]
-        for e in engines:
-            best = math.inf
-            for _ in range(3):
+        best = [math.inf] * (1 + len(engines))
+        for _ in range(rounds):
+            best[0] = min(best[0], timed(lambda: plain_loop(gmpy2, c, iters, bits))[0])
+            for i, e in enumerate(engines):
                 o = ReferenceOrbit(cre, cim, bits, engine=e)
-                best = min(best, timed(lambda o=o: o.extend(iters))[0])
-            row.append(best)
-        print(f"{bits:>6} " + " ".join(f"{v / iters * 1e6:8.3f}" for v in row))
+                best[i + 1] = min(best[i + 1], timed(lambda o=o: o.extend(iters))[0])
+        print(f"{bits:>6} " + " ".join(f"{v / iters * 1e6:8.3f}" for v in best), flush=True)
 
 
 def main(argv=None) -> int:
@@ -167,7 +166,7 @@ def main(argv=None) -> int:
                   f"{t.detail['reference']:.0f} + table {t.detail['table']:.0f} + kernel "
                   f"{t.phases_ms['kernel']:.0f} ms + the rest; load average {os.getloadavg()[0]:.1f}")
     if not args.no_bits:
-        per_iteration(["gmpy2"] + engines)
+        per_iteration(["gmpy2"] + engines, max(3, args.repeats))
     return 0
 
 

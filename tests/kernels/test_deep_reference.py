@@ -136,3 +136,16 @@ def test_threads_only_where_they_pay():
     assert threads_for(THREADS_FROM_BITS - 64, cores=16) == 1
     assert threads_for(THREADS_FROM_BITS, cores=16) == 3
     assert threads_for(100_000, cores=2) == 1
+
+
+def test_a_snapshot_carries_on_in_the_other_engine():
+    from kernels.mandelbrot.deep import mpfr_lib
+    if mpfr_lib.LIBRARY is None:
+        pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
+    whole = ReferenceOrbit("0", "1", 256, engine="mpfr").extend(300)      # c = i: exact points
+    for first, then in (("mpfr", "gmpy2"), ("gmpy2", "mpfr")):
+        part = ReferenceOrbit("0", "1", 256, engine=first).extend(100)
+        moved = ReferenceOrbit.from_snapshot(part.snapshot(), engine=then).extend(300)
+        np.testing.assert_array_equal(moved.z, whole.z)
+    with pytest.raises(ValueError):
+        ReferenceOrbit.from_snapshot(dataclasses.replace(part.snapshot(), last_re="0xzz"))
