@@ -1,11 +1,11 @@
 """Time deep zoom's reference orbit against the loop anyone writes first, at Kalles Fraktaler's
 benchmark locations, all in one run so that the ratios are fair (issue 21's table).
 
-For each .kfr file (a 32×32 frame, KF's iteration count, the precision the project's request rule
-gives plus the renderer's headroom):
+For each of KF's .kfr files (resources/kf-*.kfr; a 32×32 frame, KF's iteration count, the precision
+the renderer asks for):
   plain      z = z*z + c in gmpy2 over the same orbit (as many iterations as the full orbit)
   main loop  the project's loop before the compiled engine (mpc square, complex() per iteration)
-  gmpy2      the fallback engine (three squarings in Python)
+  gmpy2      the fallback engine (that loop with the orbit's chunk bookkeeping)
   mpfr 1t    the compiled engine on one thread, the full orbit
   threads    the compiled engine with its squarings on 3 or 2 threads (--orbit-threads)
   period     the engine the renderer picks, stopped at the frame's period
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-KF_DIR = Path(os.environ.get("KF_BENCHMARKS", ROOT.parent.parent / "shared" / "data" / "kf-benchmarks"))
+KF_DIR = Path(os.environ.get("KF_BENCHMARKS", ROOT / "resources"))
 LOCATIONS = ("1e1086", "4e533", "5e227")
 BITS = (826, 1842, 3424, 3677)
 SIZE = (32, 32)
@@ -36,7 +36,7 @@ SIZE = (32, 32)
 def request_of(name: str):
     from kernels.mandelbrot.deep.request import DeepRequest
     from services.kfr import parse_kfr
-    loc = parse_kfr((KF_DIR / f"{name}.kfr").read_text(errors="replace"))
+    loc = parse_kfr((KF_DIR / f"kf-{name}.kfr").read_text(errors="replace"))
     return DeepRequest(loc.center_re, loc.center_im, str(loc.width(*SIZE)), SIZE,
                        loc.iterations).validate()
 
@@ -101,6 +101,23 @@ def per_iteration(engines, rounds: int, iters: int = 10_000) -> None:
         print(f"{bits:>6} " + " ".join(f"{v / iters * 1e6:8.3f}" for v in best), flush=True)
 
 
+def plain_only(name: str) -> int:
+    """The plain loop alone over `name`'s whole orbit (its length from the compiled engine, not
+    timed), for timing whole processes against the command line's render."""
+    import gmpy2
+
+    from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM
+    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    req = request_of(name)
+    bits = req.precision_deeper(PRECISION_HEADROOM)
+    n = ReferenceOrbit(req.center_re, req.center_im, bits).extend(req.max_iter).length - 1
+    with gmpy2.context(precision=bits):
+        c = gmpy2.mpc(gmpy2.mpfr(req.center_re), gmpy2.mpfr(req.center_im))
+    dt, _ = timed(lambda: plain_loop(gmpy2, c, n, bits))
+    print(f"{name}: plain loop {dt:.3f} s over {n:,} iterations at {bits:,} bits")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(LOCATIONS))
@@ -110,7 +127,11 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=1, help="rounds of every column; the best kept")
     ap.add_argument("--bits-only", action="store_true", help="only the per-iteration table")
     ap.add_argument("--no-bits", action="store_true", help="leave the per-iteration table out")
+    ap.add_argument("--plain-only", metavar="NAME", default=None,
+                    help="only the plain loop over NAME's whole orbit (to time as a process)")
     args = ap.parse_args(argv)
+    if args.plain_only:
+        return plain_only(args.plain_only)
     skip = set(filter(None, args.skip.split(",")))
     flags = {"orbit-threads"} if args.orbit_threads else set()
     import gmpy2
@@ -127,7 +148,7 @@ def main(argv=None) -> int:
         frame_time(request_of(LOCATIONS[-1]))           # compile / load every kernel once
         for name in args.only.split(","):
             req = request_of(name)
-            bits = req.precision + PRECISION_HEADROOM
+            bits = req.precision_deeper(PRECISION_HEADROOM)     # as the renderer asks
             full_t, full = orbit_time(req, bits, "mpfr" if engines else "gmpy2")
             n = full.length - 1
             with gmpy2.context(precision=bits):
