@@ -6,7 +6,8 @@ the renderer asks for):
   plain      z = z*z + c in gmpy2 over the same orbit (as many iterations as the full orbit)
   main loop  the project's loop before the compiled engine (mpc square, complex() per iteration)
   gmpy2      the fallback engine (that loop with the orbit's chunk bookkeeping)
-  mpfr 1t    the compiled engine on one thread, the full orbit
+  fixed      the compiled fixed-point engine (GMP), the full orbit
+  mpfr 1t    the compiled MPFR engine on one thread, the full orbit
   threads    the compiled engine with its squarings on 3 or 2 threads (--orbit-threads)
   period     the engine the renderer picks, stopped at the frame's period
   frame      DeepRenderer(cpu).render_values of the 32×32 frame on a warmed-up renderer (the
@@ -140,7 +141,7 @@ def main(argv=None) -> int:
     from kernels.mandelbrot.deep.period_stop import radius_log2
     from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM, FrameGeometry
     from kernels.mandelbrot.deep.reference import ReferenceOrbit
-    engines = ["mpfr", "threads2", "threads"] if mpfr_lib.LIBRARY is not None else []
+    engines = ["fixed", "mpfr", "threads2", "threads"] if mpfr_lib.LIBRARY is not None else []
     engines = [e for e in engines if e not in skip]
     print(f"MPFR library: {mpfr_lib.LIBRARY._name if mpfr_lib.LIBRARY else mpfr_lib.WHY_NOT}; "
           f"{os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
@@ -163,7 +164,7 @@ def main(argv=None) -> int:
             if "gmpy2" not in skip:
                 jobs["gmpy2"] = lambda: orbit_time(req, bits, "gmpy2")
             for e in engines:
-                if e == "mpfr" or "orbit-threads" in flags:
+                if not e.startswith("threads") or "orbit-threads" in flags:
                     jobs["mpfr 1t" if e == "mpfr" else e] = lambda e=e: orbit_time(req, bits, e)
             jobs["period"] = lambda: orbit_time(req, bits, None, radius)
             jobs["frame"] = lambda: frame_time(req)

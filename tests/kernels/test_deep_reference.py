@@ -149,3 +149,29 @@ def test_a_snapshot_carries_on_in_the_other_engine():
         np.testing.assert_array_equal(moved.z, whole.z)
     with pytest.raises(ValueError):
         ReferenceOrbit.from_snapshot(dataclasses.replace(part.snapshot(), last_re="0xzz"))
+    # a point with all its bits in use: the restored last point keeps every one of them
+    k = loc.KORMANYOS_VERY_DEEP
+    for engine in ("gmpy2", "mpfr", "fixed"):
+        whole = ReferenceOrbit(k.center_re, k.center_im, 1200, engine=engine).extend(400)
+        part = ReferenceOrbit(k.center_re, k.center_im, 1200, engine=engine).extend(150)
+        moved = ReferenceOrbit.from_snapshot(part.snapshot(), engine=engine).extend(400)
+        np.testing.assert_array_equal(moved.z, whole.z, err_msg=engine)
+
+
+def test_fixed_point_engine_follows_the_exact_orbit():
+    from kernels.mandelbrot.deep import mpfr_lib
+    if mpfr_lib.LIBRARY is None:
+        pytest.skip(f"no MPFR library for the compiled engines: {mpfr_lib.WHY_NOT}")
+    k = loc.KORMANYOS_VERY_DEEP
+    truth = ReferenceOrbit(k.center_re, k.center_im, 3000, engine="mpfr").extend(3000)
+    fixed = ReferenceOrbit(k.center_re, k.center_im, 1088, engine="fixed").extend(3000)
+    assert fixed.engine_name.startswith("GMP fixed point")
+    np.testing.assert_allclose(fixed.z, truth.z, rtol=0, atol=1e-13)
+    # signs, exact zeros, escape and points far below float64's range, as the MPFR engine
+    for cre, cim, bits, n in (("-1", "0", 128, 10), ("0.3", "-0.6", 512, 500),
+                              ("1e-400", "-3e-401", 1500, 40)):
+        a = ReferenceOrbit(cre, cim, bits, engine="fixed").extend(n)
+        b = ReferenceOrbit(cre, cim, bits, engine="mpfr").extend(n)
+        assert (a.length, a.escaped) == (b.length, b.escaped)
+        np.testing.assert_allclose(a.arrays()[0], b.arrays()[0], rtol=1e-14, atol=0)
+        np.testing.assert_array_equal(a.arrays()[1], b.arrays()[1])

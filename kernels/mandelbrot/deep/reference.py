@@ -31,7 +31,7 @@ from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and table
 from .orbit_snapshot import OrbitSnapshot
 from .reference_gmpy2 import Gmpy2Engine
 
-ENGINES = ("auto", "gmpy2", "mpfr", "threads", "threads2")
+ENGINES = ("auto", "gmpy2", "fixed", "mpfr", "threads", "threads2")
 # picks the engine where the caller does not (tests and benches force one)
 ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 
@@ -71,21 +71,25 @@ def chunk_iterations(precision: int) -> int:
 
 
 def make_engine(kind: str | None, centre, precision: int):
-    """The engine iterating `centre` (an mpc) at `precision` bits. kind: "auto" (or None: the
-    ENGINE_VARIABLE's choice, else auto) takes the compiled MPFR engine where MPFR's library
-    loads, else gmpy2's loop; "mpfr" / "threads" / "threads2" ask for the compiled one (one
-    thread, or the squarings on 3 or 2 threads), falling back to gmpy2's loop with the reason
-    in its name."""
+    """The engine iterating `centre` (an mpc) at `precision` bits. kind "auto" (or None: the
+    ENGINE_VARIABLE's choice, else auto): a compiled engine where MPFR's library loads (MPFR
+    with its squares on threads where they pay, else fixed point on GMP up to FIXED_UP_TO_BITS,
+    MPFR above), else gmpy2's loop. "fixed", "mpfr" (one thread), "threads" / "threads2" (the
+    squares on 3 / 2 threads) ask for one; without the library they fall back to gmpy2's loop,
+    whose name then says why."""
     kind = (kind or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
     if kind not in ENGINES:
         raise ValueError(f"unknown reference engine {kind!r}; choose one of: {', '.join(ENGINES)}")
     if kind != "gmpy2":
         from . import mpfr_lib
         if mpfr_lib.LIBRARY is not None:
+            from .fixed_engine import FIXED_UP_TO_BITS, FixedEngine
             from .mpfr_engine import MpfrEngine
             from .mpfr_threads import ThreadedMpfrEngine, threads_for
             hexes = (format(centre.real, "a"), format(centre.imag, "a"), precision)
             threads = {"mpfr": 1, "threads": 3, "threads2": 2}.get(kind) or threads_for(precision)
+            if kind == "fixed" or kind == "auto" and threads == 1 and precision <= FIXED_UP_TO_BITS:
+                return FixedEngine(*hexes)
             if threads > 1:
                 return ThreadedMpfrEngine(*hexes, threads=threads)
             return MpfrEngine(*hexes)

@@ -35,7 +35,8 @@ class Gmpy2Engine:
 
     def load(self, re_hex: str, im_hex: str) -> None:
         g = self._g
-        self._z = g.mpc(g.mpfr(re_hex, self.precision, 16), g.mpfr(im_hex, self.precision, 16))
+        with g.context(self._ctx):      # mpc() rounds to the context's precision
+            self._z = g.mpc(g.mpfr(re_hex, self.precision, 16), g.mpfr(im_hex, self.precision, 16))
 
     def last_hex(self) -> tuple[str, str]:
         return format(self._z.real, "a"), format(self._z.imag, "a")
