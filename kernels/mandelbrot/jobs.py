@@ -26,14 +26,17 @@ from .request import (
 PROGRESS_EVERY_S = 0.1
 
 
-DEEP, FLOAT64 = "deep", "float64"
+DEEP, FLOAT64, FLOAT32 = "deep", "float64", "float32"
 
 
 def renderer_kind(request) -> str:
     """Which renderer draws `request`: DEEP (deep_frames.DeepFrameRenderer, perturbation around a
-    reference orbit) for a DeepFrameRequest, FLOAT64 (renderer.Renderer) for a MandelbrotRequest.
-    Which request a place gets is kernels/mandelbrot/number_format.py's rule."""
-    return DEEP if isinstance(request, DeepFrameRequest) else FLOAT64
+    reference orbit) for a DeepFrameRequest, FLOAT64 or FLOAT32 (renderer.Renderer with that
+    number type) for a MandelbrotRequest. Which request a place gets is
+    kernels/mandelbrot/number_format.py's rule, its number type number_type.py's."""
+    if isinstance(request, DeepFrameRequest):
+        return DEEP
+    return FLOAT32 if getattr(request, "number_type", FLOAT64) == FLOAT32 else FLOAT64
 
 
 def make_renderer(request, backend):
@@ -45,7 +48,7 @@ def _make(kind: str, backend):
     if kind == DEEP:
         from .deep_frames import DeepFrameRenderer
         return DeepFrameRenderer(backend)
-    return Renderer(backend)
+    return Renderer(backend, number_type=kind)
 
 
 def check_renderer(request) -> None:
