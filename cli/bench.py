@@ -25,6 +25,9 @@ def run_bench(args) -> int:
     if be is None:
         return fail(UNUSABLE, why)
     from kernels import bench
+    if args.number_type is not None:      # the Mandelbrot frame workloads' number type
+        from kernels.mandelbrot import bench as mandelbrot_bench
+        mandelbrot_bench.NUMBER_TYPE = args.number_type
     try:
         chosen = select(bench.all_workloads(), be, args.only)
     except ValueError as exc:

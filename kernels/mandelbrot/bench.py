@@ -31,6 +31,16 @@ PREVIEW = (960, 540)
 LAUNCH_SHAPES = ((8, 8), (16, 8), (16, 16), (32, 4), (32, 8), (32, 16), (64, 4), (128, 1), (256, 1))
 
 
+# --bench --number-type (cli/bench.py): the number type of the frame workloads (seahorse, full,
+# preview), "auto" resolved per backend by number_type.py; the launch variants stay float64
+NUMBER_TYPE = "float64"
+
+
+def _typed(req, backend):
+    from .number_type import resolve
+    return resolve(req, backend, NUMBER_TYPE)[0]
+
+
 def _request(view, size, iters):
     from .renderer import MandelbrotRequest
     cx, cy, width = view
@@ -58,14 +68,16 @@ def _iterations(backend, req) -> int:
     from dataclasses import replace
 
     from .renderer import Renderer, executed_iterations
-    frame = Renderer(backend, reuse_values=False).render(replace(req, want_values=True))
+    frame = Renderer(backend, reuse_values=False, number_type=req.number_type).render(
+        replace(req, want_values=True))
     return executed_iterations(req, frame.values)
 
 
 def _measure(name, backend, repeats, req, variant="default", block=None, iterations=None,
              **launch):
     from .renderer import Renderer
-    renderer = Renderer(backend, block=block, reuse_values=False, **launch)
+    renderer = Renderer(backend, block=block, reuse_values=False, number_type=req.number_type,
+                        **launch)
     runs, compile_ms = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=2)
     iters = iterations if iterations is not None else _iterations(backend, req)
     esc = _median([_escape_ms(t) for t in runs])
@@ -80,8 +92,9 @@ def _measure(name, backend, repeats, req, variant="default", block=None, iterati
 
 def _frame_workload(name, view, size, iters):
     def run(backend, repeats):
-        row, _ = _measure(name, backend, repeats, _request(view, size, iters),
-                          variant=f"{iters} iterations")
+        req = _typed(_request(view, size, iters), backend)
+        typed = "" if req.number_type == "float64" else f", {req.number_type}"
+        row, _ = _measure(name, backend, repeats, req, variant=f"{iters} iterations{typed}")
         return [row]
     return run
 
@@ -211,6 +224,7 @@ def _deep_workloads() -> list[Workload]:
 
 
 def workloads() -> list[Workload]:
+    from .number_type_bench import number_type_workloads
     return [
         Workload("mandelbrot-seahorse", "Mandelbrot 1920x1080, 2000 iterations, seahorse valley "
                  "(-0.743643887037151, 0.131825904205330), width 0.01",
@@ -228,4 +242,4 @@ def workloads() -> list[Workload]:
         Workload("mandelbrot-deep-frame", "Deep-zoom frames as the window gets them, 1920x1080 at "
                  "1e-100 and 1e-1000 (reference reused): pixels + colouring per mapping + RGBA "
                  "copy, and a colour-only change", _deep_frame, backends=("cuda",)),
-    ] + _deep_workloads()
+    ] + number_type_workloads() + _deep_workloads()
