@@ -12,6 +12,7 @@ from ..scheduler import ColdStart, Compiled, JobContext, Warmup, WarmupStep
 from ..timing import JobTimer
 from . import warm
 from .colour import MAPPINGS
+from .compare import NumberTypeComparison, compare_number_types
 from .preview import PreviewRequest, render_preview
 from .renderer import Renderer
 from .request import (
@@ -180,4 +181,5 @@ def preview(ctx: JobContext, req: PreviewRequest):
 
 
 HANDLERS = {MandelbrotRequest: render, ProgressiveRequest: render_progressive,
-            DeepFrameRequest: render_deep, PreviewRequest: preview}
+            DeepFrameRequest: render_deep, PreviewRequest: preview,
+            NumberTypeComparison: compare_number_types}

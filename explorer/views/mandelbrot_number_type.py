@@ -1,0 +1,230 @@
+"""The Mandelbrot view's number type: a side-panel box to choose auto / float32 / float64 for
+float64-depth frames, which says what the frame uses and why (kernels/mandelbrot/number_type.py's
+rule), and the comparison mode: the current frame drawn both ways in a window beside the view,
+the pixels where float32 departs from the exact (float64) picture marked, and the widths at which
+each type runs out at this place. The comparison runs on the worker under the view's "compare"
+key (kernels/mandelbrot/compare.py)."""
+from __future__ import annotations
+
+import numpy as np
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtGui import QImage, QKeySequence, QPixmap, QShortcut
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from kernels.mandelbrot.compare import NumberTypeComparison
+from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, device_rates
+
+TYPE_COLOURS = {"float32": "#1565c0", "float64": "#2e7d32"}
+COMPARE_SHORTCUT = "Ctrl+Shift+F"
+PANEL_PIXELS = 320          # the comparison's pictures are shown this wide at most
+
+
+class NumberTypeBox(QGroupBox):
+    """auto / float32 / float64, the type in use and why, and the comparison's button."""
+
+    changed = pyqtSignal(str)
+    compare_requested = pyqtSignal()
+
+    def __init__(self, parent=None):
+        super().__init__("Number type", parent)
+        lay = QVBoxLayout(self)
+        self.combo = QComboBox()
+        for t in NUMBER_TYPES:
+            self.combo.addItem({"auto": "Auto"}.get(t, t), t)
+        self.combo.setToolTip("The arithmetic of float64-depth frames. Auto: float32 where it "
+                              "draws what float64 draws and this GPU runs float64 slowly "
+                              "(GeForce/RTX: 1/64 of float32's rate), else float64")
+        self.chosen = QLabel()
+        self.chosen.setWordWrap(True)
+        self.compare_btn = QPushButton("Compare float32 / float64…")
+        self.compare_btn.setToolTip("Draw this frame both ways and mark where float32 departs "
+                                    f"from the exact picture ({COMPARE_SHORTCUT})")
+        lay.addWidget(self.combo)
+        lay.addWidget(self.chosen)
+        lay.addWidget(self.compare_btn)
+        self.combo.currentIndexChanged.connect(lambda _: self.changed.emit(self.wanted()))
+        self.compare_btn.clicked.connect(self.compare_requested)
+
+    def wanted(self) -> str:
+        return str(self.combo.currentData())
+
+    def show_choice(self, number_type: str, reason: str, auto: bool):
+        colour = TYPE_COLOURS.get(number_type, "#555")
+        how = " (auto)" if auto else ""
+        self.chosen.setText(f"<span style='color:{colour}'>●</span> Using {number_type}{how}")
+        self.chosen.setToolTip(reason)
+
+
+def _pixmap(rgba: np.ndarray) -> QPixmap:
+    h, w = rgba.shape[:2]
+    data = np.ascontiguousarray(rgba)
+    image = QImage(data.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+    return QPixmap.fromImage(image)
+
+
+def summary_text(comparison, width: float) -> str:
+    """The comparison's findings in a few lines (rich text)."""
+    w32, w64 = comparison.run_out()
+    n, f = comparison.departed, comparison.departed_fraction
+    state = comparison.float32_state()
+    verdict = {"ok": "float32 is exact enough here",
+               "warn": "float32 departs from the exact picture here",
+               "limit": "float32 has run out of digits here"}[state]
+    t64 = comparison.timings64.phases_ms.get("kernel")
+    t32 = comparison.timings32.phases_ms.get("kernel")
+    times = ""
+    if t64 and t32:
+        times = (f"<br>Kernel time: float64 {t64:.1f} ms, float32 {t32:.1f} ms (float32 at "
+                 f"{t64 / t32:.2f}× float64's speed)")
+    return (f"<b>{verdict}.</b> float32 changes the escape count of <b>{n:,}</b> of "
+            f"{comparison.departs.size:,} pixels ({100 * f:.3g} %), marked in magenta.<br>"
+            f"At this centre and {comparison.request.size[0]} pixels across, float32 draws "
+            f"exactly down to a width of <b>{w32:.3g}</b>, float64 down to <b>{w64:.3g}</b> "
+            f"(then deep zoom by perturbation). This view is {width:.3g} wide.{times}")
+
+
+class ComparisonDialog(QDialog):
+    """The comparison, beside the view (not modal): float64, float32 and the departures."""
+
+    refresh_requested = pyqtSignal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("float32 against float64")
+        self.setMinimumWidth(3 * PANEL_PIXELS // 2)
+        outer = QVBoxLayout(self)
+        grid = QGridLayout()
+        outer.addLayout(grid)
+        self.pictures = {}
+        for col, (key, caption) in enumerate((("f64", "float64 (the exact picture)"),
+                                              ("f32", "float32"),
+                                              ("marked", "where float32 departs"))):
+            head = QLabel(caption)
+            head.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            pic = QLabel()
+            pic.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            pic.setMinimumSize(160, 90)
+            grid.addWidget(head, 0, col)
+            grid.addWidget(pic, 1, col)
+            self.pictures[key] = pic
+        self.summary = QLabel("Comparing…")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        outer.addWidget(self.summary)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.refresh_btn = buttons.addButton("Compare this view again",
+                                             QDialogButtonBox.ButtonRole.ActionRole)
+        self.refresh_btn.setToolTip("Draw the view as it is now both ways")
+        buttons.rejected.connect(self.close)
+        self.refresh_btn.clicked.connect(self.refresh_requested)
+        outer.addWidget(buttons)
+        self.comparison = None
+
+    def busy(self):
+        self.summary.setText("Drawing the frame in float64 and in float32…")
+
+    def failed(self, message: str):
+        self.summary.setText(message)
+
+    def show_comparison(self, comparison, width: float):
+        self.comparison = comparison
+        for key, rgba in (("f64", comparison.rgba64), ("f32", comparison.rgba32),
+                          ("marked", comparison.marked())):
+            pix = _pixmap(rgba)
+            if pix.width() > PANEL_PIXELS:
+                pix = pix.scaledToWidth(PANEL_PIXELS, Qt.TransformationMode.FastTransformation)
+            self.pictures[key].setPixmap(pix)
+        self.summary.setText(summary_text(comparison, width))
+        self.adjustSize()
+
+
+class NumberTypeControls:
+    """Ties the box and the comparison to a MandelbrotView (its model, scheduler and status bar)."""
+
+    def __init__(self, view):
+        self.view = view
+        self.box = NumberTypeBox()
+        view.controls.layout().addWidget(self.box)
+        self.dialog: ComparisonDialog | None = None
+        self._shown = None
+        self.box.changed.connect(self.set_wanted)
+        self.box.compare_requested.connect(self.compare)
+        shortcut = QShortcut(QKeySequence(COMPARE_SHORTCUT), view)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.compare)
+        self.refresh(announce=False)
+
+    def set_wanted(self, wanted: str):
+        self.view.model.number_type = wanted
+        self.refresh(announce=True)
+        self.view.request_render()
+
+    def refresh(self, announce: bool = True):
+        """Show the type the current camera's frames use, and why; say a change in the status
+        bar."""
+        model = self.view.model
+        if model.format != "float64":
+            shown = ("deep", "Deep zoom: perturbation in float64 around a reference orbit "
+                             "(float32 and plain float64 have both run out)")
+            self.box.chosen.setText(f"● {model.format} (deep zoom)")
+            self.box.chosen.setToolTip(shown[1])
+        else:
+            s = model.camera.state
+            w = max(1, self.view.canvas_size()[0])
+            choice = choose(s.center_re, s.center_im, s.width, w, device_rates(model.backend),
+                            model.number_type)
+            shown = (choice.number_type, choice.reason)
+            self.box.show_choice(choice.number_type, choice.reason, not choice.forced)
+        if announce and self._shown is not None and shown[0] != self._shown[0]:
+            self.view.status_message.emit(f"Number type: {shown[1]}", 5000)
+        self._shown = shown
+
+    # ---- the comparison ---------------------------------------------------------------------
+    def compare(self):
+        view = self.view
+        if self.dialog is None:
+            self.dialog = ComparisonDialog(view)
+            self.dialog.refresh_requested.connect(self.compare)
+        self.dialog.show()
+        self.dialog.raise_()
+        w, h = view.canvas_size()
+        try:
+            req = view.model.build_request(max(1, w), max(1, h))
+            req.validate()
+        except ValueError as exc:
+            self.dialog.failed(f"This view cannot be drawn: {exc}")
+            return
+        if not hasattr(req, "number_type"):
+            self.dialog.failed("This view is drawn by deep zoom (perturbation): float32 and "
+                               "plain float64 have both run out of digits here. Zoom out to "
+                               "compare them.")
+            return
+        self.dialog.busy()
+        view.submit(NumberTypeComparison(req, view.backend), key=view.side_key("compare"),
+                    replace_running=True)
+
+    def done(self, comparison):
+        if self.dialog is None or comparison is None or not hasattr(comparison, "departs"):
+            return
+        self.dialog.show_comparison(comparison, float(comparison.request.width))
+        self.view.status_message.emit(
+            f"float32 departs from float64 on {comparison.departed:,} pixels "
+            f"({100 * comparison.departed_fraction:.3g} %)", 6000)
+
+    def failed(self, message: str | None):
+        if self.dialog is not None:
+            self.dialog.failed("The comparison was cancelled." if message is None
+                               else f"The comparison failed: {message}")
+
+    def close(self):
+        if self.dialog is not None:
+            self.dialog.close()
