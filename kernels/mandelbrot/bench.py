@@ -223,8 +223,30 @@ def _deep_workloads() -> list[Workload]:
     return out
 
 
+# the float32 kernel beside the float64 one on the same frames: the whole set (where float32 draws
+# what float64 draws) and the seahorse (where it departs on some pixels, the work alike)
+FLOAT32_FRAMES = (("whole set", FULL, 256), ("seahorse", SEAHORSE, 2000))
+
+
+def _float32_pairs(backend, repeats):
+    """G iter/s of each type, counted from its own frame, and float32's speed-up on this device."""
+    from dataclasses import replace
+
+    from .number_type import float32_state
+    rows = []
+    for label, view, iters in FLOAT32_FRAMES:
+        req = _request(view, FULL_HD, iters)
+        r64, _ = _measure("mandelbrot-float32", backend, repeats, req, variant=f"{label}: float64")
+        r32, _ = _measure("mandelbrot-float32", backend, repeats,
+                          replace(req, number_type="float32"), variant=f"{label}: float32")
+        a, b = r32["metrics"]["G iter/s"], r64["metrics"]["G iter/s"]
+        r32["metrics"]["float32/float64"] = a / b if a and b else None
+        r32["metrics"]["float32 here"] = float32_state(*view, FULL_HD[0])[0]
+        rows += [r64, r32]
+    return rows
+
+
 def workloads() -> list[Workload]:
-    from .number_type_bench import number_type_workloads
     return [
         Workload("mandelbrot-seahorse", "Mandelbrot 1920x1080, 2000 iterations, seahorse valley "
                  "(-0.743643887037151, 0.131825904205330), width 0.01",
@@ -242,4 +264,7 @@ def workloads() -> list[Workload]:
         Workload("mandelbrot-deep-frame", "Deep-zoom frames as the window gets them, 1920x1080 at "
                  "1e-100 and 1e-1000 (reference reused): pixels + colouring per mapping + RGBA "
                  "copy, and a colour-only change", _deep_frame, backends=("cuda",)),
-    ] + number_type_workloads() + _deep_workloads()
+        Workload("mandelbrot-float32", "Mandelbrot 1920x1080 in float32 and float64 on the same "
+                 "frames (whole set, 256 iterations; seahorse, 2000): G iter/s of each and "
+                 "float32's speed-up", _float32_pairs),
+    ] + _deep_workloads()

@@ -1,5 +1,5 @@
 """A float64-format frame drawn in both number types, for the window's comparison mode: the job
-(`NumberTypeComparison`, run by `compare_number_types` on renderers of the "compare" role, dropped
+(`NumberTypeComparison`, run by jobs.compare_types on renderers of the "compare" role, dropped
 when it ends) and what it finds (`Comparison`: both pictures, the pixels whose escape count
 float32 changes, and where each type runs out at this place, from number_type.py's rule). The
 float64 picture is the reference: wherever float64 draws a place its counts are the exact ones
@@ -72,16 +72,3 @@ def compare(request: MandelbrotRequest, render) -> Comparison:
     n = int(request.max_iter)
     departs = escape_counts(f32.values, n) != escape_counts(values64, n)
     return Comparison(request, rgba64, f32.rgba.copy(), departs, t64, f32.timings)
-
-
-def compare_number_types(ctx, job: NumberTypeComparison) -> Comparison:
-    """The scheduler's handler: both pictures on the worker's "compare" renderers, dropped
-    when it ends (a comparison is rare: its buffers should not stay)."""
-    from .jobs import release_role, renderer_of
-
-    def render(req):
-        return renderer_of(ctx, req, "compare").render(req, cancel=ctx.token)
-    try:
-        return compare(job.request, render)
-    finally:
-        release_role(ctx, "compare")

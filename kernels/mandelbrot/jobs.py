@@ -12,7 +12,7 @@ from ..scheduler import ColdStart, Compiled, JobContext, Warmup, WarmupStep
 from ..timing import JobTimer
 from . import warm
 from .colour import MAPPINGS
-from .compare import NumberTypeComparison, compare_number_types
+from .compare import NumberTypeComparison, compare
 from .preview import PreviewRequest, render_preview
 from .renderer import Renderer
 from .request import (
@@ -176,10 +176,20 @@ def warm_deep(ctx: JobContext, req: Warmup):
     return Compiled("mandelbrot-deep", req.backend, (time.perf_counter() - t0) * 1e3)
 
 
+def compare_types(ctx: JobContext, job: NumberTypeComparison):
+    """The window's comparison mode: the frame in float32 and in float64 (compare.py), on
+    renderers of the "compare" role, dropped when it ends (a comparison is rare)."""
+    try:
+        return compare(job.request,
+                       lambda req: renderer_of(ctx, req, "compare").render(req, cancel=ctx.token))
+    finally:
+        release_role(ctx, "compare")
+
+
 def preview(ctx: JobContext, req: PreviewRequest):
     return render_preview(req, cancel=ctx.token)
 
 
 HANDLERS = {MandelbrotRequest: render, ProgressiveRequest: render_progressive,
             DeepFrameRequest: render_deep, PreviewRequest: preview,
-            NumberTypeComparison: compare_number_types}
+            NumberTypeComparison: compare_types}

@@ -157,10 +157,9 @@ def test_resolve_sets_the_request_and_leaves_deep_frames(monkeypatch):
 
 def test_bench_pair_reports_both_types_and_the_ratio(cpu_backend, monkeypatch):
     from kernels.mandelbrot import bench as mb
-    from kernels.mandelbrot import number_type_bench as ntb
-    monkeypatch.setattr(ntb, "FULL_HD", (32, 18))
-    monkeypatch.setattr(ntb, "FRAMES", (("whole set", mb.FULL, 64),))
-    rows = ntb.number_type_workloads()[0].run(cpu_backend, 2)
+    monkeypatch.setattr(mb, "FULL_HD", (32, 18))
+    monkeypatch.setattr(mb, "FLOAT32_FRAMES", (("whole set", mb.FULL, 64),))
+    rows = mb._float32_pairs(cpu_backend, 2)
     assert [r["variant"] for r in rows] == ["whole set: float64", "whole set: float32"]
     r64, r32 = (r["metrics"] for r in rows)
     assert r64["G iter/s"] > 0 and r32["G iter/s"] > 0
