@@ -6,6 +6,8 @@ each type runs out at this place. The comparison runs on the worker under the vi
 key (kernels/mandelbrot/compare.py)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QImage, QKeySequence, QPixmap, QShortcut
@@ -21,7 +23,8 @@ from PyQt6.QtWidgets import (
 )
 
 from kernels.mandelbrot.compare import NumberTypeComparison
-from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, device_rates
+from kernels.mandelbrot.deep.request import log10_of, parse_width
+from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, choose_deep, device_rates
 
 TYPE_COLOURS = {"float32": "#1565c0", "float64": "#2e7d32"}
 COMPARE_SHORTCUT = "Ctrl+Shift+F"
@@ -57,10 +60,11 @@ class NumberTypeBox(QGroupBox):
     def wanted(self) -> str:
         return str(self.combo.currentData())
 
-    def show_choice(self, number_type: str, reason: str, auto: bool):
+    def show_choice(self, number_type: str, reason: str, auto: bool, deep: bool = False):
         colour = TYPE_COLOURS.get(number_type, "#555")
         how = " (auto)" if auto else ""
-        self.chosen.setText(f"<span style='color:{colour}'>●</span> Using {number_type}{how}")
+        what = " deltas" if deep else ""
+        self.chosen.setText(f"<span style='color:{colour}'>●</span> Using {number_type}{what}{how}")
         self.chosen.setToolTip(reason)
 
 
@@ -71,25 +75,31 @@ def _pixmap(rgba: np.ndarray) -> QPixmap:
     return QPixmap.fromImage(image)
 
 
-def summary_text(comparison, width: float) -> str:
+def summary_text(comparison) -> str:
     """The comparison's findings in a few lines (rich text)."""
     w32, w64 = comparison.run_out()
     n, f = comparison.departed, comparison.departed_fraction
     state = comparison.float32_state()
-    verdict = {"ok": "float32 is exact enough here",
+    deep = comparison.deep
+    kind = "float32 deltas" if deep else "float32"
+    verdict = {"ok": f"{kind} are exact enough here" if deep else "float32 is exact enough here",
                "warn": "float32 departs from the exact picture here",
-               "limit": "float32 has run out of digits here"}[state]
+               "limit": f"{kind} have run out here" if deep else
+                        "float32 has run out of digits here"}[state]
+    after = "extended exponents" if deep else "deep zoom by perturbation"
+    s = "" if deep else "s"
+    width = format(parse_width(comparison.request.width), ".3g")
     t64 = comparison.timings64.phases_ms.get("kernel")
     t32 = comparison.timings32.phases_ms.get("kernel")
     times = ""
     if t64 and t32:
         times = (f"<br>Kernel time: float64 {t64:.1f} ms, float32 {t32:.1f} ms (float32 at "
                  f"{t64 / t32:.2f}× float64's speed)")
-    return (f"<b>{verdict}.</b> float32 changes the escape count of <b>{n:,}</b> of "
+    return (f"<b>{verdict}.</b> {kind} change{s} the escape count of <b>{n:,}</b> of "
             f"{comparison.departs.size:,} pixels ({100 * f:.3g} %), marked in magenta.<br>"
-            f"At this centre and {comparison.request.size[0]} pixels across, float32 draws "
+            f"At this centre and {comparison.request.size[0]} pixels across, {kind} draw{s} "
             f"exactly down to a width of <b>{w32:.3g}</b>, float64 down to <b>{w64:.3g}</b> "
-            f"(then deep zoom by perturbation). This view is {width:.3g} wide.{times}")
+            f"(then {after}). This view is {width} wide.{times}")
 
 
 class ComparisonDialog(QDialog):
@@ -135,7 +145,7 @@ class ComparisonDialog(QDialog):
     def failed(self, message: str):
         self.summary.setText(message)
 
-    def show_comparison(self, comparison, width: float):
+    def show_comparison(self, comparison):
         self.comparison = comparison
         for key, rgba in (("f64", comparison.rgba64), ("f32", comparison.rgba32),
                           ("marked", comparison.marked())):
@@ -143,7 +153,7 @@ class ComparisonDialog(QDialog):
             if pix.width() > PANEL_PIXELS:
                 pix = pix.scaledToWidth(PANEL_PIXELS, Qt.TransformationMode.FastTransformation)
             self.pictures[key].setPixmap(pix)
-        self.summary.setText(summary_text(comparison, width))
+        self.summary.setText(summary_text(comparison))
         self.adjustSize()
 
 
@@ -172,18 +182,17 @@ class NumberTypeControls:
         """Show the type the current camera's frames use, and why; say a change in the status
         bar."""
         model = self.view.model
+        s = model.camera.state
+        w = max(1, self.view.canvas_size()[0])
+        rates = device_rates(model.backend)
         if model.format != "float64":
-            shown = ("deep", "Deep zoom: perturbation in float64 around a reference orbit "
-                             "(float32 and plain float64 have both run out)")
-            self.box.chosen.setText(f"● {model.format} (deep zoom)")
-            self.box.chosen.setToolTip(shown[1])
+            spacing_log2 = log10_of(parse_width(s.width)) * math.log2(10.0) - math.log2(w)
+            choice = choose_deep(model.format, spacing_log2, rates, model.number_type)
         else:
-            s = model.camera.state
-            w = max(1, self.view.canvas_size()[0])
-            choice = choose(s.center_re, s.center_im, s.width, w, device_rates(model.backend),
-                            model.number_type)
-            shown = (choice.number_type, choice.reason)
-            self.box.show_choice(choice.number_type, choice.reason, not choice.forced)
+            choice = choose(s.center_re, s.center_im, s.width, w, rates, model.number_type)
+        shown = (choice.number_type, choice.reason)
+        self.box.show_choice(choice.number_type, choice.reason, not choice.forced,
+                             deep=model.format != "float64")
         if announce and self._shown is not None and shown[0] != self._shown[0]:
             self.view.status_message.emit(f"Number type: {shown[1]}", 5000)
         self._shown = shown
@@ -203,11 +212,6 @@ class NumberTypeControls:
         except ValueError as exc:
             self.dialog.failed(f"This view cannot be drawn: {exc}")
             return
-        if not hasattr(req, "number_type"):
-            self.dialog.failed("This view is drawn by deep zoom (perturbation): float32 and "
-                               "plain float64 have both run out of digits here. Zoom out to "
-                               "compare them.")
-            return
         self.dialog.busy()
         view.submit(NumberTypeComparison(req, view.backend), key=view.side_key("compare"),
                     replace_running=True)
@@ -215,7 +219,7 @@ class NumberTypeControls:
     def done(self, comparison):
         if self.dialog is None or comparison is None or not hasattr(comparison, "departs"):
             return
-        self.dialog.show_comparison(comparison, float(comparison.request.width))
+        self.dialog.show_comparison(comparison)
         self.view.status_message.emit(
             f"float32 departs from float64 on {comparison.departed:,} pixels "
             f"({100 * comparison.departed_fraction:.3g} %)", 6000)

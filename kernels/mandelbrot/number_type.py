@@ -39,6 +39,10 @@ _SCALE_FLOOR = 0.25
 _HALF_RATE_GPUS = ("H100", "H200", "H800", "GH200", "A100", "A800", "A30", "V100", "P100",
                    "B100", "B200", "GB200", "TITAN V")
 
+# deep frames: float32 deltas (deep/perturbation_f32.py) hold perturbation-format frames down to
+# this pixel spacing (δc, and the squares the loop compares, must stay normal float32 numbers)
+DELTAS_MIN_SPACING_LOG2 = -100
+
 # where measured roofs come from: a callable (backend) -> (float32 rate, float64 rate) or None
 RATES_SOURCE: Callable | None = None
 
@@ -151,15 +155,45 @@ def choose(center_re, center_im, width, pixels: int, rates: Rates, wanted: str =
                              f"costs little", False, state)
 
 
+def float32_deltas_reach(number_format: str, spacing_log2: float) -> bool:
+    """Whether float32 deltas hold a deep frame of this format and pixel spacing 2^spacing_log2."""
+    return number_format == "perturbation" and spacing_log2 >= DELTAS_MIN_SPACING_LOG2
+
+
+def choose_deep(number_format: str, spacing_log2: float, rates: Rates,
+                wanted: str = "auto") -> Choice:
+    """The deltas' type of a deep frame: float32 deltas keep 24 bits relative to their own size,
+    so they draw what float64 deltas draw at any depth their range reaches (perturbation format,
+    pixel spacing down to 2^DELTAS_MIN_SPACING_LOG2); there `choose`'s rule applies, elsewhere
+    float64."""
+    if wanted not in NUMBER_TYPES:
+        raise ValueError(f"number type must be one of {', '.join(NUMBER_TYPES)}, got {wanted!r}")
+    if not float32_deltas_reach(number_format, spacing_log2):
+        why = (f"float64 deltas: float32 deltas reach pixel spacings down to "
+               f"2^{DELTAS_MIN_SPACING_LOG2} only")
+        return Choice("float64", why + (f" ({wanted} asked)" if wanted == "float32" else ""),
+                      wanted != "auto", "limit")
+    if wanted != "auto":
+        return Choice(wanted, f"{wanted} deltas, as asked", True, "ok")
+    if rates.f64_fraction <= 1.0 / SLOW_FLOAT64:
+        return Choice("float32", f"float32 deltas: exact enough at any depth they reach, and this "
+                                 f"device runs {rates.describe()}", False, "ok")
+    return Choice("float64", f"float64 deltas: this device runs {rates.describe()}, so the "
+                             f"exact type costs little", False, "ok")
+
+
 def resolve(request, backend, wanted: str = "auto"):
-    """(request, Choice): a float64-format MandelbrotRequest with the number type `choose` picks
-    for it on `backend` (`wanted` forces one); any other request (a deep frame) as it is, with
-    None."""
+    """(request, Choice): a MandelbrotRequest with the number type `choose` picks for it on
+    `backend` (`wanted` forces one), a DeepFrameRequest with `choose_deep`'s; any other request
+    as it is, with None."""
     if not hasattr(request, "number_type"):
         return request, None
     w = int(request.size[0])
-    choice = choose(request.center_re, request.center_im, request.width, w,
-                    device_rates(backend), wanted)
+    if hasattr(request, "spacing_log2"):
+        choice = choose_deep(request.format, request.spacing_log2, device_rates(backend), wanted)
+    else:
+        choice = choose(request.center_re, request.center_im, request.width, w,
+                        device_rates(backend), wanted)
     if choice.number_type != request.number_type:
         request = replace(request, number_type=choice.number_type)
     return request, choice

@@ -165,10 +165,14 @@ class DeepFrameRequest(DeepRequest):
     mapping: str = "log"               # deep counts are large and close together: see colour.py
     want_values: bool = False
     backend: Backend | None = None
+    # the deltas' type: "float64" | "float32" (perturbation format only: number_type.py chooses)
+    number_type: str = "float64"
 
     def validate(self) -> DeepFrameRequest:
         super().validate()
         validate_colouring(self)
+        if self.number_type not in ("float64", "float32"):
+            raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
         return self
 
 

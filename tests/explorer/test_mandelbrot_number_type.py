@@ -87,8 +87,26 @@ def test_comparison_marks_where_float32_departs(qtbot, view, cpu_backend):
     assert dialog.comparison.departed_fraction < c.departed_fraction
 
 
-def test_comparison_of_a_deep_view_says_why_not(qtbot, view):
-    view.go_to("-0.75", "0.1", "1e-20")
+def test_deep_view_uses_and_compares_float32_deltas(qtbot, view, monkeypatch):
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+    # near c = i, as the deep GPU tests: perturbation format, BLA steps and rebases
+    re_, im_ = "1.234567e-21", "0.999999999999999999999234568"
+    view.go_to(re_, im_, "1e-20", 300)
+    wait_full_frame(qtbot, view)
+    box = view.number_types.box
+    assert view.last_frame.meta["format"] == "perturbation"
+    assert view.last_frame.meta["number_type"] == "float64"
+    assert "Using float64 deltas (auto)" in box.chosen.text()
+    monkeypatch.setattr(nt, "RATES_SOURCE", lambda backend: (64.0, 1.0))   # a GeForce's ratio
+    view.number_types.refresh()
+    view.request_render()
+    qtbot.waitUntil(lambda: view.last_frame.meta["number_type"] == "float32", timeout=60000)
+    assert "Using float32 deltas (auto)" in box.chosen.text()
     view.number_types.compare()
-    assert "deep zoom" in view.number_types.dialog.summary.text()
-    assert "deep zoom" in view.number_types.box.chosen.text()
+    dialog = view.number_types.dialog
+    qtbot.waitUntil(lambda: dialog.comparison is not None, timeout=60000)
+    c = dialog.comparison
+    assert c.deep and c.float32_state() == "ok"
+    assert c.departed_fraction <= 0.001
+    assert "float32 deltas are exact enough" in dialog.summary.text()
+    assert "extended exponents" in dialog.summary.text()
