@@ -243,6 +243,45 @@ def _float32_pairs(backend, repeats):
         r32["metrics"]["float32/float64"] = a / b if a and b else None
         r32["metrics"]["float32 here"] = float32_state(*view, FULL_HD[0])[0]
         rows += [r64, r32]
+    return rows + _deep_float32_pair(backend, repeats)
+
+
+# a perturbation frame within float32 deltas' reach at 1920 pixels (spacing >= 2^-100), of the
+# deep benches' published coordinate; the CPU twin draws it smaller
+FLOAT32_DEEP = ("1e-25", 10_000, (320, 180))
+
+
+def _deep_float32_pair(backend, repeats):
+    """The same deep frame with float64 and float32 deltas, reference and table reused: kernel
+    time, iterations/s counted from the frame (BLA-skipped iterations included), the ratio."""
+    try:
+        import gmpy2  # noqa: F401
+    except ImportError:
+        print(f"# mandelbrot-float32: deep pair skipped, deep zoom needs gmpy2: {install_hint()}")
+        return []
+    import numpy as np
+
+    from .deep.locations import KORMANYOS_VERY_DEEP as loc
+    from .deep.renderer import DeepRenderer
+    from .deep.request import DeepRequest
+    width, iters, cpu_size = FLOAT32_DEEP
+    size = FULL_HD if backend.is_gpu else cpu_size
+    req = DeepRequest(loc.center_re, loc.center_im, width, size, iters)
+    rows = []
+    for number_type in ("float64", "float32"):
+        r = DeepRenderer(backend)
+        r.number_type = number_type
+        first = r.render_values(req)                     # reference, table, compile
+        iterations = int(np.minimum(np.floor(first.values) + 1, iters).sum())
+        runs, _ = bench.time_runs(lambda: r.render_values(req).timings, repeats, warmup=1)
+        kernel = _median([t.phases_ms["kernel"] for t in runs])
+        rows.append(bench.result("mandelbrot-float32", backend, f"deep {width}: {number_type}",
+                                 f"{size[0]}x{size[1]}", runs, None, {
+                                     "G iter/s": iterations / (kernel * 1e-3) / 1e9 if kernel
+                                     else None,
+                                     "kernel ms": kernel, "deltas": first.number_type}))
+    a, b = rows[1]["metrics"]["G iter/s"], rows[0]["metrics"]["G iter/s"]
+    rows[1]["metrics"]["float32/float64"] = a / b if a and b else None
     return rows
 
 
@@ -265,6 +304,7 @@ def workloads() -> list[Workload]:
                  "1e-100 and 1e-1000 (reference reused): pixels + colouring per mapping + RGBA "
                  "copy, and a colour-only change", _deep_frame, backends=("cuda",)),
         Workload("mandelbrot-float32", "Mandelbrot 1920x1080 in float32 and float64 on the same "
-                 "frames (whole set, 256 iterations; seahorse, 2000): G iter/s of each and "
-                 "float32's speed-up", _float32_pairs),
+                 "frames (whole set, 256 iterations; seahorse, 2000; a deep frame at 1e-25 with "
+                 "float32 and float64 deltas): G iter/s of each and float32's speed-up",
+                 _float32_pairs),
     ] + _deep_workloads()

@@ -159,9 +159,15 @@ def test_bench_pair_reports_both_types_and_the_ratio(cpu_backend, monkeypatch):
     from kernels.mandelbrot import bench as mb
     monkeypatch.setattr(mb, "FULL_HD", (32, 18))
     monkeypatch.setattr(mb, "FLOAT32_FRAMES", (("whole set", mb.FULL, 64),))
+    monkeypatch.setattr(mb, "FLOAT32_DEEP", ("1e-25", 2000, (16, 9)))
     rows = mb._float32_pairs(cpu_backend, 2)
-    assert [r["variant"] for r in rows] == ["whole set: float64", "whole set: float32"]
-    r64, r32 = (r["metrics"] for r in rows)
+    variants = [r["variant"] for r in rows]
+    assert variants[:2] == ["whole set: float64", "whole set: float32"]
+    if len(rows) > 2:       # the deep pair (with gmpy2)
+        assert variants[2:] == ["deep 1e-25: float64", "deep 1e-25: float32"]
+        assert [r["metrics"]["deltas"] for r in rows[2:]] == ["float64", "float32"]
+        assert rows[3]["metrics"]["float32/float64"] > 0
+    r64, r32 = (r["metrics"] for r in rows[:2])
     assert r64["G iter/s"] > 0 and r32["G iter/s"] > 0
     assert r32["float32/float64"] == pytest.approx(r32["G iter/s"] / r64["G iter/s"])
     assert r32["float32 here"] == "ok"
