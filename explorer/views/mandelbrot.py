@@ -231,7 +231,8 @@ class MandelbrotView(BaseView):
         s = m.camera.state
         w, _ = self.canvas_size()
         self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
-                                           m.iterations(), m.fixed_iterations is None, m.format))
+                                           m.iterations(), m.fixed_iterations is None,
+                                           self.number_types.label()))
 
     def _update_format(self, announce: bool):
         """The number format of the current camera, on the side panel (and, when it changes

@@ -26,7 +26,7 @@ from kernels.mandelbrot.compare import NumberTypeComparison
 from kernels.mandelbrot.deep.request import log10_of, parse_width
 from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, choose_deep, device_rates
 
-TYPE_COLOURS = {"float32": "#1565c0", "float64": "#2e7d32"}
+TYPE_COLOURS = {"float32": "#00838f", "float64": "#2e7d32"}
 COMPARE_SHORTCUT = "Ctrl+Shift+F"
 PANEL_PIXELS = 320          # the comparison's pictures are shown this wide at most
 
@@ -166,6 +166,7 @@ class NumberTypeControls:
         view.controls.layout().addWidget(self.box)
         self.dialog: ComparisonDialog | None = None
         self._shown = None
+        self._label = "float64"
         self.box.changed.connect(self.set_wanted)
         self.box.compare_requested.connect(self.compare)
         shortcut = QShortcut(QKeySequence(COMPARE_SHORTCUT), view)
@@ -176,6 +177,7 @@ class NumberTypeControls:
     def set_wanted(self, wanted: str):
         self.view.model.number_type = wanted
         self.refresh(announce=True)
+        self.view._update_readout()     # it names the type in use
         self.view.request_render()
 
     def refresh(self, announce: bool = True):
@@ -193,9 +195,19 @@ class NumberTypeControls:
         shown = (choice.number_type, choice.reason)
         self.box.show_choice(choice.number_type, choice.reason, not choice.forced,
                              deep=model.format != "float64")
+        self._label = model.format if model.format != "float64" else choice.number_type
+        if model.format != "float64" and choice.number_type == "float32":
+            self._label += ", float32 deltas"
+        # the panel's number-format line and the readout name the type in use too
+        self.view.controls.set_number_format(self._label, choice.reason)
         if announce and self._shown is not None and shown[0] != self._shown[0]:
             self.view.status_message.emit(f"Number type: {shown[1]}", 5000)
         self._shown = shown
+
+    def label(self) -> str:
+        """The arithmetic of the current camera's frames in a few words: the number format, and
+        float32 where it is used."""
+        return self._label
 
     # ---- the comparison ---------------------------------------------------------------------
     def compare(self):

@@ -36,6 +36,8 @@ def test_forced_float32_reaches_the_frames_and_back(qtbot, view):
     qtbot.waitUntil(lambda: view.last_frame.meta["number_type"] == "float32", timeout=60000)
     assert view.last_frame.request.number_type == "float32"
     assert "Using float32" in box.chosen.text() and "(auto)" not in box.chosen.text()
+    assert view.readout.full_text().endswith("float32")
+    assert "float32" in view.controls.precision.text()
     _choose(qtbot, view, "float64")
     qtbot.waitUntil(lambda: view.last_frame.meta["number_type"] == "float64", timeout=60000)
 
