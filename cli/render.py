@@ -87,7 +87,7 @@ def run_render(args) -> int:
     if view == "mandelbrot":     # float32 or float64 for this device (number_type.py's rule)
         from kernels.mandelbrot.number_type import resolve
         request, choice = resolve(request, be, args.number_type or "auto")
-        if choice is not None:
+        if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
             note(f"number type {choice.reason}")
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
