@@ -15,7 +15,7 @@ from kernels.mandelbrot import escape_f32 as e32
 from kernels.mandelbrot import jobs
 from kernels.mandelbrot import number_type as nt
 from kernels.mandelbrot import renderer as m
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.request import DeepFrameRequest, ProgressiveRequest
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
 H100 = nt.Rates(2.0, 1.0, "simulated H100")
@@ -142,17 +142,24 @@ def test_device_rates_nominal_and_measured(monkeypatch):
     assert nt.device_rates(h100).f64_fraction == 0.5
 
 
-def test_resolve_sets_the_request_and_leaves_deep_frames(monkeypatch):
+def test_resolve_sets_plain_and_deep_requests():
     rtx = Backend("cuda", device="NVIDIA GeForce RTX 3080")
     req = m.MandelbrotRequest(-0.5, 0.0, 3.0, (640, 480), 100)
     got, choice = nt.resolve(req, rtx)
     assert got.number_type == "float32" and choice.number_type == "float32"
     assert jobs.renderer_kind(got) == jobs.FLOAT32 and jobs.renderer_kind(req) == jobs.FLOAT64
     assert nt.resolve(req, Backend("cpu"))[0].number_type == "float64"
-    deep = DeepFrameRequest("-0.75", "0.1", "1e-30", (64, 48), 1000)
-    assert nt.resolve(deep, rtx) == (deep, None)
+    reach = DeepFrameRequest("-0.75", "0.1", "1e-20", (64, 48), 1000)
+    beyond = DeepFrameRequest("-0.75", "0.1", "1e-30", (64, 48), 1000)   # spacing < 2^-100
+    assert nt.resolve(reach, rtx)[0].number_type == "float32"
+    assert nt.resolve(beyond, rtx, "float32")[0].number_type == "float64"
+    assert jobs.renderer_kind(nt.resolve(reach, rtx)[0]) == jobs.DEEP
+    both = ProgressiveRequest(full=req, coarse=req)
+    assert nt.resolve(both, rtx) == (both, None)
     with pytest.raises(ValueError, match="float64 or float32"):
         replace(req, number_type="float16").validate()
+    with pytest.raises(ValueError, match="float64 or float32"):
+        replace(reach, number_type="half").validate()
 
 
 def test_bench_pair_reports_both_types_and_the_ratio(cpu_backend, monkeypatch):
