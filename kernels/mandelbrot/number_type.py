@@ -1,11 +1,12 @@
-"""The one rule for a float64-format Mandelbrot frame's number type: float32 or float64.
+"""The one rule for a Mandelbrot frame's number type, float32 or float64: of the arithmetic of
+float64-format frames (`choose`) and of the deltas of deep frames (`choose_deep`).
 
 float32 keeps 24 bits of mantissa: a pixel's coordinates round to float32's spacing at the centre
 (2^-23 x the centre's size, an "ulp"), and the iteration's own round-off moves the orbit about as
 much. At k ulps per pixel, the float32 picture is the exact one with each pixel displaced by up to
 about 0.5/k of a pixel, the rule float64 follows with its 53 bits (request.precision_state). Pixels
 where a displacement that small changes the escape count sit on band edges that the frame cannot
-resolve anyway (float64 moved by a thousandth of a pixel changes as many). So float32 is "exact
+resolve anyway (float64 moved by a thousandth of a pixel changes more of them: the tests). So float32 is "exact
 enough" at FLOAT32_OK ulps per pixel and more, the same margin float64 keeps before it warns.
 
 `choose` picks float32 where it is exact enough and the device runs float64 slowly (at most
