@@ -17,13 +17,14 @@ class Work:
     """What one kernel of a job did. `ops` counts operations of `kind` (a multiply-add = 2),
     `bytes` what it must read and write at least. Its time is the job's `phase` less the detail
     sub-phases named in `minus` (e.g. the colouring that shares the Mandelbrot frame's kernel
-    phase); `seconds`, when given, is the time itself."""
+    phase), or the one sub-phase named `detail`; `seconds`, when given, is the time itself."""
     name: str
     kind: str
     ops: float
     bytes: float
     phase: str = "kernel"
     minus: tuple = ()
+    detail: str = ""
     seconds: float | None = None
     how: str = ""               # how it was counted, in words, for the hover text
 
@@ -56,7 +57,7 @@ def work_seconds(phases_ms: dict, detail: dict, work: Work) -> float | None:
     """The seconds `work` ran, from a job's phases (None when the phase was not timed)."""
     if work.seconds is not None:
         return work.seconds
-    ms = phases_ms.get(work.phase)
+    ms = detail.get(work.detail) if work.detail else phases_ms.get(work.phase)
     if ms is None:
         return None
     ms -= sum(detail.get(m) or 0.0 for m in work.minus)
