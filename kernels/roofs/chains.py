@@ -98,3 +98,19 @@ def expected(kind: str, i: int, n_iter: int, gpu: bool):
         for _ in range(n_iter):
             a = (a * x + y).astype(dt)
         return a.sum(dtype=dt)
+
+
+def calibrate(time_ms, target_ms: float, start: int = 64, limit: int = 1 << 30,
+              repeats: int = 3) -> tuple[int, float]:
+    """(n_iter, best ms): the chain length whose launch lasts at least `target_ms`, and the
+    fastest of `repeats` launches of it. `time_ms(n)` times one launch of n steps. Each length is
+    judged by the faster of two launches, so one launch slowed by another process does not end
+    the search early."""
+    n = int(start)
+    ms = min(time_ms(n), time_ms(n))
+    while ms < target_ms and n < limit:
+        grow = min(16.0, max(2.0, target_ms / max(ms, 1e-3)))
+        n = min(limit, int(n * grow))
+        ms = min(time_ms(n), time_ms(n))
+    best = min([ms] + [time_ms(n) for _ in range(max(0, repeats - 1))])
+    return n, best

@@ -61,13 +61,9 @@ def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, slots: int 
     k = chains.kernel(kind, gpu=False)
     x, y = chains.constants(kind)
     out = np.zeros(slots, dtype=chains.KIND_DTYPES[kind])
-    n = 64
-    k(out, n, x, y)                         # compile
-    ms = _once_ms(lambda: k(out, n, x, y))
-    while ms < target_ms and n < 1 << 30:
-        n = int(n * min(16.0, max(1.1, target_ms / max(ms, 1e-3)))) + 1
-        ms = _once_ms(lambda: k(out, n, x, y))
-    best = min([ms] + [_once_ms(lambda: k(out, n, x, y)) for _ in range(max(0, repeats - 1))])
+    k(out, 1, x, y)                         # compile
+    n, best = chains.calibrate(lambda m: _once_ms(lambda: k(out, m, x, y)), target_ms,
+                               repeats=repeats)
     ops = chains.ops(slots, n, gpu=False)
     return ops / (best * 1e-3), {"threads": slots, "n_iter": n, "chains": chains.CPU_CHAINS,
                                  "ms": best, "ops": ops}

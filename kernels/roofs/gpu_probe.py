@@ -44,13 +44,8 @@ def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, blocks: int
         return lambda: k[blocks, THREADS, stream](out, n, x, y)
 
     _elapsed_ms(cuda, stream, launch(START_ITER))        # compile, clocks up
-    n = START_ITER
-    ms = _elapsed_ms(cuda, stream, launch(n))
-    while ms < target_ms and n < MAX_ITER:
-        grow = 2.0 if ms <= 0 else min(16.0, max(1.1, target_ms / ms))
-        n = min(MAX_ITER, int(n * grow) + 1)
-        ms = _elapsed_ms(cuda, stream, launch(n))
-    best = min([ms] + [_elapsed_ms(cuda, stream, launch(n)) for _ in range(max(0, repeats - 1))])
+    n, best = chains.calibrate(lambda m: _elapsed_ms(cuda, stream, launch(m)), target_ms,
+                               START_ITER, MAX_ITER, repeats)
     ops = chains.ops(threads, n, gpu=True)
     return ops / (best * 1e-3), {"blocks": blocks, "threads_per_block": THREADS, "n_iter": n,
                                  "chains": chains.GPU_CHAINS, "ms": best, "ops": ops}
