@@ -17,6 +17,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable
 
+from .roofs.report import add_roofs, result_work
 from .timing import PHASES, Timings
 
 # shared modules that measure something themselves (the copy bandwidths every ceiling refers to)
@@ -87,7 +88,7 @@ def result(workload: str, backend, variant: str, size: str, runs: list[Timings],
     return {"workload": workload, "backend": getattr(backend, "name", str(backend)),
             "variant": variant, "size": size, "phases_ms": phases,
             "bytes": {"h2d": nb.get("h2d", 0), "d2h": nb.get("d2h", 0)},
-            "metrics": dict(metrics or {})}
+            "metrics": dict(metrics or {}), "work": result_work(runs)}
 
 
 def versions() -> dict:
@@ -137,7 +138,7 @@ def run(backend, only: str | None = None, repeats: int = 20, progress=print) -> 
     for w in wls:
         progress(f"# {w.name}: {w.description}")
         results.extend(w.run(backend, repeats))
-    return {"device": device_name(backend), "versions": versions(),
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "results": results}
+    return add_roofs({"device": device_name(backend), "versions": versions(),
+                      "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                      "results": results}, backend)
 
