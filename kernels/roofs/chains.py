@@ -101,14 +101,15 @@ def expected(kind: str, i: int, n_iter: int, gpu: bool):
 
 
 def calibrate(time_ms, target_ms: float, start: int = 64, limit: int = 1 << 30,
-              repeats: int = 3) -> tuple[int, float]:
-    """(n_iter, best ms): the chain length whose launch lasts at least `target_ms`, and the
-    fastest of `repeats` launches of it. `time_ms(n)` times one launch of n steps. Each length is
-    judged by the faster of two launches, so one launch slowed by another process does not end
+              repeats: int = 3, min_n: int = 0) -> tuple[int, float]:
+    """(n_iter, best ms): the chain length whose launch lasts at least `target_ms` (and has at
+    least `min_n` steps, so a launch slowed by its own start-up never passes for a long one), and
+    the fastest of `repeats` launches of it. `time_ms(n)` times one launch of n steps. Each length
+    is judged by the faster of two launches, so one launch slowed by another process does not end
     the search early."""
     n = int(start)
     ms = min(time_ms(n), time_ms(n))
-    while ms < target_ms and n < limit:
+    while (ms < target_ms or n < min_n) and n < limit:
         grow = min(16.0, max(2.0, target_ms / max(ms, 1e-3)))
         n = min(limit, int(n * grow))
         ms = min(time_ms(n), time_ms(n))

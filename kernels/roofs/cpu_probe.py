@@ -16,6 +16,9 @@ from . import chains
 from .model import KINDS
 
 TRIAD_SCALAR = 3.0
+# a parallel launch wakes the threads first: with fewer steps than this, a loaded machine's
+# wake-up could pass for the work
+MIN_STEPS = 1 << 16
 
 
 @njit(parallel=True, cache=True)
@@ -63,7 +66,7 @@ def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, slots: int 
     out = np.zeros(slots, dtype=chains.KIND_DTYPES[kind])
     k(out, 1, x, y)                         # compile
     n, best = chains.calibrate(lambda m: _once_ms(lambda: k(out, m, x, y)), target_ms,
-                               repeats=repeats)
+                               repeats=repeats, min_n=MIN_STEPS)
     ops = chains.ops(slots, n, gpu=False)
     return ops / (best * 1e-3), {"threads": slots, "n_iter": n, "chains": chains.CPU_CHAINS,
                                  "ms": best, "ops": ops}
