@@ -40,7 +40,7 @@ def run_bench(args) -> int:
     report = {"device": bench.device_name(be), "versions": bench.versions(), "date": _now(),
               "results": results}
     if not stopped:         # the roofs of this run, and each result's % of the one bounding it
-        from kernels.roofs.report import add_roofs
+        from kernels.roofs import add_roofs
         add_roofs(report, be)
     if stopped:
         report["partial"] = True

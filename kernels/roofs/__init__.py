@@ -14,8 +14,8 @@ import datetime as _dt
 
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
 
-__all__ = ["KINDS", "KIND_TITLES", "Roofs", "device_roofs", "device_key", "measure_roofs",
-           "missing_note"]
+__all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
+           "measure_roofs", "missing_note"]
 
 
 def _versions() -> str:
@@ -100,3 +100,14 @@ def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
             sep = "; " if roofs.note else ""
             roofs = _replace(roofs, note=f"{roofs.note}{sep}{problem}")
     return roofs
+
+
+def add_roofs(report: dict, backend, measure=None) -> dict:
+    """Measure the backend's roofs now (when any result of a bench report counted work; kept for
+    the window too) and add them, and each work's rates and % of roof, to the report.
+    `measure(backend)` replaces the measurement (tests)."""
+    from .report import annotate, counted
+    roofs = None
+    if counted(report):
+        roofs = (measure or (lambda be: device_roofs(be, remeasure=True)))(backend)
+    return annotate(report, roofs)

@@ -51,15 +51,3 @@ def roof_percent(result: dict) -> float | None:
         if entry.get("roof_percent") is not None:
             return entry["roof_percent"]
     return None
-
-
-def add_roofs(report: dict, backend, measure=None) -> dict:
-    """Measure the backend's roofs now (when any result counted work) and annotate the report;
-    `measure(backend)` replaces the measurement (tests)."""
-    roofs = None
-    if counted(report):
-        if measure is None:
-            from . import device_roofs
-            measure = lambda be: device_roofs(be, remeasure=True)   # noqa: E731
-        roofs = measure(backend)
-    return annotate(report, roofs)

@@ -6,7 +6,7 @@ import pytest
 import main
 from cli import bench as cli_bench
 from kernels import bench
-from kernels.roofs import Roofs
+from kernels.roofs import Roofs, add_roofs
 from kernels.roofs import report as rr
 from kernels.roofs.work import Work, record
 from kernels.timing import Timings
@@ -45,10 +45,10 @@ def test_annotate_places_each_work_under_the_roofs():
 def test_roofs_are_measured_only_when_work_was_counted():
     calls = []
     rep = {"results": [bench.result("w", "cpu", "v", "1x1", [Timings()])]}
-    rr.add_roofs(rep, "cpu", measure=lambda be: calls.append(be) or ROOFS)
+    add_roofs(rep, "cpu", measure=lambda be: calls.append(be) or ROOFS)
     assert rep["roofs"] is None and calls == []
     rep = {"results": [bench.result("w", "cpu", "v", "1x1", [run(12.0, 2.0)])]}
-    rr.add_roofs(rep, "cpu", measure=lambda be: calls.append(be) or ROOFS)
+    add_roofs(rep, "cpu", measure=lambda be: calls.append(be) or ROOFS)
     assert calls == ["cpu"] and rep["results"][0]["work"][0]["roof_percent"] is not None
 
 
