@@ -14,25 +14,30 @@ import tempfile
 from .model import Roofs
 
 FILE_NAME = "roofs.json"
-ENV_DIR = "GPU_EXPLORER_CACHE_DIR"
+ENV_DIR = "GPU_EXPLORER_CACHE_DIR"     # the folder the reference cache also uses
+OFF = "off"                            # that variable's value for no cache at all
+APP = "gpu-explorer"
 
 
-def cache_dir() -> str:
-    """$GPU_EXPLORER_CACHE_DIR, else the platform's user cache folder + gpu-explorer."""
+def cache_dir() -> str | None:
+    """$GPU_EXPLORER_CACHE_DIR (None when it is "off"), else the platform's user cache folder
+    for the app, as the reference cache (kernels/mandelbrot/deep/reference_cache.py) finds it."""
     env = os.environ.get(ENV_DIR)
     if env:
-        return os.path.expanduser(env)
+        return None if env == OFF else os.path.expanduser(env)
+    home = os.path.expanduser("~")
     if sys.platform.startswith("win"):
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
-    elif sys.platform == "darwin":
-        base = os.path.expanduser("~/Library/Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return os.path.join(base, "gpu-explorer")
+        return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"),
+                            APP, "Cache")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Caches", APP)
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), APP)
 
 
-def cache_path(folder: str | None = None) -> str:
-    return os.path.join(folder or cache_dir(), FILE_NAME)
+def cache_path(folder: str | None = None) -> str | None:
+    """The roofs file in `folder` (default: cache_dir()); None when the cache is off."""
+    folder = folder or cache_dir()
+    return os.path.join(folder, FILE_NAME) if folder else None
 
 
 def _read_all(path: str) -> dict:
@@ -46,7 +51,10 @@ def _read_all(path: str) -> dict:
 
 def load(key: str, folder: str | None = None) -> Roofs | None:
     """The roofs kept for `key`, or None (none kept, or the file or entry unreadable)."""
-    entry = _read_all(cache_path(folder)).get(key)
+    path = cache_path(folder)
+    if path is None:
+        return None
+    entry = _read_all(path).get(key)
     if entry is None:
         return None
     try:
@@ -59,6 +67,8 @@ def load(key: str, folder: str | None = None) -> Roofs | None:
 def save(roofs: Roofs, folder: str | None = None) -> str | None:
     """Keep `roofs` under its key; returns a plain-words problem, or None when written."""
     path = cache_path(folder)
+    if path is None:                    # the cache is off: nothing kept, nothing to say
+        return None
     data = _read_all(path)
     data[roofs.key] = roofs.as_dict()
     try:

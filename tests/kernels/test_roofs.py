@@ -152,3 +152,11 @@ def test_an_unwritable_cache_is_said_in_the_note(tmp_path, monkeypatch, cpu_back
                         lambda backend, **kw: roofs(key=device_key(backend)))
     r = device_roofs(cpu_backend, folder=str(blocker / "sub"))
     assert r.measured and "could not be kept" in r.note
+
+
+def test_an_off_cache_keeps_nothing(monkeypatch, cpu_backend, tmp_path):
+    monkeypatch.setenv(store.ENV_DIR, store.OFF)
+    assert store.cache_path() is None
+    assert store.save(roofs(key="x")) is None and store.load("x") is None
+    monkeypatch.setenv(store.ENV_DIR, str(tmp_path))
+    assert store.cache_path() == str(tmp_path / store.FILE_NAME)
