@@ -25,6 +25,7 @@ from .models.roofline import WHERE, RooflineModel
 KIND_COLOURS = {"f32": "#1f77b4", "f64": "#d62728", "int32": "#2ca02c"}
 ROOF_COLOURS = dict(KIND_COLOURS, bandwidth="#555555")
 EXECUTED_SYMBOL, POINT_SYMBOL = "s", "o"
+OFF_EDGE_SYMBOL = "t2"          # a triangle pointing off the edge: its intensity lies beyond
 KEY = "roofline"
 
 
@@ -83,7 +84,7 @@ class RooflinePanel(QWidget):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.hideButtons()
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt")
         self._roof_items: list = []
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip, pxMode=True)
         self.scatter.sigHovered.connect(self._on_hover)
@@ -237,11 +238,13 @@ class RooflinePanel(QWidget):
         spots = []
         for idx, (p, pl) in enumerate(items):
             latest = p.serial == newest
+            x, moved = self.model.drawn_x(pl.intensity, backend)
+            symbol = EXECUTED_SYMBOL if "executed" in p.work.name else POINT_SYMBOL
             colour = KIND_COLOURS[p.work.kind]
             brush = pg.mkBrush(colour) if latest else pg.mkBrush(pg.mkColor(colour).lighter(150))
-            spots.append({"pos": (_log(pl.intensity), _log(pl.rate)), "data": idx,
+            spots.append({"pos": (_log(x), _log(pl.rate)), "data": idx,
                           "size": 14 if latest else 8, "brush": brush,
-                          "symbol": EXECUTED_SYMBOL if "executed" in p.work.name else POINT_SYMBOL,
+                          "symbol": OFF_EDGE_SYMBOL if moved else symbol,
                           "pen": pg.mkPen("k", width=1.5) if latest else pg.mkPen(None)})
         self.scatter.setData(spots)
         if items and newest is not None and items[-1][0].serial == newest:

@@ -15,6 +15,8 @@ from kernels.roofs.work import Placement, describe, place_one, work_seconds
 HISTORY = 200               # points kept per backend
 WHERE = {"cuda": "GPU", "cpu": "CPU"}
 X_RANGE = (1 / 64, 4096.0)  # arithmetic intensities drawn at least (ops per byte)
+# and at most: a kernel that moves almost nothing (Monte Carlo π) sits at the right edge
+X_LIMITS = (1e-3, 1e5)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,13 @@ class RooflineModel:
         for _, pl in self.placements(backend):
             if pl.intensity:
                 lo, hi = min(lo, pl.intensity / 2), max(hi, pl.intensity * 2)
-        return lo, hi
+        return max(lo, X_LIMITS[0]), min(hi, X_LIMITS[1])
+
+    def drawn_x(self, intensity: float, backend: str | None = None) -> tuple[float, bool]:
+        """Where a point of this intensity is drawn, and whether it was moved to an edge."""
+        lo, hi = self.x_range(backend)
+        x = min(max(intensity, lo), hi)
+        return x, x != intensity
 
     def roof_lines(self, backend: str | None = None) -> list[tuple[str, list, list]]:
         """(name, xs, ys) of each roof over the x range: the bandwidth slope up to the highest
