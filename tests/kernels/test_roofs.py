@@ -104,6 +104,12 @@ def test_gpu_roofs(gpu_backend, simulated):
         r = measure_roofs(gpu_backend, nbytes=64 << 20, target_ms=5.0)
         assert r.complete, r.note
         assert r.f32_flops > r.bandwidth_Bps / 4        # any GPU computes faster than it streams
+        # the chains are the instructions counted: fused multiply-adds, 32-bit integer ones
+        ptx = {k: "".join(chains.kernel(k, gpu=True).inspect_asm().values()) for k in
+               ("f32", "f64", "int32")}
+        assert ptx["f32"].count("fma.rn.f32") >= chains.GPU_CHAINS
+        assert ptx["f64"].count("fma.rn.f64") >= chains.GPU_CHAINS
+        assert ptx["int32"].count("mad.lo.s32") >= chains.GPU_CHAINS    # not 64-bit products
 
 
 def test_roofs_are_kept_per_device_and_a_corrupt_file_is_ignored(tmp_path):
