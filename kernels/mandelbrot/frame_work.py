@@ -91,14 +91,16 @@ else:  # pragma: no cover - only where numba-cuda is broken
     count_kernel = None
 
 
-def frame_works(useful: int, executed: int | None, pixels: int, gpu: bool) -> list[Work]:
-    """The frame's Work records: useful iterations, and on the GPU executed lane-iterations."""
+def frame_works(useful: int, executed: int | None, pixels: int, gpu: bool,
+                kind: str = "f64") -> list[Work]:
+    """The frame's Work records: useful iterations, and on the GPU executed lane-iterations;
+    `kind`: the escape kernel's number type ("f32" for a float32 kernel)."""
     minus = ("colourise", "work count")
     nbytes = BYTES_PER_PIXEL * pixels
-    out = [Work("escape, useful iterations", "f64", FLOPS_PER_ITERATION * useful, nbytes,
+    out = [Work("escape, useful iterations", kind, FLOPS_PER_ITERATION * useful, nbytes,
                 minus=minus, how=f"{FLOPS_PER_ITERATION} flops × {useful:,} iterations")]
     if gpu and executed is not None:
-        out.append(Work("escape, executed lane-iterations", "f64", FLOPS_PER_ITERATION * executed,
+        out.append(Work("escape, executed lane-iterations", kind, FLOPS_PER_ITERATION * executed,
                         nbytes, minus=minus,
                         how=f"{FLOPS_PER_ITERATION} flops × {executed:,} lane-iterations "
                             f"(32-pixel segments at their slowest pixel)"))
@@ -108,30 +110,31 @@ def frame_works(useful: int, executed: int | None, pixels: int, gpu: bool) -> li
 class PendingCount:
     """A frame's count, enqueued on the GPU before the frame's timer finishes and read after."""
 
-    def __init__(self, host, pixels):
-        self.host, self.pixels = host, pixels
+    def __init__(self, host, pixels, kind):
+        self.host, self.pixels, self.kind = host, pixels, kind
 
     def finish(self, timings):
         useful, executed = int(self.host[0]), int(self.host[1])
-        return record(timings, *frame_works(useful, executed, self.pixels, gpu=True))
+        return record(timings, *frame_works(useful, executed, self.pixels, True, self.kind))
 
 
 class DoneCount:
-    def __init__(self, useful, pixels):
-        self.useful, self.pixels = useful, pixels
+    def __init__(self, useful, pixels, kind):
+        self.useful, self.pixels, self.kind = useful, pixels, kind
 
     def finish(self, timings):
-        return record(timings, *frame_works(self.useful, None, self.pixels, gpu=False))
+        return record(timings, *frame_works(self.useful, None, self.pixels, False, self.kind))
 
 
-def start_count(backend, pool, stream, values, args, timer):
+def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):
     """Count the frame's work where its values lie; `.finish(timings)` after the timer's finish
-    adds the Work records. args: the escape kernels' grid arguments (PixelGrid.args)."""
+    adds the Work records. args: the escape kernels' grid arguments (PixelGrid.args); kind: the
+    escape kernel's number type."""
     rows, cols = values.shape
     if not getattr(backend, "is_gpu", False):
         with timer.phase("kernel", detail="work count"):
             useful, _ = count_cpu(values, *args)
-        return DoneCount(int(useful), rows * cols)
+        return DoneCount(int(useful), rows * cols, kind)
     out = pool.device("work-count", (2,), np.int64, stream=stream)
     host = pool.host("work-count", (2,), np.int64)
     host[:] = 0
@@ -141,4 +144,4 @@ def start_count(backend, pool, stream, values, args, timer):
         out.copy_to_device(host, stream=stream)
         count_kernel[blocks, SEGMENT_THREADS, stream](values, out, *args)
         out.copy_to_host(host, stream=stream)
-    return PendingCount(host, rows * cols)
+    return PendingCount(host, rows * cols, kind)
