@@ -27,6 +27,7 @@ ROOF_COLOURS = dict(KIND_COLOURS, bandwidth="#555555")
 EXECUTED_SYMBOL, POINT_SYMBOL = "s", "o"
 OFF_EDGE_SYMBOL = "t2"          # a triangle pointing off the edge: its intensity lies beyond
 KEY = "roofline"
+DEFAULT_Y = (1e6, 1e14)         # operations per second shown before anything is measured
 
 
 def _log(v):
@@ -201,7 +202,9 @@ class RooflinePanel(QWidget):
         i = self.backend_combo.findData(backend)
         if i >= 0 and i != self.backend_combo.currentIndex():
             self.backend_combo.setCurrentIndex(i)
-        self.caption.setText(self.model.roofs_text(backend))
+        caption = self.model.roofs_text(backend)
+        self.caption.setText(caption)
+        self.caption.setVisible(bool(caption))
         note = self.model.note(backend)
         self.note_label.setText(note)
         self.note_label.setVisible(bool(note))
@@ -227,9 +230,8 @@ class RooflinePanel(QWidget):
             self._roof_items.append(curve)
         lo, hi = self.model.x_range(backend)
         self.plot.setXRange(_log(lo), _log(hi), padding=0.02)
-        yr = self.model.y_range(backend)
-        if yr:
-            self.plot.setYRange(_log(yr[0]), _log(yr[1]), padding=0.02)
+        lo_y, hi_y = self.model.y_range(backend) or DEFAULT_Y
+        self.plot.setYRange(_log(lo_y), _log(hi_y), padding=0.02)
 
     def _draw_points(self, backend):
         items = [(p, pl) for p, pl in self.model.placements(backend) if pl.plottable]
@@ -249,6 +251,8 @@ class RooflinePanel(QWidget):
         self.scatter.setData(spots)
         if items and newest is not None and items[-1][0].serial == newest:
             self.details.setText(self._tip(data=len(items) - 1))
+        elif not items:
+            self.details.setText(self.model.empty_text(backend))
 
     def spots(self) -> np.ndarray:
         """(x, y) in log10 of every point drawn (tests)."""

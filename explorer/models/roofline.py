@@ -144,6 +144,18 @@ class RooflineModel:
             parts.append(roofs.note)
         return "; ".join(parts)
 
+    def empty_text(self, backend: str | None = None) -> str:
+        """What the plot's empty space means: no job yet, or jobs without a measured time."""
+        backend = backend or self.shown
+        untimed = sum(1 for _, pl in self.placements(backend) if not pl.rate)
+        if untimed:
+            roofs = self.roofs.get(backend)
+            why = (" (the CUDA simulator times nothing)" if roofs is not None and roofs.simulated
+                   else "")
+            return f"{untimed} kernel(s) counted but not timed{why}: nothing to place."
+        return "Each job of every view appears here as it runs: hover or click a point for its " \
+               "kernel, work, time and % of its roof."
+
     def roofs_text(self, backend: str | None = None) -> str:
         """One line of the measured roofs, for the panel's caption."""
         roofs = self.roofs.get(backend or self.shown)

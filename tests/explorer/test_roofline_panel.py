@@ -120,3 +120,28 @@ def test_the_window_places_a_views_job(qtbot, tmp_path, fake_roofs, monkeypatch)
     assert "distance" in text and "% of the" in text and "on the CPU" in text
     assert "no GPU: CPU roofs only" in panel.note_label.text()
     w.close()
+
+
+@pytest.mark.gpu
+def test_gpu_roofs_in_the_panel(qtbot, scheduler, cpu_backend, gpu_backend, simulated):
+    """The real roofs job on the GPU backend: the simulator's roofs say so and draw nothing."""
+    p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": gpu_backend})
+    qtbot.addWidget(p)
+    p.show()
+    assert p.shown_backend() == "cuda"
+    qtbot.waitUntil(lambda: "cuda" in p.model.roofs, timeout=120000)
+    p.refresh()
+    if simulated:
+        assert p.note_label.text() == "simulator: roofs not measured"
+        assert p.model.roof_lines("cuda") == [] and p.caption.text() == ""
+    else:
+        assert p.model.roofs["cuda"].complete
+        assert [n for n, _, _ in p.model.roof_lines("cuda")] == ["bandwidth", "f32", "f64", "int32"]
+
+
+def test_jobs_without_a_time_are_counted_not_placed(panel):
+    t = job()
+    t.phases_ms["kernel"] = None                    # as under the simulator
+    panel.add(t)
+    panel.refresh()
+    assert panel._items == [] and "1 kernel(s) counted but not timed" in panel.details.text()
