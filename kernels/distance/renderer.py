@@ -23,9 +23,9 @@ from ..launch import PreparedKernel
 from ..frame import Frame
 from ..roofs.work import record
 from ..timing import JobTimer
-from .work import frame_work
 from .request import (_DEG, LUT_SIZE, STRATEGY_HELP, UNIT_KM, UNIT_NAMES, DistanceRequest,
                       StrategyUnavailable, colour_max_km, point_value)
+from .work import frame_work
 
 
 # ---- the renderer ----------------------------------------------------------------------------------

@@ -202,8 +202,9 @@ class Renderer:
         counts = None if recolour else target.counts(self.pool, "counts", h, w)
         self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour)
         # the roofline's counted work (frame_work.py): one pass where the values lie
-        work = None if recolour else start_count(self.backend, self.pool, target.stream, values,
-                                                  PixelGrid.of(request).args(0, request.max_iter), timer)
+        work = None if recolour else start_count(
+            self.backend, self.pool, target.stream, values,
+            PixelGrid.of(request).args(0, request.max_iter), timer)
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key
