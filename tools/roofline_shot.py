@@ -68,7 +68,7 @@ def main():
             view.set_n_exponent(24 if win.backend.is_gpu else 20)
             view.start_run()
         elif hasattr(view, "start_sweep"):
-            view.set_max_exponent(26 if win.backend.is_gpu else 22)
+            view.set_max_exponent(24 if win.backend.is_gpu else 20)
             view.start_sweep()
         settle(app, win, view)
     win.tabs.setCurrentWidget(win.views["mandelbrot"])
