@@ -85,7 +85,8 @@ class RooflinePanel(QWidget):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.hideButtons()
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt",
+                                          brush=pg.mkBrush(255, 255, 255, 210))
         self._roof_items: list = []
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip, pxMode=True)
         self.scatter.sigHovered.connect(self._on_hover)

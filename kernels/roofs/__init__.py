@@ -14,6 +14,9 @@ import datetime as _dt
 
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
 
+# part of the cache key: a change to the microbenchmarks makes the kept roofs stale
+PROBES_VERSION = 2
+
 __all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
            "measure_roofs", "missing_note"]
 
@@ -38,8 +41,8 @@ def _driver() -> str:
 
 
 def device_key(backend) -> str:
-    """What the roofs are kept under: the device, the driver (GPU) or thread count (CPU), and
-    numba's versions."""
+    """What the roofs are kept under: the device, the driver (GPU) or thread count (CPU),
+    numba's versions and the probes' version."""
     from ..bench import device_name
     if getattr(backend, "is_gpu", False):
         where = f"cuda: {device_name(backend)}; {_driver()}"
@@ -48,7 +51,7 @@ def device_key(backend) -> str:
     else:
         from numba import get_num_threads
         where = f"cpu: {device_name(backend)}; {get_num_threads()} numba threads"
-    return f"{where}; {_versions()}"
+    return f"{where}; {_versions()}; probes v{PROBES_VERSION}"
 
 
 def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0,
