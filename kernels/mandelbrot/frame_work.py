@@ -7,8 +7,9 @@ each row segment of 32 pixels — a warp's share of a row — as long as its slo
 32 lanes; what a warp per segment runs, lanes idle included. The app's warp launch refills idle
 lanes, so it executes at most this. On the CPU there are no lanes: executed = useful.
 
-One pass over the frame's values on the device (or numba's threads), two int64 totals copied home:
-the work is counted where the values lie, never by copying them.
+One pass over the frame's values on the device (a warp per segment, reads coalesced; or numba's
+threads), two int64 totals copied home: the work is counted where the values lie, never by copying
+them.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ LANES = 32
 # y = (x+x)·y + cy: 3 flops; x = x²−y²+cx: 2; x², y²: 2; |z|² = x²+y²: 1 (the compare not counted)
 FLOPS_PER_ITERATION = 8
 BYTES_PER_PIXEL = 8         # the float64 value each pixel's kernel writes: all it must move
-SEGMENT_THREADS = 128
+MAX_SEGMENTS = 16              # row segments (warps) per block of the GPU count
+SIM_SEGMENTS = 2               # the simulator runs a Python thread per CUDA thread
 
 _, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
 
@@ -62,31 +64,50 @@ def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_it
 cuda = mk.cuda          # by this name: the simulator swaps the module its kernels call
 
 if cuda is not None:
+    from numba import int32, int64
+
     from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
     _pixel_count_gpu = cuda.jit(device=True)(_pixel_count.py_func)
 
     @cuda.jit(cache=True)
     def count_kernel(values, out, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
-        """One thread per 32-pixel row segment: out[0] += its useful iterations, out[1] += 32 ×
-        its slowest pixel's."""
-        seg = cuda.grid(1)
+        """Blocks of (32, ≤ MAX_SEGMENTS) threads, each warp one 32-pixel row segment, reading
+        the values coalesced: out[0] += the block's useful iterations, out[1] += 32 × each
+        segment's slowest pixel's, one pair of atomics per block."""
+        counts = cuda.shared.array((MAX_SEGMENTS, LANES), int32)
+        sums = cuda.shared.array(MAX_SEGMENTS, int64)
+        tops = cuda.shared.array(MAX_SEGMENTS, int64)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
         rows, cols = values.shape
-        per_row = (cols + LANES - 1) // LANES
-        if seg < rows * per_row:
-            r = seg // per_row
-            c0 = (seg - r * per_row) * LANES
+        c = cuda.blockIdx.x * LANES + tx
+        r = cuda.blockIdx.y * cuda.blockDim.y + ty
+        n = 0
+        if r < rows and c < cols:
+            gx = float(grid_col0 + c) + 0.5 - half_w
             gy = float(grid_row0 + r) + 0.5 - half_h
+            px = _gpu_add(cx, _gpu_mul(gx, step))
             py = _gpu_add(cy, -_gpu_mul(gy, step))
+            n = _pixel_count_gpu(values[r, c], _shortcut_gpu(px, py), max_iter)
+        counts[ty, tx] = n
+        cuda.syncthreads()
+        if tx == 0:
             total = 0
             top = 0
-            for c in range(c0, min(cols, c0 + LANES)):
-                gx = float(grid_col0 + c) + 0.5 - half_w
-                px = _gpu_add(cx, _gpu_mul(gx, step))
-                n = _pixel_count_gpu(values[r, c], _shortcut_gpu(px, py), max_iter)
-                total += n
-                top = max(top, n)
+            for k in range(LANES):
+                v = counts[ty, k]
+                total += v
+                top = max(top, v)
+            sums[ty] = total
+            tops[ty] = top
+        cuda.syncthreads()
+        if tx == 0 and ty == 0:
+            total = 0
+            lanes = 0
+            for k in range(cuda.blockDim.y):
+                total += sums[k]
+                lanes += LANES * tops[k]
             cuda.atomic.add(out, 0, total)
-            cuda.atomic.add(out, 1, LANES * top)
+            cuda.atomic.add(out, 1, lanes)
 else:  # pragma: no cover - only where numba-cuda is broken
     count_kernel = None
 
@@ -138,10 +159,10 @@ def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):
     out = pool.device("work-count", (2,), np.int64, stream=stream)
     host = pool.host("work-count", (2,), np.int64)
     host[:] = 0
-    segments = rows * ((cols + LANES - 1) // LANES)
-    blocks = (segments + SEGMENT_THREADS - 1) // SEGMENT_THREADS
+    by = SIM_SEGMENTS if getattr(backend, "simulated", False) else MAX_SEGMENTS
+    blocks = ((cols + LANES - 1) // LANES, (rows + by - 1) // by)
     with timer.phase("kernel", gpu=True, detail="work count"):
         out.copy_to_device(host, stream=stream)
-        count_kernel[blocks, SEGMENT_THREADS, stream](values, out, *args)
+        count_kernel[blocks, (LANES, by), stream](values, out, *args)
         out.copy_to_host(host, stream=stream)
     return PendingCount(host, rows * cols, kind)
