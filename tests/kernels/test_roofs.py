@@ -166,3 +166,25 @@ def test_an_off_cache_keeps_nothing(monkeypatch, cpu_backend, tmp_path):
     assert store.save(roofs(key="x")) is None and store.load("x") is None
     monkeypatch.setenv(store.ENV_DIR, str(tmp_path))
     assert store.cache_path() == str(tmp_path / store.FILE_NAME)
+
+
+def test_the_target_check_measures_both_sides(cpu_backend):
+    from kernels.roofs.check import check, format_rows
+    rows = check(cpu_backend, nbytes=1 << 20, target_ms=2.0, repeats=2)
+    assert [r["quantity"].split()[0] for r in rows] == ["bandwidth", "float32", "float64", "int32"]
+    for r in rows:
+        assert r["roof"] > 0 and r["check"] > 0
+        assert r["ratio"] == pytest.approx(r["roof"] / r["check"])
+        assert r["within"] == (abs(r["ratio"] - 1) <= 0.10)
+    text = format_rows(rows, "test CPU")
+    assert "test CPU" in text and len(text.splitlines()) == 6
+
+
+@pytest.mark.gpu
+def test_the_target_check_on_the_gpu(gpu_backend, simulated):
+    from kernels.roofs.check import check
+    rows = check(gpu_backend, nbytes=64 << 20, target_ms=5.0, repeats=3)
+    if simulated:
+        assert len(rows) == 1 and "simulator" in rows[0]["note"] and rows[0]["ratio"] is None
+    else:
+        assert len(rows) == 4 and all(r["ratio"] for r in rows)
