@@ -111,9 +111,8 @@ class RooflinePanel(QWidget):
         self._timer.setInterval(100)
         self._timer.timeout.connect(self.refresh)
         self._timer.start()
-        first = "cuda" if "cuda" in self.backends else "cpu"
-        self.model.shown = None
-        self._preferred = first
+        # until a job arrives: the GPU's roofs where there is one
+        self._preferred = "cuda" if "cuda" in self.backends else "cpu"
         self.refresh()
 
     # ---- data ---------------------------------------------------------------------------------

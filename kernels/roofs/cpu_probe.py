@@ -13,7 +13,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from . import chains
-from .model import KINDS
+from .model import KINDS, PEAK_FIELDS
 
 TRIAD_SCALAR = 3.0
 # a parallel launch wakes the threads first: with fewer steps than this, a loaded machine's
@@ -76,8 +76,7 @@ def measure(nbytes: int = 64 * 2**20, target_ms: float = 20.0, repeats: int = 3)
     """Fields for Roofs measured on the CPU."""
     bw, copy = stream_bandwidth(nbytes, repeats)
     out = {"bandwidth_Bps": bw, "details": {"stream": copy, "threads": get_num_threads()}}
-    field = {"f32": "f32_flops", "f64": "f64_flops", "int32": "int32_ops"}
     for kind in KINDS:
-        out[field[kind]], out["details"][kind] = chain_rate(kind, target_ms, repeats)
+        out[PEAK_FIELDS[kind]], out["details"][kind] = chain_rate(kind, target_ms, repeats)
     out["note"] = ""
     return out

@@ -11,7 +11,7 @@ import warnings
 
 from ..buffers import OutOfDeviceMemory
 from . import chains
-from .model import KINDS
+from .model import KINDS, PEAK_FIELDS
 
 THREADS = 256
 BLOCKS_PER_SM = 32          # 4 waves of 2048 resident threads per SM
@@ -92,10 +92,9 @@ def measure(backend, nbytes: int = 256 * 2**20, target_ms: float = 20.0, repeats
         out["bandwidth_Bps"], details["copy"] = copy_bandwidth(backend, nbytes, max(3, repeats))
     except (OutOfDeviceMemory, MemoryError) as exc:
         notes.append(f"bandwidth not measured: {exc}")
-    field = {"f32": "f32_flops", "f64": "f64_flops", "int32": "int32_ops"}
     for kind in KINDS:
         try:
-            out[field[kind]], details[kind] = chain_rate(kind, target_ms, repeats)
+            out[PEAK_FIELDS[kind]], details[kind] = chain_rate(kind, target_ms, repeats)
         except Exception as exc:        # a kernel that cannot run leaves the others standing
             from ..backend import first_line
             notes.append(f"{kind} peak not measured: {first_line(exc)}")

@@ -74,18 +74,13 @@ def test_calibration_grows_the_launch_to_the_target():
     assert lengths == sorted(lengths)               # only ever longer
 
 
-def test_cpu_roofs_are_measured(tmp_path):
-    r = measure_roofs(roofs_pkg_backend("cpu"), nbytes=1 << 20, target_ms=5.0)
+def test_cpu_roofs_are_measured(cpu_backend):
+    r = measure_roofs(cpu_backend, nbytes=1 << 20, target_ms=5.0)
     assert r.complete and r.note == "" and not r.simulated
     assert r.bandwidth_Bps > 1e8 and min(r.f32_flops, r.f64_flops, r.int32_ops) > 1e7
-    assert r.key == device_key(roofs_pkg_backend("cpu")) and "cpu" in r.key
+    assert r.key == device_key(cpu_backend) and "cpu" in r.key
     assert r.details["f64"]["ops"] == chains.ops(r.details["f64"]["threads"],
                                                  r.details["f64"]["n_iter"], gpu=False)
-
-
-def roofs_pkg_backend(name):
-    from kernels import backend
-    return backend.resolve(name)
 
 
 @pytest.mark.gpu
