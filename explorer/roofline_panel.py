@@ -131,7 +131,9 @@ class RooflinePanel(QWidget):
         be = self.backends.get(backend)
         if be is None:
             return
-        if not remeasure and (backend in self.model.roofs or backend in self.model.measuring):
+        # a measurement that failed is tried again only when asked (the button), never per job
+        if not remeasure and (backend in self.model.roofs or backend in self.model.measuring
+                              or backend in self.model.failed):
             return
         self.model.measuring.add(backend)
         self._generations[backend] = self.scheduler.submit(

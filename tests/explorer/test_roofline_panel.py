@@ -145,3 +145,25 @@ def test_jobs_without_a_time_are_counted_not_placed(panel):
     panel.add(t)
     panel.refresh()
     assert panel._items == [] and "1 kernel(s) counted but not timed" in panel.details.text()
+
+
+def test_a_failed_measurement_is_said_and_retried_only_when_asked(qtbot, scheduler, cpu_backend,
+                                                                   monkeypatch):
+    calls = []
+
+    def failing(backend, remeasure=False, **kw):
+        calls.append(remeasure)
+        raise MemoryError("no room for the bandwidth probe")
+    monkeypatch.setattr(roof_jobs, "device_roofs", failing)
+    p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": None})
+    qtbot.addWidget(p)
+    p.show()
+    qtbot.waitUntil(lambda: "cpu" in p.model.failed, timeout=5000)
+    p.refresh()
+    assert "could not be measured" in p.note_label.text()
+    for _ in range(3):
+        p.add(job())
+    qtbot.wait(50)
+    assert calls == [False]                          # no new attempt per job
+    p.remeasure_btn.click()
+    qtbot.waitUntil(lambda: calls == [False, True], timeout=5000)
