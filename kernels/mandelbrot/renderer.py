@@ -161,6 +161,9 @@ class Renderer:
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
             target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer)
+            # the roofline's count too: compiled here, not inside a frame's kernel time
+            start_count(self.backend, pool, target.stream, values,
+                        PixelGrid.of(req).args(0, req.max_iter), timer)
             self.colourer.warm(timer, target.stream, mappings)
             first = (tuple(mappings) or ("sqrt",))[0]
             self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
