@@ -85,6 +85,8 @@ class RooflinePanel(QWidget):
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.hideButtons()
+        # the ranges follow the roofs and points at each refresh: a drag or wheel would not stay
+        self.plot.setMouseEnabled(x=False, y=False)
         self.legend = self.plot.addLegend(offset=(-10, -10), labelTextSize="8pt",
                                           brush=pg.mkBrush(255, 255, 255, 210))
         self._roof_items: list = []
