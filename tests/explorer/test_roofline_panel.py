@@ -3,7 +3,9 @@ text, the notes for missing roofs, re-measuring, and the panel in the window."""
 import dataclasses
 
 import pytest
-from PyQt6.QtCore import QSettings
+from PyQt6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt
+from PyQt6.QtGui import QMouseEvent
+from PyQt6.QtWidgets import QApplication
 
 import kernels.roofs.jobs as roof_jobs
 from explorer.models.roofline import RooflineModel
@@ -62,14 +64,22 @@ def test_a_job_becomes_a_point_with_its_hover_text(panel, qtbot):
     assert panel.details.text() == panel.point_texts()[-1]           # the newest is described
 
 
-def test_hovering_a_point_describes_it(panel):
+def test_hovering_a_point_describes_it(panel, qtbot):
     panel.add(job())
     panel.add(job(kernel_ms=20.0, label="second"))
     panel.refresh()
+    assert panel.details.text().startswith("second")           # the newest, until a hover
     first = panel.scatter.points()[0]
-    panel._on_hover(panel.scatter, [first], None)
+    vb = panel.plot.getPlotItem().vb
+    at = panel.plot.mapFromScene(vb.mapViewToScene(first.pos()))
+    viewport = panel.plot.viewport()
+    for pos in (QPoint(at.x() - 30, at.y()), at):               # move in from beside the point
+        QApplication.sendEvent(viewport, QMouseEvent(
+            QEvent.Type.MouseMove, QPointF(pos), QPointF(viewport.mapToGlobal(pos)),
+            Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+        qtbot.wait(20)
     assert panel.details.text().startswith("mandelbrot 64×48")
-    assert panel.scatter.opts["tip"](x=0, y=0, data=first.data()) == panel.details.text()
+    assert vb.toolTip() == panel.details.text() == panel.point_texts()[0]
 
 
 def test_the_roofs_are_drawn_and_named(panel):
