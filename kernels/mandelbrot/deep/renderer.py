@@ -19,7 +19,9 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ...buffers import BufferPool
+from ...roofs.work import record
 from ...timing import JobTimer, Timings
+from ..deep_work import frame_work
 from . import extended_loop, perturbation_f32, perturbation_loop, variants
 from ..number_type import float32_deltas_reach
 from .bla import EPS_BITS, build_table
@@ -229,6 +231,8 @@ class DeepRenderer:
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()
         st = self._stats_dict(stats)
+        record(timings, frame_work(st, w * h, sum(a.nbytes for a in (*orbit.arrays(), *table[1:])
+                                                  if hasattr(a, "nbytes"))))
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
                           reused=reused, table_reused=table_reused,
                           number_type="float32" if self._f32 else "float64")
