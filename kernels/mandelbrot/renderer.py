@@ -214,7 +214,8 @@ class Renderer:
         # the roofline's counted work (frame_work.py): one pass where the values lie
         work = None if recolour else start_count(
             self.backend, self.pool, target.stream, values,
-            PixelGrid.of(request).args(0, request.max_iter), timer)
+            PixelGrid.of(request).args(0, request.max_iter), timer,
+            kind="f32" if self.number_type == "float32" else "f64")
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key

@@ -11,6 +11,7 @@ did is counted in kernels/roofs/work.py and recorded with its Timings.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
 
@@ -18,9 +19,10 @@ from .model import KIND_TITLES, KINDS, Roofs, missing_note
 PROBES_VERSION = 2
 
 __all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
-           "measure_roofs", "missing_note"]
+           "kept_rates", "measure_roofs", "missing_note"]
 
 
+@functools.lru_cache(maxsize=1)
 def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
     out = []
@@ -32,6 +34,7 @@ def _versions() -> str:
     return ", ".join(out)
 
 
+@functools.lru_cache(maxsize=1)
 def _driver() -> str:
     try:
         from numba import cuda
@@ -103,6 +106,20 @@ def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
             sep = "; " if roofs.note else ""
             roofs = _replace(roofs, note=f"{roofs.note}{sep}{problem}")
     return roofs
+
+
+def kept_rates(backend) -> tuple[float, float] | None:
+    """(float32, float64) peaks kept for `backend`'s device, or None: never measures, since a
+    frame's choice of number type must not wait for a microbenchmark (the roofline panel, the
+    bench and tools/roofs_check.py measure them)."""
+    from . import store
+    try:
+        kept = store.load(device_key(backend))
+    except Exception:
+        return None
+    if kept is None or not kept.f32_flops or not kept.f64_flops:
+        return None
+    return kept.f32_flops, kept.f64_flops
 
 
 def add_roofs(report: dict, backend, measure=None) -> dict:

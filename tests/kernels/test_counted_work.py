@@ -140,3 +140,9 @@ def test_a_deep_render_records_its_steps(cpu_backend):
     st = res.stats
     assert w.ops == dw.PERTURBATION_FLOPS * st["perturbation_steps"] + dw.BLA_FLOPS * st["bla_steps"]
     assert w.ops > 0
+
+
+def test_a_float32_frame_counts_float32_work(cpu_backend):
+    req = MandelbrotRequest(*SEAHORSE, (48, 32), 200, want_values=True)
+    f = Renderer(cpu_backend, reuse_values=False, number_type="float32").render(req)
+    assert by_name(f.timings)["escape, useful iterations"].kind == "f32"
