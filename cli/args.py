@@ -15,6 +15,7 @@ import os
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
+from kernels.mandelbrot.number_type import NUMBER_TYPES
 from kernels.mandelbrot.request import MAPPINGS
 
 from services.movie import DEFAULT_FPS, DEFAULT_MOVIE_SECONDS, MAX_FPS
@@ -55,6 +56,7 @@ OPTION_MODES = {
     "repeats": (BENCH,),
     "ui": (BENCH, WINDOW_BENCH),
     "seconds": (WINDOW_BENCH, MOVIE),
+    "number_type": (RENDER, BENCH),
 }
 
 
@@ -196,6 +198,11 @@ def build_parser() -> ArgParser:
                    help="in: from the whole set to the location (the default); out: back out")
     m.add_argument("--restart", action="store_true",
                    help="start the movie afresh, discarding the finished parts of an earlier run")
+    p.add_argument("--number-type", type=one_of("--number-type", NUMBER_TYPES), default=None,
+                   metavar="|".join(NUMBER_TYPES),
+                   help="mandelbrot: the escape arithmetic of float64-depth frames (--render "
+                        "default auto: float32 where it is exact enough and the GPU runs float64 "
+                        "slowly; --bench default float64)")
     b = p.add_argument_group("benchmarks")
     b.add_argument("--bench", action="store_true", help="run the registered workloads, print a table")
     b.add_argument("--only", metavar="NAME", help="only the workload NAME (or names starting with it)")
@@ -283,6 +290,7 @@ def mode_error(args: argparse.Namespace) -> str | None:
             return "--ui applies only with --bench"
         names = [MODE_NAMES[m] + (" without --ui" if m == BENCH and current == WINDOW_BENCH else "")
                  for m in modes]
-        return f"--{option} does not apply {MODE_NAMES[current]}; it applies only " \
+        shown = option.replace("_", "-")
+        return f"--{shown} does not apply {MODE_NAMES[current]}; it applies only " \
                + " or ".join(names)
     return None

@@ -91,6 +91,11 @@ def run_render(args) -> int:
         from kernels.backend import cuda_status                        # line (--gpus: refused)
         if not cuda_status().usable:
             note(f"rendering on the CPU: {cuda_status().reason}")
+    if view == "mandelbrot":     # float32 or float64 for this device (number_type.py's rule)
+        from kernels.mandelbrot.number_type import resolve
+        request, choice = resolve(request, be, args.number_type or "auto")
+        if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
+            note(f"number type {choice.reason}")
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
         from .poster import run_poster

@@ -20,6 +20,7 @@ from . import escape as mk
 from . import escape_variants as ev
 from .colour import Colourer
 from .cpu_target import CpuTarget
+from .frame_work import start_count
 from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
 from .launch_variants import CHUNK, GRAB, variant
@@ -104,14 +105,16 @@ class Renderer:
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
                  thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
-                 sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH):
+                 sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH,
+                 number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle, `warps_per_sm` resident warps per SM) or a variant that
         benches compare it with (launch_variants.py): "sorted" (the warp launch with the pixels
         handed out longest first, as predicted by one sample per `sample` x `sample` pixels
         iterated `probe` iterations, a pixel's estimate the largest of the `reach` x 2 samples
         around it each way), "persistent" (`chunk` iterations between checks, `grab` pixels per
-        fetch) or "grid" (one thread per pixel, blocks of `block`)."""
+        fetch) or "grid" (one thread per pixel, blocks of `block`). `number_type` "float32" runs
+        the float32 kernels (targets_f32.py; the warp launch only)."""
         if launch not in LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         if int(chunk) < 1 or int(grab) < 1:
@@ -126,7 +129,12 @@ class Renderer:
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
         self.launch = launch
-        if backend.is_gpu:
+        self.number_type = number_type
+        if number_type != "float64":
+            from .targets_f32 import float32_target
+            self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
+                                         _cuts)
+        elif backend.is_gpu:
             plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else variant(
                 launch, chunk=chunk, grab=grab, thresh=thresh, warps_per_sm=warps_per_sm,
                 sample=sample, probe=probe, reach=reach)
@@ -160,6 +168,9 @@ class Renderer:
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
             target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer)
+            # the roofline's count too: compiled here, not inside a frame's kernel time
+            start_count(self.backend, pool, target.stream, values,
+                        PixelGrid.of(req).args(0, req.max_iter), timer)
             self.colourer.warm(timer, target.stream, mappings)
             first = (tuple(mappings) or ("sqrt",))[0]
             self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
@@ -200,6 +211,11 @@ class Renderer:
         rgba = target.rgba(self.pool, "rgba", h, w)
         counts = None if recolour else target.counts(self.pool, "counts", h, w)
         self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour)
+        # the roofline's counted work (frame_work.py): one pass where the values lie
+        work = None if recolour else start_count(
+            self.backend, self.pool, target.stream, values,
+            PixelGrid.of(request).args(0, request.max_iter), timer,
+            kind="f32" if self.number_type == "float32" else "f64")
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key
@@ -212,11 +228,14 @@ class Renderer:
             host_values = target.download(
                 values, target.host(self.pool, "values", (h, w), np.float64, ring=3), timer)
         timings = timer.finish()
+        if work is not None:
+            work.finish(timings)
         return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
                      fetch_value=self._fetcher(slot, self._slot_gen[slot], values, h, w),
                      meta={"recoloured": recolour, "max_iter": request.max_iter,
                            "precision": precision_state(request.center_re, request.center_im,
                                                         request.width, w)[0],
+                           "number_type": self.number_type,
                            "backend": self.backend.label})
 
     def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,

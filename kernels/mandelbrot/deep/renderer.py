@@ -19,8 +19,11 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ...buffers import BufferPool
+from ...roofs.work import record
 from ...timing import JobTimer, Timings
-from . import extended_loop, perturbation_loop, variants
+from ..deep_work import frame_work
+from . import extended_loop, perturbation_f32, perturbation_loop, variants
+from ..number_type import float32_deltas_reach
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .gpu_pixels import GpuPixels
@@ -65,6 +68,7 @@ class DeepResult:
     reference: object = None
     reused: bool = False
     table_reused: bool = False
+    number_type: str = "float64"        # the deltas' type the loop ran
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,10 @@ class DeepRenderer:
         if launch not in self.LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
         self.launch = launch
+        # "float32": perturbation-format frames with float32 deltas where their range holds the
+        # frame (perturbation_f32.py); _f32: whether the frame under way runs them
+        self.number_type = "float64"
+        self._f32 = False
         self.backend = backend
         self.eps_bits = int(eps_bits)
         self.kmin = int(kmin)
@@ -164,6 +172,7 @@ class DeepRenderer:
         if first:
             yield "table"
         geo = FrameGeometry(0.0, 0.0, 0.5, -30, 2.0, 1.5, -28)
+        self._f32 = False               # the float64 loops (the float32 one compiles when used)
         pool = BufferPool(self.backend)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
@@ -214,6 +223,8 @@ class DeepRenderer:
             geo = FrameGeometry.of(request, orbit)
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla, progress)
+        self._f32 = (self.number_type == "float32" and fmt == "perturbation"
+                      and float32_deltas_reach(fmt, request.spacing_log2))
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
@@ -225,8 +236,11 @@ class DeepRenderer:
         # which engine made the orbit (the Python fallback says why it runs)
         timings.detail["reference engine"] = orbit.engine_name
         st = self._stats_dict(stats)
+        record(timings, frame_work(st, w * h, sum(a.nbytes for a in (*orbit.arrays(), *table[1:])
+                                                  if hasattr(a, "nbytes"))))
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
-                          reused=reused, table_reused=table_reused)
+                          reused=reused, table_reused=table_reused,
+                          number_type="float32" if self._f32 else "float64")
 
     # ---- reference and table --------------------------------------------------------------------
     def _reference(self, request: DeepRequest, cancel, progress):
@@ -294,7 +308,8 @@ class DeepRenderer:
         eps = math.ldexp(1.0, -self.eps_bits)
         if self._takes_perturbation_loop(fmt):
             zo, bt = flat
-            return perturbation_loop.CODE, PerturbationArgs(zo, bt, levels, eps, max_iter)
+            code = perturbation_f32.CODE if self._f32 else perturbation_loop.CODE
+            return code, PerturbationArgs(zo, bt, levels, eps, max_iter)
         code = extended_loop.CODE if fmt == "extended" else variants.CODE
         return code, ExtendedArgs(orb, oexp, tab, tabe, levels, self.kmin, eps, max_iter)
 
@@ -322,10 +337,12 @@ class DeepRenderer:
         serial changes whenever they are rebuilt."""
         _, tab, tabe, levels = table
         f = self._flat
-        if f is None or f[0] is not orb or f[1] is not tab:
+        f32 = self._f32
+        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype == np.float32) != f32:
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
-                self._flat = (orb, tab, self._flat_serial) + flat_tables(orb, tab, tabe, levels)
+                make = perturbation_f32.flat_tables32 if f32 else flat_tables
+                self._flat = (orb, tab, self._flat_serial) + make(orb, tab, tabe, levels)
         return self._flat[2:]
 
     # ---- device -----------------------------------------------------------------------------
