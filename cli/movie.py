@@ -59,6 +59,10 @@ def spec_from_args(args) -> MovieSpec:
 def run_movie(args) -> int:
     from .environment import prepare_kernels
     from .failures import resolve_backend
+    from .newton import move_to_minibrot
+    moved = move_to_minibrot(args)      # --newton: the movie zooms to the minibrot
+    if moved is not None:
+        return moved
     spec = spec_from_args(args)
     restart = bool(getattr(args, "restart", False))
     try:

@@ -43,12 +43,13 @@ class MinibrotSearch:
 
 @dataclass(frozen=True)
 class MinibrotProgress:
-    """stage "period" (fraction of the iteration limit scanned) or "newton" (step, fraction of
-    the step); `text` says it for a status bar."""
+    """stage "period" (fraction of the iteration limit scanned) or "newton" (`fraction` of Newton
+    step `step`); `text` says it for a status bar."""
     stage: str
     fraction: float
     text: str
     period: int | None = None
+    step: int = 0
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def search_steps(search: MinibrotSearch):
                 nucleus = stop.value
                 break
             yield MinibrotProgress("newton", f, f"Zoom to minibrot: period {p:,}, Newton step "
-                                                f"{step} ({f:.0%})   (Esc cancels)", p)
+                                                f"{step} ({f:.0%})   (Esc cancels)", p, step)
     except (NewtonFailed, ValueError) as exc:
         raise MinibrotNotFound(f"period {p:,} found, but no nucleus: {exc}") from None
     width, iters = minibrot_view(nucleus)
