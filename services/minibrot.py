@@ -14,6 +14,7 @@ from decimal import Context, Decimal, localcontext
 from kernels.mandelbrot.deep.newton import NewtonFailed, Nucleus, nucleus_steps
 from kernels.mandelbrot.deep.orbit_scan import run
 from kernels.mandelbrot.deep.region_period import period_steps
+from kernels.mandelbrot.deep.request import add_decimal
 from kernels.mandelbrot.request import MAX_ITER_LIMIT, auto_iterations
 
 from .requests import check_location, location_number
@@ -84,10 +85,14 @@ def box_search(corner0, corner1, pixel, max_period: int) -> MinibrotSearch:
     """The search of a box between two corners (re, im) Decimals: its centre, radius half its
     longer side."""
     (a_re, a_im), (b_re, b_im) = (tuple(Decimal(v) for v in c) for c in (corner0, corner1))
-    digits = max(len(v.as_tuple().digits) for v in (a_re, a_im, b_re, b_im)) + 4
+    # exact sums (a deep box's corners have hundreds of digits), then halves: one digit more
+    sums = [Decimal(add_decimal(a_re, b_re)), Decimal(add_decimal(a_im, b_im)),
+            Decimal(add_decimal(b_re, a_re.copy_negate())),
+            Decimal(add_decimal(b_im, a_im.copy_negate()))]
+    digits = max(len(v.as_tuple().digits) for v in sums) + 2
     with localcontext(Context(prec=digits, Emin=-10 ** 6, Emax=10 ** 6)):
-        re_, im_ = (a_re + b_re) / 2, (a_im + b_im) / 2      # exact: one digit more at most
-        radius = max(abs(b_re - a_re), abs(b_im - a_im)) / 2
+        re_, im_ = sums[0] / 2, sums[1] / 2
+        radius = max(abs(sums[2]), abs(sums[3])) / 2
     if not radius > 0:
         raise MinibrotNotFound("the box has no area")
     return MinibrotSearch(str(re_), str(im_), str(radius), str(pixel), int(max_period))
