@@ -3,6 +3,7 @@ minibrot's size, against known nuclei (the period-3 and period-4 minibrots on th
 deep tests' period-139 and period-424 minibrots at 1e-90 and 1e-318), each nucleus checked by
 Z_p(c) ≈ 0 at twice its precision, and the failures (no period, an escaping centre, Newton
 leaving the region or running out of steps, absurd input)."""
+import pathlib
 from decimal import Decimal
 
 import pytest
@@ -165,3 +166,23 @@ def test_steps_yield_progress_and_stop_on_cancel():
     with pytest.raises(Stop):           # a bounded orbit scanned chunk by chunk: stopped early
         run(period_steps("-0.1", "0.1", "1e-12", 1_000_000), cancel)
     assert cancel.calls == 3
+
+
+# Kalles Fraktaler's benchmark files sit in ../shared/data beside the checkout (a worktree's
+# checkout one level deeper); the test is skipped where they are not
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+KF_DATA = next((d for d in (_ROOT.parent / "shared" / "data" / "kf-benchmarks",
+                            _ROOT.parent.parent / "shared" / "data" / "kf-benchmarks")
+                if d.is_dir()), _ROOT / "missing")
+
+
+@pytest.mark.skipif(not (KF_DATA / "5e113.kfr").exists(), reason="KF's benchmark files not here")
+def test_minibrot_of_a_kalles_fraktaler_benchmark_location():
+    from services.kfr import parse_kfr
+    from services.minibrot import find_minibrot, view_search
+    k = parse_kfr((KF_DATA / "5e113.kfr").read_text())
+    found = find_minibrot(view_search(k.center_re, k.center_im, k.width(640, 360), (640, 360),
+                                      k.iterations))
+    n = found.nucleus
+    assert n.period > 1000 and n.size_log2 < -400          # a deep minibrot, well below the view
+    assert newton_step_log2(n.center_re, n.center_im, n.period, 2 * n.precision) < n.size_log2 - 20
