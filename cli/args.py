@@ -43,6 +43,7 @@ OPTION_MODES = {
     "out": (RENDER,),
     "size": (RENDER, WINDOW_BENCH, MOVIE),
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
+    "location": (RENDER, MOVIE, BENCH),
     "newton": (RENDER, MOVIE),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
@@ -155,6 +156,11 @@ def build_parser() -> ArgParser:
                         "960x540 on the CPU)")
     g.add_argument("--center", metavar="X,Y", help="mandelbrot: centre of the view")
     g.add_argument("--width", metavar="W", help="mandelbrot: width of the view on the real axis")
+    g.add_argument("--location", metavar="FILE",
+                   help="mandelbrot: the place in FILE, a Kalles Fraktaler .kfr file or our "
+                        "location text (center=X,Y width=W iters=N): its centre, its width (KF's "
+                        "Zoom through the picture's aspect) and its iterations (--iters overrides "
+                        "them); --movie zooms to it, --bench benches it")
     g.add_argument("--iters", metavar="N", help="mandelbrot: iteration limit (default: from the depth)")
     g.add_argument("--palette", type=palette_value, metavar="NAME",
                    help="colour map name (e.g. inferno, viridis)")

@@ -20,8 +20,8 @@ def move_to_minibrot(args) -> int | None:
     if args.render is not None and args.render != "mandelbrot":
         return fail(USAGE, f"--newton applies only to --render mandelbrot, not --render {args.render}")
     if args.center is None or args.width is None:
-        return fail(USAGE, "--newton needs --center X,Y and --width W: the view to look for a "
-                           "minibrot in")
+        return fail(USAGE, "--newton needs --center X,Y and --width W (or --location FILE): "
+                           "the view to look for a minibrot in")
     w, h = args.size or DEFAULT_RENDER_SIZE
     try:        # the place's own checks, as --render makes them: one message for bad input
         req = mandelbrot_request({"center": args.center, "width": args.width,

@@ -86,6 +86,8 @@ class DeepFrameRenderer:
         from .deep.renderer import DeepRenderer  # numba kernels: compiled on first use
         self.backend = backend
         self.deep = DeepRenderer(backend)
+        from .deep.reference_store import shared_store
+        self.deep.references = shared_store()   # a movie's pinned orbit; the disk cache
         self.colourer = Colourer(backend)
         self.pool = BufferPool(backend)
         self._colour_warm = False
@@ -162,6 +164,7 @@ class DeepFrameRenderer:
                      fetch_value=self._fetcher(res.values, h, w),
                      meta={"format": res.format, "stats": dict(res.stats),
                            "reused": res.reused or recolour, "recoloured": recolour,
+                           "reference_source": self.deep.reference_source,
                            "table_reused": res.table_reused,
                            "reference_points": getattr(res.reference, "length", None),
                            "precision_bits": getattr(res.reference, "precision", None),

@@ -39,7 +39,8 @@ from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
 
-# bits beyond the frame's own need, so the orbit still serves after zooming ~2^32 deeper
+# a new orbit gets the precision of a frame 2^this narrower, so zooming in keeps it at least that
+# far (the rule rounds to 64 bits: "the frame's need + 32" was lost at the next multiple)
 PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
@@ -110,6 +111,9 @@ class DeepRenderer:
         self.kmin = int(kmin)
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
+        # where to look for an orbit before computing one (reference_store.ReferenceStore)
+        self.references = None
+        self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
         self._table = None          # (key, tab, tabe, levels)
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
@@ -226,13 +230,23 @@ class DeepRenderer:
         orbit = self.orbit
         reused = (orbit is not None and
                   orbit.serves(request.center_re, request.center_im, width_log2, need))
+        found = None
+        if not reused and self.references is not None:    # a movie's pinned orbit, the disk
+            found = self.references.find(request, need)
+            reused = found is not None
+            orbit = found[0] if reused else orbit
         if not reused:
-            orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
+            orbit = ReferenceOrbit(request.center_re, request.center_im,
+                                   request.precision_deeper(PRECISION_HEADROOM))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
             report(0.0)         # the stage starts: its first report comes thousands of steps in
+        t0, version = time.perf_counter(), orbit.version
         orbit.extend(request.max_iter, cancel=cancel, progress=report)
+        if self.references is not None and orbit.version != version:
+            self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
+        self.reference_source = found[1] if found is not None else None
         return orbit, reused
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
