@@ -153,15 +153,24 @@ def test_reference_text_names_bits_points_and_period():
 
 
 def test_the_readout_shows_the_period_of_an_orbit_that_carries_one(qtbot, view, monkeypatch):
-    # refloop's orbits carry `period` (None unless the orbit stopped at it): one that does
-    monkeypatch.setattr(ReferenceOrbit, "period", 139, raising=False)
+    # an orbit carries `period`, None unless it stopped there (the frames do not ask it to stop
+    # yet): one that says it did, at the period-139 nucleus
+    extend = ReferenceOrbit.extend
+
+    def extend_to_period(self, *args, **kwargs):
+        out = extend(self, *args, **kwargs)
+        self.period = 139
+        return out
+    monkeypatch.setattr(ReferenceOrbit, "extend", extend_to_period)
     m = loc.MINIBROT_139
     assert view.go_to(m.center_re, m.center_im, "4e-90", 3000)
     frame = wait_frame(qtbot, view)
     assert frame.meta["reference_period"] == 139
     assert "period 139" in view.readout.full_text()
     assert f"{frame.meta['reference_points']:,} points" in view.readout.full_text()
-    monkeypatch.setattr(ReferenceOrbit, "period", None, raising=False)
-    view.controls.set_iterations(3001)          # a new frame of an orbit without one
+    monkeypatch.setattr(ReferenceOrbit, "extend", extend)
+    assert view.go_to("-0.75", "0.1", "1e-20", 3000)        # a new orbit, without a period
+    wait_frame(qtbot, view)
+    assert "reference" in view.readout.full_text()
     wait_frame(qtbot, view)
     assert "period" not in view.readout.full_text()
