@@ -18,8 +18,9 @@ Steps that start where |Z_m| > 2 get R = 0: a pixel following them could escape 
 merged step unseen, so only single perturbation steps go there.
 
 Cost: the table has ~2 entries per orbit point (N + N/2 + N/4 ...), 92 bytes each; the build is
-linear in N (see DeepRenderer timings: detail "table"), and each level's entries are built in
-parallel on the CPU's threads (they depend only on the level below).
+linear in N (see DeepRenderer timings: detail "table"), spread over the CPU's threads: an entry
+depends only on the single steps it merges, so blocks of them are built side by side
+(`_build_parallel`), the same table bit for bit as the one-thread `_build`.
 """
 from __future__ import annotations
 
