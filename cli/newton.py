@@ -12,11 +12,14 @@ from services.requests import DEFAULT_RENDER_SIZE, mandelbrot_request
 from .failures import UNUSABLE, USAGE, fail, interrupted
 
 
-def move_to_minibrot(args) -> int | None:
-    """With --newton, set args.center/width (and iters when not given) to the minibrot's view;
-    None to go on, else the exit status (the message already printed)."""
+def move_to_minibrot(args, iters_given: bool | None = None) -> int | None:
+    """With --newton, set args.center/width (and iters unless `iters_given` on the command line:
+    a location file's are for its own view) to the minibrot's view; None to go on, else the exit
+    status (the message already printed)."""
     if not getattr(args, "newton", False):
         return None
+    if iters_given is None:
+        iters_given = args.iters is not None
     if args.render is not None and args.render != "mandelbrot":
         return fail(USAGE, f"--newton applies only to --render mandelbrot, not --render {args.render}")
     if args.center is None or args.width is None:
@@ -61,9 +64,9 @@ def move_to_minibrot(args) -> int | None:
     print(f"minibrot: {found.summary()}")
     print(f"nucleus: {found.center_re},{found.center_im}")
     print(f"view: --center {found.center_re},{found.center_im} --width {found.width}"
-          + ("" if args.iters is not None else f" --iters {found.iterations}"), flush=True)
+          + ("" if iters_given else f" --iters {found.iterations}"), flush=True)
     args.center = f"{found.center_re},{found.center_im}"
     args.width = str(found.width)
-    if args.iters is None:
+    if not iters_given:
         args.iters = str(found.iterations)
     return None

@@ -60,13 +60,14 @@ def run_render(args) -> int:
     if ext not in FORMATS:
         return fail(USAGE, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
     w, h = args.size or DEFAULT_RENDER_SIZE
+    iters_given = args.iters is not None        # before --location fills them in
     if args.location:
         if view != "mandelbrot":
             return fail(USAGE, f"--location applies to --render mandelbrot, not {view}")
         problem = apply_location(args, (w, h))
         if problem:
             return fail(USAGE, problem)
-    moved = move_to_minibrot(args)      # --newton: the minibrot's place replaces the view's
+    moved = move_to_minibrot(args, iters_given)     # --newton: the minibrot's place instead
     if moved is not None:
         return moved
     notes: list[str] = []

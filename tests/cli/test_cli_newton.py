@@ -2,6 +2,7 @@
 it chooses, its failures in plain words, the job through the scheduler with a cancel between
 steps) and `--newton` through main for --render (the picture is drawn at the nucleus, the period
 and nucleus printed) and --movie's checks; bad input is one line and the CLI's exit status."""
+import pathlib
 from decimal import Decimal
 
 import numpy as np
@@ -112,6 +113,21 @@ def test_render_newton_draws_the_minibrot(tmp_path, capsys):
     limit = values.max()
     assert (values[h // 2 - 1:h // 2 + 1, w // 2 - 1:w // 2 + 1] == limit).all()
     assert values[0, 0] < limit and values[-1, -1] < limit
+
+
+def test_newton_after_location_finds_the_minibrot_of_a_kf_file(tmp_path, capsys):
+    out = tmp_path / "kf.npy"
+    kfr = pathlib.Path(__file__).resolve().parents[2] / "resources" / "kf-5e113.kfr"
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "24x16",
+                      "--location", str(kfr), "--newton", "--out", str(out)])
+    text = capsys.readouterr()
+    assert code == 0, text.err
+    assert "period 11,380" in text.out
+    values = np.load(out)
+    # centred on the nucleus: the middle pixels are inside (the limit), the corners outside
+    h, w = values.shape
+    limit = 20 * 11_380      # the minibrot's iterations (--iters not given)
+    assert values[h // 2, w // 2] == limit and values[0, 0] < limit
 
 
 @pytest.mark.parametrize("argv, code, words", [

@@ -168,19 +168,14 @@ def test_steps_yield_progress_and_stop_on_cancel():
     assert cancel.calls == 3
 
 
-# Kalles Fraktaler's benchmark files sit in ../shared/data beside the checkout (a worktree's
-# checkout one level deeper); the test is skipped where they are not
-_ROOT = pathlib.Path(__file__).resolve().parents[2]
-KF_DATA = next((d for d in (_ROOT.parent / "shared" / "data" / "kf-benchmarks",
-                            _ROOT.parent.parent / "shared" / "data" / "kf-benchmarks")
-                if d.is_dir()), _ROOT / "missing")
+# Kalles Fraktaler's benchmark locations, shipped in resources/ (resources/kf-benchmarks.txt)
+KF_5E113 = pathlib.Path(__file__).resolve().parents[2] / "resources" / "kf-5e113.kfr"
 
 
-@pytest.mark.skipif(not (KF_DATA / "5e113.kfr").exists(), reason="KF's benchmark files not here")
 def test_minibrot_of_a_kalles_fraktaler_benchmark_location():
     from services.kfr import parse_kfr
     from services.minibrot import find_minibrot, view_search
-    k = parse_kfr((KF_DATA / "5e113.kfr").read_text())
+    k = parse_kfr(KF_5E113.read_text())
     found = find_minibrot(view_search(k.center_re, k.center_im, k.width(640, 360), (640, 360),
                                       k.iterations))
     n = found.nucleus
