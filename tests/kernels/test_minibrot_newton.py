@@ -35,26 +35,32 @@ def newton_step_log2(re_, im_, period, bits):
         return float(gmpy2.log2(abs(z / dz)))
 
 
-def test_derivative_matches_plain_complex_arithmetic():
-    with gmpy2.context(precision=200):
-        cx, cy = gmpy2.mpfr("-0.7436438870371587"), gmpy2.mpfr("0.1318259042053119")
-        res = run(scan(cx, cy, 200, 300, stop_on_escape=False))
+def _mpc_of(dz):
+    """A scan's double-double floatexp dZ/dc as an mpc (at the current precision)."""
+    rh, rl, ih, il, e = dz
+    return gmpy2.mul_2exp(gmpy2.mpc(gmpy2.mpfr(rh) + rl, gmpy2.mpfr(ih) + il), e)
+
+
+@pytest.mark.parametrize("re_, im_, steps", [
+    ("-0.7436438870371587", "0.1318259042053119", 300),        # |dZ| far past float64's range
+    ("-1.7548776662466927600495088963585286918946", "1e-40", 3000)])
+def test_derivative_matches_plain_complex_arithmetic(re_, im_, steps):
+    with gmpy2.context(precision=400):
+        cx, cy = gmpy2.mpfr(re_), gmpy2.mpfr(im_)
+        newton = run(scan(cx, cy, 400, steps, stop_on_escape=False))
         c = gmpy2.mpc(cx, cy)
         z = dz = gmpy2.mpc(0)
-        for _ in range(300):
+        for _ in range(steps):
             dz = 2 * z * dz + 1
             z = z * z + c
-    got = complex(res.dz[0], res.dz[1]) * 2.0 ** res.dz[2] if res.dz[2] < 1000 else None
-    if got is None:     # compare mantissas when beyond float64
-        exp = int(gmpy2.frexp(max(abs(dz.real), abs(dz.imag)))[0])
-        want = complex(gmpy2.mul_2exp(dz, -exp))
-        got = complex(res.dz[0], res.dz[1]) * 2.0 ** (res.dz[2] - exp)
-    else:
-        want = complex(dz)
-    assert abs(got - want) <= 1e-9 * abs(want)
-    # three squarings round differently from a complex square: the same orbit to ~1e-60
-    with gmpy2.context(precision=200):
-        assert res.n == 300 and abs(gmpy2.mpc(*res.z) - z) < 1e-45
+        # Newton's scans: double-double, ~1e-30 (float64 alone would give ~1e-16)
+        assert abs(_mpc_of(newton.dz) / dz - 1) < 1e-27
+        # three squarings round differently from a complex square: the same orbit to ~1e-100
+        assert newton.n == steps and abs(gmpy2.mpc(*newton.z) - z) < 1e-45
+        # a period scan (a radius too small to stop it) keeps float64's digits
+        period = run(scan(cx, cy, 400, steps, radius=(0.5, -2000)))
+        if not period.escaped:
+            assert period.n == steps and abs(_mpc_of(period.dz) / dz - 1) < 1e-12
 
 
 @pytest.mark.parametrize("re_, im_, radius, period", [

@@ -2,8 +2,8 @@
 
 The nucleus c₀ of period p solves Z_p(c) = 0; from a start near it Newton's step
 c ← c − Z_p(c) / (dZ_p/dc)(c) converges quadratically. Z_p is computed in arbitrary precision
-(orbit_scan.py: three squarings an iteration in MPFR) and dZ_p/dc in floatexp: the step only needs
-the quotient's leading digits. The precision grows with the answer: the first steps run at the
+(orbit_scan.py: three squarings an iteration in MPFR) and dZ_p/dc in double-double floatexp: the
+step needs only the quotient's leading digits, and ~106 of them keep the convergence quadratic. The precision grows with the answer: the first steps run at the
 precision that resolves the frame's pixels, and once the step is far below them, the minibrot's
 size says how precisely the nucleus must be known for a view of the minibrot itself.
 
@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from decimal import Context, Decimal
 
-from .orbit_scan import floatexp_of, log2_abs, scan
+from .orbit_scan import floatexp_of, scan
 from .region_period import floatexp_of_decimal
 from .reference import gmpy2_module
 from .request import parse_decimal, precision_bits
@@ -32,6 +32,10 @@ FRAME_MARGIN_BITS = 16
 SIZE_MARGIN_BITS = 28
 # the nucleus must lie within this many radii of the region's centre
 REGION_SLACK = 2.0
+# bits of Newton's step: more than the double-double derivative's ~106
+STEP_BITS = 128
+# good bits of the derivative the precision keeps (beyond its size): Newton's steps stay quadratic
+DERIVATIVE_BITS = 112
 
 
 class NewtonFailed(ValueError):
@@ -76,6 +80,23 @@ def decimal_text(x, accuracy_log2: float) -> str:
     return "0" if d == 0 else format(d, "f").rstrip("0").rstrip(".")
 
 
+def _step(gmpy2, z, dz):
+    """Newton's step Z_p / Z_p' as (re, im) mpfr of STEP_BITS and log2 of its size, from Z_p
+    (mpfr pair) and the double-double derivative; (None, None, None) for a zero derivative."""
+    dh, dl, ih, il, de = dz
+    if (dh == 0.0 and ih == 0.0) or not (math.isfinite(dh) and math.isfinite(ih)):
+        return None, None, None
+    zh, zl, wh, wl, ze = floatexp_of(gmpy2, *z)
+    with gmpy2.context(precision=STEP_BITS):
+        m = gmpy2.mpfr
+        q = (gmpy2.mpc(m(zh) + m(zl), m(wh) + m(wl)) / gmpy2.mpc(m(dh) + m(dl), m(ih) + m(il)))
+        if q == 0:
+            return m(0), m(0), -math.inf
+        k = ze - de
+        return (gmpy2.mul_2exp(q.real, k), gmpy2.mul_2exp(q.imag, k),
+                float(gmpy2.log2(abs(q))) + k)
+
+
 def nucleus_steps(center_re, center_im, period: int, radius, pixel, max_steps: int = MAX_STEPS):
     """Newton's method for the nucleus of `period` from (center_re, center_im) (decimal strings,
     Decimals or numbers), within REGION_SLACK × `radius` of it; `pixel`: the frame's pixel size
@@ -109,21 +130,19 @@ def nucleus_steps(center_re, center_im, period: int, radius, pixel, max_steps: i
         if res.n < period or not (gmpy2.is_finite(res.z[0]) and gmpy2.is_finite(res.z[1])):
             raise NewtonFailed(f"Newton's method for period {period} went where the orbit escapes "
                                f"far too soon (step {step}): no minibrot of that period near here")
-        zr, zi, ze = floatexp_of(gmpy2, *res.z)
-        dr, di, de = res.dz
-        q = dr * dr + di * di
-        if q == 0.0 or not math.isfinite(q):
+        sr, si, step_log2 = _step(gmpy2, res.z, res.dz)
+        if sr is None:
             raise NewtonFailed(f"Newton's method for period {period} met a zero derivative")
-        sr, si, se = (zr * dr + zi * di) / q, (zi * dr - zr * di) / q, ze - de
         with gmpy2.context(precision=prec):
-            cx = cx - gmpy2.mul_2exp(gmpy2.mpfr(sr), se)
-            cy = cy - gmpy2.mul_2exp(gmpy2.mpfr(si), se)
+            cx, cy = cx - sr, cy - si
             off = gmpy2.hypot(cx - x0, cy - y0)
             far = float(gmpy2.log2(off)) if off > 0 else -math.inf
         if far > region_log2:
             raise NewtonFailed(f"Newton's method for period {period} left the region (step "
                                f"{step}): the nucleus it was heading for lies outside it")
-        step_log2 = log2_abs(sr, si, se)
+        # Z_n near the period carry ~precision − log2|dZ_n/dc| good bits, and so does the
+        # derivative summed from them: the next steps get enough for a double-double's worth
+        prec = max(prec, 64 * math.ceil((res.dz[4] + DERIVATIVE_BITS) / 64))
         if step_log2 < target:
             size = size_estimate(res.l, res.b)
             if not math.isfinite(size[0]):
