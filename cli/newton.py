@@ -21,7 +21,8 @@ def move_to_minibrot(args, iters_given: bool | None = None) -> int | None:
     if iters_given is None:
         iters_given = args.iters is not None
     if args.render is not None and args.render != "mandelbrot":
-        return fail(USAGE, f"--newton applies only to --render mandelbrot, not --render {args.render}")
+        return fail(USAGE, "--newton applies only to --render mandelbrot, not "
+                           f"--render {args.render}")
     if args.center is None or args.width is None:
         return fail(USAGE, "--newton needs --center X,Y and --width W (or --location FILE): "
                            "the view to look for a minibrot in")

@@ -72,7 +72,8 @@ class MinibrotFound:
         return f"period {n.period:,}, minibrot size {size:.2e}, {n.steps} Newton steps"
 
 
-def view_search(center_re, center_im, width, size: tuple[int, int], max_period: int) -> MinibrotSearch:
+def view_search(center_re, center_im, width, size: tuple[int, int],
+                max_period: int) -> MinibrotSearch:
     """The search of a view: the disc inscribed in it (radius half its shorter side)."""
     w, h = max(int(size[0]), 1), max(int(size[1]), 1)
     wd = location_number(width, "the width")

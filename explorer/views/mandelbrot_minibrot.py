@@ -3,8 +3,8 @@ of the view (the lowest nucleus period in the disc inscribed in it); Shift+N, th
 (right- or Shift-drag), looks in the box instead. The search (services.minibrot: the period, then
 the nucleus by Newton's method) runs on the worker under the view's "minibrot" key, a step at a
 time so that frames still render; the status bar follows it, Esc cancels it (the view stays where
-it was), and when it ends the view goes to the minibrot: centred on its nucleus, about twice its
-size wide, with iterations enough to show it.
+it was), and when it ends the view goes to the minibrot: centred on its nucleus, about twice the
+minibrot's extent wide, with iterations enough to show it.
 """
 from __future__ import annotations
 
@@ -93,8 +93,10 @@ class MinibrotZoom:
             search = box_search(s.to_complex(x0, y0, w, h), s.to_complex(x1, y1, w, h),
                                 s.pixel_size(w), m.iterations())
         except ValueError as exc:
-            return self._refuse(str(exc)) or True
-        return self._start(search, "the box")
+            self._refuse(str(exc))
+            return True             # the box was the search's, even though it found nothing
+        self._start(search, "the box")
+        return True
 
     def _start(self, search, where: str) -> bool:
         if self.running:
@@ -149,4 +151,4 @@ class MinibrotZoom:
         if message is None:
             return
         if was:
-            self._refuse(message if not message.startswith("Traceback") else "it failed")
+            self._refuse(message)

@@ -75,8 +75,9 @@ def reference_text(meta: dict | None) -> str | None:
     frame without one (float64)."""
     if not meta or meta.get("reference_points") is None:
         return None
-    parts = [f"reference {int(meta['precision_bits']):,} bits"] if meta.get("precision_bits") else ["reference"]
-    parts.append(f"{int(meta['reference_points']):,} points")
+    bits = meta.get("precision_bits")
+    parts = [f"reference {int(bits):,} bits" if bits else "reference",
+             f"{int(meta['reference_points']):,} points"]
     if meta.get("reference_period"):
         parts.append(f"period {int(meta['reference_period']):,}")
     return ", ".join(parts)

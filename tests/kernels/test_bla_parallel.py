@@ -3,7 +3,6 @@ lengths around the parallel build's block boundaries, orbits below float64's ran
 entries, exact zeros) and escaping ones; built from worker threads, two at once."""
 import threading
 
-import numpy as np
 import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")

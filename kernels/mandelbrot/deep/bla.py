@@ -49,7 +49,7 @@ EPS_BITS = 32
 _FAR = 1100
 _CLAMP = 4000
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
-# one table build at a time: each takes every CPU thread, and the GPUs' worker threads may ask at once
+# one table build at a time: each takes every CPU thread, and GPU worker threads may ask at once
 _BUILD_LOCK = threading.Lock()
 _THREADSAFE: bool | None = None
 # the parallel build's blocks: 2^CHUNK_LEVELS single steps (and the levels above them) each

@@ -1,9 +1,8 @@
 """Double-double complex numbers with an exponent, for numba: a value is
 (rh + rl + i·(ih + il))·2^e, each part a pair of float64 whose sum carries ~106 bits, the exponent
 an integer, so nothing under- or overflows at any depth. Newton's step for a minibrot's nucleus
-(newton.py) needs dZ_p/dc to more than float64's 53 bits: rounded to 53 bits at each of p
-iterations it is good to only ~2^-45 at p ≈ 50,000, and Newton's method then gains ~45 bits a
-step instead of doubling them.
+(newton.py) needs dZ_p/dc to more than float64's 53 bits: rounded at each of p iterations its
+error grows with p, and each Newton step is only as good as the derivative.
 
 The sums and products are the classic error-free transformations (Knuth's two-sum, Dekker's
 split and product); numba keeps their order of operations (no fast-math).

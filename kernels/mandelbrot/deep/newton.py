@@ -1,11 +1,13 @@
 """A minibrot's nucleus by Newton's method, and the minibrot's size.
 
 The nucleus c₀ of period p solves Z_p(c) = 0; from a start near it Newton's step
-c ← c − Z_p(c) / (dZ_p/dc)(c) converges quadratically. Z_p is computed in arbitrary precision
-(orbit_scan.py: three squarings an iteration in MPFR) and dZ_p/dc in double-double floatexp: the
-step needs only the quotient's leading digits, and ~106 of them keep the convergence quadratic. The precision grows with the answer: the first steps run at the
-precision that resolves the frame's pixels, and once the step is far below them, the minibrot's
-size says how precisely the nucleus must be known for a view of the minibrot itself.
+c ← c − Z_p(c) / (dZ_p/dc)(c) converges quadratically with exact arithmetic. Z_p is computed in
+arbitrary precision (orbit_scan.py: three squarings an iteration in MPFR) and dZ_p/dc in
+double-double floatexp (~106 bits): each step is then good to that relative accuracy, so the steps
+gain about that many bits each once the quadratic gain would be more (float64 would give half).
+The precision grows with the answer: the first steps run at the precision that resolves the
+frame's pixels, and once the step is far below them, the minibrot's size says how precisely the
+nucleus must be known for a view of the minibrot itself.
 
 Size estimate (a standard result for the atom of period p, e.g. mathr.co.uk's "Mandelbrot set
 component size estimate"; our own code): with L = ∏_{k=1}^{p−1} 2·Z_k and B = 1 + Σ_{k=1}^{p−1}

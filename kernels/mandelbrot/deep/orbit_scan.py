@@ -26,7 +26,7 @@ from .bla import _cadd, _cmul, _cnorm, _rlt, _rnorm
 from .double_double import ddc_add_real, ddc_mul, ddc_norm
 from .reference import EZERO, gmpy2_module
 
-# iterations per chunk: a generator step of ~10-50 ms in gmpy2
+# iterations per chunk: a generator step short enough that frames render between steps
 CHUNK = 4096
 # |Z| beyond this escapes for any c of the set's neighbourhood (|c| <= 2)
 ESCAPE = 2.0
