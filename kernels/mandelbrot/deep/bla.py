@@ -128,7 +128,7 @@ def _clamp(k):
     return max(-_CLAMP, min(_CLAMP, k))
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _single(orbit, oexp, eps_bits, tab, tabe, j):
     """Level 0's entry j: the single step from m = 1 + j."""
     m = 1 + j
@@ -149,7 +149,7 @@ def _single(orbit, oexp, eps_bits, tab, tabe, j):
         tabe[j, 2] = re_
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _merge(cm, ce, tab, tabe, x, k):
     """Entry k: the steps at x then x + 1 (one level down) merged."""
     y = x + 1
@@ -179,7 +179,7 @@ def _merge(cm, ce, tab, tabe, x, k):
     tab[k, 4], tabe[k, 2] = r, re_
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _finish(tab, tabe, k):
     """Entry k's R / sqrt(2) and its float64 copies."""
     if tab[k, 4] != 0.0:
