@@ -1,12 +1,14 @@
 """Zoom to minibrot without a window: services.minibrot's search (view and box regions, the view
 it chooses, its failures in plain words, the job through the scheduler with a cancel between
 steps) and `--newton` through main for --render (the picture is drawn at the nucleus, the period
-and nucleus printed) and --movie's checks; bad input is one line and the CLI's exit status."""
+and nucleus printed; after --location too) and --movie (it ends on the minibrot); bad input is one
+line and the CLI's exit status."""
 import pathlib
 from decimal import Decimal
 
 import numpy as np
 import pytest
+from PIL import Image
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
@@ -154,3 +156,20 @@ def test_movie_newton_refuses_a_place_without_a_minibrot(tmp_path, capsys):
                       "--iters", "1000", "--newton", "--backend", "cpu"])
     assert code == 1 and "escapes after" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_movie_newton_zooms_to_the_nucleus(tmp_path, capsys):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    code = main.main(["--movie", str(frames / "frame%05d.png"), "--center", "-1.75,0.001",
+                      "--width", "0.05", "--newton", "--size", "32x18", "--seconds", "1",
+                      "--fps", "4", "--backend", "cpu"])
+    text = capsys.readouterr()
+    assert code == 0, text.err
+    assert "period 3" in text.out
+    last = sorted(frames.iterdir())[-1]
+    rgba = np.asarray(Image.open(last).convert("RGBA"))
+    # the movie ends on the minibrot: its nucleus, in the middle, is inside (black interior)
+    h, w = rgba.shape[:2]
+    assert tuple(rgba[h // 2, w // 2][:3]) == (0, 0, 0)
+    assert tuple(rgba[0, 0][:3]) != (0, 0, 0)
