@@ -45,6 +45,7 @@ OPTION_MODES = {
     "size": (RENDER, WINDOW_BENCH, MOVIE),
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
     "location": (RENDER, MOVIE, BENCH),
+    "newton": (RENDER, MOVIE),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
     "fps": (MOVIE,),
@@ -168,6 +169,9 @@ def build_parser() -> ArgParser:
     g.add_argument("--mapping", type=one_of("--mapping", MAPPINGS), metavar="|".join(MAPPINGS),
                    help="mandelbrot: escape count → palette (default: sqrt for float64 frames, log "
                         "for deep ones; a --movie uses one mapping for every frame, sqrt unless given)")
+    g.add_argument("--newton", action="store_true", default=None,
+                   help="mandelbrot: first move to the minibrot in the view of --center/--width "
+                        "(its nucleus by Newton's method) and show it; prints its period")
     g.add_argument("--bounds", metavar="LAT0,LAT1,LON0,LON1",
                    help="distance: grid bounds in degrees (longitudes within ±540, spanning at most 360)")
     g.add_argument("--ref", metavar="LAT,LON",
