@@ -30,8 +30,8 @@ from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_exporting import ExportRunner
 from .mandelbrot_frames import FramePump
 from .mandelbrot_hover import HoverReadout
-from .mandelbrot_number_type import NumberTypeControls
 from .mandelbrot_minibrot import MinibrotZoom
+from .mandelbrot_number_type import NumberTypeControls
 from .mandelbrot_places import PlaceActions
 from .mandelbrot_readout import CoordinateReadout, readout_text, reference_text
 
