@@ -128,7 +128,7 @@ def _clamp(k):
     return max(-_CLAMP, min(_CLAMP, k))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _single(orbit, oexp, eps_bits, tab, tabe, j):
     """Level 0's entry j: the single step from m = 1 + j."""
     m = 1 + j
@@ -149,7 +149,7 @@ def _single(orbit, oexp, eps_bits, tab, tabe, j):
         tabe[j, 2] = re_
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge(cm, ce, tab, tabe, x, k):
     """Entry k: the steps at x then x + 1 (one level down) merged."""
     y = x + 1
@@ -179,7 +179,7 @@ def _merge(cm, ce, tab, tabe, x, k):
     tab[k, 4], tabe[k, 2] = r, re_
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _finish(tab, tabe, k):
     """Entry k's R / sqrt(2) and its float64 copies."""
     if tab[k, 4] != 0.0:
@@ -195,7 +195,7 @@ def _finish(tab, tabe, k):
     tab[k, 9] = math.ldexp(am, e)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
     """Fill every level on one thread. Column layout: see layout.T_* / layout.E_*; R is the true
     radius while the levels are built, scaled by 1/sqrt(2) at the end, with |A| filled in."""
@@ -210,7 +210,7 @@ def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
         _finish(tab, tabe, k)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def _build_parallel(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
     """_build on all the CPU's threads, the same table bit for bit (each entry by the same code).
     An entry of level k depends only on 2^k single steps, so the threads take blocks of

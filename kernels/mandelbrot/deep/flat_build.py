@@ -43,13 +43,13 @@ def _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k):
         bt[k, bc[5]] = tab[k, T_AD]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp):
     for k in range(max(zo.shape[0], bt.shape[0])):
         _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def _fill_parallel(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp):
     # one parallel loop over the rows of both arrays: one barrier
     for k in prange(max(zo.shape[0], bt.shape[0])):

@@ -52,7 +52,7 @@ class ScanResult:
     escaped: bool
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _period_chunk(zr, zi, ze, n0, dd, de, rm, rexp):
     """The ball test and dZ/dc (re dd[0], im dd[2], exponent de[0], updated in place) over
     Z_{n0} .. Z_{n0+len-1}; returns the index in the chunk where the test first held, or -1."""
@@ -70,7 +70,7 @@ def _period_chunk(zr, zi, ze, n0, dd, de, rm, rexp):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _newton_chunk(zr, zrl, zi, zil, ze, n0, dd, de, st, se):
     """Over Z_{n0} .. Z_{n0+len-1} (double-double parts): dZ/dc in double-double (dd = re hi,
     re lo, im hi, im lo; de[0] its exponent) and the size sums L, B (st = L re, im, B re, im;
