@@ -42,6 +42,7 @@ class MandelbrotRequest:
     # where it runs: the scheduler reads it; a Renderer, made for one backend, ignores it
     backend: Backend | None = None
     mapping: str = "sqrt"              # value → palette phase: "sqrt" | "log" | "histogram"
+    overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> MandelbrotRequest:
         """Raise ValueError in plain words when the request cannot be rendered; return self."""
@@ -161,6 +162,7 @@ class DeepFrameRequest(DeepRequest):
     mapping: str = "log"               # deep counts are large and close together: see colour.py
     want_values: bool = False
     backend: Backend | None = None
+    overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> DeepFrameRequest:
         super().validate()
