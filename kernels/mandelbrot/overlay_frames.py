@@ -284,7 +284,9 @@ def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
         frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
         if request.want_values:
             host_values = np.array(res.values)
-    totals = dict(res.stats, pixels=w * h)
+    # iterations performed, those the BLA steps skipped and every pass of a redone pixel included
+    totals = dict(res.stats, pixels=w * h,
+                  useful=res.stats["perturbation_steps"] + res.stats["bla_iterations"])
     info = ov.OverlayInfo(name, scale, totals, why, kept)
     _merge(timings, timer.finish())
     text = info.text()
