@@ -18,6 +18,7 @@ from typing import Callable
 from kernels import palettes
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot.number_format import number_format
+from kernels.mandelbrot.overlays import usable_overlay
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 from services.export_jobs import MandelbrotExport
 from services.files import check_export_path
@@ -114,6 +115,7 @@ class MandelbrotModel:
         self.deep_slow = False           # the last deep frame was slow: coarse first
         self.job: FrameProgress | None = None   # the frame in flight's progress (status bar)
         self.format = "float64"          # number format of the current camera's frames
+        self.overlay = ""                # drawn instead of the picture where it has a meaning
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
         self._shown: Ticket | None = None
@@ -190,7 +192,9 @@ class MandelbrotModel:
         fmt = self.number_format(w)
         colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
-                  "want_values": False, "backend": self.backend}
+                  "want_values": False, "backend": self.backend,
+                  "overlay": usable_overlay(self.overlay, fmt != "float64",
+                                            bool(getattr(self.backend, "is_gpu", False)))}
         return place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
 
     def refresh_format(self) -> str:

@@ -30,6 +30,7 @@ from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_exporting import ExportRunner
 from .mandelbrot_frames import FramePump
 from .mandelbrot_hover import HoverReadout
+from .mandelbrot_overlays import OverlayHook
 from .mandelbrot_places import PlaceActions
 from .mandelbrot_readout import CoordinateReadout, readout_text
 
@@ -82,6 +83,7 @@ class MandelbrotView(BaseView):
         self.hover = HoverReadout(self)
         self.places = PlaceActions(self)
         self.exports = ExportRunner(self)
+        self.overlays = OverlayHook(self)     # the overlay selector in the side panel
         self.wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
         self.wheel_timer.timeout.connect(self.model.end_gesture)
         self.resize_timer = QTimer(self, singleShot=True, interval=0)
@@ -156,6 +158,7 @@ class MandelbrotView(BaseView):
 
     def backend_changed(self):
         self.model.backend = self.backend
+        self.overlays.refresh()
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):

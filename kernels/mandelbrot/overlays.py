@@ -71,6 +71,12 @@ def unavailable(name: str, deep: bool, gpu: bool) -> str | None:
     return None
 
 
+def usable_overlay(name: str, deep: bool, gpu: bool) -> str:
+    """`name` where it has a meaning for the frame, else "" (none): the view keeps the user's
+    choice across frames where it has none (a deep overlay while the view is float64)."""
+    return name if name and name in NAMES and unavailable(name, deep, gpu) is None else ""
+
+
 def parse_names(text: str) -> tuple[str, ...]:
     """'NAME[,NAME]' as a tuple of overlay names (duplicates dropped); ValueError in plain words."""
     names = []
