@@ -15,6 +15,7 @@ from .args import VIEW_OPTIONS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
+from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 
 
@@ -84,6 +85,9 @@ def run_render(args) -> int:
         from kernels.backend import cuda_status                        # line (--gpus: refused)
         if not cuda_status().usable:
             note(f"rendering on the CPU: {cuda_status().reason}")
+    bad = overlay_problem(args, view, request, be)
+    if bad is not None:
+        return bad
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
         from .poster import run_poster
@@ -121,4 +125,13 @@ def run_render(args) -> int:
         return fail(UNUSABLE, str(exc))
     progress.close()
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
+    if args.overlay:
+        try:
+            for line in run_interruptibly(lambda: write_overlay_files(args, renderer, request,
+                                                                      token), token):
+                print(line)
+        except (KeyboardInterrupt, Cancelled):
+            return interrupted("the overlays were not written")
+        except (OutOfDeviceMemory, ValueError, OSError) as exc:
+            return fail(UNUSABLE, str(exc))
     return 0
