@@ -26,10 +26,10 @@ def _check(request, keep, deep: bool, gpu: bool) -> str:
     return name
 
 
-def _label(timer, info: ov.OverlayInfo, w: int, h: int, max_iter: int, what: str) -> None:
+def _label(timings, info: ov.OverlayInfo, w: int, h: int, max_iter: int, what: str) -> None:
+    """The frame's label with the overlay's totals: the timing panel's title shows it."""
     text = info.text()
-    timer.timings.label = (f"{what} {w}×{h}, {max_iter:,} iterations"
-                           + (f" · {text}" if text else ""))
+    timings.label = (f"{what} {w}×{h}, {max_iter:,} iterations" + (f" · {text}" if text else ""))
 
 
 def _gpu_colour(backend, stream, name, layers, den, k, scale, rgba, timer):
@@ -102,11 +102,8 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     totals = {"pixels": w * h}
     if gpu:
         layers, sums, lanes = _gpu_escape(renderer, values, counts, args, h, w, timer, cancel)
-        useful, lane_iters = _gpu_totals(pool, stream, sums, timer)
-        totals["useful"] = useful
-        if lanes:
-            totals["lane_iterations"] = lane_iters
-        else:
+        sums_home = _gpu_totals_home(pool, stream, sums, timer)   # read once the frame is done
+        if not lanes:
             why[ov.LANES] = ov.SLICED_REASON
     else:
         target.escape(values, args, timer, cancel, None)
@@ -137,9 +134,13 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     if request.want_values:
         host_values = np.array(target.download(values, None if not gpu else np.empty((h, w)),
                                                timer))
-    info = ov.OverlayInfo(name, scale, totals, why, kept)
-    _label(timer, info, w, h, max_iter, "mandelbrot")
     timings = timer.finish()
+    if gpu:
+        totals["useful"] = int(sums_home[ov.T_USEFUL])
+        if lanes:
+            totals["lane_iterations"] = int(sums_home[ov.T_LANES])
+    info = ov.OverlayInfo(name, scale, totals, why, kept)
+    _label(timings, info, w, h, max_iter, "mandelbrot")
     return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
                  fetch_value=lambda row, col: target.read(values, int(row), int(col)),
                  meta={"recoloured": False, "max_iter": max_iter, "overlay": info,
@@ -213,12 +214,13 @@ def _gpu_escape(renderer, values, counts, args, h, w, timer, cancel):
     return layers, totals, lanes
 
 
-def _gpu_totals(pool, stream, totals, timer) -> tuple[int, int]:
+def _gpu_totals_home(pool, stream, totals, timer):
+    """The totals' copy to a pinned host array, queued behind the frame's work (valid once the
+    stream has synchronised)."""
     host = pool.host("overlay-totals", (ov.N_TOTALS,), np.int64)
     with timer.phase("d2h", gpu=True, nbytes=host.nbytes):
         totals.copy_to_host(host, stream=stream)
-    stream.synchronize()
-    return int(host[ov.T_USEFUL]), int(host[ov.T_LANES])
+    return host
 
 
 # ---------------------------------------------------------------- deep frames

@@ -15,13 +15,14 @@ W, H = 96, 72
 WAIT_MS = 120_000
 
 
-def make_view(qtbot, scheduler, backend, iters=60):
+def make_view(qtbot, scheduler, backend, iters=60, size=(W + 420, 700), panel=True):
     pg.setConfigOption("mouseRateLimit", -1)
     v = MandelbrotView(scheduler, backend)
     qtbot.addWidget(v)
     v.controls.set_iterations(iters)
+    v.controls.setVisible(panel)    # hidden: the canvas alone, its frames as small as the view
     v.progressive = False
-    v.resize(W + 420, max(H, 700))
+    v.resize(*size)
     v.show()
     qtbot.waitExposed(v)
     return v
@@ -124,10 +125,9 @@ def test_a_deep_view_offers_its_step_overlays(qtbot, scheduler, cpu_backend):
 
 @pytest.mark.gpu
 def test_gpu_offers_and_draws_lane_efficiency(qtbot, scheduler, gpu_backend, simulated):
-    v = make_view(qtbot, scheduler, gpu_backend, iters=20 if simulated else 200)
+    v = make_view(qtbot, scheduler, gpu_backend, iters=20 if simulated else 200,
+                  size=(24, 16) if simulated else (W, H), panel=False)
     try:
-        v.controls.hide()           # the canvas alone: a frame the simulator draws in seconds
-        v.resize(*((24, 16) if simulated else (W, H)))
         wait_frame(qtbot, v)
         panel = v.overlays.panel
         assert panel.enabled(ov.LANES)
