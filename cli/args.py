@@ -15,6 +15,7 @@ import os
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
+from kernels.mandelbrot.number_type import NUMBER_TYPES
 from kernels.mandelbrot.request import MAPPINGS
 
 from services.movie import DEFAULT_FPS, DEFAULT_MOVIE_SECONDS, MAX_FPS
@@ -44,6 +45,7 @@ OPTION_MODES = {
     "out": (RENDER,),
     "size": (RENDER, WINDOW_BENCH, MOVIE),
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
+    "location": (RENDER, MOVIE, BENCH),
     "overlay": (RENDER,),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
@@ -56,6 +58,7 @@ OPTION_MODES = {
     "repeats": (BENCH,),
     "ui": (BENCH, WINDOW_BENCH),
     "seconds": (WINDOW_BENCH, MOVIE),
+    "number_type": (RENDER, BENCH),
 }
 
 
@@ -156,6 +159,11 @@ def build_parser() -> ArgParser:
                         "960x540 on the CPU)")
     g.add_argument("--center", metavar="X,Y", help="mandelbrot: centre of the view")
     g.add_argument("--width", metavar="W", help="mandelbrot: width of the view on the real axis")
+    g.add_argument("--location", metavar="FILE",
+                   help="mandelbrot: the place in FILE, a Kalles Fraktaler .kfr file or our "
+                        "location text (center=X,Y width=W iters=N): its centre, its width (KF's "
+                        "Zoom through the picture's aspect) and its iterations (--iters overrides "
+                        "them); --movie zooms to it, --bench benches it")
     g.add_argument("--iters", metavar="N", help="mandelbrot: iteration limit (default: from the depth)")
     g.add_argument("--palette", type=palette_value, metavar="NAME",
                    help="colour map name (e.g. inferno, viridis)")
@@ -196,6 +204,11 @@ def build_parser() -> ArgParser:
                    help="in: from the whole set to the location (the default); out: back out")
     m.add_argument("--restart", action="store_true",
                    help="start the movie afresh, discarding the finished parts of an earlier run")
+    p.add_argument("--number-type", type=one_of("--number-type", NUMBER_TYPES), default=None,
+                   metavar="|".join(NUMBER_TYPES),
+                   help="mandelbrot: the escape arithmetic of float64-depth frames (--render "
+                        "default auto: float32 where it is exact enough and the GPU runs float64 "
+                        "slowly; --bench default float64)")
     b = p.add_argument_group("benchmarks")
     b.add_argument("--bench", action="store_true", help="run the registered workloads, print a table")
     b.add_argument("--only", metavar="NAME", help="only the workload NAME (or names starting with it)")
@@ -283,6 +296,7 @@ def mode_error(args: argparse.Namespace) -> str | None:
             return "--ui applies only with --bench"
         names = [MODE_NAMES[m] + (" without --ui" if m == BENCH and current == WINDOW_BENCH else "")
                  for m in modes]
-        return f"--{option} does not apply {MODE_NAMES[current]}; it applies only " \
+        shown = option.replace("_", "-")
+        return f"--{shown} does not apply {MODE_NAMES[current]}; it applies only " \
                + " or ".join(names)
     return None

@@ -25,8 +25,14 @@ def run_bench(args) -> int:
     if be is None:
         return fail(UNUSABLE, why)
     from kernels import bench
+    if args.number_type is not None:      # the Mandelbrot frame workloads' number type
+        from kernels.mandelbrot import bench as mandelbrot_bench
+        mandelbrot_bench.NUMBER_TYPE = args.number_type
     try:
-        chosen = select(bench.all_workloads(), be, args.only)
+        if args.location:
+            chosen = location_workloads(args, be)
+        else:
+            chosen = select(bench.all_workloads() + kf_workloads(), be, args.only)
     except ValueError as exc:
         return fail(USAGE, str(exc))
     results, stopped = [], False
@@ -51,6 +57,23 @@ def run_bench(args) -> int:
     return code
 
 
+def kf_workloads():
+    """Kalles Fraktaler's six benchmark locations (services.kf_bench), read from the shipped files."""
+    from services.kf_bench import kf_workloads as workloads
+    return workloads()
+
+
+def location_workloads(args, backend):
+    """`--bench --location FILE`: the one deep workload of that place (no --only with it)."""
+    if args.only:
+        raise ValueError("--location benches the place in its file; leave out --only")
+    from services.kf_bench import location_workload
+    try:
+        return [location_workload(args.location)]
+    except ValueError as exc:
+        raise ValueError(f"--location: {exc}") from None
+
+
 def select(workloads, backend, only: str | None):
     """The workloads to run on `backend`: all that run there, or those named `only` (or whose
     names start with it); ValueError when none is, listing only names that run on `backend`
@@ -58,7 +81,7 @@ def select(workloads, backend, only: str | None):
     workloads = list(workloads)
     here = [w for w in workloads if backend.name in w.backends]
     if not only:
-        return here
+        return [w for w in here if backend.name not in w.named_only]
     named = [w for w in workloads if w.name == only or w.name.startswith(only)]
     chosen = [w for w in named if w in here]
     if chosen:

@@ -22,10 +22,12 @@ from services.movie import (
     prepare,
 )
 from services.movie_parts import Parts, parts_dir
+from services.movie_reference import movie_reference
 from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWriter, default_lanes
 from services.requests import DEFAULT_RENDER_SIZE
 
 from .failures import UNUSABLE, USAGE, fail, interrupted, note
+from .location import apply_location
 
 
 def _failed(exc: MovieError) -> int:
@@ -59,6 +61,10 @@ def spec_from_args(args) -> MovieSpec:
 def run_movie(args) -> int:
     from .environment import prepare_kernels
     from .failures import resolve_backend
+    if args.location:
+        problem = apply_location(args, args.size or DEFAULT_RENDER_SIZE)
+        if problem:
+            return fail(USAGE, problem)
     spec = spec_from_args(args)
     restart = bool(getattr(args, "restart", False))
     try:
@@ -123,24 +129,26 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
         # frame holds up the order (its memory is bounded by IN_FLIGHT_BYTES, like the lanes')
         window = max(3 * pool.workers, min(MAX_WINDOW_FRAMES,
                                            IN_FLIGHT_BYTES // max(1, 2 * w * h * 4)))
-        results = pool.ordered(jobs, cancel=token, window=window)
-        try:
-            while True:
-                t1 = time.perf_counter()
-                try:
-                    i, (rgba, seconds) = next(results)
-                except StopIteration:
-                    break
-                times.wait_render_s += time.perf_counter() - t1
-                times.render_s += seconds
-                writer.put(order[i], rgba, cancel=token)
-        except BaseException:
-            # an encoder's failure (a full disk) stops the renderers now, not when the
-            # generator is collected: nothing may keep working once the error is reported
-            token.cancel()
-            raise
-        finally:
-            results.close()
+        # the deepest frame's reference first: every deep frame's renderer takes a copy
+        with movie_reference(movie, cancel=token):
+            results = pool.ordered(jobs, cancel=token, window=window)
+            try:
+                while True:
+                    t1 = time.perf_counter()
+                    try:
+                        i, (rgba, seconds) = next(results)
+                    except StopIteration:
+                        break
+                    times.wait_render_s += time.perf_counter() - t1
+                    times.render_s += seconds
+                    writer.put(order[i], rgba, cancel=token)
+            except BaseException:
+                # an encoder's failure (a full disk) stops the renderers now, not when the
+                # generator is collected: nothing may keep working once the error is reported
+                token.cancel()
+                raise
+            finally:
+                results.close()
         writer.finish()
         times.wall_s = time.perf_counter() - t0
 

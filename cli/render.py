@@ -15,6 +15,7 @@ from .args import VIEW_OPTIONS
 from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
+from .location import apply_location
 from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 
@@ -59,6 +60,12 @@ def run_render(args) -> int:
     if ext not in FORMATS:
         return fail(USAGE, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
     w, h = args.size or DEFAULT_RENDER_SIZE
+    if args.location:
+        if view != "mandelbrot":
+            return fail(USAGE, f"--location applies to --render mandelbrot, not {view}")
+        problem = apply_location(args, (w, h))
+        if problem:
+            return fail(USAGE, problem)
     notes: list[str] = []
     try:
         request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy",
@@ -85,6 +92,11 @@ def run_render(args) -> int:
         from kernels.backend import cuda_status                        # line (--gpus: refused)
         if not cuda_status().usable:
             note(f"rendering on the CPU: {cuda_status().reason}")
+    if view == "mandelbrot":     # float32 or float64 for this device (number_type.py's rule)
+        from kernels.mandelbrot.number_type import resolve
+        request, choice = resolve(request, be, args.number_type or "auto")
+        if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
+            note(f"number type {choice.reason}")
     bad = overlay_problem(args, view, request, be)
     if bad is not None:
         return bad

@@ -1,31 +1,5 @@
-"""The data files the app ships (bookmarks, coastline): where they are, however the app was installed.
+"""Where the data the app ships (the top-level resources/) is found: services.shipped_data's
+locator, shared with the command line (which never imports the window)."""
+from services.shipped_data import FOLDER, shipped_file, shipped_folder
 
-They live in the top-level resources/ folder of the repository. A wheel carries that folder as
-the package explorer.resources (pyproject.toml maps it and lists its files as package data), so
-an installed app finds them through `importlib.resources`; a source checkout, or an editable
-install that runs the checkout's own explorer/, finds them in resources/ beside explorer/.
-"""
-from __future__ import annotations
-
-from importlib import resources
-from pathlib import Path
-
-FOLDER = "resources"
-
-
-def shipped_folder() -> str:
-    """The folder that holds the shipped data files: the installed package's explorer/resources/
-    when there is one (a wheel), else the checkout's resources/ beside this package."""
-    installed = resources.files(__package__).joinpath(FOLDER)
-    if installed.is_dir():
-        return str(installed)
-    return str(Path(__file__).resolve().parent.parent / FOLDER)
-
-
-def shipped_file(name: str) -> str:
-    """The path of the shipped data file `name` (e.g. "bookmarks.json").
-
-    The app reads its files with open() and os.path, so this is a file-system path: packages
-    installed by pip are folders on disk (an app imported from a zip archive is not supported).
-    The file may be missing (a broken install); the readers report that in plain words."""
-    return str(Path(shipped_folder()) / name)
+__all__ = ["FOLDER", "shipped_file", "shipped_folder"]

@@ -29,6 +29,8 @@ class Workload:
     description: str
     run: Callable  # (backend, repeats:int) -> list[dict]
     backends: tuple = ("cpu", "cuda")
+    # backends where it runs only when named (--only): the CPU twin of a long deep workload
+    named_only: tuple = ()
 
 
 def workload_modules() -> list[str]:

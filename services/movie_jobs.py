@@ -21,6 +21,7 @@ from kernels.mandelbrot.jobs import releasing, renderer_of
 from kernels.scheduler import JobContext
 
 from .movie import MovieFrameJob, MovieSpec, prepare
+from .movie_reference import movie_reference
 from .movie_writer import MovieWriter
 
 # how long one step may wait for a lane with room, or for the lanes to finish, before it yields
@@ -75,17 +76,8 @@ def export_movie(ctx: JobContext, job: MovieExport):
         return MovieProgress(writer.encoded, total, resumed, stage)
     try:
         yield progress()
-        if job.gpus and job.backend.is_gpu:
-            yield from _frames_on_gpus(ctx, job, movie, writer, progress)
-        for k in ([] if job.gpus and job.backend.is_gpu else writer.render_order()):
-            ctx.token.check()
-            request = movie.request(k)
-            lane = writer.lanes.index(writer.lane_of[k])
-            frame = _renderer(ctx, request, lane).render(request, cancel=ctx.token)
-            rgba = np.array(frame.rgba, copy=True)     # the renderer's ring is reused
-            while not writer.put(k, rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
-                yield progress()                       # the lanes are full: others' turn
-            yield progress()
+        with movie_reference(movie, cancel=ctx.token):   # the deepest frame's, for every frame
+            yield from _frames(ctx, job, movie, writer, progress)
         while not writer.wait_lanes(STEP_WAIT_S):
             ctx.token.check()
             yield progress()
@@ -95,6 +87,21 @@ def export_movie(ctx: JobContext, job: MovieExport):
         writer.abort()
         raise
     return MovieMade(str(job.spec.out), frames, time.perf_counter() - t0)
+
+
+def _frames(ctx: JobContext, job: MovieExport, movie, writer, progress):
+    if job.gpus and job.backend.is_gpu:
+        yield from _frames_on_gpus(ctx, job, movie, writer, progress)
+        return
+    for k in writer.render_order():
+        ctx.token.check()
+        request = movie.request(k)
+        lane = writer.lanes.index(writer.lane_of[k])
+        frame = _renderer(ctx, request, lane).render(request, cancel=ctx.token)
+        rgba = np.array(frame.rgba, copy=True)     # the renderer's ring is reused
+        while not writer.put(k, rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
+            yield progress()                       # the lanes are full: others' turn
+        yield progress()
 
 
 def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):

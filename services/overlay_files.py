@@ -17,10 +17,12 @@ def overlay_paths(out: str, names) -> dict:
 
 def check_overlays(request, names, gpu: bool) -> None:
     """ValueError in plain words when an overlay of `names` has no meaning for `request`'s frame
-    (lane efficiency on the CPU or on a deep frame, deep steps on a float64 frame)."""
+    (lane efficiency on the CPU or on a deep frame, deep steps on a float64 frame, any on a
+    frame computed in float32)."""
     from kernels.mandelbrot.jobs import DEEP, renderer_kind
     from kernels.mandelbrot.overlays import check_names
-    check_names(names, renderer_kind(request) == DEEP, gpu)
+    check_names(names, renderer_kind(request) == DEEP, gpu,
+                getattr(request, "number_type", "float64") == "float32")
 
 
 def write_overlays(renderer, request, out: str, names, cancel=None) -> dict:

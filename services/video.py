@@ -233,10 +233,15 @@ def join_segments(segments: list[tuple[str, int]], out_path: str, fps: int) -> i
     import av
     fmt = container_format(out_path)
     frames = 0
+    # a segment that reorders frames (B-frames) starts decoding before its first frame is shown,
+    # one too short to reorder does not: every segment is given the deepest decoding delay, or
+    # the decoding times fall back where a short segment meets a long one (FFmpeg refuses those)
+    delays = [_decoding_delay(av, path) for path, _ in segments]
+    deepest = max(delays, default=0)
     with atomic_path(out_path) as tmp:
         with av.open(tmp, "w", format=fmt) as out:
             ostream = headers = None
-            for path, first in segments:
+            for (path, first), delay in zip(segments, delays):
                 with av.open(path) as inp:
                     stream = inp.streams.video[0]
                     if ostream is None:
@@ -255,11 +260,21 @@ def join_segments(segments: list[tuple[str, int]], out_path: str, fps: int) -> i
                         if packet.size == 0:         # the demuxer's end marker
                             continue
                         packet.pts += shift
-                        packet.dts += shift
+                        packet.dts += shift - (deepest - delay)
                         packet.stream = ostream
                         out.mux(packet)
                         frames += 1
     return frames
+
+
+def _decoding_delay(av, path: str) -> int:
+    """Ticks of a segment's clock by which its first packet is decoded before it is shown."""
+    with av.open(path) as inp:
+        stream = inp.streams.video[0]
+        for packet in inp.demux(stream):
+            if packet.size and packet.dts is not None:
+                return max(0, -int(packet.dts))
+    return 0
 
 
 def probe_frames(path: str) -> tuple[int, Fraction]:

@@ -4,6 +4,8 @@ import os
 import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# no test reads or writes the user's cache of reference orbits (its own tests make their own)
+os.environ.setdefault("GPU_EXPLORER_CACHE_DIR", "off")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)

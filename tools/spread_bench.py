@@ -35,7 +35,16 @@ def posters(size: int):
         "deep-1e30": DeepFrameRequest(loc.center_re, loc.center_im, "1e-30", (size, size), 20_000),
         "seahorse-f64": MandelbrotRequest(-0.7436438870371587, 0.1318259042053119, 1e-8,
                                           (size, size), 20_000),
+        "kf-1e1086": kf_poster("resources/kf-1e1086.kfr", size),
     }
+
+
+def kf_poster(path: str, size: int) -> DeepFrameRequest:
+    """A square poster of a Kalles Fraktaler location file, read as `--location` reads it."""
+    from services.location_file import load_location_file
+    loc = load_location_file(path).place((size, size))
+    return DeepFrameRequest(str(loc.center_re), str(loc.center_im), str(loc.width), (size, size),
+                            int(loc.iterations))
 
 
 def warm(pool, request, w):

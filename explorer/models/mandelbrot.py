@@ -18,7 +18,8 @@ from typing import Callable
 from kernels import palettes
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot.number_format import number_format
-from kernels.mandelbrot.overlays import usable_overlay
+from kernels.mandelbrot.number_type import resolve as resolve_number_type
+from kernels.mandelbrot.overlays import with_usable_overlay
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 from services.export_jobs import MandelbrotExport
 from services.files import check_export_path
@@ -115,6 +116,8 @@ class MandelbrotModel:
         self.deep_slow = False           # the last deep frame was slow: coarse first
         self.job: FrameProgress | None = None   # the frame in flight's progress (status bar)
         self.format = "float64"          # number format of the current camera's frames
+        self.number_type = "auto"        # float64-format frames: "auto" | "float32" | "float64"
+        self.number_choice = None        # number_type.Choice of the last request built
         self.overlay = ""                # drawn instead of the picture where it has a meaning
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
@@ -192,10 +195,10 @@ class MandelbrotModel:
         fmt = self.number_format(w)
         colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
-                  "want_values": False, "backend": self.backend,
-                  "overlay": usable_overlay(self.overlay, fmt != "float64",
-                                            bool(getattr(self.backend, "is_gpu", False)))}
-        return place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
+                  "want_values": False, "backend": self.backend}
+        req = place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
+        req, self.number_choice = resolve_number_type(req, self.backend, self.number_type)
+        return with_usable_overlay(req, self.overlay)
 
     def refresh_format(self) -> str:
         """Take the current camera's number format as the view's; returns the one before."""

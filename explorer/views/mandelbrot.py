@@ -30,6 +30,7 @@ from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_exporting import ExportRunner
 from .mandelbrot_frames import FramePump
 from .mandelbrot_hover import HoverReadout
+from .mandelbrot_number_type import NumberTypeControls
 from .mandelbrot_overlays import OverlayHook
 from .mandelbrot_places import PlaceActions
 from .mandelbrot_readout import CoordinateReadout, readout_text
@@ -83,6 +84,7 @@ class MandelbrotView(BaseView):
         self.hover = HoverReadout(self)
         self.places = PlaceActions(self)
         self.exports = ExportRunner(self)
+        self.number_types = NumberTypeControls(self)    # float32 / float64, comparison mode
         self.overlays = OverlayHook(self)     # the overlay selector in the side panel
         self.wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
         self.wheel_timer.timeout.connect(self.model.end_gesture)
@@ -232,7 +234,8 @@ class MandelbrotView(BaseView):
         s = m.camera.state
         w, _ = self.canvas_size()
         self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
-                                           m.iterations(), m.fixed_iterations is None, m.format))
+                                           m.iterations(), m.fixed_iterations is None,
+                                           self.number_types.label()))
 
     def _update_format(self, announce: bool):
         """The number format of the current camera, on the side panel (and, when it changes
@@ -244,6 +247,7 @@ class MandelbrotView(BaseView):
             self.controls.set_number_format(fmt)
         if announce and fmt != before:
             self.status_message.emit(f"Number format: {fmt} ({FORMAT_NEWS[fmt]})", 4000)
+        self.number_types.refresh(announce and fmt == before)
 
     # ---- gestures ----------------------------------------------------------------------------
     def _on_pan(self, dx, dy):
@@ -345,15 +349,20 @@ class MandelbrotView(BaseView):
     def on_side_result(self, key, result):
         if key == self.side_key("hover"):
             self.hover.done(result)
+        elif key == self.side_key("compare"):
+            self.number_types.done(result)
         else:
             self.exports.on_result(result)
 
     def on_side_failed(self, key, message):
         if key == self.side_key("hover"):
             self.hover.done(None)
+        elif key == self.side_key("compare"):
+            self.number_types.failed(message)
         elif key == self.side_key("export"):
             self.exports.on_failed(message)
 
     def shutdown(self):
         self.exports.close_dialog()
+        self.number_types.close()
         super().shutdown()

@@ -41,7 +41,8 @@ from ..persisted import set_aside
 from .mandelbrot_bookmarks import BookmarkBox
 
 USER_BOOKMARKS_NAME = "bookmarks.json"
-FORMAT_COLOURS = {"float64": "#2e7d32", "perturbation": "#1565c0", "extended": "#6a1b9a"}
+FORMAT_COLOURS = {"float64": "#2e7d32", "perturbation": "#1565c0", "extended": "#6a1b9a",
+                  "float32": "#00838f"}
 
 
 def user_bookmarks_path() -> str:

@@ -120,14 +120,14 @@ class OverlayPanel(QGroupBox):
         item = self.combo.model().item(self.combo.findData(name))
         return item is not None and item.isEnabled()
 
-    def set_context(self, deep: bool, gpu: bool):
-        """Grey the overlays without a meaning for a deep / float64 frame on the GPU / CPU, the
-        reason in their tooltip."""
+    def set_context(self, deep: bool, gpu: bool, float32: bool = False):
+        """Grey the overlays without a meaning for a deep / float64 frame on the GPU / CPU (in
+        float32 or not), the reason in their tooltip."""
         model = self.combo.model()
         self.reasons = {}
         for name in ov.NAMES:
             item = model.item(self.combo.findData(name))
-            why = ov.unavailable(name, deep, gpu)
+            why = ov.unavailable(name, deep, gpu, float32)
             item.setEnabled(why is None)
             item.setToolTip(f"Not for this frame: {why}" if why else ov.UNITS[name])
             if why:
@@ -176,8 +176,9 @@ class OverlayHook:
     def refresh(self):
         """Which overlays have a meaning for the view's frames now (backend, number format)."""
         m = self.view.model
+        float32 = getattr(getattr(m, "number_choice", None), "number_type", "") == "float32"
         self.panel.set_context(deep=m.format != "float64",
-                               gpu=bool(getattr(m.backend, "is_gpu", False)))
+                               gpu=bool(getattr(m.backend, "is_gpu", False)), float32=float32)
 
     def _chosen(self, name: str):
         self.view.model.overlay = name
@@ -188,5 +189,6 @@ class OverlayHook:
 
     def _frame(self, frame, _ms):
         self.panel.set_context(deep=frame.meta.get("format", "float64") != "float64",
-                               gpu=bool(getattr(self.view.model.backend, "is_gpu", False)))
+                               gpu=bool(getattr(self.view.model.backend, "is_gpu", False)),
+                               float32=frame.meta.get("number_type") == "float32")
         self.panel.show_info(frame.meta.get("overlay"))

@@ -8,6 +8,7 @@ from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtWidgets import QFileDialog
 
 from services.files import write_text
+from services.location_file import read_location_text
 
 from .export_fields import remember_folder, start_folder, start_path
 
@@ -53,11 +54,15 @@ class PlaceActions:
 
     def open_kfr(self, path: str) -> bool:
         """Go to the place in the .kfr file at `path`; a file that cannot be read or holds no
-        place leaves the view unchanged and says why."""
+        place leaves the view unchanged and says why (the file is checked as --location checks
+        it: services.location_file)."""
         model = self.view.model
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(2_000_000)
+            text = read_location_text(path)
+        except ValueError as exc:       # missing, a folder, huge, binary: it names the file
+            self._say(f"Cannot open the location: {exc}", 6000)
+            return False
+        try:
             re_, im_, width, iterations = model.place_from_kfr(text)
         except (OSError, ValueError, ArithmeticError) as exc:
             self._say(f"Cannot open {path}: {_reason(exc)}", 6000)

@@ -31,6 +31,16 @@ PREVIEW = (960, 540)
 LAUNCH_SHAPES = ((8, 8), (16, 8), (16, 16), (32, 4), (32, 8), (32, 16), (64, 4), (128, 1), (256, 1))
 
 
+# --bench --number-type (cli/bench.py): the number type of the frame workloads (seahorse, full,
+# preview), "auto" resolved per backend by number_type.py; the launch variants stay float64
+NUMBER_TYPE = "float64"
+
+
+def _typed(req, backend):
+    from .number_type import resolve
+    return resolve(req, backend, NUMBER_TYPE)[0]
+
+
 def _request(view, size, iters):
     from .renderer import MandelbrotRequest
     cx, cy, width = view
@@ -58,14 +68,16 @@ def _iterations(backend, req) -> int:
     from dataclasses import replace
 
     from .renderer import Renderer, executed_iterations
-    frame = Renderer(backend, reuse_values=False).render(replace(req, want_values=True))
+    frame = Renderer(backend, reuse_values=False, number_type=req.number_type).render(
+        replace(req, want_values=True))
     return executed_iterations(req, frame.values)
 
 
 def _measure(name, backend, repeats, req, variant="default", block=None, iterations=None,
              **launch):
     from .renderer import Renderer
-    renderer = Renderer(backend, block=block, reuse_values=False, **launch)
+    renderer = Renderer(backend, block=block, reuse_values=False, number_type=req.number_type,
+                        **launch)
     runs, compile_ms = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=2)
     iters = iterations if iterations is not None else _iterations(backend, req)
     esc = _median([_escape_ms(t) for t in runs])
@@ -80,8 +92,9 @@ def _measure(name, backend, repeats, req, variant="default", block=None, iterati
 
 def _frame_workload(name, view, size, iters):
     def run(backend, repeats):
-        row, _ = _measure(name, backend, repeats, _request(view, size, iters),
-                          variant=f"{iters} iterations")
+        req = _typed(_request(view, size, iters), backend)
+        typed = "" if req.number_type == "float64" else f", {req.number_type}"
+        row, _ = _measure(name, backend, repeats, req, variant=f"{iters} iterations{typed}")
         return [row]
     return run
 
@@ -210,6 +223,68 @@ def _deep_workloads() -> list[Workload]:
     return out
 
 
+# the float32 kernel beside the float64 one on the same frames: the whole set (where float32 draws
+# what float64 draws) and the seahorse (where it departs on some pixels, the work alike)
+FLOAT32_FRAMES = (("whole set", FULL, 256), ("seahorse", SEAHORSE, 2000))
+
+
+def _float32_pairs(backend, repeats):
+    """G iter/s of each type, counted from its own frame, and float32's speed-up on this device."""
+    from dataclasses import replace
+
+    from .number_type import float32_state
+    rows = []
+    for label, view, iters in FLOAT32_FRAMES:
+        req = _request(view, FULL_HD, iters)
+        r64, _ = _measure("mandelbrot-float32", backend, repeats, req, variant=f"{label}: float64")
+        r32, _ = _measure("mandelbrot-float32", backend, repeats,
+                          replace(req, number_type="float32"), variant=f"{label}: float32")
+        a, b = r32["metrics"]["G iter/s"], r64["metrics"]["G iter/s"]
+        r32["metrics"]["float32/float64"] = a / b if a and b else None
+        r32["metrics"]["float32 here"] = float32_state(*view, FULL_HD[0])[0]
+        rows += [r64, r32]
+    return rows + _deep_float32_pair(backend, repeats)
+
+
+# a perturbation frame within float32 deltas' reach at 1920 pixels (spacing >= 2^-100), of the
+# deep benches' published coordinate; the CPU twin draws it smaller
+FLOAT32_DEEP = ("1e-25", 10_000, (320, 180))
+
+
+def _deep_float32_pair(backend, repeats):
+    """The same deep frame with float64 and float32 deltas, reference and table reused: kernel
+    time, iterations/s counted from the frame (BLA-skipped iterations included), the ratio."""
+    try:
+        import gmpy2  # noqa: F401
+    except ImportError:
+        print(f"# mandelbrot-float32: deep pair skipped, deep zoom needs gmpy2: {install_hint()}")
+        return []
+    import numpy as np
+
+    from .deep.locations import KORMANYOS_VERY_DEEP as loc
+    from .deep.renderer import DeepRenderer
+    from .deep.request import DeepRequest
+    width, iters, cpu_size = FLOAT32_DEEP
+    size = FULL_HD if backend.is_gpu else cpu_size
+    req = DeepRequest(loc.center_re, loc.center_im, width, size, iters)
+    rows = []
+    for number_type in ("float64", "float32"):
+        r = DeepRenderer(backend)
+        r.number_type = number_type
+        first = r.render_values(req)                     # reference, table, compile
+        iterations = int(np.minimum(np.floor(first.values) + 1, iters).sum())
+        runs, _ = bench.time_runs(lambda: r.render_values(req).timings, repeats, warmup=1)
+        kernel = _median([t.phases_ms["kernel"] for t in runs])
+        rows.append(bench.result("mandelbrot-float32", backend, f"deep {width}: {number_type}",
+                                 f"{size[0]}x{size[1]}", runs, None, {
+                                     "G iter/s": iterations / (kernel * 1e-3) / 1e9 if kernel
+                                     else None,
+                                     "kernel ms": kernel, "deltas": first.number_type}))
+    a, b = rows[1]["metrics"]["G iter/s"], rows[0]["metrics"]["G iter/s"]
+    rows[1]["metrics"]["float32/float64"] = a / b if a and b else None
+    return rows
+
+
 def workloads() -> list[Workload]:
     return [
         Workload("mandelbrot-seahorse", "Mandelbrot 1920x1080, 2000 iterations, seahorse valley "
@@ -228,4 +303,8 @@ def workloads() -> list[Workload]:
         Workload("mandelbrot-deep-frame", "Deep-zoom frames as the window gets them, 1920x1080 at "
                  "1e-100 and 1e-1000 (reference reused): pixels + colouring per mapping + RGBA "
                  "copy, and a colour-only change", _deep_frame, backends=("cuda",)),
+        Workload("mandelbrot-float32", "Mandelbrot 1920x1080 in float32 and float64 on the same "
+                 "frames (whole set, 256 iterations; seahorse, 2000; a deep frame at 1e-25 with "
+                 "float32 and float64 deltas): G iter/s of each and float32's speed-up",
+                 _float32_pairs),
     ] + _deep_workloads()

@@ -15,6 +15,8 @@ class CpuTarget:
     """Frames computed in host memory. `cuts()` gives the renderer's current Cuts."""
 
     stream = None
+    # the band kernel: rows_kernel(values, b0, n, stride, *args, stop) (float32: escape_f32.py)
+    rows_kernel = staticmethod(mk.escape_rows_cpu)
 
     def __init__(self, backend, cuts):
         self.backend, self.cuts = backend, cuts
@@ -68,7 +70,7 @@ class CpuTarget:
             for b0 in range(0, rows, band):
                 n = min(band, rows - b0)
                 with timer.phase("kernel"):
-                    mk.escape_rows_cpu(values, b0, n, mk.row_stride(n), *args, stop)
+                    self.rows_kernel(values, b0, n, mk.row_stride(n), *args, stop)
                 if cancel is not None:
                     cancel.check()
                 if stop[0]:       # stopped part-way: the token raises above, but never go on

@@ -86,6 +86,8 @@ class DeepFrameRenderer:
         from .deep.renderer import DeepRenderer  # numba kernels: compiled on first use
         self.backend = backend
         self.deep = DeepRenderer(backend)
+        from .deep.reference_store import shared_store
+        self.deep.references = shared_store()   # a movie's pinned orbit; the disk cache
         self.colourer = Colourer(backend)
         self.pool = BufferPool(backend)
         self._colour_warm = False
@@ -131,6 +133,7 @@ class DeepFrameRenderer:
                               label=f"deep mandelbrot {w}×{h}, recolour ({res.format})")
         else:
             self._last = None
+            self.deep.number_type = request.number_type
             res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
             self._last = (key, res)
             timings = res.timings
@@ -164,10 +167,12 @@ class DeepFrameRenderer:
                      fetch_value=self._fetcher(res.values, h, w),
                      meta={"format": res.format, "stats": dict(res.stats),
                            "reused": res.reused or recolour, "recoloured": recolour,
+                           "reference_source": self.deep.reference_source,
                            "table_reused": res.table_reused,
                            "reference_points": getattr(res.reference, "length", None),
                            "precision_bits": getattr(res.reference, "precision", None),
-                           "max_iter": request.max_iter, "backend": self.backend.label})
+                           "max_iter": request.max_iter, "backend": self.backend.label,
+                           "number_type": res.number_type})
 
     def _fetcher(self, values, h, w):
         """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The
@@ -254,7 +259,7 @@ def band_request(request: DeepFrameRequest, row0: int, rows: int, want_values: b
 def _place_key(r: DeepFrameRequest) -> tuple:
     """What the values depend on (everything but the colouring and where the frame is wanted)."""
     return (str(r.center_re), str(r.center_im), str(r.width), tuple(r.size), int(r.max_iter),
-            r.number_format, r.bla)
+            r.number_format, r.bla, r.number_type)
 
 
 def _merge(into, extra) -> None:

@@ -64,7 +64,8 @@ def _make_escape(mul, add, jit):
 
     @jit
     def smooth(r2, n):
-        f = 1.0 - math.log2(math.log(r2) * _INV_LOG_BAILOUT2)
+        # in float64 also where the iteration ran in float32 (escape_f32.py)
+        f = 1.0 - math.log2(math.log(np.float64(r2)) * _INV_LOG_BAILOUT2)
         if f < 0.0:
             f = 0.0
         elif f > _FRAC_MAX:

@@ -41,6 +41,13 @@ class GpuTarget:
     `cuts()` gives the renderer's current Cuts (how much work one launch may do); `launch` runs a
     plain escape launch over a band (WarpLaunch, or a variant)."""
 
+    # the sliced kernel and the type of z it keeps between slices (float32: targets_f32.py); its
+    # arguments are the escape arguments' all but max_iter
+    slice_dtype = np.float64
+
+    def slice_kernel(self):
+        return mk.escape_slice_kernel
+
     def __init__(self, backend, pool, launch, block, cuts):
         if mk.cuda is None:
             raise RuntimeError(f"numba-cuda failed to import: {mk.GPU_IMPORT_ERROR}")
@@ -159,8 +166,8 @@ class GpuTarget:
         bx, by = self.block
         blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
         stream = self.stream
-        zx = self.pool.device("slice-zx", (rows, cols), np.float64, stream=stream)
-        zy = self.pool.device("slice-zy", (rows, cols), np.float64, stream=stream)
+        zx = self.pool.device("slice-zx", (rows, cols), self.slice_dtype, stream=stream)
+        zy = self.pool.device("slice-zy", (rows, cols), self.slice_dtype, stream=stream)
         alive_dev = self.pool.device("slice-alive", (1,), np.int64, stream=stream)
         alive_host = self.pool.host("slice-alive", (1,), np.int64)
         alive_host[0] = 0
@@ -173,8 +180,8 @@ class GpuTarget:
             while n0 < max_iter and running > 0:
                 k = max(1, min(work // running, GPU_SLICE_MAX_ITER))
                 n1 = min(max_iter, n0 + k)
-                mk.escape_slice_kernel[blocks, (bx, by), stream](
-                    values, zx, zy, alive_dev, b0, n, *args[:7], n0, n1, max_iter)
+                self.slice_kernel()[blocks, (bx, by), stream](
+                    values, zx, zy, alive_dev, b0, n, *args[:-1], n0, n1, max_iter)
                 alive_dev.copy_to_host(alive_host, stream=stream)
                 timer.timings.bytes["d2h"] += alive_host.nbytes
                 stream.synchronize()

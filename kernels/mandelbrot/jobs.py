@@ -12,6 +12,7 @@ from ..scheduler import ColdStart, Compiled, JobContext, Warmup, WarmupStep
 from ..timing import JobTimer
 from . import warm
 from .colour import MAPPINGS
+from .compare import NumberTypeComparison, compare
 from .preview import PreviewRequest, render_preview
 from .renderer import Renderer
 from .request import (
@@ -26,14 +27,17 @@ from .request import (
 PROGRESS_EVERY_S = 0.1
 
 
-DEEP, FLOAT64 = "deep", "float64"
+DEEP, FLOAT64, FLOAT32 = "deep", "float64", "float32"
 
 
 def renderer_kind(request) -> str:
     """Which renderer draws `request`: DEEP (deep_frames.DeepFrameRenderer, perturbation around a
-    reference orbit) for a DeepFrameRequest, FLOAT64 (renderer.Renderer) for a MandelbrotRequest.
-    Which request a place gets is kernels/mandelbrot/number_format.py's rule."""
-    return DEEP if isinstance(request, DeepFrameRequest) else FLOAT64
+    reference orbit) for a DeepFrameRequest, FLOAT64 or FLOAT32 (renderer.Renderer with that
+    number type) for a MandelbrotRequest. Which request a place gets is
+    kernels/mandelbrot/number_format.py's rule, its number type number_type.py's."""
+    if isinstance(request, DeepFrameRequest):
+        return DEEP
+    return FLOAT32 if getattr(request, "number_type", FLOAT64) == FLOAT32 else FLOAT64
 
 
 def make_renderer(request, backend):
@@ -45,7 +49,7 @@ def _make(kind: str, backend):
     if kind == DEEP:
         from .deep_frames import DeepFrameRenderer
         return DeepFrameRenderer(backend)
-    return Renderer(backend)
+    return Renderer(backend, number_type=kind)
 
 
 def check_renderer(request) -> None:
@@ -172,9 +176,20 @@ def warm_deep(ctx: JobContext, req: Warmup):
     return Compiled("mandelbrot-deep", req.backend, (time.perf_counter() - t0) * 1e3)
 
 
+def compare_types(ctx: JobContext, job: NumberTypeComparison):
+    """The window's comparison mode: the frame in float32 and in float64 (compare.py), on
+    renderers of the "compare" role, dropped when it ends (a comparison is rare)."""
+    try:
+        return compare(job.request,
+                       lambda req: renderer_of(ctx, req, "compare").render(req, cancel=ctx.token))
+    finally:
+        release_role(ctx, "compare")
+
+
 def preview(ctx: JobContext, req: PreviewRequest):
     return render_preview(req, cancel=ctx.token)
 
 
 HANDLERS = {MandelbrotRequest: render, ProgressiveRequest: render_progressive,
-            DeepFrameRequest: render_deep, PreviewRequest: preview}
+            DeepFrameRequest: render_deep, PreviewRequest: preview,
+            NumberTypeComparison: compare_types}

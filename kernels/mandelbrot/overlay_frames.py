@@ -19,10 +19,10 @@ from .gpu_target import WarpLaunch
 from .overlay_warp import OverlayWarpLaunch
 
 
-def _check(request, keep, deep: bool, gpu: bool) -> str:
+def _check(request, keep, deep: bool, gpu: bool, float32: bool) -> str:
     name = request.overlay
     names = tuple(keep) + ((name,) if name else ())
-    ov.check_names(names, deep, gpu)
+    ov.check_names(names, deep, gpu, float32)
     return name
 
 
@@ -84,7 +84,7 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     hold the overlays named in `keep` (host arrays, overlays.shown_values)."""
     request.validate()
     gpu = bool(renderer.backend.is_gpu)
-    name = _check(request, keep, False, gpu)
+    name = _check(request, keep, False, gpu, getattr(renderer, "number_type", "") == "float32")
     w, h = int(request.size[0]), int(request.size[1])
     max_iter = int(request.max_iter)
     compile_ms = renderer._warm_for(request)
@@ -144,6 +144,7 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
                  fetch_value=lambda row, col: target.read(values, int(row), int(col)),
                  meta={"recoloured": False, "max_iter": max_iter, "overlay": info,
+                       "number_type": getattr(renderer, "number_type", "float64"),
                        "backend": renderer.backend.label})
 
 
@@ -231,7 +232,8 @@ def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
     request.validate()
     backend = frames.backend
     gpu = bool(backend.is_gpu)
-    name = _check(request, keep, True, gpu)
+    number_type = getattr(request, "number_type", "float64")
+    name = _check(request, keep, True, gpu, number_type == "float32")
     w, h = int(request.size[0]), int(request.size[1])
     max_iter = int(request.max_iter)
     compile_ms = None
@@ -240,6 +242,7 @@ def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
             progress(0.0, "compile")
         compile_ms = frames.warmup()
     frames._last = None          # its recolour cache: this frame's values are not kept for it
+    frames.deep.number_type = number_type      # as DeepFrameRenderer.render sets it
     stream = frames._stream()
     pool = frames.pool
     shape = (ov.N_DEEP_LAYERS, h, w)
@@ -300,4 +303,5 @@ def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
                        "recoloured": False, "table_reused": res.table_reused,
                        "reference_points": getattr(res.reference, "length", None),
                        "precision_bits": getattr(res.reference, "precision", None),
-                       "max_iter": max_iter, "backend": backend.label, "overlay": info})
+                       "max_iter": max_iter, "backend": backend.label, "overlay": info,
+                       "number_type": getattr(res, "number_type", "float64")})

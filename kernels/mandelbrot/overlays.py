@@ -16,6 +16,7 @@ and the derived layers, deep/overlay_loops.py for deep frames) write raw integer
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -54,13 +55,17 @@ SLICED_REASON = ("this frame ran in iteration slices (one thread per pixel, too 
 DEEP_LANES_REASON = ("deep frames' threads take pixels one at a time from a counter, with steps "
                      "of unequal cost: lane efficiency is counted for float64 frames")
 FLOAT64_REASON = "only deep frames (perturbation, BLA) take these steps; this is a float64 frame"
+FLOAT32_REASON = ("the float32 kernels have no overlay twins: choose float64 in the Number type "
+                  "box (--number-type float64) to see the overlays")
 
 
-def unavailable(name: str, deep: bool, gpu: bool) -> str | None:
-    """Why overlay `name` has no meaning for a frame (deep or float64, on the GPU or the CPU), or
-    None when it has one. Unknown names are ValueError."""
+def unavailable(name: str, deep: bool, gpu: bool, float32: bool = False) -> str | None:
+    """Why overlay `name` has no meaning for a frame (deep or float64 format, on the GPU or the
+    CPU, computed in float32 or not), or None when it has one. Unknown names are ValueError."""
     if name not in NAMES:
         raise ValueError(f"unknown overlay {name!r}; choose from: {', '.join(NAMES)}")
+    if float32:
+        return FLOAT32_REASON
     if name == LANES:
         if not gpu:
             return WARPS_REASON
@@ -71,10 +76,17 @@ def unavailable(name: str, deep: bool, gpu: bool) -> str | None:
     return None
 
 
-def usable_overlay(name: str, deep: bool, gpu: bool) -> str:
-    """`name` where it has a meaning for the frame, else "" (none): the view keeps the user's
-    choice across frames where it has none (a deep overlay while the view is float64)."""
-    return name if name and name in NAMES and unavailable(name, deep, gpu) is None else ""
+def with_usable_overlay(request, name: str):
+    """`request` (a MandelbrotRequest or DeepFrameRequest) drawing overlay `name` where it has a
+    meaning for it, else none: the view keeps the user's choice across frames where it has none
+    (a deep overlay while the view is float64)."""
+    from .request import DeepFrameRequest
+    gpu = bool(getattr(request.backend, "is_gpu", False))
+    float32 = getattr(request, "number_type", "float64") == "float32"
+    ok = (name in NAMES and
+          unavailable(name, isinstance(request, DeepFrameRequest), gpu, float32) is None)
+    shown = name if ok else ""
+    return request if request.overlay == shown else dataclasses.replace(request, overlay=shown)
 
 
 def parse_names(text: str) -> tuple[str, ...]:
@@ -93,10 +105,10 @@ def parse_names(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def check_names(names, deep: bool, gpu: bool) -> None:
+def check_names(names, deep: bool, gpu: bool, float32: bool = False) -> None:
     """ValueError naming the first overlay of `names` without meaning for the frame, and why."""
     for n in names:
-        why = unavailable(n, deep, gpu)
+        why = unavailable(n, deep, gpu, float32)
         if why is not None:
             where = ("a deep frame" if deep else "a float64 frame") + (" on the GPU" if gpu else
                                                                      " on the CPU")

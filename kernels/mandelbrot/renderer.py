@@ -104,14 +104,16 @@ class Renderer:
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
                  thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
-                 sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH):
+                 sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH,
+                 number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle, `warps_per_sm` resident warps per SM) or a variant that
         benches compare it with (launch_variants.py): "sorted" (the warp launch with the pixels
         handed out longest first, as predicted by one sample per `sample` x `sample` pixels
         iterated `probe` iterations, a pixel's estimate the largest of the `reach` x 2 samples
         around it each way), "persistent" (`chunk` iterations between checks, `grab` pixels per
-        fetch) or "grid" (one thread per pixel, blocks of `block`)."""
+        fetch) or "grid" (one thread per pixel, blocks of `block`). `number_type` "float32" runs
+        the float32 kernels (targets_f32.py; the warp launch only)."""
         if launch not in LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         if int(chunk) < 1 or int(grab) < 1:
@@ -126,7 +128,12 @@ class Renderer:
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
         self.launch = launch
-        if backend.is_gpu:
+        self.number_type = number_type
+        if number_type != "float64":
+            from .targets_f32 import float32_target
+            self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
+                                         _cuts)
+        elif backend.is_gpu:
             plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else variant(
                 launch, chunk=chunk, grab=grab, thresh=thresh, warps_per_sm=warps_per_sm,
                 sample=sample, probe=probe, reach=reach)
@@ -220,6 +227,7 @@ class Renderer:
                      meta={"recoloured": recolour, "max_iter": request.max_iter,
                            "precision": precision_state(request.center_re, request.center_im,
                                                         request.width, w)[0],
+                           "number_type": self.number_type,
                            "backend": self.backend.label})
 
     def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,

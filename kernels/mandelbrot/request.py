@@ -42,6 +42,8 @@ class MandelbrotRequest:
     # where it runs: the scheduler reads it; a Renderer, made for one backend, ignores it
     backend: Backend | None = None
     mapping: str = "sqrt"              # value → palette phase: "sqrt" | "log" | "histogram"
+    # the escape arithmetic: "float64" | "float32" (number_type.py chooses; jobs.renderer_kind)
+    number_type: str = "float64"
     overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> MandelbrotRequest:
@@ -63,6 +65,8 @@ class MandelbrotRequest:
         if not 1 <= self.max_iter <= MAX_ITER_LIMIT:
             raise ValueError(f"iterations must be between 1 and {MAX_ITER_LIMIT:,}, got {self.max_iter:,}")
         validate_colouring(self)
+        if self.number_type not in ("float64", "float32"):
+            raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
         return self
 
     @property
@@ -162,11 +166,15 @@ class DeepFrameRequest(DeepRequest):
     mapping: str = "log"               # deep counts are large and close together: see colour.py
     want_values: bool = False
     backend: Backend | None = None
+    # the deltas' type: "float64" | "float32" (perturbation format only: number_type.py chooses)
+    number_type: str = "float64"
     overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> DeepFrameRequest:
         super().validate()
         validate_colouring(self)
+        if self.number_type not in ("float64", "float32"):
+            raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
         return self
 
 

@@ -203,3 +203,44 @@ def test_a_movie_spread_over_every_gpu_equals_one_on_the_view_gpu(qtbot, tmp_pat
     for a, b in zip(*outs):
         assert np.array_equal(np.asarray(Image.open(a)), np.asarray(Image.open(b)))
     w.close()
+
+
+# a deep place (perturbation past float64) beside the float64 one: its frames come from one
+# reference orbit on every GPU
+DEEP_PLACE = ("-1.99999999913827011875827476290869498831683", "0.0000000000000131489544350763757513624756",
+              "1e-24")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("place", [PLACE, DEEP_PLACE], ids=["float64", "deep"])
+def test_a_video_spread_over_every_gpu_decodes_to_the_frames_of_one_gpu(
+        qtbot, tmp_path, gpu_backend, simulated, place):
+    """The window's video (several segments, several encoder lanes) with its frames rendered on
+    every GPU decodes to the same frames as the video rendered on the view's own GPU."""
+    if simulated:
+        pytest.skip("the window's movie on GPUs needs a real GPU (the simulator takes minutes)")
+    if video.pyav_missing():
+        pytest.skip(video.pyav_missing())
+    import av
+    import numpy as np
+    w = MainWindow("cuda", settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                   synchronous=True)
+    qtbot.addWidget(w)
+    w.show()
+    view = w.views["mandelbrot"]
+    assert view.go_to(*place)
+    gpus = tuple(g.index for g in view.export_gpus())
+    decoded = []
+    for name, chosen in (("one", None), ("all", gpus)):
+        spec = movie_mod.MovieSpec(out=str(tmp_path / f"{name}.mp4"), size=(320, 180), fps=8,
+                                   seconds=3.0, **mm.place_of(view))
+        exporter = mm.MovieExporter(w.scheduler, w)
+        assert exporter.start(spec, view.backend, show_progress=False, gpus=chosen)
+        with qtbot.waitSignal(exporter.finished, timeout=180_000):
+            pass
+        with av.open(spec.out) as f:
+            decoded.append([fr.to_ndarray(format="rgb24") for fr in f.decode(video=0)])
+    assert len(decoded[0]) == len(decoded[1]) == 24
+    for a, b in zip(*decoded):
+        assert np.array_equal(a, b)
+    w.close()

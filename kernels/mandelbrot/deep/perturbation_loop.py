@@ -93,7 +93,7 @@ def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np
     return zo.reshape(-1), bt.reshape(-1)
 
 
-def make_walk(mul, add, sqrt, jit, loop_jit=None):
+def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     """(walk, passes) over `flat_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
     and `sqrt` (targets.py): the same operations in the same order on both targets.
 
@@ -103,21 +103,24 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None):
     passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on:
     while one is doubtful, the next with radii 2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose
     result stands. Value, summed counts, the last pass's shift. `loop_jit` (default `jit`)
-    compiles passes, with walk inlined into it (targets.py)."""
+    compiles passes, with walk inlined into it (targets.py). `limits`: (G_LO, G_HI, tiny2, scale,
+    zero, one) for a narrower type than float64 (perturbation_f32.py; zero and one of that type
+    start its variables), default guard.py's and step_helpers'."""
     loop = loop_jit or jit
+    g_lo, g_hi, tiny2, scale, zero, one = limits or (G_LO, G_HI, None, None, 0.0, 1.0)
 
-    smooth, closer_to_zero = make_step_helpers(mul, add, jit)
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit, tiny2, scale)
 
     @jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
         last = zo.shape[0] // ZW - 1
         nlev = levels.shape[0]
-        dr = 0.0
-        di = 0.0
+        dr = zero
+        di = zero
         # error bound of z (times sqrt(g2), guard.py)
-        er = 0.0
-        g2 = 1.0
-        r2 = 0.0
+        er = zero
+        g2 = one
+        r2 = zero
         m = 0
         n = 0
         steps = 0
@@ -155,16 +158,16 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None):
                 dr = ndr
                 er = add(mul(bt[np.uint64(e + B_AA)], mul(er, sqrt(g2))),
                          mul(inj, max(abs(dr), abs(di))))
-                g2 = 1.0
+                g2 = one
                 m += length
                 n += length
                 bla += 1
                 skipped += length
             else:
                 g2 = mul(g2, mul(r2, 4.0))
-                if g2 > G_HI or g2 < G_LO:
+                if g2 > g_hi or g2 < g_lo:
                     er = mul(er, sqrt(g2))
-                    g2 = 1.0
+                    g2 = one
                 zr = zo[np.uint64(row + Z_RE)]
                 zi = zo[np.uint64(row + Z_IM)]
                 tr = add(add(zr, zr), dr)

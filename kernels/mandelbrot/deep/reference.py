@@ -1,16 +1,21 @@
 """The reference orbit Z_0 = 0, Z_{n+1} = Z_n^2 + C of one centre C, iterated in arbitrary precision
-with gmpy2 (MPFR) and kept in two low-precision forms the kernels read:
+(MPFR) and kept in two low-precision forms the kernels read:
 
 * `orbit[n] = (Re Z_n, Im Z_n, Re M_n, Im M_n)` float64 and `orbit_exp[n] = e_n` int32, where
   Z_n = (M_n) * 2**e_n with max(|Re M_n|, |Im M_n|) in [0.5, 1) (the floatexp form, exact even
   where Z_n is far below float64's range; the plain pair then reads 0).
 
-The orbit stops at max_iter or at the first Z_K with |Z_K|^2 > BAILOUT2 (kept: a pixel that lands
-on it escapes there too). One orbit serves every frame whose pixels it can perturb: `serves()`
-says when, `extend()` carries it to more iterations without starting again.
+The orbit stops at max_iter, at the first Z_K with |Z_K|^2 > BAILOUT2 (kept: a pixel that lands
+on it escapes there too), or, given the frame's radius, at its period (period_stop.py): the
+kernels rebase a pixel that reaches the last point to Z_0, so a periodic orbit serves any
+iteration count. One orbit serves every frame whose pixels it can perturb: `serves()` says when,
+`extend()` carries it on without starting again, `snapshot()` / `from_snapshot()` save and
+restore it (orbit_snapshot.py).
 
-gmpy2 is optional for the app as a whole: importing this module without it works, computing an
-orbit raises a RuntimeError that says how to install it.
+The iterations run in an engine: compiled code calling MPFR's C API from gmpy2's libraries
+(mpfr_engine.py), or a Python loop over gmpy2 where those cannot be loaded (reference_gmpy2.py);
+`engine_name` says which ran. gmpy2 is optional for the app as a whole: importing this module
+without it works, computing an orbit raises a RuntimeError that says how to install it.
 """
 from __future__ import annotations
 
@@ -19,18 +24,14 @@ import time
 
 import numpy as np
 
-from ..escape import BAILOUT2
 from ...extras import install_hint
+from . import period_stop
+from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and tables import it here)
+from .orbit_snapshot import OrbitSnapshot
+from .reference_gmpy2 import Gmpy2Engine
 
-# floatexp exponent of an exact zero: far below any real exponent, so a zero added to anything
-# vanishes and products of zeros stay far below too (int32 and sums of two stay in range)
-EZERO = -(1 << 29)
-# check cancellation and report progress every this many iterations (~10-40 ms of Python)
-CHECK_EVERY = 4096
-# below this magnitude the plain float64 pair loses digits: take the floatexp form from MPFR
-_TINY = 2.0 ** -960
-# |Z| above this may have escaped (|Z|^2 > BAILOUT2 decides, as in the kernels)
-_ESCAPE = 255.99
+# a chunk of iterations between cancellation checks and progress reports takes about this long
+CHUNK_SECONDS = 0.02
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
 
@@ -52,90 +53,119 @@ def to_mpc(re, im, precision: int):
         return gmpy2.mpc(gmpy2.mpfr(str(re)), gmpy2.mpfr(str(im)))
 
 
+def chunk_iterations(precision: int) -> int:
+    """Iterations in a chunk of about CHUNK_SECONDS at `precision` bits (an iteration costs
+    roughly a constant plus a term growing a little faster than linearly with the limbs)."""
+    limbs = max(1, precision // 64)
+    per_iter = 1.5e-7 + 2.5e-9 * limbs ** 1.6
+    return int(min(65536, max(256, CHUNK_SECONDS / per_iter)))
+
+
 class ReferenceOrbit:
     """The orbit of `centre` (decimal strings re, im) at `precision` bits; compute with extend().
 
     Attributes: centre (gmpy2 mpc), centre_re / centre_im (the strings given), precision (bits),
     length (points stored, Z_0 .. Z_{length-1}), iterations (how far it was asked to go),
     escaped (True when it left |Z|^2 <= BAILOUT2: it is then complete for any max_iter),
-    orbit, orbit_exp (numpy arrays, see the module docstring), version (bumped on every extend, so
-    copies on the device know when they are stale)."""
+    period (the n it stopped at by the period test, None otherwise), orbit, orbit_exp (numpy
+    arrays, see the module docstring), version (bumped on every extend, so copies on the device
+    know when they are stale), engine_name, compute_ms."""
 
-    def __init__(self, centre_re, centre_im, precision: int):
+    def __init__(self, centre_re, centre_im, precision: int, engine: str | None = None):
         gmpy2 = gmpy2_module()
         self.centre_re = str(centre_re).strip()
         self.centre_im = str(centre_im).strip()
         self.precision = int(precision)
         self.centre = to_mpc(self.centre_re, self.centre_im, self.precision)
         self._gmpy2 = gmpy2
-        self._z = gmpy2.mpc(0)
+        self._engine = Gmpy2Engine(gmpy2, self.centre, self.precision)
+        self.engine_name = self._engine.name
         self._buf = np.zeros(1, dtype=np.complex128)   # Z_n as float64 pairs, grows by doubling
-        self._tiny: dict[int, object] = {}              # n -> exact Z_n where float64 loses it
+        self._tiny: dict[int, tuple] = {}               # n -> exact floatexp Z_n below float64
+        self._deriv = period_stop.start_derivative()    # dZ/dc at the last point
         self.length = 1                                 # Z_0 = 0
         self.iterations = 0
         self.escaped = False
+        self.period: int | None = None
         self.version = 0
         self.compute_ms = 0.0
         self._orbit = None
         self._orbit_exp = None
 
     # ---- computing ----------------------------------------------------------------------------
-    def extend(self, max_iter: int, cancel=None, progress=None) -> ReferenceOrbit:
-        """Iterate on until max_iter iterations or escape. `cancel.check()` (raising to stop) and
-        `progress(fraction)` are called every CHECK_EVERY iterations; a cancelled extend leaves
-        the orbit as it was."""
+    def complete_for(self, max_iter: int, radius_log2: float | None = None) -> bool:
+        """Whether the orbit already serves frames of max_iter iterations (and, for a periodic
+        orbit, of this radius: the period test must hold at the period for the frame's own
+        radius; a smaller frame may need a longer period and the orbit then goes on)."""
+        if self.escaped:
+            return True
+        if self.period is not None:
+            return radius_log2 is not None and self._period_holds(radius_log2)
+        return int(max_iter) <= self.iterations
+
+    def _period_holds(self, radius_log2: float) -> bool:
+        z = self._floatexp_at(self.length - 1)
+        return period_stop.holds_at(z, tuple(self._deriv), radius_log2)
+
+    def extend(self, max_iter: int, cancel=None, progress=None,
+               radius_log2: float | None = None) -> ReferenceOrbit:
+        """Iterate on until max_iter iterations, escape, or (radius_log2 given: log2 of the
+        frame's half-diagonal) the period test holds. `cancel.check()` (raising to stop) and
+        `progress(fraction)` are called between chunks; a cancelled extend leaves the orbit as
+        it was."""
         max_iter = int(max_iter)
-        if self.escaped or max_iter <= self.iterations:
+        if self.complete_for(max_iter, radius_log2):
             return self
+        test_log2 = -math.inf if radius_log2 is None else float(radius_log2)
         t0 = time.perf_counter()
-        gmpy2 = self._gmpy2
+        eng = self._engine
+        saved = eng.save()
         start = self.length - 1
-        z = self._z
-        c = self.centre
-        square = gmpy2.square
-        tiny = dict(self._tiny)
-        buf = self._buf
-        chunk: list[complex] = []
-        put = chunk.append
-        escaped = False
         n = start
-        total = max(1, max_iter - start)
-        # the hot loop: one complex square and add in MPFR, one rounding to a float64 pair whose
-        # magnitude spots both a possible escape and values below float64's range (their exact
-        # floatexp form is taken from MPFR in arrays()); every CHECK_EVERY iterations the chunk
-        # goes into the numpy buffer (so a long orbit never sits in Python objects)
-        with gmpy2.context(precision=self.precision):
-            while n < max_iter:
-                stop = min(max_iter, n + CHECK_EVERY)
-                first = n + 1
-                while n < stop:
-                    z = square(z) + c
-                    n += 1
-                    zc = complex(z)
-                    put(zc)
-                    a = abs(zc)
-                    if a > _ESCAPE or a < _TINY:
-                        if a < _TINY:
-                            tiny[n] = z
-                        elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
-                            escaped = True
-                            break
-                if buf is self._buf or buf.shape[0] <= n:
-                    buf = _grown(buf, n + 1, self.length if buf is self._buf else first)
-                buf[first:n + 1] = chunk
-                chunk.clear()
-                if escaped:
-                    break
+        buf = self._buf
+        tiny: dict[int, tuple] = {}
+        deriv = self._deriv.copy()
+        escaped = False
+        period = None
+        goal = max(max_iter, start + 1) if self.period is not None else max_iter
+        total = max(1, goal - start)
+        # at least ~16 reports on a long extend, however fast the chunks
+        step = min(chunk_iterations(self.precision), max(256, total // 16))
+        try:
+            while n < goal and not escaped and period is None:
+                count = min(step, goal - n)
+                if buf is self._buf or buf.shape[0] <= n + count:
+                    buf = _grown(buf, n + count + 1, self.length if buf is self._buf else n + 1)
+                chunk = buf[n + 1:n + 1 + count]
+                found: list = []
+                before = eng.save()
+                made, escaped = eng.step(count, chunk, found)
+                prev = tiny.get(n) or self._tiny.get(n)
+                mre, mim, ze = _chunk_floatexp(buf, n, made, found, prev)
+                hit = period_stop.scan(mre, mim, ze, 0, made, deriv, test_log2)
+                if hit > 0 and not (escaped and hit == made):
+                    # the period is inside this chunk: go back and stop the exact Z there
+                    eng.restore(before)
+                    eng.step(hit, np.empty(hit, np.complex128), [])
+                    made, escaped, period = hit, False, n + hit
+                for k, a, b, e in found:
+                    if k < made:
+                        tiny[n + 1 + k] = (a, b, e)
+                n += made
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
                     progress((n - start) / total)
+        except BaseException:
+            eng.restore(saved)
+            raise
         self._buf = buf
-        self._z = z
-        self._tiny = tiny
+        self._tiny.update(tiny)
+        self._deriv = deriv
         self.length = n + 1
-        self.iterations = max_iter
+        self.iterations = max(self.iterations, max_iter)
         self.escaped = escaped
+        self.period = period
         self.version += 1
         self._orbit = self._orbit_exp = None
         self.compute_ms += (time.perf_counter() - t0) * 1e3
@@ -152,23 +182,53 @@ class ReferenceOrbit:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(orbit (length, 4) float64, orbit_exp (length,) int32), built once per version."""
         if self._orbit is None:
+            mre, mim, e = _floatexp_columns(self.z)
+            for n, (a, b, k) in self._tiny.items():
+                if n < self.length:
+                    mre[n], mim[n], e[n] = a, b, k
             z = self.z
-            re, im = z.real.copy(), z.imag.copy()
-            big = np.maximum(np.abs(re), np.abs(im))
-            _, e = np.frexp(big)
-            e = e.astype(np.int64)
-            mre, mim = np.ldexp(re, -e), np.ldexp(im, -e)
-            e[big == 0] = EZERO
-            gmpy2 = self._gmpy2
-            for n, zn in self._tiny.items():
-                if n >= self.length:
-                    continue
-                mre[n], mim[n], e[n] = _floatexp_of(gmpy2, zn)
             orbit = np.empty((self.length, 4), dtype=np.float64)
-            orbit[:, 0], orbit[:, 1], orbit[:, 2], orbit[:, 3] = re, im, mre, mim
+            orbit[:, 0], orbit[:, 1], orbit[:, 2], orbit[:, 3] = z.real, z.imag, mre, mim
             self._orbit = orbit
             self._orbit_exp = e.astype(np.int32)
         return self._orbit, self._orbit_exp
+
+    def _floatexp_at(self, n: int) -> tuple[float, float, int]:
+        if n in self._tiny:
+            return self._tiny[n]
+        mre, mim, e = _floatexp_columns(self._buf[n:n + 1])
+        return float(mre[0]), float(mim[0]), int(e[0])
+
+    # ---- saving and restoring -------------------------------------------------------------------
+    def snapshot(self) -> OrbitSnapshot:
+        """The orbit as plain data (orbit_snapshot.py); arrays are copies."""
+        keys = sorted(n for n in self._tiny if n < self.length)
+        vals = [self._tiny[n] for n in keys]
+        re_hex, im_hex = self._engine.last_hex()
+        return OrbitSnapshot(
+            centre_re=self.centre_re, centre_im=self.centre_im, precision=self.precision,
+            iterations=self.iterations, escaped=self.escaped, period=self.period,
+            length=self.length, z=self.z.copy(),
+            tiny_n=np.array(keys, dtype=np.int64),
+            tiny_m=np.array([v[:2] for v in vals], dtype=np.float64).reshape(-1, 2),
+            tiny_e=np.array([v[2] for v in vals], dtype=np.int32),
+            last_re=re_hex, last_im=im_hex,
+            deriv=(float(self._deriv[0]), float(self._deriv[1]), int(self._deriv[2])))
+
+    @classmethod
+    def from_snapshot(cls, s: OrbitSnapshot, engine: str | None = None) -> ReferenceOrbit:
+        """The orbit a snapshot holds, ready to be read or extended (ValueError if damaged)."""
+        s.check()
+        orbit = cls(s.centre_re, s.centre_im, s.precision, engine=engine)
+        orbit._engine.load(s.last_re, s.last_im)
+        orbit._buf = np.array(s.z, dtype=np.complex128, copy=True)
+        orbit._tiny = {int(n): (float(m[0]), float(m[1]), int(e))
+                       for n, m, e in zip(s.tiny_n, s.tiny_m, s.tiny_e)}
+        orbit._deriv = np.array([s.deriv[0], s.deriv[1], float(s.deriv[2])])
+        orbit.length, orbit.iterations = int(s.length), int(s.iterations)
+        orbit.escaped, orbit.period = bool(s.escaped), s.period
+        orbit.version = 1
+        return orbit
 
     # ---- reuse --------------------------------------------------------------------------------
     def offset(self, centre) -> tuple:
@@ -180,7 +240,8 @@ class ReferenceOrbit:
         """Whether this orbit can be the reference of a frame centred at (centre_re, centre_im)
         2**width_log2 wide that needs `precision` bits: precise enough, and near enough that the
         frame's offsets from it stay small (rebasing makes any reference correct; a far one only
-        makes pixels leave it early and the approximation table less useful)."""
+        makes pixels leave it early and the approximation table less useful). A periodic orbit
+        that serves may still need extending for a smaller frame: extend() decides."""
         if precision > self.precision:
             return False
         gmpy2 = self._gmpy2
@@ -196,7 +257,8 @@ class ReferenceOrbit:
         return self.length * (4 * 8 + 4)
 
     def __repr__(self) -> str:
-        state = "escaped" if self.escaped else "bounded"
+        state = ("escaped" if self.escaped else
+                 f"period {self.period:,}" if self.period is not None else "bounded")
         return (f"ReferenceOrbit({self.centre_re[:24]}…, {self.centre_im[:24]}…, "
                 f"{self.precision} bits, {self.length:,} points, {state})")
 
@@ -209,11 +271,24 @@ def _grown(buf: np.ndarray, need: int, keep: int) -> np.ndarray:
     return out
 
 
-def _floatexp_of(gmpy2, z) -> tuple[float, float, int]:
-    """Exact floatexp (mre, mim, e) of an mpc: max(|mre|, |mim|) in [0.5, 1)."""
+def _floatexp_columns(z: np.ndarray):
+    """(mre, mim, e int64) of float64 pairs: max(|mre|, |mim|) in [0.5, 1), EZERO for 0."""
     re, im = z.real, z.imag
-    if re == 0 and im == 0:
-        return 0.0, 0.0, EZERO
-    big = re if abs(re) >= abs(im) else im
-    e, _ = gmpy2.frexp(big)
-    return float(gmpy2.mul_2exp(re, -e)), float(gmpy2.mul_2exp(im, -e)), int(e)
+    big = np.maximum(np.abs(re), np.abs(im))
+    _, e = np.frexp(big)
+    e = e.astype(np.int64)
+    mre, mim = np.ldexp(re, -e), np.ldexp(im, -e)
+    e[big == 0] = EZERO
+    return mre, mim, e
+
+
+def _chunk_floatexp(buf, n, made, found, prev):
+    """Floatexp columns of Z_n .. Z_{n+made} (the chunk and the point before it, which the
+    derivative starts from; prev: that point's exact floatexp if it is tiny), tiny points exact."""
+    mre, mim, e = _floatexp_columns(buf[n:n + made + 1])
+    if prev is not None:
+        mre[0], mim[0], e[0] = prev
+    for k, a, b, x in found:
+        if k < made:
+            mre[k + 1], mim[k + 1], e[k + 1] = a, b, x
+    return mre, mim, e

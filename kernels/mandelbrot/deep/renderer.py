@@ -20,7 +20,8 @@ import numpy as np
 
 from ...buffers import BufferPool
 from ...timing import JobTimer, Timings
-from . import extended_loop, overlay_loops, perturbation_loop, variants
+from ..number_type import float32_deltas_reach
+from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .gpu_pixels import GpuPixels
@@ -39,7 +40,8 @@ from .reference import ReferenceOrbit, gmpy2_module
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
 
-# bits beyond the frame's own need, so the orbit still serves after zooming ~2^32 deeper
+# a new orbit gets the precision of a frame 2^this narrower, so zooming in keeps it at least that
+# far (the rule rounds to 64 bits: "the frame's need + 32" was lost at the next multiple)
 PRECISION_HEADROOM = 32
 # smallest BLA level kept: single steps (level 0) are no faster than perturbation steps, but
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
@@ -63,6 +65,7 @@ class DeepResult:
     reference: object = None
     reused: bool = False
     table_reused: bool = False
+    number_type: str = "float64"        # the deltas' type the loop ran
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,18 @@ class DeepRenderer:
         if launch not in self.LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
         self.launch = launch
+        # "float32": perturbation-format frames with float32 deltas where their range holds the
+        # frame (perturbation_f32.py); _f32: whether the frame under way runs them
+        self.number_type = "float64"
+        self._f32 = False
         self.backend = backend
         self.eps_bits = int(eps_bits)
         self.kmin = int(kmin)
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
+        # where to look for an orbit before computing one (reference_store.ReferenceStore)
+        self.references = None
+        self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
         self._table = None          # (key, tab, tabe, levels)
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
@@ -157,6 +167,7 @@ class DeepRenderer:
         if first:
             yield "table"
         geo = FrameGeometry(0.0, 0.0, 0.5, -30, 2.0, 1.5, -28)
+        self._f32 = False               # the float64 loops (the float32 one compiles when used)
         pool = BufferPool(self.backend)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
@@ -209,6 +220,8 @@ class DeepRenderer:
             geo = FrameGeometry.of(request, orbit)
         with timer.phase("host", detail="table"):
             table, table_reused = self._table_for(orbit, geo, request.bla, progress)
+        self._f32 = (self.number_type == "float32" and fmt == "perturbation"
+                      and float32_deltas_reach(fmt, request.spacing_log2))
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
@@ -222,7 +235,8 @@ class DeepRenderer:
         timings = timer.finish()
         st = self._stats_dict(stats)
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
-                          reused=reused, table_reused=table_reused)
+                          reused=reused, table_reused=table_reused,
+                          number_type="float32" if self._f32 else "float64")
 
     # ---- reference and table --------------------------------------------------------------------
     def _reference(self, request: DeepRequest, cancel, progress):
@@ -231,13 +245,23 @@ class DeepRenderer:
         orbit = self.orbit
         reused = (orbit is not None and
                   orbit.serves(request.center_re, request.center_im, width_log2, need))
+        found = None
+        if not reused and self.references is not None:    # a movie's pinned orbit, the disk
+            found = self.references.find(request, need)
+            reused = found is not None
+            orbit = found[0] if reused else orbit
         if not reused:
-            orbit = ReferenceOrbit(request.center_re, request.center_im, need + PRECISION_HEADROOM)
+            orbit = ReferenceOrbit(request.center_re, request.center_im,
+                                   request.precision_deeper(PRECISION_HEADROOM))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
             report(0.0)         # the stage starts: its first report comes thousands of steps in
+        t0, version = time.perf_counter(), orbit.version
         orbit.extend(request.max_iter, cancel=cancel, progress=report)
+        if self.references is not None and orbit.version != version:
+            self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
+        self.reference_source = found[1] if found is not None else None
         return orbit, reused
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
@@ -278,7 +302,8 @@ class DeepRenderer:
         eps = math.ldexp(1.0, -self.eps_bits)
         if self._takes_perturbation_loop(fmt):
             zo, bt = flat
-            return perturbation_loop.CODE, PerturbationArgs(zo, bt, levels, eps, max_iter)
+            code = perturbation_f32.CODE if self._f32 else perturbation_loop.CODE
+            return code, PerturbationArgs(zo, bt, levels, eps, max_iter)
         code = extended_loop.CODE if fmt == "extended" else variants.CODE
         return code, ExtendedArgs(orb, oexp, tab, tabe, levels, self.kmin, eps, max_iter)
 
@@ -306,10 +331,12 @@ class DeepRenderer:
         serial changes whenever they are rebuilt."""
         _, tab, tabe, levels = table
         f = self._flat
-        if f is None or f[0] is not orb or f[1] is not tab:
+        f32 = self._f32
+        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype == np.float32) != f32:
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
-                self._flat = (orb, tab, self._flat_serial) + flat_tables(orb, tab, tabe, levels)
+                make = perturbation_f32.flat_tables32 if f32 else flat_tables
+                self._flat = (orb, tab, self._flat_serial) + make(orb, tab, tabe, levels)
         return self._flat[2:]
 
     # ---- device -----------------------------------------------------------------------------

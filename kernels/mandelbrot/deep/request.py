@@ -218,9 +218,14 @@ class DeepRequest:
     @property
     def precision(self) -> int:
         """Bits of the reference orbit for this frame."""
+        return self.precision_deeper(0)
+
+    def precision_deeper(self, doublings: float) -> int:
+        """Bits of a reference orbit that serves this frame and its zooms in by up to
+        2**doublings (the rule applied to a pixel spacing that much finer)."""
         centre = max(abs(parse_decimal(self.center_re, "centre re")),
                      abs(parse_decimal(self.center_im, "centre im")), Decimal(1))
-        return precision_bits(self.spacing_log2, math.log2(float(centre)))
+        return precision_bits(self.spacing_log2 - doublings, math.log2(float(centre)))
 
     def reference_bytes(self) -> int:
         """Host memory for a reference orbit of max_iter iterations and its table, roughly."""

@@ -39,19 +39,22 @@ def make_delta_c(mul, add, jit):
     return delta_c
 
 
-def make_step_helpers(mul, add, jit):
+def make_step_helpers(mul, add, jit, tiny2=None, scale=None):
     """(smooth, closer_to_zero) compiled by `jit` with the target's `mul` and `add`: escape.py's
     smooth value from |z_n|^2 and n, and whether |z|^2 < |δ|^2 for doubles, exact in sign where
-    the squares would underflow."""
+    the squares would underflow (below `tiny2`, then compared scaled by `scale`: float32 loops
+    give their own, perturbation_f32.py)."""
     smooth = _make_escape(mul, add, jit)[4]
+    tiny2 = _TINY2 if tiny2 is None else tiny2
+    scale = _SCALE if scale is None else scale
 
     @jit
     def closer_to_zero(xr, xi, r2, dr, di):
         dd = add(mul(dr, dr), mul(di, di))
-        if r2 >= _TINY2 and dd >= _TINY2:
+        if r2 >= tiny2 and dd >= tiny2:
             return r2 < dd
-        xr, xi = mul(xr, _SCALE), mul(xi, _SCALE)
-        dr, di = mul(dr, _SCALE), mul(di, _SCALE)
+        xr, xi = mul(xr, scale), mul(xi, scale)
+        dr, di = mul(dr, scale), mul(di, scale)
         return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
 
     return smooth, closer_to_zero

@@ -1,0 +1,78 @@
+"""Where a reference orbit may stop: Imagina's period test on its float data.
+
+Alongside Z_n the derivative D_n = dZ_n/dc runs as a floatexp (D_0 = 0, D_{n+1} = 2 Z_n D_n + 1):
+it grows like the orbit's stretching, far past float64's range on long orbits. The orbit stops at
+the first n with radius·|D_n|·2 > |Z_n|: the ball of that radius around C then holds a nucleus of
+period n, every pixel of the frame lies within it, and a pixel reaching Z_n rebases to Z_0 with a
+delta as small as the ones perturbation starts from (the kernels rebase at the orbit's last point).
+
+Works on the floatexp columns reference.py keeps (mantissas mre, mim in [0.5, 1), exponent e;
+EZERO for an exact zero), so it runs the same on a chunk in flight or a finished orbit.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .orbit_format import EZERO
+
+
+@njit(cache=True, nogil=True)
+def _renorm(xr, xi, e):
+    a = max(abs(xr), abs(xi))
+    if a == 0.0:
+        return 0.0, 0.0, EZERO
+    _, k = math.frexp(a)
+    return math.ldexp(xr, -k), math.ldexp(xi, -k), e + k
+
+
+@njit(cache=True, nogil=True)
+def _log2_abs(mr, mi, e):
+    """log2 |(mr + i mi) 2^e|, -inf for zero."""
+    a = mr * mr + mi * mi
+    if a == 0.0:
+        return -np.inf
+    return 0.5 * math.log2(a) + e
+
+
+@njit(cache=True, nogil=True)
+def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
+    """Carry deriv = [re, im, exp] (D_first as a floatexp, exp held as a float) on from Z_first
+    to D_stop; return the first n in (first, stop] where the period test holds (deriv then holds
+    D_n), or -1. radius_log2 = -inf turns the test off (the derivative is still carried).
+    mre, mim, zexp: Z's floatexp columns indexed by n."""
+    dr, di, de = deriv[0], deriv[1], int(deriv[2])
+    for n in range(first, stop):
+        zr, zi, ze = mre[n], mim[n], int(zexp[n])
+        # 2 Z D + 1 in floatexp: the product's exponent, then the 1 added at its scale
+        pr = 2.0 * (zr * dr - zi * di)
+        pi = 2.0 * (zr * di + zi * dr)
+        pe = ze + de
+        if zr == 0.0 and zi == 0.0 or dr == 0.0 and di == 0.0:
+            pr, pi, pe = 0.0, 0.0, EZERO
+        # beyond 2^±64 one of the two terms is below the other's last bit
+        if pe > 64:
+            dr, di, de = _renorm(pr, pi, pe)
+        elif pe < -64:
+            dr, di, de = 0.5, 0.0, 1
+        else:
+            dr, di, de = _renorm(math.ldexp(pr, pe) + 1.0, math.ldexp(pi, pe), 0)
+        if radius_log2 > -np.inf:
+            if _log2_abs(dr, di, de) + radius_log2 + 1.0 > _log2_abs(mre[n + 1], mim[n + 1],
+                                                                     zexp[n + 1]):
+                deriv[0], deriv[1], deriv[2] = dr, di, de
+                return n + 1
+    deriv[0], deriv[1], deriv[2] = dr, di, de
+    return -1
+
+
+def start_derivative() -> np.ndarray:
+    """D_0 = 0 as scan() carries it."""
+    return np.array([0.0, 0.0, float(EZERO)])
+
+
+def holds_at(z_fe, d_fe, radius_log2: float) -> bool:
+    """The period test for one point: Z and D as (mre, mim, e) floatexp triples."""
+    return float(_log2_abs(*d_fe)) + radius_log2 + 1.0 > float(_log2_abs(*z_fe))

@@ -1,0 +1,201 @@
+"""Perturbation-format frames with float32 deltas: perturbation_loop.py's loop (`make_walk`, the
+same BLA steps, rebasing and accuracy guard), generated with float32 multiplies, adds and square
+roots, over the same orbit and table rounded to float32 (`flat_tables32`), with its CPU twin and
+GPU kernels (first pass, redo) in perturbation_loop's launch scheme: a drop-in `CODE` for the
+deep renderer's perturbation loop.
+
+Why float32 works for deltas where it fails for coordinates: a delta keeps 24 bits relative to
+its own size, which shrinks with the frame, so the rounding per step stays a fixed fraction of a
+pixel at any depth (the reason deep zoomers run float32 mantissas on GeForce cards). What ends it
+is float32's range: δc must stay a normal float32 with room for the loop's squares, so the deltas
+apply down to a pixel spacing of 2^-100, about 8e-31 (number_type.DELTAS_MIN_SPACING_LOG2,
+where the rule that chooses them lives); deeper frames need float32
+mantissas with an exponent of their own (not here: extended_loop.py's floatexp is float64).
+
+The pixel's δc is computed in float64 as perturbation_loop computes it (once per pixel) and
+rounded to float32; everything the loop does per step is float32 (`LIMITS` keeps the guard's
+bookkeeping and the rebasing test within float32's range), so the GPU runs it at float32's rate.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numba import njit, prange
+
+from ...backend import simulator_enabled
+from .guard import REDO_SHIFT
+from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
+from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
+
+f32 = np.float32
+# make_walk's limits for float32: the guard folds its product of |2z|^2 (a factor is at most
+# 2^18) into the error bound outside [2^-60, 2^60]; |z|^2 and |δ|^2 below 2^-100 are compared
+# scaled by 2^50; the loop's variables start as float32
+LIMITS = (2.0 ** -60, 2.0 ** 60, 2.0 ** -100, 2.0 ** 50, np.float32(0.0), np.float32(1.0))
+
+
+def _round_down(a: np.ndarray) -> np.ndarray:
+    """float32 no larger than `a` (a radius must never grow when it is rounded)."""
+    r = a.astype(np.float32)
+    up = r.astype(np.float64) > a
+    r[up] = np.nextafter(r[up], np.float32(0))
+    return r
+
+
+def flat_tables32(orbit, tab, tabe, levels):
+    """perturbation_loop.flat_tables' arrays rounded to float32, the radii rounded down."""
+    zo, bt = flat_tables(orbit, tab, tabe, levels)
+    with np.errstate(over="ignore"):
+        zo32 = zo.astype(np.float32)
+        bt32 = bt.astype(np.float32)
+    zo32[Z_R0::ZW] = _round_down(zo[Z_R0::ZW])
+    bt32[B_R::BW] = _round_down(bt[B_R::BW])
+    # a step whose coefficients leave float32's range is never taken (radius 0)
+    rows = bt32.reshape(-1, BW)
+    rows[~np.isfinite(rows).all(axis=1), B_R] = 0.0
+    return zo32, bt32
+
+
+# ---------------------------------------------------------------- CPU twin
+
+@cpu_jit()
+def _mul_cpu(a, b):
+    return f32(a) * f32(b)
+
+
+@cpu_jit()
+def _add_cpu(a, b):
+    return f32(a) + f32(b)
+
+
+@cpu_jit()
+def _sqrt_cpu(a):
+    return f32(math.sqrt(f32(a)))
+
+
+_passes_cpu = make_walk(_mul_cpu, _add_cpu, _sqrt_cpu, cpu_jit(), cpu_loop_jit(), LIMITS)[1]
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                         half_h, zo, bt, levels, eps, max_iter):
+    """perturbation_loop.deep_rows_pert_cpu with float32 deltas over flat_tables32's arrays."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        for c in range(cols):
+            cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, shift = _passes_cpu(f32(cdr), f32(cdi), zo, bt, levels, eps,
+                                                 max_iter, 0)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1 if shift > 0 else 0
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+        stats[r, 4] = s4
+
+
+# ---------------------------------------------------------------- GPU
+
+if cuda is not None:
+    from .perturbation_loop import _delta_c_gpu
+    from .targets import FIRST_JIT, gpu_jit
+
+    if simulator_enabled():
+        def _mul_gpu(a, b):
+            return f32(a) * f32(b)
+
+        def _add_gpu(a, b):
+            return f32(a) + f32(b)
+
+        def _sqrt_gpu(a):
+            return f32(math.sqrt(f32(a)))
+    else:
+        from numba.cuda import libdevice
+
+        @cuda.jit(device=True, inline="always")
+        def _mul_gpu(a, b):
+            return libdevice.fmul_rn(f32(a), f32(b))
+
+        @cuda.jit(device=True, inline="always")
+        def _add_gpu(a, b):
+            return libdevice.fadd_rn(f32(a), f32(b))
+
+        @cuda.jit(device=True, inline="always")
+        def _sqrt_gpu(a):
+            return libdevice.fsqrt_rn(f32(a))
+
+    _walk_gpu, _passes_gpu = make_walk(_mul_gpu, _add_gpu, _sqrt_gpu, gpu_jit(), None, LIMITS)
+
+    # perturbation_loop's kernels, written out again: numba's disk cache keys kernels by name
+    @cuda.jit(**FIRST_JIT)
+    def deep_kernel_flat32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                           half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
+        """perturbation_loop.deep_kernel_flat with float32 deltas."""
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        inj = math.ldexp(eps, 1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, doubt = _walk_gpu(f32(cdr), f32(cdi), zo, bt, levels, max_iter,
+                                               1.0, inj)
+            values[r, c] = v
+            if doubt:
+                redo[cuda.atomic.add(nredo, 0, 1)] = i
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
+                         levels, eps, max_iter, stats, redo, nredo):
+        """perturbation_loop.deep_redo_flat with float32 deltas."""
+        cols = values.shape[1]
+        k = cuda.atomic.add(counters, slot, 1)
+        s0 = s1 = s2 = s3 = s4 = 0
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, _ = _passes_gpu(f32(cdr), f32(cdi), zo, bt, levels, eps, max_iter,
+                                             REDO_SHIFT)
+            values[r, c] = v
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1
+            k = cuda.atomic.add(counters, slot, 1)
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
+else:  # pragma: no cover - only where numba-cuda is broken
+    deep_kernel_flat32 = deep_redo_flat32 = None
+    _mul_gpu = _add_gpu = operator.mul
+
+CODE = LoopCode(deep_rows_pert_cpu32, deep_kernel_flat32, deep_redo_flat32)

@@ -1,0 +1,138 @@
+"""The app's GPU escape launch in float32: escape_warp.escape_warp_kernel's scheme (whole warps take
+row segments of 32 pixels from an atomic counter and refill their idle lanes together) with
+escape_f32.py's float32 arithmetic and pixel coordinates read from two float32 arrays, so the
+kernel does no float64 arithmetic at all. The picture-order launch only: the sorted list is a
+bench variant of the float64 kernel. An escaped pixel stores |z_n|^2 (as float64) and n, and
+escape.finish_kernel makes the smooth value, as for float64 frames.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .escape import BAILOUT2, cuda
+
+if cuda is not None:
+    from .escape_f32 import _add_gpu as _add
+    from .escape_f32 import _mul_gpu as _mul
+    from .escape_f32 import _shortcut_gpu
+    from .escape_warp import _FULL_MASK, _STEPS, _segment_span, _take, _warp
+
+    _B2 = np.float32(BAILOUT2)
+    _ZERO = np.float32(0.0)
+
+    @cuda.jit(cache=True)
+    def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
+                             max_iter):
+        """escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`, in float32:
+        pixel (row r, column c) is xs[c] + i ys[r] (escape_f32.pixel_axes). Segment s is row
+        s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number, later
+        ones come from counter[0] (zero at launch), asked for one segment ahead. Escaped pixels
+        get values = |z_n|^2 and counts = n, inside ones values = max_iter and counts = 0."""
+        cols = values.shape[1]
+        segs = (cols + 31) // 32
+        nseg = band_rows * segs
+        lane = cuda.laneid
+        lt = _warp.lanemask_lt()
+        nwarps = cuda.gridsize(1) // 32
+        seg = cuda.grid(1) // 32
+        inv_segs = np.float32(1.0) / np.float32(segs)
+        pend = 0
+        asker = 0
+        if lane == 0:
+            pend = _take(counter)
+        more = seg < nseg
+        sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
+        used = 0
+        live = False
+        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
+        r = 0
+        c = 0
+        n = 0
+        px = _ZERO
+        py = _ZERO
+        x = _ZERO
+        y = _ZERO
+        x2 = _ZERO
+        y2 = _ZERO
+        r2 = _ZERO
+        while True:
+            if done != 0:
+                row = band_row0 + r
+                if done == 2:
+                    values[row, c] = r2
+                    counts[row, c] = n
+                else:
+                    values[row, c] = max_iter
+                    counts[row, c] = 0
+                done = 0
+            while more:                     # pixels for the idle lanes, in lane order
+                mask = _warp.ballot_sync(_FULL_MASK, not live)
+                if mask == 0:
+                    break
+                k = int(cuda.popc(mask))
+                rank = int(cuda.popc(mask & lt))
+                avail = slen - used
+                got = False
+                if not live and rank < avail:
+                    r, c = sr, sc0 + used + rank
+                    got = True
+                if k < avail:
+                    used += k
+                else:                       # the segment runs out: on to the one asked for
+                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
+                    asker = cuda.ffs(mask) - 1
+                    if lane == asker:
+                        pend = _take(counter)
+                    more = seg < nseg
+                    sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
+                    used = min(k - avail, slen)
+                    if more and not live and rank >= avail and rank - avail < slen:
+                        r, c = sr, sc0 + rank - avail
+                        got = True
+                if got:
+                    px = xs[c]
+                    py = ys[band_row0 + r]
+                    if _shortcut_gpu(px, py):
+                        values[band_row0 + r, c] = max_iter
+                        counts[band_row0 + r, c] = 0
+                    else:
+                        live = True
+                        n = 0
+                        x = _ZERO
+                        y = _ZERO
+                        x2 = _ZERO
+                        y2 = _ZERO
+            need = thresh if more else 32
+            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            if idle == 32:
+                if not more:
+                    break
+                continue
+            while idle < need:
+                if live:
+                    if n + _STEPS <= max_iter:
+                        for _ in range(_STEPS):
+                            n += 1
+                            y = _add(_mul(_add(x, x), y), py)
+                            x = _add(_add(x2, -y2), px)
+                            x2 = _mul(x, x)
+                            y2 = _mul(y, y)
+                            r2 = _add(x2, y2)
+                            if r2 > _B2:
+                                break
+                    else:
+                        n += 1
+                        y = _add(_mul(_add(x, x), y), py)
+                        x = _add(_add(x2, -y2), px)
+                        x2 = _mul(x, x)
+                        y2 = _mul(y, y)
+                        r2 = _add(x2, y2)
+                    if r2 > _B2:
+                        live = False
+                        done = 2
+                    elif n >= max_iter:
+                        live = False
+                        done = 3
+                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+else:  # pragma: no cover - only where numba-cuda is broken
+    escape_warp_kernel32 = None

@@ -1,0 +1,83 @@
+"""The renderer's targets for float32 frames: cpu_target.CpuTarget and gpu_target.GpuTarget with the
+float32 kernels (escape_f32.py, escape_warp_f32.py). The renderer hands them the float64 kernels'
+grid arguments; they turn those into the two float32 coordinate arrays (escape_f32.pixel_axes) and
+run the same pipeline: bands, slices and cancels as for float64 frames, values and counts in the
+same buffers, so colouring, read-outs and recolouring never ask which type made a frame.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import escape_f32 as e32
+from . import escape_warp_f32 as ew32
+from .cpu_target import CpuTarget
+from .gpu_target import GpuTarget, WarpLaunch
+
+
+def _axes_args(args, rows: int, cols: int) -> tuple:
+    xs, ys = e32.pixel_axes(args, rows, cols)
+    return xs, ys, int(args[-1])
+
+
+class CpuTarget32(CpuTarget):
+    """Frames computed in host memory with the float32 arithmetic."""
+
+    rows_kernel = staticmethod(e32.escape_rows_cpu32)
+
+    def escape(self, values, args, timer, cancel, counts):
+        rows, cols = values.shape
+        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts)
+
+
+class GpuTarget32(GpuTarget):
+    """Frames computed in device memory with the float32 kernels: the coordinate arrays are copied
+    to the device before each escape pass (a few kB), into buffers kept for the next frame."""
+
+    slice_dtype = np.float32
+
+    def slice_kernel(self):
+        return e32.escape_slice_kernel32
+
+    def _device_args(self, values, args, timer):
+        rows, cols = values.shape
+        xs, ys, max_iter = _axes_args(args, rows, cols)
+        dxs = self.pool.device("axis-x", (cols,), np.float32, stream=self.stream)
+        dys = self.pool.device("axis-y", (rows,), np.float32, stream=self.stream)
+        hx = self.pool.host("axis-x", (cols,), np.float32)
+        hy = self.pool.host("axis-y", (rows,), np.float32)
+        hx[:] = xs
+        hy[:] = ys
+        with timer.phase("h2d", gpu=True, nbytes=hx.nbytes + hy.nbytes):
+            dxs.copy_to_device(hx, stream=self.stream)
+            dys.copy_to_device(hy, stream=self.stream)
+        return dxs, dys, max_iter
+
+    def warm(self, values, counts, args, timer):
+        dargs = self._device_args(values, args, timer)
+        GpuTarget.escape(self, values, dargs, timer, None, counts)
+        self._escape_sliced(values, 0, values.shape[0], dargs, 12, timer, None)
+
+    def escape(self, values, args, timer, cancel, counts):
+        super().escape(values, self._device_args(values, args, timer), timer, cancel, counts)
+
+
+class WarpLaunch32(WarpLaunch):
+    """escape_warp_f32.escape_warp_kernel32: WarpLaunch's scheme in float32 (picture order)."""
+
+    def dispatcher(self):
+        return ew32.escape_warp_kernel32
+
+    def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
+        gpu.kernel(ew32.escape_warp_kernel32, *grid)(
+            values, counts, counter, self.thresh, b0, n, *args)
+
+
+
+def float32_target(backend, pool, launch: str, block, thresh: int, warps_per_sm: int, cuts):
+    """The target a float32 Renderer runs on `backend`; ValueError for a launch other than the
+    warp launch (the variants are float64 benches)."""
+    if launch != "warp":
+        raise ValueError(f"float32 frames run the warp launch only, not {launch!r}")
+    if backend.is_gpu:
+        return GpuTarget32(backend, pool, WarpLaunch32(thresh, warps_per_sm), block, cuts)
+    return CpuTarget32(backend, cuts)
