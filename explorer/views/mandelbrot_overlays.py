@@ -103,6 +103,10 @@ class OverlayPanel(QGroupBox):
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #a05a00")
         lay.addWidget(self.note)
+        for w in (self.legend, self.totals):     # shown or not, the panel keeps its height
+            policy = w.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            w.setSizePolicy(policy)
         self.reasons: dict[str, str] = {}
         self.set_context(deep=False, gpu=True)
         self.show_info(None)

@@ -15,7 +15,7 @@ W, H = 96, 72
 WAIT_MS = 120_000
 
 
-def make_view(qtbot, scheduler, backend, iters=60, size=(W + 420, 700), panel=True):
+def make_view(qtbot, scheduler, backend, iters=60, size=(W + 420, 1000), panel=True):
     pg.setConfigOption("mouseRateLimit", -1)
     v = MandelbrotView(scheduler, backend)
     qtbot.addWidget(v)

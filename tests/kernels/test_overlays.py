@@ -160,6 +160,18 @@ def test_names_and_reasons():
         ov.check_names((ov.STEPS,), deep=False, gpu=False)
 
 
+def test_float32_frames_have_no_overlays(cpu_backend):
+    assert ov.unavailable(ov.ITERATIONS, deep=False, gpu=True, float32=True) == ov.FLOAT32_REASON
+    req = _req(backend=cpu_backend)
+    assert ov.with_usable_overlay(req, ov.ITERATIONS).overlay == ov.ITERATIONS
+    assert ov.with_usable_overlay(req, ov.LANES).overlay == ""            # no warps on the CPU
+    f32 = dataclasses.replace(req, number_type="float32")
+    assert ov.with_usable_overlay(f32, ov.ITERATIONS).overlay == ""
+    with pytest.raises(ValueError, match="float32 kernels have no overlay twins"):
+        of.float64_frame(m.Renderer(cpu_backend, number_type="float32"),
+                         dataclasses.replace(f32, overlay=ov.ITERATIONS))
+
+
 def test_lane_efficiency_text():
     t = {"useful": 311_000_000, "lane_iterations": 756_000_000, "pixels": 2_073_600}
     assert ov.totals_text(ov.LANES, t) == ("lane efficiency 41 % (311 M useful of 756 M "
