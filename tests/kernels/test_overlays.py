@@ -172,6 +172,15 @@ def test_float32_frames_have_no_overlays(cpu_backend):
                          dataclasses.replace(f32, overlay=ov.ITERATIONS))
 
 
+def test_the_number_type_comparison_compares_pictures_with_an_overlay_chosen(cpu_backend):
+    from kernels.mandelbrot.compare import compare
+    kept = {t: m.Renderer(cpu_backend, number_type=t) for t in ("float64", "float32")}
+    req = _req(size=(16, 10), overlay=ov.ITERATIONS)
+    c = compare(req, lambda r: kept[r.number_type].render(r))
+    picture = m.Renderer(cpu_backend).render(dataclasses.replace(req, overlay=""))
+    np.testing.assert_array_equal(c.rgba64, picture.rgba)
+
+
 def test_lane_efficiency_text():
     t = {"useful": 311_000_000, "lane_iterations": 756_000_000, "pixels": 2_073_600}
     assert ov.totals_text(ov.LANES, t) == ("lane efficiency 41 % (311 M useful of 756 M "
