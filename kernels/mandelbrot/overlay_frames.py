@@ -298,7 +298,7 @@ def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
     if text:
         timings.label += f" · {text}"
     return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
-                 fetch_value=None,
+                 fetch_value=frames._fetcher(res.values, h, w),
                  meta={"format": res.format, "stats": dict(res.stats), "reused": res.reused,
                        "recoloured": False, "table_reused": res.table_reused,
                        "reference_points": getattr(res.reference, "length", None),
