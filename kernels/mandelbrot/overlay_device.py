@@ -79,7 +79,7 @@ if cuda is not None:
         stride = cuda.gridsize(1)
         h = layers.shape[1]
         w = layers.shape[2]
-        best = 0
+        best = np.int32(0)              # the array's type: the atomic takes it as it is
         i = i0
         while i < h * w:
             r = i // w

@@ -101,6 +101,10 @@ def test_gpu_layers_equal_the_cpu_twin(gpu_backend, cpu, simulated):
             np.testing.assert_array_equal(g.meta["overlay"].layers[name],
                                           c.meta["overlay"].layers[name], err_msg=name)
         assert ov.LANES in g.meta["overlay"].unavailable
+    req = dataclasses.replace(cases((8, 6) if simulated else (64, 40))[0], overlay=ov.BLA)
+    g, c = gpu.render(req), cpu.render(req)
+    assert g.meta["overlay"].scale == c.meta["overlay"].scale      # the frame's largest, on both
+    np.testing.assert_array_equal(g.rgba, c.rgba)
 
 
 @pytest.mark.gpu
