@@ -91,6 +91,17 @@ def warp_model(iters, max_iter, thresh=THRESH, steps=8):
             idle = sum(px is None or done[i] for i, px in enumerate(lane_px))
 
 
+def same_colours(gpu_rgba, cpu_rgba, exact: bool):
+    """The same overlay colours: exactly under the simulator (the CPU's arithmetic); on a GPU,
+    libdevice's log may move a value across a LUT entry's edge in its last bit."""
+    if exact:
+        np.testing.assert_array_equal(gpu_rgba, cpu_rgba)
+        return
+    same = np.all(gpu_rgba == cpu_rgba, axis=-1)
+    assert same.mean() >= 0.999
+    assert np.abs(gpu_rgba.astype(int) - cpu_rgba.astype(int)).max() <= 8
+
+
 @pytest.fixture
 def cpu(cpu_backend):
     return m.Renderer(cpu_backend)
@@ -250,11 +261,11 @@ def test_gpu_lane_layers_hold_with_many_warps(gpu_backend, cpu):
 
 
 @pytest.mark.gpu
-def test_gpu_and_cpu_draw_the_same_iterations_overlay(gpu_backend, cpu):
+def test_gpu_and_cpu_draw_the_same_iterations_overlay(gpu_backend, cpu, simulated):
     gpu = m.Renderer(gpu_backend)
     req = _req(size=(20, 12), iters=50, overlay=ov.ITERATIONS)
     g, c = gpu.render(req), cpu.render(req)
-    np.testing.assert_array_equal(g.rgba, c.rgba)
+    same_colours(g.rgba, c.rgba, simulated)
     assert g.meta["overlay"].totals["useful"] == c.meta["overlay"].totals["useful"]
 
 

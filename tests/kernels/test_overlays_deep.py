@@ -54,6 +54,17 @@ def check_layers_against_stats(frame, req):
     np.testing.assert_array_equal(L[ov.ITERATIONS], want)
 
 
+def same_colours(gpu_rgba, cpu_rgba, exact: bool):
+    """The same overlay colours: exactly under the simulator (the CPU's arithmetic); on a GPU,
+    libdevice's log may move a value across a LUT entry's edge in its last bit."""
+    if exact:
+        np.testing.assert_array_equal(gpu_rgba, cpu_rgba)
+        return
+    same = np.all(gpu_rgba == cpu_rgba, axis=-1)
+    assert same.mean() >= 0.999
+    assert np.abs(gpu_rgba.astype(int) - cpu_rgba.astype(int)).max() <= 8
+
+
 @pytest.fixture
 def cpu(cpu_backend):
     return DeepFrameRenderer(cpu_backend)
@@ -104,7 +115,7 @@ def test_gpu_layers_equal_the_cpu_twin(gpu_backend, cpu, simulated):
     req = dataclasses.replace(cases((8, 6) if simulated else (64, 40))[0], overlay=ov.BLA)
     g, c = gpu.render(req), cpu.render(req)
     assert g.meta["overlay"].scale == c.meta["overlay"].scale      # the frame's largest, on both
-    np.testing.assert_array_equal(g.rgba, c.rgba)
+    same_colours(g.rgba, c.rgba, simulated)
 
 
 @pytest.mark.gpu
