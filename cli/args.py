@@ -46,6 +46,7 @@ OPTION_MODES = {
     "size": (RENDER, WINDOW_BENCH, MOVIE),
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
     "location": (RENDER, MOVIE, BENCH),
+    "newton": (RENDER, MOVIE),
     "overlay": (RENDER,),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
@@ -170,6 +171,9 @@ def build_parser() -> ArgParser:
     g.add_argument("--mapping", type=one_of("--mapping", MAPPINGS), metavar="|".join(MAPPINGS),
                    help="mandelbrot: escape count → palette (default: sqrt for float64 frames, log "
                         "for deep ones; a --movie uses one mapping for every frame, sqrt unless given)")
+    g.add_argument("--newton", action="store_true", default=None,
+                   help="mandelbrot: first move to the minibrot in the view of --center/--width "
+                        "(its nucleus by Newton's method) and show it; prints its period")
     g.add_argument("--overlay", type=overlay_value, metavar="NAME[,NAME]",
                    help="mandelbrot: also write these per-pixel overlays as FILE.NAME.npy beside "
                         "--out: iterations, lane-efficiency (GPU), bla-steps, perturbation-steps, "

@@ -7,6 +7,7 @@ import datetime as _dt
 import json
 from collections.abc import Callable
 
+from kernels.roofs.report import roof_percent
 from kernels.timing import PHASES
 from services.files import check_writable, write_json
 
@@ -44,6 +45,9 @@ def run_bench(args) -> int:
         stopped = True
     report = {"device": bench.device_name(be), "versions": bench.versions(), "date": _now(),
               "results": results}
+    if not stopped:         # the roofs of this run, and each result's % of the one bounding it
+        from kernels.roofs import add_roofs
+        add_roofs(report, be)
     if stopped:
         report["partial"] = True
     print(table(report))
@@ -175,7 +179,7 @@ def table(report: dict) -> str:
     """The report as a fixed-width table: one row per result, phase columns in milliseconds."""
     phase_cols = [f"{p} ms" for p in PHASES]
     head = (f"{'workload':<22} {'variant':<26} {'size':<12} "
-            + " ".join(f"{c:>10}" for c in phase_cols) + "  metrics")
+            + " ".join(f"{c:>10}" for c in phase_cols) + f" {'% roof':>7}  metrics")
     lines = [f"device: {report['device']}", head, "-" * len(head)]
     if report.get("partial"):
         lines.insert(1, "partial: interrupted before every workload had run")
@@ -183,5 +187,6 @@ def table(report: dict) -> str:
         m = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                       for k, v in r["metrics"].items())
         lines.append(f"{r['workload']:<22} {r['variant']:<26} {r['size']:<12} "
-                     + " ".join(f"{_fmt(r['phases_ms'][p]):>10}" for p in PHASES) + "  " + m)
+                     + " ".join(f"{_fmt(r['phases_ms'][p]):>10}" for p in PHASES)
+                     + f" {_fmt(roof_percent(r), 1):>7}  " + m)
     return "\n".join(lines)

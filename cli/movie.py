@@ -61,10 +61,15 @@ def spec_from_args(args) -> MovieSpec:
 def run_movie(args) -> int:
     from .environment import prepare_kernels
     from .failures import resolve_backend
+    from .newton import move_to_minibrot
+    iters_given = args.iters is not None        # before --location fills them in
     if args.location:
         problem = apply_location(args, args.size or DEFAULT_RENDER_SIZE)
         if problem:
             return fail(USAGE, problem)
+    moved = move_to_minibrot(args, iters_given)     # --newton: the movie zooms to the minibrot
+    if moved is not None:
+        return moved
     spec = spec_from_args(args)
     restart = bool(getattr(args, "restart", False))
     try:

@@ -16,6 +16,7 @@ from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
 from .location import apply_location
+from .newton import move_to_minibrot
 from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 
@@ -60,12 +61,16 @@ def run_render(args) -> int:
     if ext not in FORMATS:
         return fail(USAGE, f"--out must end in .png or .npy, not {ext or 'nothing'!r}")
     w, h = args.size or DEFAULT_RENDER_SIZE
+    iters_given = args.iters is not None        # before --location fills them in
     if args.location:
         if view != "mandelbrot":
             return fail(USAGE, f"--location applies to --render mandelbrot, not {view}")
         problem = apply_location(args, (w, h))
         if problem:
             return fail(USAGE, problem)
+    moved = move_to_minibrot(args, iters_given)     # --newton: the minibrot's place instead
+    if moved is not None:
+        return moved
     notes: list[str] = []
     try:
         request = build_request({k: getattr(args, k) for k in options}, w, h, ext == ".npy",

@@ -16,6 +16,7 @@ from kernels.extras import app_version
 
 from . import persisted
 from .info_bar import InfoBar
+from .roofline_panel import RooflineDock
 from .scheduler_qt import QtScheduler
 from .timing_panel import TimingDock
 from .views import VIEW_IDS, VIEWS
@@ -77,6 +78,11 @@ class MainWindow(QMainWindow):
 
         self.timing = TimingDock(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.timing)
+        # a tab behind the timing panel: its roofs are measured when it is first shown
+        self.roofline = RooflineDock(self.scheduler, {"cpu": backends.resolve("cpu"),
+                                                      "cuda": self.gpu_backend}, self)
+        self.tabifyDockWidget(self.timing, self.roofline)
+        self.timing.raise_()
 
         self._build_actions()
         self._build_status_bar()
@@ -144,6 +150,9 @@ class MainWindow(QMainWindow):
         toggle.setText("Timing panel")
         toggle.setShortcut(QKeySequence("F9"))
         m_view.addAction(toggle)
+        roof_toggle = self.roofline.toggleViewAction()
+        roof_toggle.setText("Roofline panel")
+        m_view.addAction(roof_toggle)
         m_compute = menu.addMenu("&Compute")
         m_compute.addAction(self.act_cpu)
         m_compute.addAction(self.act_gpu)
@@ -246,7 +255,9 @@ class MainWindow(QMainWindow):
 
     def _on_timings(self, t):
         # the panel keeps one history per view
-        self.timing.panel.add(t, getattr(self.sender(), "view_id", None))
+        source = getattr(self.sender(), "view_id", None)
+        self.timing.panel.add(t, source)
+        self.roofline.panel.add(t, source)
 
     def _on_busy(self, busy: bool):
         self.busy_bar.setVisible(busy)

@@ -17,6 +17,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable
 
+from .roofs.report import result_work
 from .timing import PHASES, Timings
 
 # shared modules that measure something themselves (the copy bandwidths every ceiling refers to)
@@ -89,7 +90,7 @@ def result(workload: str, backend, variant: str, size: str, runs: list[Timings],
     return {"workload": workload, "backend": getattr(backend, "name", str(backend)),
             "variant": variant, "size": size, "phases_ms": phases,
             "bytes": {"h2d": nb.get("h2d", 0), "d2h": nb.get("d2h", 0)},
-            "metrics": dict(metrics or {})}
+            "metrics": dict(metrics or {}), "work": result_work(runs)}
 
 
 def versions() -> dict:

@@ -22,6 +22,7 @@ class Timings:
     backend: str = "cpu"
     label: str = ""            # what the job was, e.g. "mandelbrot 1920×1080"
     detail: dict = field(default_factory=dict)  # sub-phases, e.g. {"colourise": 0.05}
+    work: list = field(default_factory=list)    # counted work (kernels.roofs.work.Work)
 
     def get(self, phase: str):
         return self.phases_ms.get(phase)
@@ -36,7 +37,8 @@ class Timings:
 
     def as_dict(self) -> dict:
         return {"phases_ms": dict(self.phases_ms), "bytes": dict(self.bytes),
-                "backend": self.backend, "label": self.label, "detail": dict(self.detail)}
+                "backend": self.backend, "label": self.label, "detail": dict(self.detail),
+                "work": [w.as_dict() for w in self.work]}
 
     def bandwidth_gbs(self, direction: str):
         """GB/s of a copy phase, or None when it moved nothing or was not timed."""

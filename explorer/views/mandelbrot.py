@@ -30,10 +30,11 @@ from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_exporting import ExportRunner
 from .mandelbrot_frames import FramePump
 from .mandelbrot_hover import HoverReadout
+from .mandelbrot_minibrot import MinibrotZoom
 from .mandelbrot_number_type import NumberTypeControls
 from .mandelbrot_overlays import OverlayHook
 from .mandelbrot_places import PlaceActions
-from .mandelbrot_readout import CoordinateReadout, readout_text
+from .mandelbrot_readout import CoordinateReadout, readout_text, reference_text
 
 WHEEL_GESTURE_MS = 400      # wheel steps closer than this form one history entry
 # keys -> (model command, its arguments)
@@ -85,6 +86,7 @@ class MandelbrotView(BaseView):
         self.places = PlaceActions(self)
         self.exports = ExportRunner(self)
         self.number_types = NumberTypeControls(self)    # float32 / float64, comparison mode
+        self.minibrot = MinibrotZoom(self)          # N: zoom to the minibrot in view
         self.overlays = OverlayHook(self)     # the overlay selector in the side panel
         self.wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
         self.wheel_timer.timeout.connect(self.model.end_gesture)
@@ -105,6 +107,7 @@ class MandelbrotView(BaseView):
         vb.double_clicked.connect(self._on_double_click)
         self.canvas.key_pressed.connect(self._on_key)
         self.canvas.resized.connect(self.resize_timer.start)
+        self.frame_displayed.connect(lambda *_: self._update_readout())   # a deep frame's reference
         self.canvas.hovered.connect(self.hover.moved)
 
         c = self.controls
@@ -233,9 +236,11 @@ class MandelbrotView(BaseView):
         m = self.model
         s = m.camera.state
         w, _ = self.canvas_size()
+        frame = m.frame if m.format != "float64" else None      # the deep frame on show
         self.readout.set_text(readout_text(s.center_re, s.center_im, s.width, max(w, 1),
                                            m.iterations(), m.fixed_iterations is None,
-                                           self.number_types.label()))
+                                           self.number_types.label(),
+                                           reference_text(frame.meta if frame else None)))
 
     def _update_format(self, announce: bool):
         """The number format of the current camera, on the side panel (and, when it changes
@@ -258,7 +263,8 @@ class MandelbrotView(BaseView):
         self.model.wheel_zoom(factor, x, y)
 
     def _on_box(self, x0, y0, x1, y1):
-        self.model.zoom_box(x0, y0, x1, y1)
+        if not self.minibrot.take_box(x0, y0, x1, y1):     # Shift+N armed it: a minibrot's box
+            self.model.zoom_box(x0, y0, x1, y1)
 
     def _on_double_click(self, x, y):
         self.model.centre_on(x, y)
@@ -272,7 +278,8 @@ class MandelbrotView(BaseView):
             if not self.model.back():
                 self.status_message.emit("No earlier view to go back to", 2000)
         elif k == Qt.Key.Key_Escape and not self.canvas.vb.cancel_box():
-            self.cancel_render()                    # no zoom box being drawn: stop the frame
+            if not self.minibrot.cancel():          # a minibrot search first, else the frame
+                self.cancel_render()
 
     # ---- places --------------------------------------------------------------------------------
     def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
@@ -351,6 +358,8 @@ class MandelbrotView(BaseView):
             self.hover.done(result)
         elif key == self.side_key("compare"):
             self.number_types.done(result)
+        elif key == self.minibrot.key:
+            self.minibrot.on_result(result)
         else:
             self.exports.on_result(result)
 
@@ -359,6 +368,8 @@ class MandelbrotView(BaseView):
             self.hover.done(None)
         elif key == self.side_key("compare"):
             self.number_types.failed(message)
+        elif key == self.minibrot.key:
+            self.minibrot.on_failed(message)
         elif key == self.side_key("export"):
             self.exports.on_failed(message)
 

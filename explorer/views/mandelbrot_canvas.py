@@ -130,7 +130,8 @@ class Canvas(pg.GraphicsView):
         self.scene().sigMouseMoved.connect(self._moved)
         self.setToolTip("Drag: pan · wheel: zoom · right- or Shift-drag: zoom box · double-click: "
                         "centre\nArrows: pan · +/−: zoom · Home: reset · Backspace: back\n"
-                        "Ctrl+C / Ctrl+V: copy / paste location · Ctrl+E: export")
+                        "Ctrl+C / Ctrl+V: copy / paste location · Ctrl+E: export\n"
+                        "N: zoom to the minibrot in view · Shift+N: in a box drawn next")
 
     def minimumSizeHint(self):
         return QSize(0, 0)      # a scroll area asks for room for scroll bars it never shows

@@ -1,6 +1,7 @@
 """Where the Mandelbrot picture looks: a small label over the canvas's lower-left corner with the
 centre, the width (and the magnification against the full set), the iteration limit and the number
-format the frames use (float64, perturbation, extended), updated with every camera change.
+format the frames use (float64, perturbation, extended), updated with every camera change, and for
+a deep frame on show its reference orbit (bits, points, and its period where it stopped at one).
 `readout_text` is the pure formatting, tested on its own. Widths and magnifications may lie far
 outside float64's range (1e-1000): they are written from their Decimal digits.
 """
@@ -68,12 +69,27 @@ def coordinate_text(d: Decimal, places: int) -> str:
     return f"{d:.{MAX_SHOWN_PLACES}f}…"
 
 
+def reference_text(meta: dict | None) -> str | None:
+    """A deep frame's reference orbit in words, from its Frame.meta: 'reference 3,424 bits,
+    671,046 points, period 139' (the period only where the orbit stopped at it); None for a
+    frame without one (float64)."""
+    if not meta or meta.get("reference_points") is None:
+        return None
+    bits = meta.get("precision_bits")
+    parts = [f"reference {int(bits):,} bits" if bits else "reference",
+             f"{int(meta['reference_points']):,} points"]
+    if meta.get("reference_period"):
+        parts.append(f"period {int(meta['reference_period']):,}")
+    return ", ".join(parts)
+
+
 def readout_text(center_re, center_im, width, canvas_w: int, iterations: int,
-                 automatic: bool, number_format: str | None = None) -> str:
+                 automatic: bool, number_format: str | None = None,
+                 reference: str | None = None) -> str:
     """'c = -0.7436 + 0.1318i   width 1.0·10⁻⁵ (×3.0·10⁵)   2,000 iterations (auto)   float64'.
     The centre (a Decimal, a float or a string) is written with the places that tell pixels apart
     (at most MAX_SHOWN_PLACES); the width is a float or a Decimal; `number_format`, when given,
-    names the arithmetic the frame uses."""
+    names the arithmetic the frame uses; `reference` (reference_text) the deep frame's orbit."""
     if isinstance(width, Decimal):
         pixel = width / max(int(canvas_w), 1)
         zoom = Decimal(repr(HOME_WIDTH)) / width
@@ -85,7 +101,8 @@ def readout_text(center_re, center_im, width, canvas_w: int, iterations: int,
     text = (f"c = {coordinate_text(re_, places)} {'-' if im_ < 0 else '+'} {coordinate_text(abs(im_), places)}i   "
             f"width {power_of_ten(width)} (×{power_of_ten(zoom)})   "
             f"{int(iterations):,} iterations{' (auto)' if automatic else ''}")
-    return f"{text}   {number_format}" if number_format else text
+    text = f"{text}   {number_format}" if number_format else text
+    return f"{text}   {reference}" if reference else text
 
 
 class CoordinateReadout(QLabel):

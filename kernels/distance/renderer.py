@@ -21,9 +21,11 @@ from .. import palettes
 from ..buffers import BufferPool, copy_frame_to_host, ensure_device_fits
 from ..launch import PreparedKernel
 from ..frame import Frame
+from ..roofs.work import record
 from ..timing import JobTimer
 from .request import (_DEG, LUT_SIZE, STRATEGY_HELP, UNIT_KM, UNIT_NAMES, DistanceRequest,
                       StrategyUnavailable, colour_max_km, point_value)
+from .work import frame_work
 
 
 # ---- the renderer ----------------------------------------------------------------------------------
@@ -70,6 +72,7 @@ class Renderer:
         meta = {"vmax": p["vmax"], "unit": req.unit, "unit_name": UNIT_NAMES[req.unit],
                 "strategy": req.strategy if self.backend.is_gpu else "cpu-twin",
                 "strategy_note": strategy_note, "bounds": req.bounds, "ref": req.ref}
+        record(timings, frame_work(meta["strategy"], p["n"], bool(req.want_values)))
         return Frame(rgba=rgba, timings=timings, request=req, values=values,
                      fetch_value=functools.partial(point_value, req), meta=meta)
 

@@ -55,12 +55,17 @@ def _median(vals):
 def _escape_ms(t):
     k = t.phases_ms.get("kernel")
     c = t.detail.get("colourise")
-    return None if k is None else k - (c or 0.0)
+    return None if k is None else k - (c or 0.0) - _count_ms(t)
+
+
+def _count_ms(t):
+    # the roofline's work count (frame_work.py) shares the kernel phase; it is not the frame's
+    return t.detail.get("work count") or 0.0
 
 
 def _frame_ms(t):
     k = t.phases_ms.get("kernel")
-    return None if k is None else k + (t.phases_ms.get("d2h") or 0.0)
+    return None if k is None else k - _count_ms(t) + (t.phases_ms.get("d2h") or 0.0)
 
 
 def _iterations(backend, req) -> int:

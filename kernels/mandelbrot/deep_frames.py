@@ -113,7 +113,8 @@ class DeepFrameRenderer:
         and once with stage "compile" before the kernels are first compiled.
         Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU); Frame.values (when asked
         for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
-        precision_bits, max_iter, backend."""
+        precision_bits, reference_period (None unless the orbit stopped at its period), max_iter,
+        backend."""
         if request.overlay:             # a frame of its own kernels (overlay_frames.py)
             from .overlay_frames import deep_frame
             return deep_frame(self, request, cancel, progress)
@@ -171,6 +172,7 @@ class DeepFrameRenderer:
                            "table_reused": res.table_reused,
                            "reference_points": getattr(res.reference, "length", None),
                            "precision_bits": getattr(res.reference, "precision", None),
+                           "reference_period": getattr(res.reference, "period", None),
                            "max_iter": request.max_iter, "backend": self.backend.label,
                            "number_type": res.number_type})
 

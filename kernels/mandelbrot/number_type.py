@@ -12,8 +12,9 @@ enough" at FLOAT32_OK ulps per pixel and more, the same margin float64 keeps bef
 `choose` picks float32 where it is exact enough and the device runs float64 slowly (at most
 1/SLOW_FLOAT64 of its float32 rate: GeForce and RTX cards run it at 1/64, the H100 and H200 at
 1/2, a CPU's scalar code at 1/1), else float64; the user may force either. The device's rates come
-from `device_rates`: measured roofs when a source is set (`RATES_SOURCE`, a callable returning
-(float32 rate, float64 rate) or None), else the nominal ratio of its kind. No numba, no Qt here:
+from `device_rates`: the roofs measured on this device before (kernels/roofs: the roofline panel,
+the bench), or `RATES_SOURCE` when set (a callable returning (float32 rate, float64 rate) or
+None), else the nominal ratio of its kind. No numba, no Qt here:
 the window, the command line and the bench all ask this module.
 """
 from __future__ import annotations
@@ -44,7 +45,7 @@ _HALF_RATE_GPUS = ("H100", "H200", "H800", "GH200", "A100", "A800", "A30", "V100
 # this pixel spacing (δc, and the squares the loop compares, must stay normal float32 numbers)
 DELTAS_MIN_SPACING_LOG2 = -100
 
-# where measured roofs come from: a callable (backend) -> (float32 rate, float64 rate) or None
+# instead of the kept roofs: a callable (backend) -> (float32 rate, float64 rate) or None
 RATES_SOURCE: Callable | None = None
 
 
@@ -91,14 +92,21 @@ def nominal_rates(backend) -> Rates:
 def device_rates(backend) -> Rates:
     """`backend`'s float32 and float64 rates: RATES_SOURCE's measurement when it has one, else
     the nominal ones."""
-    if RATES_SOURCE is not None:
+    source = RATES_SOURCE if RATES_SOURCE is not None else _kept_roofs
+    if source is not None:
         try:
-            got = RATES_SOURCE(backend)
+            got = source(backend)
         except Exception:   # a roof that could not be measured: the nominal ratio still holds
             got = None
         if got is not None and got[0] > 0 and got[1] > 0:
             return Rates(float(got[0]), float(got[1]), "measured")
     return nominal_rates(backend)
+
+
+def _kept_roofs(backend):
+    """The roofs measured on this device before (kernels/roofs), when there are any."""
+    from ..roofs import kept_rates
+    return kept_rates(backend)
 
 
 def _scale(center_re, center_im) -> float:

@@ -15,6 +15,7 @@ from ..timing import JobTimer
 from . import escape as mk
 from . import overlay_device as od
 from . import overlays as ov
+from .frame_work import start_count
 from .gpu_target import WarpLaunch
 from .overlay_warp import OverlayWarpLaunch
 
@@ -115,6 +116,8 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
             totals["useful"] = int(layers[ov.F_ITER].sum(dtype=np.int64))
     if name in why:
         raise ValueError(f"overlay {name!r} has no meaning for this frame: {why[name]}")
+    # the roofline's counted work, as Renderer.render counts it for its frames
+    work = start_count(renderer.backend, pool, stream, values, args, timer, kind="f64")
     scale = ov.scale_for(name, max_iter) if name else None
     if name and gpu:
         den = ov.F_SLOTS if name == ov.LANES else -1
@@ -135,6 +138,7 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
         host_values = np.array(target.download(values, None if not gpu else np.empty((h, w)),
                                                timer))
     timings = timer.finish()
+    work.finish(timings)
     if gpu:
         totals["useful"] = int(sums_home[ov.T_USEFUL])
         if lanes:

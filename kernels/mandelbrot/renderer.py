@@ -20,6 +20,7 @@ from . import escape as mk
 from . import escape_variants as ev
 from .colour import Colourer
 from .cpu_target import CpuTarget
+from .frame_work import start_count
 from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
 from .launch_variants import CHUNK, GRAB, variant
@@ -167,6 +168,9 @@ class Renderer:
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
             target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer)
+            # the roofline's count too: compiled here, not inside a frame's kernel time
+            start_count(self.backend, pool, target.stream, values,
+                        PixelGrid.of(req).args(0, req.max_iter), timer)
             self.colourer.warm(timer, target.stream, mappings)
             first = (tuple(mappings) or ("sqrt",))[0]
             self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
@@ -210,6 +214,11 @@ class Renderer:
         rgba = target.rgba(self.pool, "rgba", h, w)
         counts = None if recolour else target.counts(self.pool, "counts", h, w)
         self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour)
+        # the roofline's counted work (frame_work.py): one pass where the values lie
+        work = None if recolour else start_count(
+            self.backend, self.pool, target.stream, values,
+            PixelGrid.of(request).args(0, request.max_iter), timer,
+            kind="f32" if self.number_type == "float32" else "f64")
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key
@@ -222,6 +231,8 @@ class Renderer:
             host_values = target.download(
                 values, target.host(self.pool, "values", (h, w), np.float64, ring=3), timer)
         timings = timer.finish()
+        if work is not None:
+            work.finish(timings)
         return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
                      fetch_value=self._fetcher(slot, self._slot_gen[slot], values, h, w),
                      meta={"recoloured": recolour, "max_iter": request.max_iter,

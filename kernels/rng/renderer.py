@@ -17,6 +17,7 @@ from .monte_carlo_job import CpuMonteCarlo, GpuMonteCarlo
 from .reduce_job import CpuReduction, GpuReduction
 from .request import GenerateRequest, HistogramRequest, MonteCarloRequest, ReduceRequest
 from .results import GenerateResult, HistogramResult, MonteCarloResult, ReduceResult
+from .work import add_work
 from .workspace import CpuWorkspace, GpuWorkspace
 
 # the workspace and the four jobs of each side: (workspace, generate, reduce, histogram, monte carlo)
@@ -42,16 +43,16 @@ class Renderer:
         return self.workspace.pool
 
     def generate(self, request: GenerateRequest, cancel=None) -> GenerateResult:
-        return self._generate(request, cancel)
+        return add_work(self._generate(request, cancel))
 
     def reduce(self, request: ReduceRequest, cancel=None) -> ReduceResult:
-        return self._reduce(request, cancel)
+        return add_work(self._reduce(request, cancel))
 
     def histogram(self, request: HistogramRequest, cancel=None) -> HistogramResult:
-        return self._histogram(request, cancel)
+        return add_work(self._histogram(request, cancel))
 
     def monte_carlo(self, request: MonteCarloRequest, cancel=None) -> MonteCarloResult:
-        return self._monte_carlo(request, cancel)
+        return add_work(self._monte_carlo(request, cancel))
 
     def warmup(self, cancel=None) -> float:
         """Compile (or load from numba's cache) the kernels of the default requests with tiny

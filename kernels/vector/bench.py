@@ -11,6 +11,7 @@ from functools import partial
 
 from ..backend import first_line
 from ..bench import Workload
+from ..roofs.report import result_work
 from .ops import CPU_IMPLS, ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
 from .registry import implementations
 from .results import SweepPoint
@@ -79,8 +80,9 @@ def _row(workload: str, backend, variant: str, size: str, point: SweepPoint | No
     if point is not None and point.timings is not None:
         phases.update({k: v for k, v in point.phases_ms.items() if k in phases})
         nbytes = dict(point.timings.bytes)
+    work = result_work([point.timings]) if point is not None and point.timings is not None else []
     return {"workload": workload, "backend": backend.name, "variant": variant, "size": size,
-            "phases_ms": phases, "bytes": nbytes, "metrics": metrics}
+            "phases_ms": phases, "bytes": nbytes, "metrics": metrics, "work": work}
 
 
 def _measure_rows(workload: str, backend, repeats: int, op_name: str, n: int, size: str,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from ..roofs.work import Work, record
 from ..timing import Timings
 from .ops import CPU_IMPLS
 
@@ -148,6 +149,10 @@ def measured_point(op, impl: str, mode: str, n: int, runs: list[Timings], compil
         t.phases_ms[p] = v
     if runs:
         t.bytes = dict(runs[0].bytes)
+    # the roofline's point: the op's flops and the bytes it reads and writes in device memory
+    kind = "f64" if op.reduction else "f32"          # dot sums its products in float64
+    record(t, Work(f"{op.name} ({impl})", kind, op.flops * n, op.bytes_per_element * n,
+                   how=f"{op.flops} flop × {n:,} elements, {op.bytes_per_element} B each"))
     return SweepPoint(
         op.name, impl, mode, int(n), None, phases["h2d"], phases["kernel"], phases["d2h"],
         phases["total"], compile_ms, ms,

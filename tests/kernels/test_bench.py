@@ -27,10 +27,12 @@ def test_bench_json_layout(tmp_path, monkeypatch, capsys):
     assert main.main(["--bench", "--backend", "cpu", "--only", "transfer", "--repeats", "3",
                       "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
-    assert set(rep) == {"device", "versions", "date", "results"}
+    assert set(rep) == {"device", "versions", "date", "results", "roofs"}
+    assert rep["roofs"] is None         # copies count no work: no roofs measured for them
     assert "numpy" in rep["versions"]
     r = rep["results"][0]
-    assert set(r) == {"workload", "backend", "variant", "size", "phases_ms", "bytes", "metrics"}
+    assert set(r) == {"workload", "backend", "variant", "size", "phases_ms", "bytes", "metrics",
+                      "work"}
     assert set(r["phases_ms"]) == {"compile", "h2d", "kernel", "d2h", "host", "total"}
     assert r["backend"] == "cpu" and r["metrics"]["GB/s"] > 0
     assert "transfer" in capsys.readouterr().out

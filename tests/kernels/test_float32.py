@@ -178,3 +178,19 @@ def test_bench_pair_reports_both_types_and_the_ratio(cpu_backend, monkeypatch):
     assert r64["G iter/s"] > 0 and r32["G iter/s"] > 0
     assert r32["float32/float64"] == pytest.approx(r32["G iter/s"] / r64["G iter/s"])
     assert r32["float32 here"] == "ok"
+
+
+def test_the_rates_come_from_the_roofs_measured_on_this_device(monkeypatch, tmp_path):
+    """With no source set, the choice reads the roofs kept for the device (as the roofline panel
+    and the bench keep them), and falls back to the nominal ratio where none are kept."""
+    from kernels import roofs
+    from kernels.roofs import store
+    monkeypatch.setattr(nt, "RATES_SOURCE", None)
+    monkeypatch.setenv("GPU_EXPLORER_CACHE_DIR", str(tmp_path))
+    cpu = Backend("cpu")
+    assert nt.device_rates(cpu).source != "measured"
+    kept = roofs.Roofs(backend="cpu", device="this CPU", bandwidth_Bps=1e10, f32_flops=64e9,
+                       f64_flops=1e9, int32_ops=1e9, measured_at="now", key=roofs.device_key(cpu))
+    assert store.save(kept) is None
+    got = nt.device_rates(cpu)
+    assert got.source == "measured" and got.f64_fraction == pytest.approx(1 / 64)

@@ -1,7 +1,11 @@
 """Deep zoom for the Mandelbrot workload: frames far below float64's ~1e-13, to 1e-1000 and deeper.
 
 - `request`: DeepRequest (frozen; centre as decimal strings of any length), `number_format(width)`.
-- `reference`: ReferenceOrbit, the centre's orbit in arbitrary precision (gmpy2, optional), reusable.
+- `reference`: ReferenceOrbit, the centre's orbit in arbitrary precision (gmpy2, optional), reusable,
+  saved and restored as an `orbit_snapshot`; iterated by `mpfr_engine` (MPFR's C API from numba,
+  `mpfr_lib` loads it; `mpfr_threads` squares on threads through `spin_barrier`) or, without the
+  library, `reference_gmpy2`; stopped at the frame's period by `period_stop`; `orbit_format`: the
+  constants of its float forms.
 - `floatexp`: complex numbers with a float64 mantissa and an integer exponent, for both targets.
 - `bla`: the bilinear approximation table (numba, CPU); `layout`: its columns and the stats'.
 - `perturbation_loop`: the per-pixel loop of perturbation-format frames (float64 deltas: the
@@ -16,7 +20,7 @@
 - `exact`: brute force per pixel in gmpy2, the yardstick of the tests.
 - `locations`: published deep-zoom coordinates; `bench`: workloads (not auto-discovered).
 
-May import: numpy, numba, numba.cuda, gmpy2 (lazily), the shared modules of `kernels` and
+May import: numpy, numba, numba.cuda, llvmlite, gmpy2 (lazily; its MPFR library by ctypes), the shared modules of `kernels` and
 kernels.mandelbrot.escape (for its value convention). Never Qt.
 """
 from .request import DeepRequest, number_format  # noqa: F401

@@ -76,3 +76,10 @@ def start_derivative() -> np.ndarray:
 def holds_at(z_fe, d_fe, radius_log2: float) -> bool:
     """The period test for one point: Z and D as (mre, mim, e) floatexp triples."""
     return float(_log2_abs(*d_fe)) + radius_log2 + 1.0 > float(_log2_abs(*z_fe))
+
+
+def radius_log2(grid) -> float:
+    """log2 of the radius of the ball around the reference holding every pixel of a frame
+    (a loop_args.PixelGrid: its centre's offset d0 and half-extent, in units of 2**cexp)."""
+    r = math.hypot(grid.d0r, grid.d0i) + math.hypot(grid.half_w, grid.half_h) * grid.step
+    return math.log2(r) + grid.cexp

@@ -48,8 +48,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..escape import BAILOUT2
+from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
-from .layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
 from .step_helpers import make_delta_c, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
@@ -64,27 +64,10 @@ _CLAMP = 4000
 
 def loop_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
     """(zo (N, 4), bt (E, 6)) float64 from the reference orbit and its table (bla.build_table with
-    kmin = 0, or layout.empty_table())."""
-    n = orbit.shape[0]
-    zo = np.zeros((n, 4), dtype=np.float64)
-    zo[:, Z_RE] = orbit[:, 0]
-    zo[:, Z_IM] = orbit[:, 1]
-    if levels.shape[0]:
-        # level 0's entry j is the single step from m = 1 + j
-        off, count = int(levels[0, 0]), int(levels[0, 1])
-        zo[1:1 + count, Z_R0] = tab[off:off + count, T_RD]
-    bt = np.zeros((tab.shape[0], 6), dtype=np.float64)
-    bt[:, B_AR] = tab[:, T_ADR]
-    bt[:, B_AI] = tab[:, T_ADI]
-    e = np.clip(tabe[:, E_B], -_CLAMP, _CLAMP)
-    # a B past float64's range becomes inf here, as it always did; numpy's overflow warning about
-    # it only alarmed users of deep renders (the arrays are the same with or without it)
-    with np.errstate(over="ignore"):
-        bt[:, B_BR] = np.ldexp(tab[:, T_BR], e)
-        bt[:, B_BI] = np.ldexp(tab[:, T_BI], e)
-    bt[:, B_R] = tab[:, T_RD]
-    bt[:, B_AA] = tab[:, T_AD]
-    return zo, bt
+    kmin = 0, or layout.empty_table()): level 0's entry j is the single step from m = 1 + j; a B
+    past float64's range becomes inf. Written on all the CPU's threads (flat_build.py)."""
+    return loop_layout(orbit, tab, tabe, levels, (Z_RE, Z_IM, Z_R0),
+                       (B_AR, B_AI, B_BR, B_BI, B_R, B_AA), ZW, BW, _CLAMP)
 
 
 def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):

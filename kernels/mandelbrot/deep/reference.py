@@ -20,6 +20,7 @@ without it works, computing an orbit raises a RuntimeError that says how to inst
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -30,10 +31,18 @@ from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and table
 from .orbit_snapshot import OrbitSnapshot
 from .reference_gmpy2 import Gmpy2Engine
 
+ENGINES = ("auto", "gmpy2", "fixed", "mpfr", "threads", "threads2")
+# picks the engine where the caller does not (tests and benches force one)
+ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
+
 # a chunk of iterations between cancellation checks and progress reports takes about this long
 CHUNK_SECONDS = 0.02
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
+# an orbit stopped at its period serves frames whose radius is up to 2^this below the radius
+# passing the period test there (as the table's slack, renderer.TABLE_SLACK_BITS): a few zoom
+# steps in keep both; deeper, the period's ball may miss the frame's nucleus and the orbit goes on
+PERIOD_SLACK_BITS = 4
 
 
 def gmpy2_module():
@@ -56,9 +65,53 @@ def to_mpc(re, im, precision: int):
 def chunk_iterations(precision: int) -> int:
     """Iterations in a chunk of about CHUNK_SECONDS at `precision` bits (an iteration costs
     roughly a constant plus a term growing a little faster than linearly with the limbs)."""
-    limbs = max(1, precision // 64)
-    per_iter = 1.5e-7 + 2.5e-9 * limbs ** 1.6
+    limbs = max(1, precision / 64)
+    per_iter = 4e-7 + 3.5e-9 * limbs ** 1.6
     return int(min(65536, max(256, CHUNK_SECONDS / per_iter)))
+
+
+def make_engine(kind: str | None, centre, precision: int):
+    """The engine iterating `centre` (an mpc) at `precision` bits. kind "auto" (or None: the
+    ENGINE_VARIABLE's choice, else auto): a compiled engine where MPFR's library loads (MPFR
+    with its squares on threads where they pay, else fixed point on GMP up to FIXED_UP_TO_BITS,
+    MPFR above), else gmpy2's loop. "fixed", "mpfr" (one thread), "threads" / "threads2" (the
+    squares on 3 / 2 threads) ask for one; without the library they fall back to gmpy2's loop,
+    whose name then says why."""
+    kind = (kind or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
+    if kind not in ENGINES:
+        raise ValueError(f"unknown reference engine {kind!r}; choose one of: {', '.join(ENGINES)}")
+    if kind != "gmpy2":
+        from . import mpfr_lib
+        if mpfr_lib.LIBRARY is not None:
+            from .fixed_engine import FIXED_UP_TO_BITS, FixedEngine
+            from .mpfr_engine import MpfrEngine
+            from .mpfr_threads import ThreadedMpfrEngine, threads_for
+            hexes = (format(centre.real, "a"), format(centre.imag, "a"), precision)
+            threads = {"mpfr": 1, "threads": 3, "threads2": 2}.get(kind) or threads_for(precision)
+            if kind == "fixed" or kind == "auto" and threads == 1 and precision <= FIXED_UP_TO_BITS:
+                return FixedEngine(*hexes)
+            if threads > 1:
+                return ThreadedMpfrEngine(*hexes, threads=threads)
+            return MpfrEngine(*hexes)
+        eng = Gmpy2Engine(gmpy2_module(), centre, precision)
+        eng.name = f"{eng.name}: {mpfr_lib.WHY_NOT}"
+        return eng
+    return Gmpy2Engine(gmpy2_module(), centre, precision)
+
+
+_warm = False
+
+
+def warm_engine() -> None:
+    """Load (or compile) the engine's and the period test's compiled code with a tiny orbit, once
+    per process, so that no frame waits for it; nothing without gmpy2."""
+    global _warm
+    if not _warm:
+        try:
+            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0)
+        except RuntimeError:
+            return
+        _warm = True
 
 
 class ReferenceOrbit:
@@ -78,10 +131,13 @@ class ReferenceOrbit:
         self.precision = int(precision)
         self.centre = to_mpc(self.centre_re, self.centre_im, self.precision)
         self._gmpy2 = gmpy2
-        self._engine = Gmpy2Engine(gmpy2, self.centre, self.precision)
+        self._engine = make_engine(engine, self.centre, self.precision)
         self.engine_name = self._engine.name
         self._buf = np.zeros(1, dtype=np.complex128)   # Z_n as float64 pairs, grows by doubling
-        self._tiny: dict[int, tuple] = {}               # n -> exact floatexp Z_n below float64
+        # the exact floatexp of the points below float64's range: n ascending, mantissas, exponent
+        self._tiny_n = np.zeros(0, np.int64)
+        self._tiny_m = np.zeros((0, 2), np.float64)
+        self._tiny_e = np.zeros(0, np.int64)
         self._deriv = period_stop.start_derivative()    # dZ/dc at the last point
         self.length = 1                                 # Z_0 = 0
         self.iterations = 0
@@ -94,13 +150,15 @@ class ReferenceOrbit:
 
     # ---- computing ----------------------------------------------------------------------------
     def complete_for(self, max_iter: int, radius_log2: float | None = None) -> bool:
-        """Whether the orbit already serves frames of max_iter iterations (and, for a periodic
-        orbit, of this radius: the period test must hold at the period for the frame's own
-        radius; a smaller frame may need a longer period and the orbit then goes on)."""
+        """Whether the orbit already serves frames of max_iter iterations and radius 2^radius_log2
+        (log2 of the frame's half-diagonal seen from the orbit's centre; None: no period stop).
+        An escaped orbit serves any frame. One stopped at its period serves any iteration count
+        for frames whose radius, 2^PERIOD_SLACK_BITS larger, still passes the period test at the
+        period; a smaller frame (or one without a radius) has the orbit go on past it."""
         if self.escaped:
             return True
         if self.period is not None:
-            return radius_log2 is not None and self._period_holds(radius_log2)
+            return radius_log2 is not None and self._period_holds(radius_log2 + PERIOD_SLACK_BITS)
         return int(max_iter) <= self.iterations
 
     def _period_holds(self, radius_log2: float) -> bool:
@@ -123,34 +181,37 @@ class ReferenceOrbit:
         start = self.length - 1
         n = start
         buf = self._buf
-        tiny: dict[int, tuple] = {}
+        tiny: list[tuple] = []
         deriv = self._deriv.copy()
+        prev = self._floatexp_at(start)
         escaped = False
         period = None
-        goal = max(max_iter, start + 1) if self.period is not None else max_iter
+        goal = max(max_iter, start + 1)
         total = max(1, goal - start)
         # at least ~16 reports on a long extend, however fast the chunks
         step = min(chunk_iterations(self.precision), max(256, total // 16))
+        tk, tm, te = np.empty(step, np.int64), np.empty((step, 2)), np.empty(step, np.int64)
         try:
             while n < goal and not escaped and period is None:
                 count = min(step, goal - n)
                 if buf is self._buf or buf.shape[0] <= n + count:
                     buf = _grown(buf, n + count + 1, self.length if buf is self._buf else n + 1)
-                chunk = buf[n + 1:n + 1 + count]
-                found: list = []
                 before = eng.save()
-                made, escaped = eng.step(count, chunk, found)
-                prev = tiny.get(n) or self._tiny.get(n)
-                mre, mim, ze = _chunk_floatexp(buf, n, made, found, prev)
+                made, nt, escaped = eng.step(count, buf[n + 1:n + 1 + count], tk, tm, te)
+                mre, mim, ze = _floatexp_columns(buf[n:n + made + 1])
+                mre[0], mim[0], ze[0] = prev
+                mre[tk[:nt] + 1], mim[tk[:nt] + 1], ze[tk[:nt] + 1] = tm[:nt, 0], tm[:nt, 1], te[:nt]
                 hit = period_stop.scan(mre, mim, ze, 0, made, deriv, test_log2)
                 if hit > 0 and not (escaped and hit == made):
                     # the period is inside this chunk: go back and stop the exact Z there
                     eng.restore(before)
-                    eng.step(hit, np.empty(hit, np.complex128), [])
+                    eng.step(hit, np.empty(hit, np.complex128), np.empty(hit, np.int64),
+                             np.empty((hit, 2)), np.empty(hit, np.int64))
                     made, escaped, period = hit, False, n + hit
-                for k, a, b, e in found:
-                    if k < made:
-                        tiny[n + 1 + k] = (a, b, e)
+                keep = tk[:nt] < made
+                if keep.any():
+                    tiny.append((tk[:nt][keep] + n + 1, tm[:nt][keep].copy(), te[:nt][keep].copy()))
+                prev = (float(mre[made]), float(mim[made]), int(ze[made]))
                 n += made
                 if cancel is not None:
                     cancel.check()
@@ -160,7 +221,7 @@ class ReferenceOrbit:
             eng.restore(saved)
             raise
         self._buf = buf
-        self._tiny.update(tiny)
+        self._add_tiny(tiny)
         self._deriv = deriv
         self.length = n + 1
         self.iterations = max(self.iterations, max_iter)
@@ -173,6 +234,13 @@ class ReferenceOrbit:
             progress(1.0)
         return self
 
+    def _add_tiny(self, parts: list[tuple]) -> None:
+        """Append the exact floatexp of new tiny points (all after the old ones)."""
+        if parts:
+            self._tiny_n = np.concatenate([self._tiny_n] + [p[0] for p in parts])
+            self._tiny_m = np.concatenate([self._tiny_m] + [p[1] for p in parts])
+            self._tiny_e = np.concatenate([self._tiny_e] + [p[2] for p in parts])
+
     # ---- what the kernels read ------------------------------------------------------------------
     @property
     def z(self) -> np.ndarray:
@@ -183,9 +251,8 @@ class ReferenceOrbit:
         """(orbit (length, 4) float64, orbit_exp (length,) int32), built once per version."""
         if self._orbit is None:
             mre, mim, e = _floatexp_columns(self.z)
-            for n, (a, b, k) in self._tiny.items():
-                if n < self.length:
-                    mre[n], mim[n], e[n] = a, b, k
+            t = self._tiny_n
+            mre[t], mim[t], e[t] = self._tiny_m[:, 0], self._tiny_m[:, 1], self._tiny_e
             z = self.z
             orbit = np.empty((self.length, 4), dtype=np.float64)
             orbit[:, 0], orbit[:, 1], orbit[:, 2], orbit[:, 3] = z.real, z.imag, mre, mim
@@ -194,24 +261,22 @@ class ReferenceOrbit:
         return self._orbit, self._orbit_exp
 
     def _floatexp_at(self, n: int) -> tuple[float, float, int]:
-        if n in self._tiny:
-            return self._tiny[n]
+        i = int(np.searchsorted(self._tiny_n, n))
+        if i < self._tiny_n.shape[0] and self._tiny_n[i] == n:
+            return float(self._tiny_m[i, 0]), float(self._tiny_m[i, 1]), int(self._tiny_e[i])
         mre, mim, e = _floatexp_columns(self._buf[n:n + 1])
         return float(mre[0]), float(mim[0]), int(e[0])
 
     # ---- saving and restoring -------------------------------------------------------------------
     def snapshot(self) -> OrbitSnapshot:
         """The orbit as plain data (orbit_snapshot.py); arrays are copies."""
-        keys = sorted(n for n in self._tiny if n < self.length)
-        vals = [self._tiny[n] for n in keys]
         re_hex, im_hex = self._engine.last_hex()
         return OrbitSnapshot(
             centre_re=self.centre_re, centre_im=self.centre_im, precision=self.precision,
             iterations=self.iterations, escaped=self.escaped, period=self.period,
             length=self.length, z=self.z.copy(),
-            tiny_n=np.array(keys, dtype=np.int64),
-            tiny_m=np.array([v[:2] for v in vals], dtype=np.float64).reshape(-1, 2),
-            tiny_e=np.array([v[2] for v in vals], dtype=np.int32),
+            tiny_n=self._tiny_n.copy(), tiny_m=self._tiny_m.copy(),
+            tiny_e=self._tiny_e.astype(np.int32),
             last_re=re_hex, last_im=im_hex,
             deriv=(float(self._deriv[0]), float(self._deriv[1]), int(self._deriv[2])))
 
@@ -222,8 +287,9 @@ class ReferenceOrbit:
         orbit = cls(s.centre_re, s.centre_im, s.precision, engine=engine)
         orbit._engine.load(s.last_re, s.last_im)
         orbit._buf = np.array(s.z, dtype=np.complex128, copy=True)
-        orbit._tiny = {int(n): (float(m[0]), float(m[1]), int(e))
-                       for n, m, e in zip(s.tiny_n, s.tiny_m, s.tiny_e)}
+        orbit._tiny_n = np.array(s.tiny_n, dtype=np.int64)
+        orbit._tiny_m = np.array(s.tiny_m, dtype=np.float64).reshape(-1, 2)
+        orbit._tiny_e = np.array(s.tiny_e, dtype=np.int64)
         orbit._deriv = np.array([s.deriv[0], s.deriv[1], float(s.deriv[2])])
         orbit.length, orbit.iterations = int(s.length), int(s.iterations)
         orbit.escaped, orbit.period = bool(s.escaped), s.period
@@ -281,14 +347,3 @@ def _floatexp_columns(z: np.ndarray):
     e[big == 0] = EZERO
     return mre, mim, e
 
-
-def _chunk_floatexp(buf, n, made, found, prev):
-    """Floatexp columns of Z_n .. Z_{n+made} (the chunk and the point before it, which the
-    derivative starts from; prev: that point's exact floatexp if it is tiny), tiny points exact."""
-    mre, mim, e = _floatexp_columns(buf[n:n + made + 1])
-    if prev is not None:
-        mre[0], mim[0], e[0] = prev
-    for k, a, b, x in found:
-        if k < made:
-            mre[k + 1], mim[k + 1], e[k + 1] = a, b, x
-    return mre, mim, e

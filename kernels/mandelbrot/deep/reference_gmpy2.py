@@ -1,13 +1,13 @@
 """The reference engine in Python over gmpy2: the fallback where MPFR's library cannot be loaded
-for the compiled engine (mpfr_engine.py), and the measure the compiled one is held to.
+for the compiled engine (mpfr_engine.py). Its loop is the one the project ran before that engine:
+one complex square (MPC's) and add per iteration, the fewest Python steps an iteration can take.
 
 An engine iterates Z_{n+1} = Z_n^2 + C from its current Z, writing each new point's float forms
-into the chunk arrays it is given, and can go back to a marked point (a cancelled or truncated
-chunk). Both engines square three times per iteration (x², y², (x+y)²), as Kalles Fraktaler does.
+into the chunk arrays it is given, and can go back to a saved point (a cancelled or truncated
+chunk). The two engines round differently (MPC's square against three MPFR squarings), so their
+orbits agree to the precision's last bits, not bit for bit.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from ..escape import BAILOUT2
 from .orbit_format import ESCAPE, TINY
@@ -22,58 +22,54 @@ class Gmpy2Engine:
         self._g = gmpy2
         self.precision = int(precision)
         self._ctx = gmpy2.context(precision=self.precision)
-        self._cx, self._cy = centre.real, centre.imag
-        self._x = self._y = gmpy2.mpfr(0, self.precision)
+        self._c = centre
+        self._z = gmpy2.mpc(0)
 
     # ---- state ----------------------------------------------------------------------------
     def save(self):
         """A token for the current Z (restore() goes back to it)."""
-        return self._x, self._y
+        return self._z
 
     def restore(self, token) -> None:
-        self._x, self._y = token
+        self._z = token
 
     def load(self, re_hex: str, im_hex: str) -> None:
         g = self._g
-        self._x = g.mpfr(re_hex, self.precision, 16)
-        self._y = g.mpfr(im_hex, self.precision, 16)
+        with g.context(self._ctx):      # mpc() rounds to the context's precision
+            self._z = g.mpc(g.mpfr(re_hex, self.precision, 16), g.mpfr(im_hex, self.precision, 16))
 
     def last_hex(self) -> tuple[str, str]:
-        return format(self._x, "a"), format(self._y, "a")
-
-    def last_mpc(self):
-        return self._g.mpc(self._x, self._y)
-
-    def close(self) -> None:
-        pass
+        return format(self._z.real, "a"), format(self._z.imag, "a")
 
     # ---- iterating --------------------------------------------------------------------------
-    def step(self, count: int, z: np.ndarray, tiny: list) -> tuple[int, bool]:
+    def step(self, count: int, z, tk, tm, te) -> tuple[int, int, bool]:
         """Up to `count` iterations: z[k] = Z as a float64 pair for the k-th new point; points
-        below float64's range also go into `tiny` as (k, mre, mim, e). Returns (points made,
-        escaped); an escaped point is the last one made."""
+        below float64's range also go into tk, tm, te (their k, exact floatexp mantissas and
+        exponent). Returns (points made, tiny points, escaped); an escaped point is the last made."""
         g = self._g
         square = g.square
-        x, y, cx, cy = self._x, self._y, self._cx, self._cy
-        k = 0
+        zz, c = self._z, self._c
+        chunk: list[complex] = []
+        put = chunk.append
+        nt = 0
         escaped = False
         with g.context(self._ctx):
-            while k < count:
-                x2, y2 = square(x), square(y)
-                y = square(x + y) - x2 - y2 + cy
-                x = x2 - y2 + cx
-                zc = complex(float(x), float(y))
-                z[k] = zc
-                k += 1
+            for k in range(count):
+                zz = square(zz) + c
+                zc = complex(zz)
+                put(zc)
                 a = abs(zc)
                 if a > ESCAPE or a < TINY:
                     if a < TINY:
-                        tiny.append((k - 1,) + _floatexp_of(g, x, y))
+                        tk[nt] = k
+                        tm[nt, 0], tm[nt, 1], te[nt] = _floatexp_of(g, zz.real, zz.imag)
+                        nt += 1
                     elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
                         escaped = True
                         break
-        self._x, self._y = x, y
-        return k, escaped
+        z[:len(chunk)] = chunk
+        self._z = zz
+        return len(chunk), nt, escaped
 
 
 def _floatexp_of(gmpy2, re, im) -> tuple[float, float, int]:

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ...buffers import BufferPool
+from ...roofs.work import record
 from ...timing import JobTimer, Timings
+from ..deep_work import frame_work
 from ..number_type import float32_deltas_reach
 from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
@@ -36,7 +38,8 @@ from .layout import (
 )
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import ZW, flat_tables
-from .reference import ReferenceOrbit, gmpy2_module
+from .period_stop import radius_log2
+from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
 from .targets import GPU_IMPORT_ERROR, cuda
 
@@ -117,6 +120,7 @@ class DeepRenderer:
         self.kmin = int(kmin)
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
+        self.period_stop = True     # stop the reference at the frame's period (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
         self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
@@ -163,6 +167,7 @@ class DeepRenderer:
         oexp[0] = -(1 << 29)
         first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        warm_engine()       # the reference engine's compiled loop
         self._compiled = True
         if first:
             yield "table"
@@ -233,7 +238,11 @@ class DeepRenderer:
                                   cancel, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()
+        # which engine made the orbit (the Python fallback says why it runs)
+        timings.detail["reference engine"] = orbit.engine_name
         st = self._stats_dict(stats)
+        record(timings, frame_work(st, w * h, sum(a.nbytes for a in (*orbit.arrays(), *table[1:])
+                                                  if hasattr(a, "nbytes"))))
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
                           reused=reused, table_reused=table_reused,
                           number_type="float32" if self._f32 else "float64")
@@ -254,10 +263,12 @@ class DeepRenderer:
             orbit = ReferenceOrbit(request.center_re, request.center_im,
                                    request.precision_deeper(PRECISION_HEADROOM))
         report = None if progress is None else (lambda f: progress(f, "reference"))
-        if report is not None and not orbit.escaped and orbit.iterations < request.max_iter:
+        # the period stop's ball: every pixel of the frame, seen from the orbit's centre
+        radius = radius_log2(FrameGeometry.of(request, orbit)) if self.period_stop else None
+        if report is not None and not orbit.complete_for(request.max_iter, radius):
             report(0.0)         # the stage starts: its first report comes thousands of steps in
         t0, version = time.perf_counter(), orbit.version
-        orbit.extend(request.max_iter, cancel=cancel, progress=report)
+        orbit.extend(request.max_iter, cancel=cancel, progress=report, radius_log2=radius)
         if self.references is not None and orbit.version != version:
             self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit

@@ -36,9 +36,9 @@ FORCE_CHOICES = ("auto", "perturbation", "extended")
 
 # memory a reference orbit and its approximation table take per iteration: the orbit as float64
 # pairs + mantissa pairs + an int32 exponent (36 bytes), the table's levels (~2 entries per
-# iteration of 8 float64 + 3 int32); the renderer refuses what would not fit
+# iteration of 10 float64 + 3 int32, layout.N_TAB); the renderer refuses what would not fit
 ORBIT_BYTES_PER_ITER = 36
-TABLE_BYTES_PER_ITER = 2 * 76
+TABLE_BYTES_PER_ITER = 2 * 92
 # a sanity cap on top of free memory: beyond this the job is a mistake, not a picture
 MAX_REFERENCE_BYTES = 8 * 2 ** 30
 

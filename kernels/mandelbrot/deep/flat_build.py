@@ -1,0 +1,80 @@
+"""The perturbation loop's own layout of the orbit and the BLA table (perturbation_loop.loop_tables:
+`zo` rows of Z_m with the radius of the single step from m, `bt` rows of A, B as doubles, the
+radius and |A|), written on all the CPU's threads: the rows are independent, and a table of
+millions of entries is as long to copy into this layout on one thread as to build. The same
+arrays bit for bit as column-by-column NumPy (tests/kernels/test_bla_parallel.py); on one thread
+where numba's threading layer does not allow parallel code from several threads
+(bla.threadsafe_layer).
+
+The columns are perturbation_loop's, passed in (`zcols`, `bcols`), so this module needs nothing
+of the loop's.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .bla import _BUILD_LOCK, threadsafe_layer
+from .layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+
+
+@njit(inline="always")
+def _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k):
+    """Row k of bt and, where there is one, of zo."""
+    if k < zo.shape[0]:
+        for c in range(zo.shape[1]):
+            zo[k, c] = 0.0
+        zo[k, zc[0]] = orbit[k, 0]
+        zo[k, zc[1]] = orbit[k, 1]
+        if 1 <= k <= count0:        # level 0's entry j is the single step from m = 1 + j
+            zo[k, zc[2]] = tab[off0 + k - 1, T_RD]
+    if k < bt.shape[0]:
+        for c in range(bt.shape[1]):
+            bt[k, c] = 0.0
+        bt[k, bc[0]] = tab[k, T_ADR]
+        bt[k, bc[1]] = tab[k, T_ADI]
+        e = min(max(tabe[k, E_B], -clamp), clamp)
+        # a B past float64's range becomes inf, as NumPy's ldexp makes it
+        bt[k, bc[2]] = math.ldexp(tab[k, T_BR], e)
+        bt[k, bc[3]] = math.ldexp(tab[k, T_BI], e)
+        bt[k, bc[4]] = tab[k, T_RD]
+        bt[k, bc[5]] = tab[k, T_AD]
+
+
+@njit(cache=True, nogil=True)
+def _fill(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp):
+    for k in range(max(zo.shape[0], bt.shape[0])):
+        _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _fill_parallel(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp):
+    # one parallel loop over the rows of both arrays: one barrier
+    for k in prange(max(zo.shape[0], bt.shape[0])):
+        _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k)
+
+
+def table_kernels() -> list:
+    """The compiled functions a deep frame's table and its layout use on this machine (the first
+    start's check of numba's disk cache: kernels/mandelbrot/warm.py)."""
+    from . import bla
+    if threadsafe_layer():
+        return [bla._build_parallel, _fill_parallel]
+    return [bla._build, _fill]
+
+
+def loop_layout(orbit, tab, tabe, levels, zcols, bcols, zw: int, bw: int, clamp: int,
+                parallel: bool = True):
+    """(zo (N, zw), bt (E, bw)) float64: zcols = (Re Z, Im Z, single-step radius) columns of zo,
+    bcols = (Re A, Im A, Re B, Im B, radius, |A|) columns of bt; B's exponents clamped to ±clamp
+    before scaling. Columns not named are 0."""
+    zo = np.empty((orbit.shape[0], int(zw)), dtype=np.float64)
+    bt = np.empty((tab.shape[0], int(bw)), dtype=np.float64)
+    off0, count0 = (int(levels[0, 0]), int(levels[0, 1])) if levels.shape[0] else (0, 0)
+    fill = _fill_parallel if (parallel and threadsafe_layer()) else _fill
+    with _BUILD_LOCK:
+        fill(orbit, tab, tabe, off0, count0, zo, bt, np.asarray(zcols, dtype=np.int64),
+             np.asarray(bcols, dtype=np.int64), int(clamp))
+    return zo, bt

@@ -1,0 +1,168 @@
+"""The work of a Mandelbrot frame, counted for the roofline after its escape pass.
+
+Useful iterations: what the algorithm needs per pixel — n for a point escaping at z_n, max_iter
+for one that never escapes, 0 where the cardioid/bulb test answers without iterating (the same
+count as renderer.executed_iterations and the bench's "G iter/s"). Executed lane-iterations (GPU):
+each row segment of 32 pixels — a warp's share of a row — as long as its slowest pixel, times its
+32 lanes; what a warp per segment runs, lanes idle included. The app's warp launch refills idle
+lanes, so it executes at most this. On the CPU there are no lanes: executed = useful.
+
+One pass over the frame's values on the device (a warp per segment, reads coalesced; or numba's
+threads), two int64 totals copied home: the work is counted where the values lie, never by copying
+them.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numba import njit, prange
+
+from ..roofs.work import Work, record
+from . import escape as mk
+
+LANES = 32
+# y = (x+x)·y + cy: 3 flops; x = x²−y²+cx: 2; x², y²: 2; |z|² = x²+y²: 1 (the compare not counted)
+FLOPS_PER_ITERATION = 8
+BYTES_PER_PIXEL = 8         # the float64 value each pixel's kernel writes: all it must move
+MAX_SEGMENTS = 16              # row segments (warps) per block of the GPU count
+SIM_SEGMENTS = 2               # the simulator runs a Python thread per CUDA thread
+
+_, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
+
+
+@njit(cache=True)
+def _pixel_count(v, inside, max_iter):
+    if inside:
+        return 0
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1
+
+
+@njit(parallel=True, cache=True)
+def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
+    """(useful iterations, executed lane-iterations with 32-pixel segments) of values' rows."""
+    rows, cols = values.shape
+    per_row = (cols + LANES - 1) // LANES
+    useful = np.zeros(rows, np.int64)
+    lanes = np.zeros(rows, np.int64)
+    for r in prange(rows):
+        y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
+        for s in range(per_row):
+            top = 0
+            for c in range(s * LANES, min(cols, (s + 1) * LANES)):
+                x = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
+                n = _pixel_count(values[r, c], _shortcut_cpu(x, y), max_iter)
+                useful[r] += n
+                top = max(top, n)
+            lanes[r] += LANES * top
+    return useful.sum(), lanes.sum()
+
+
+cuda = mk.cuda          # by this name: the simulator swaps the module its kernels call
+
+if cuda is not None:
+    from numba import int32, int64
+
+    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
+    _pixel_count_gpu = cuda.jit(device=True)(_pixel_count.py_func)
+
+    @cuda.jit(cache=True)
+    def count_kernel(values, out, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
+        """Blocks of (32, ≤ MAX_SEGMENTS) threads, each warp one 32-pixel row segment, reading
+        the values coalesced: out[0] += the block's useful iterations, out[1] += 32 × each
+        segment's slowest pixel's, one pair of atomics per block."""
+        counts = cuda.shared.array((MAX_SEGMENTS, LANES), int32)
+        sums = cuda.shared.array(MAX_SEGMENTS, int64)
+        tops = cuda.shared.array(MAX_SEGMENTS, int64)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        rows, cols = values.shape
+        c = cuda.blockIdx.x * LANES + tx
+        r = cuda.blockIdx.y * cuda.blockDim.y + ty
+        n = 0
+        if r < rows and c < cols:
+            gx = float(grid_col0 + c) + 0.5 - half_w
+            gy = float(grid_row0 + r) + 0.5 - half_h
+            px = _gpu_add(cx, _gpu_mul(gx, step))
+            py = _gpu_add(cy, -_gpu_mul(gy, step))
+            n = _pixel_count_gpu(values[r, c], _shortcut_gpu(px, py), max_iter)
+        counts[ty, tx] = n
+        cuda.syncthreads()
+        if tx == 0:
+            total = 0
+            top = 0
+            for k in range(LANES):
+                v = counts[ty, k]
+                total += v
+                top = max(top, v)
+            sums[ty] = total
+            tops[ty] = top
+        cuda.syncthreads()
+        if tx == 0 and ty == 0:
+            total = 0
+            lanes = 0
+            for k in range(cuda.blockDim.y):
+                total += sums[k]
+                lanes += LANES * tops[k]
+            cuda.atomic.add(out, 0, total)
+            cuda.atomic.add(out, 1, lanes)
+else:  # pragma: no cover - only where numba-cuda is broken
+    count_kernel = None
+
+
+def frame_works(useful: int, executed: int | None, pixels: int, gpu: bool,
+                kind: str = "f64") -> list[Work]:
+    """The frame's Work records: useful iterations, and on the GPU executed lane-iterations;
+    `kind`: the escape kernel's number type ("f32" for a float32 kernel)."""
+    minus = ("colourise", "work count")
+    nbytes = BYTES_PER_PIXEL * pixels
+    out = [Work("escape, useful iterations", kind, FLOPS_PER_ITERATION * useful, nbytes,
+                minus=minus, how=f"{FLOPS_PER_ITERATION} flops × {useful:,} iterations")]
+    if gpu and executed is not None:
+        out.append(Work("escape, executed lane-iterations", kind, FLOPS_PER_ITERATION * executed,
+                        nbytes, minus=minus,
+                        how=f"{FLOPS_PER_ITERATION} flops × {executed:,} lane-iterations "
+                            f"(32-pixel segments at their slowest pixel)"))
+    return out
+
+
+class PendingCount:
+    """A frame's count, enqueued on the GPU before the frame's timer finishes and read after."""
+
+    def __init__(self, host, pixels, kind):
+        self.host, self.pixels, self.kind = host, pixels, kind
+
+    def finish(self, timings):
+        useful, executed = int(self.host[0]), int(self.host[1])
+        return record(timings, *frame_works(useful, executed, self.pixels, True, self.kind))
+
+
+class DoneCount:
+    def __init__(self, useful, pixels, kind):
+        self.useful, self.pixels, self.kind = useful, pixels, kind
+
+    def finish(self, timings):
+        return record(timings, *frame_works(self.useful, None, self.pixels, False, self.kind))
+
+
+def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):
+    """Count the frame's work where its values lie; `.finish(timings)` after the timer's finish
+    adds the Work records. args: the escape kernels' grid arguments (PixelGrid.args); kind: the
+    escape kernel's number type."""
+    rows, cols = values.shape
+    if not getattr(backend, "is_gpu", False):
+        with timer.phase("kernel", detail="work count"):
+            useful, _ = count_cpu(values, *args)
+        return DoneCount(int(useful), rows * cols, kind)
+    out = pool.device("work-count", (2,), np.int64, stream=stream)
+    host = pool.host("work-count", (2,), np.int64)
+    host[:] = 0
+    by = SIM_SEGMENTS if getattr(backend, "simulated", False) else MAX_SEGMENTS
+    blocks = ((cols + LANES - 1) // LANES, (rows + by - 1) // by)
+    with timer.phase("kernel", gpu=True, detail="work count"):
+        out.copy_to_device(host, stream=stream)
+        count_kernel[blocks, (LANES, by), stream](values, out, *args)
+        out.copy_to_host(host, stream=stream)
+    return PendingCount(host, rows * cols, kind)

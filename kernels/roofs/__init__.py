@@ -1,0 +1,133 @@
+"""The roofline's roofs: memory bandwidth and arithmetic peaks measured on the spot, per device.
+
+    roofs = device_roofs(backend)             # kept per device; measured the first time
+    roofs = device_roofs(backend, remeasure=True)
+    roofs.f32_flops, roofs.f64_flops, roofs.int32_ops, roofs.bandwidth_Bps   # None: not measured
+    roofs.note                                # why something is missing ("" when complete)
+
+Qt-free; the window's roofline panel (explorer/roofline_panel.py) draws them. The work each job
+did is counted in kernels/roofs/work.py and recorded with its Timings.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+
+from .model import KIND_TITLES, KINDS, Roofs, missing_note
+
+# part of the cache key: a change to the microbenchmarks makes the kept roofs stale
+PROBES_VERSION = 2
+
+__all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
+           "kept_rates", "measure_roofs", "missing_note"]
+
+
+@functools.lru_cache(maxsize=1)
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    out = []
+    for dist in ("numba", "numba-cuda"):
+        try:
+            out.append(f"{dist} {version(dist)}")
+        except PackageNotFoundError:
+            continue
+    return ", ".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _driver() -> str:
+    try:
+        from numba import cuda
+        return "driver " + ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+    except Exception:
+        return "driver ?"
+
+
+def device_key(backend) -> str:
+    """What the roofs are kept under: the device, the driver (GPU) or thread count (CPU),
+    numba's versions and the probes' version."""
+    from ..bench import device_name
+    if getattr(backend, "is_gpu", False):
+        where = f"cuda: {device_name(backend)}; {_driver()}"
+        if backend.simulated:
+            where += "; simulator"
+    else:
+        from numba import get_num_threads
+        where = f"cpu: {device_name(backend)}; {get_num_threads()} numba threads"
+    return f"{where}; {_versions()}; probes v{PROBES_VERSION}"
+
+
+def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0,
+                  repeats: int = 3) -> Roofs:
+    """Measure the roofs of `backend` now (a few hundred milliseconds; nothing kept).
+
+    `nbytes`: the bandwidth probe's array size (default 256 MiB on a GPU, 64 MiB on the CPU);
+    `target_ms`: how long one arithmetic launch should last. Under the CUDA simulator the kernels
+    run on a tiny grid and the roofs carry only the note."""
+    from ..bench import device_name
+    if getattr(backend, "is_gpu", False):
+        from . import gpu_probe
+        fields = gpu_probe.measure(backend, **({"nbytes": nbytes} if nbytes else {}),
+                                   target_ms=target_ms, repeats=repeats)
+    else:
+        from . import cpu_probe
+        fields = cpu_probe.measure(**({"nbytes": nbytes} if nbytes else {}),
+                                   target_ms=target_ms, repeats=repeats)
+    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    roofs = Roofs(backend=backend.name, device=device_name(backend), measured_at=now,
+                  key=device_key(backend), **fields)
+    if not roofs.note:
+        gone = missing_note(roofs)
+        if gone:
+            roofs = _replace(roofs, note=gone)
+    return roofs
+
+
+def _replace(roofs: Roofs, **kw) -> Roofs:
+    import dataclasses
+    return dataclasses.replace(roofs, **kw)
+
+
+def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
+                 keep: bool = True, **measure_kw) -> Roofs:
+    """The roofs of `backend`'s device: those kept in the cache folder for this device, driver
+    and numba, else measured now (and kept, unless `keep` is False). `remeasure` measures anew.
+    Roofs from the simulator are never kept."""
+    from . import store
+    key = device_key(backend)
+    if not remeasure:
+        kept = store.load(key, folder)
+        if kept is not None:
+            return kept
+    roofs = measure_roofs(backend, **measure_kw)
+    if keep and roofs.measured and not roofs.simulated:
+        problem = store.save(roofs, folder)
+        if problem:
+            sep = "; " if roofs.note else ""
+            roofs = _replace(roofs, note=f"{roofs.note}{sep}{problem}")
+    return roofs
+
+
+def kept_rates(backend) -> tuple[float, float] | None:
+    """(float32, float64) peaks kept for `backend`'s device, or None: never measures, since a
+    frame's choice of number type must not wait for a microbenchmark (the roofline panel, the
+    bench and tools/roofs_check.py measure them)."""
+    from . import store
+    try:
+        kept = store.load(device_key(backend))
+    except Exception:
+        return None
+    if kept is None or not kept.f32_flops or not kept.f64_flops:
+        return None
+    return kept.f32_flops, kept.f64_flops
+
+
+def add_roofs(report: dict, backend, measure=None) -> dict:
+    """Measure the backend's roofs now (when any result of a bench report counted work; kept for
+    the window too) and add them, and each work's rates and % of roof, to the report.
+    `measure(backend)` replaces the measurement (tests)."""
+    from .report import annotate, counted
+    roofs = None
+    if counted(report):
+        roofs = (measure or (lambda be: device_roofs(be, remeasure=True)))(backend)
+    return annotate(report, roofs)

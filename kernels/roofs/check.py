@@ -1,0 +1,98 @@
+"""The roofs' target check: the roofs as the window measures them, and in the same run a separate
+measurement of each — a plain copy kernel over a larger array for the bandwidth, the chain
+kernels run ten times longer for the peaks — with their ratio (target: within 10 %).
+
+    python tools/roofs_check.py --backend cpu|cuda     (or: main.py --bench --only roofs)
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import measure_roofs
+from .model import KIND_TITLES, KINDS
+
+TOLERANCE = 0.10
+LONGER = 10                     # the check's arithmetic launches last this many times longer
+
+
+def _gpu_copy_Bps(nbytes: int, repeats: int) -> float:
+    from numba import cuda
+
+    from ..transfer import _copy
+    n = nbytes // 4
+    stream = cuda.stream()
+    a = cuda.to_device(np.random.default_rng(3).random(n, dtype=np.float32), stream=stream)
+    b = cuda.device_array_like(a, stream=stream)
+    blocks = (n + 255) // 256
+    _copy[blocks, 256, stream](b, a)
+    best = float("inf")
+    for _ in range(repeats):
+        s, e = cuda.event(timing=True), cuda.event(timing=True)
+        s.record(stream)
+        _copy[blocks, 256, stream](b, a)
+        e.record(stream)
+        e.synchronize()
+        best = min(best, s.elapsed_time(e))
+    return 2 * 4 * n / (best * 1e-3)
+
+
+def _cpu_copy_Bps(nbytes: int, repeats: int) -> float:
+    from ..transfer import _cpu_copy_parallel
+    src = np.random.default_rng(3).random(nbytes // 8)
+    dst = np.ones_like(src)
+    _cpu_copy_parallel(dst, src)
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        _cpu_copy_parallel(dst, src)
+        best = min(best, time.perf_counter() - t)
+    return 2 * src.nbytes / best
+
+
+def check(backend, *, nbytes: int | None = None, target_ms: float = 20.0, repeats: int = 5
+          ) -> list[dict]:
+    """[{quantity, roof, check, ratio, within}] for the bandwidth and each peak (rates per
+    second; None where not measured)."""
+    roofs = measure_roofs(backend, nbytes=nbytes, target_ms=target_ms, repeats=3)
+    rows = []
+    gpu = getattr(backend, "is_gpu", False)
+    if roofs.simulated:
+        return [{"quantity": "all", "roof": None, "check": None, "ratio": None, "within": None,
+                 "note": roofs.note}]
+    size = nbytes or (256 * 2**20 if gpu else 64 * 2**20)
+    big = 4 * size               # a larger array than the roof's own probe
+    copy = _gpu_copy_Bps(big, repeats) if gpu else _cpu_copy_Bps(big, repeats)
+    rows.append(_row("bandwidth (B/s)", roofs.bandwidth_Bps, copy,
+                     f"copy kernel over {big // 2**20} MiB"))
+    if gpu:
+        from .gpu_probe import chain_rate
+    else:
+        from .cpu_probe import chain_rate
+    for kind in KINDS:
+        rate, det = chain_rate(kind, target_ms * LONGER, repeats=3)
+        rows.append(_row(f"{KIND_TITLES[kind]} peak (op/s)", roofs.peak(kind), rate,
+                         f"chains {det['ms']:.0f} ms long"))
+    return rows
+
+
+def _row(quantity, roof, other, how):
+    ratio = roof / other if roof and other else None
+    return {"quantity": quantity, "roof": roof, "check": other, "ratio": ratio,
+            "within": None if ratio is None else abs(ratio - 1.0) <= TOLERANCE, "note": how}
+
+
+def _g(v) -> str:
+    return "-" if v is None else f"{v:.4g}"
+
+
+def format_rows(rows: list[dict], device: str) -> str:
+    lines = [f"roofs target check on {device} (target: roof / check within {TOLERANCE:.0%})",
+             f"{'quantity':<22} {'roof':>12} {'check':>12} {'ratio':>7}  ok   how"]
+    for r in rows:
+        ok = "-" if r["within"] is None else ("yes" if r["within"] else "NO")
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}"
+        lines.append(f"{r['quantity']:<22} {_g(r['roof']):>12} {_g(r['check']):>12} "
+                     f"{ratio:>7}  {ok:<4} {r['note']}")
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""The GPU's roofs: the device-to-device copy (kernels/transfer.py's probe) and the multiply-add
+chains of chains.py over enough threads to fill every SM several times.
+
+The chain kernels' length grows until one launch lasts `target_ms`, so launch overhead and clock
+ramp-up weigh little; the best of `repeats` launches is the peak. Under the CUDA simulator the
+kernels run once on a tiny grid (proving the code path) and no rate is claimed.
+"""
+from __future__ import annotations
+
+import warnings
+
+from ..buffers import OutOfDeviceMemory
+from . import chains
+from .model import KINDS, PEAK_FIELDS
+
+THREADS = 256
+BLOCKS_PER_SM = 32          # 4 waves of 2048 resident threads per SM
+SIM_GRID = (2, 32)
+START_ITER = 64
+MAX_ITER = 1 << 24
+
+
+def _elapsed_ms(cuda, stream, launch) -> float:
+    start, end = cuda.event(timing=True), cuda.event(timing=True)
+    start.record(stream)
+    launch()
+    end.record(stream)
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, blocks: int | None = None
+               ) -> tuple[float, dict]:
+    """(operations per second, details) of the chain kernel of `kind` on the current device."""
+    from numba import cuda
+    dev = cuda.get_current_device()
+    sms = int(dev.MULTIPROCESSOR_COUNT)
+    blocks = blocks or sms * BLOCKS_PER_SM
+    threads = blocks * THREADS
+    k = chains.kernel(kind, gpu=True)
+    x, y = chains.constants(kind)
+    stream = cuda.stream()
+    out = cuda.device_array(threads, dtype=chains.KIND_DTYPES[kind], stream=stream)
+
+    def launch(n):
+        return lambda: k[blocks, THREADS, stream](out, n, x, y)
+
+    _elapsed_ms(cuda, stream, launch(START_ITER))        # compile, clocks up
+    n, best = chains.calibrate(lambda m: _elapsed_ms(cuda, stream, launch(m)), target_ms,
+                               START_ITER, MAX_ITER, repeats)
+    ops = chains.ops(threads, n, gpu=True)
+    return ops / (best * 1e-3), {"blocks": blocks, "threads_per_block": THREADS, "n_iter": n,
+                                 "chains": chains.GPU_CHAINS, "ms": best, "ops": ops}
+
+
+def simulate_chains(kinds=KINDS, n_iter: int = 4) -> dict:
+    """Run each chain kernel on a tiny grid under the simulator: {kind: the threads' outputs}."""
+    from numba import cuda
+    got = {}
+    blocks, threads = SIM_GRID
+    for kind in kinds:
+        out = cuda.device_array(blocks * threads, dtype=chains.KIND_DTYPES[kind])
+        x, y = chains.constants(kind)
+        with warnings.catch_warnings():         # the int32 chains wrap by design
+            warnings.simplefilter("ignore", RuntimeWarning)
+            chains.kernel(kind, gpu=True)[blocks, threads](out, n_iter, x, y)
+        got[kind] = out.copy_to_host()
+    return got
+
+
+def copy_bandwidth(backend, nbytes: int, repeats: int) -> tuple[float | None, dict]:
+    """Bytes read + written per second of the faster of the driver's copy and a copy kernel."""
+    from ..transfer import TransferProbe, gbs
+    probe = TransferProbe(backend, nbytes)
+    rates = {}
+    for name, fn in (("d2d-memcpy", probe.d2d), ("d2d-kernel", probe.d2d_kernel)):
+        fn()                                                  # compile, first touch
+        ms = min(t.phases_ms["kernel"] for t in (fn() for _ in range(repeats)))
+        rates[name] = gbs(2 * probe.nbytes, ms)
+    best = max((v for v in rates.values() if v), default=None)
+    return (best * 1e9 if best else None), {"bytes": probe.nbytes, "GB/s": rates}
+
+
+def measure(backend, nbytes: int = 256 * 2**20, target_ms: float = 20.0, repeats: int = 3) -> dict:
+    """Fields for Roofs: the rates, and `note` for what could not be measured."""
+    if backend.simulated:
+        simulate_chains()
+        return {"note": "simulator: roofs not measured (the CUDA simulator has no timing)",
+                "simulated": True, "details": {"simulated": True}}
+    out, notes, details = {}, [], {}
+    try:
+        out["bandwidth_Bps"], details["copy"] = copy_bandwidth(backend, nbytes, max(3, repeats))
+    except (OutOfDeviceMemory, MemoryError) as exc:
+        notes.append(f"bandwidth not measured: {exc}")
+    for kind in KINDS:
+        try:
+            out[PEAK_FIELDS[kind]], details[kind] = chain_rate(kind, target_ms, repeats)
+        except Exception as exc:        # a kernel that cannot run leaves the others standing
+            from ..backend import first_line
+            notes.append(f"{kind} peak not measured: {first_line(exc)}")
+    out["note"] = "; ".join(notes)
+    out["details"] = details
+    return out
+
