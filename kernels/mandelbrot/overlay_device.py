@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from .escape import cuda
-from .overlays import LUT_SIZE, N_TOTALS, T_USEFUL, colour_host
+from .overlays import LUT_SIZE, T_USEFUL, colour_host
 
 BLOCK = (32, 8)
 SIM_BLOCK = (8, 8)
@@ -121,8 +121,4 @@ def grid2(shape, simulated: bool):
 
 def reduce_grid(simulated: bool):
     return (2, 32) if simulated else (264, 256)
-
-
-def new_totals() -> np.ndarray:
-    return np.zeros(N_TOTALS, dtype=np.int64)
 

@@ -149,16 +149,6 @@ def no_value_word() -> int:
     return int(np.array(NO_VALUE_RGBA, dtype=np.uint8).view(np.uint32)[0])
 
 
-def lut_index(x: float, lo: float, hi: float, log: bool) -> int:
-    """The LUT entry of value x (the colour kernels' formula, one value at a time)."""
-    if log:
-        t = math.log(1.0 + max(x - lo, 0.0)) / math.log(1.0 + (hi - lo))
-    else:
-        t = (x - lo) / (hi - lo)
-    t = min(max(t, 0.0), 1.0)
-    return int(t * (LUT_SIZE - 1) + 0.5)
-
-
 def shown_values(name: str, layers: np.ndarray) -> np.ndarray:
     """The layer of overlay `name` as the overlay shows it, float64 (NaN where it has no value):
     lane efficiency in % (F_ITER / F_SLOTS), else the counts themselves. `layers` are a float64
@@ -237,9 +227,3 @@ def totals_text(name: str, t: dict) -> str:
                 f"({100.0 * t['redone_pixels'] / px:.3f} % of the frame)")
     return ""
 
-
-def lane_efficiency(iterations: np.ndarray, slots: np.ndarray) -> float:
-    """The share of lane-iterations that did useful work, from the two float64 layers (the
-    pixels' own share of their warps; `totals` adds lanes left without a pixel)."""
-    s = int(np.asarray(slots, dtype=np.int64).sum())
-    return int(np.asarray(iterations, dtype=np.int64).sum()) / s if s else float("nan")
