@@ -76,7 +76,8 @@ def test_gpu_writes_lane_efficiency(tmp_path, capsys, gpu_backend, simulated):
     out = tmp_path / "m.png"
     argv = ["--render", "mandelbrot", "--backend", "cuda", "--size", size, "--center",
             "-0.743643887037151,0.131825904205330", "--width", "0.01", "--iters", "40",
-            "--out", str(out), "--overlay", "lane-efficiency,iterations"]
+            "--out", str(out), "--overlay", "lane-efficiency,iterations",
+            "--number-type", "float64"]       # float32 frames have no overlays
     assert main.main(argv) == 0
     eff = np.load(tmp_path / "m.lane-efficiency.npy")
     it = np.load(tmp_path / "m.iterations.npy")
