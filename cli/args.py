@@ -23,6 +23,7 @@ from services.requests import MANDELBROT_OPTIONS, RENDER_VIEWS
 from services.views import VIEW_IDS
 
 from .failures import PROG, USAGE
+from .overlay_output import overlay_value
 
 BACKENDS = ("auto", "cpu", "cuda")
 # every --render view option, in the order the views list them (a view rejects the others')
@@ -46,6 +47,7 @@ OPTION_MODES = {
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
     "location": (RENDER, MOVIE, BENCH),
     "newton": (RENDER, MOVIE),
+    "overlay": (RENDER,),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
     "fps": (MOVIE,),
@@ -172,6 +174,10 @@ def build_parser() -> ArgParser:
     g.add_argument("--newton", action="store_true", default=None,
                    help="mandelbrot: first move to the minibrot in the view of --center/--width "
                         "(its nucleus by Newton's method) and show it; prints its period")
+    g.add_argument("--overlay", type=overlay_value, metavar="NAME[,NAME]",
+                   help="mandelbrot: also write these per-pixel overlays as FILE.NAME.npy beside "
+                        "--out: iterations, lane-efficiency (GPU), bla-steps, perturbation-steps, "
+                        "rebases, redone (deep frames)")
     g.add_argument("--bounds", metavar="LAT0,LAT1,LON0,LON1",
                    help="distance: grid bounds in degrees (longitudes within ±540, spanning at most 360)")
     g.add_argument("--ref", metavar="LAT,LON",

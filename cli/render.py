@@ -17,6 +17,7 @@ from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
 from .location import apply_location
 from .newton import move_to_minibrot
+from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 
 
@@ -101,6 +102,9 @@ def run_render(args) -> int:
         request, choice = resolve(request, be, args.number_type or "auto")
         if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
             note(f"number type {choice.reason}")
+    bad = overlay_problem(args, view, request, be)
+    if bad is not None:
+        return bad
     from services.poster import wants_poster
     if wants_poster(args.gpus, args.scheduler, w, h):    # bands over every chosen GPU, resumable
         from .poster import run_poster
@@ -138,4 +142,13 @@ def run_render(args) -> int:
         return fail(UNUSABLE, str(exc))
     progress.close()
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
+    if args.overlay:
+        try:
+            for line in run_interruptibly(lambda: write_overlay_files(args, renderer, request,
+                                                                      token), token):
+                print(line)
+        except (KeyboardInterrupt, Cancelled):
+            return interrupted("the overlays were not written")
+        except (OutOfDeviceMemory, ValueError, OSError) as exc:
+            return fail(UNUSABLE, str(exc))
     return 0

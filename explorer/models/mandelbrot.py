@@ -19,6 +19,7 @@ from kernels import palettes
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot.number_format import number_format
 from kernels.mandelbrot.number_type import resolve as resolve_number_type
+from kernels.mandelbrot.overlays import with_usable_overlay
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 from services.export_jobs import MandelbrotExport
 from services.files import check_export_path
@@ -117,6 +118,7 @@ class MandelbrotModel:
         self.format = "float64"          # number format of the current camera's frames
         self.number_type = "auto"        # float64-format frames: "auto" | "float32" | "float64"
         self.number_choice = None        # number_type.Choice of the last request built
+        self.overlay = ""                # drawn instead of the picture where it has a meaning
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
         self._shown: Ticket | None = None
@@ -196,7 +198,7 @@ class MandelbrotModel:
                   "want_values": False, "backend": self.backend}
         req = place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
         req, self.number_choice = resolve_number_type(req, self.backend, self.number_type)
-        return req
+        return with_usable_overlay(req, self.overlay)
 
     def refresh_format(self) -> str:
         """Take the current camera's number format as the view's; returns the one before."""

@@ -32,6 +32,7 @@ from .mandelbrot_frames import FramePump
 from .mandelbrot_hover import HoverReadout
 from .mandelbrot_minibrot import MinibrotZoom
 from .mandelbrot_number_type import NumberTypeControls
+from .mandelbrot_overlays import OverlayHook
 from .mandelbrot_places import PlaceActions
 from .mandelbrot_readout import CoordinateReadout, readout_text, reference_text
 
@@ -86,6 +87,7 @@ class MandelbrotView(BaseView):
         self.exports = ExportRunner(self)
         self.number_types = NumberTypeControls(self)    # float32 / float64, comparison mode
         self.minibrot = MinibrotZoom(self)          # N: zoom to the minibrot in view
+        self.overlays = OverlayHook(self)     # the overlay selector in the side panel
         self.wheel_timer = QTimer(self, singleShot=True, interval=WHEEL_GESTURE_MS)
         self.wheel_timer.timeout.connect(self.model.end_gesture)
         self.resize_timer = QTimer(self, singleShot=True, interval=0)
@@ -161,6 +163,7 @@ class MandelbrotView(BaseView):
 
     def backend_changed(self):
         self.model.backend = self.backend
+        self.overlays.refresh()
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):

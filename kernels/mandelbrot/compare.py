@@ -83,7 +83,7 @@ def escape_counts(values: np.ndarray, max_iter: int) -> np.ndarray:
 
 def compare(request: MandelbrotRequest, render) -> Comparison:
     """Draw `request` in both types with `render(request) -> Frame` and compare the counts."""
-    base = replace(request, want_values=True)
+    base = replace(request, want_values=True, overlay="")   # pictures compared, never overlays
     f64 = render(replace(base, number_type="float64"))
     rgba64, values64, t64 = f64.rgba.copy(), f64.values.copy(), f64.timings
     f32 = render(replace(base, number_type="float32"))

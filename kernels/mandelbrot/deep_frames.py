@@ -115,6 +115,9 @@ class DeepFrameRenderer:
         for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
         precision_bits, reference_period (None unless the orbit stopped at its period), max_iter,
         backend."""
+        if request.overlay:             # a frame of its own kernels (overlay_frames.py)
+            from .overlay_frames import deep_frame
+            return deep_frame(self, request, cancel, progress)
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = None

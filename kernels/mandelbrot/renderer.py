@@ -188,6 +188,9 @@ class Renderer:
         """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
         Frame.values (when asked for) from 3 value buffers: both stay valid until three newer frames
         of the same size have been rendered; copy them to keep them longer."""
+        if request.overlay:             # a frame of its own kernels (overlay_frames.py)
+            from .overlay_frames import float64_frame
+            return float64_frame(self, request, cancel)
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = self._warm_for(request)

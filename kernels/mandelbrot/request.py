@@ -44,6 +44,7 @@ class MandelbrotRequest:
     mapping: str = "sqrt"              # value → palette phase: "sqrt" | "log" | "histogram"
     # the escape arithmetic: "float64" | "float32" (number_type.py chooses; jobs.renderer_kind)
     number_type: str = "float64"
+    overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> MandelbrotRequest:
         """Raise ValueError in plain words when the request cannot be rendered; return self."""
@@ -167,6 +168,7 @@ class DeepFrameRequest(DeepRequest):
     backend: Backend | None = None
     # the deltas' type: "float64" | "float32" (perturbation format only: number_type.py chooses)
     number_type: str = "float64"
+    overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
 
     def validate(self) -> DeepFrameRequest:
         super().validate()

@@ -22,8 +22,8 @@ from ...buffers import BufferPool
 from ...roofs.work import record
 from ...timing import JobTimer, Timings
 from ..deep_work import frame_work
-from . import extended_loop, perturbation_f32, perturbation_loop, variants
 from ..number_type import float32_deltas_reach
+from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .gpu_pixels import GpuPixels
@@ -196,7 +196,7 @@ class DeepRenderer:
         return self._compiled and fmt in self._warm
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
-                      to_host: bool = True) -> DeepResult:
+                      to_host: bool = True, layers=None) -> DeepResult:
         """Smooth counts of `request` on the host, with the job's timings.
 
         cancel: an object whose check() raises to stop (checked inside the reference orbit every
@@ -204,7 +204,9 @@ class DeepRenderer:
         "reference" while the orbit is computed, "table" around the table's build (0 then 1, when
         it is built), "pixels" as bands of pixels finish.
         to_host=False (GPU): DeepResult.values is the device array (H, W) float64, valid until the
-        next call, so a colouring kernel can read it where it is; only the counts are copied."""
+        next call, so a colouring kernel can read it where it is; only the counts are copied.
+        layers: (5, H, W) int32 where the loop runs (device or host) for each pixel's counts
+        (overlay_loops.py), or None for the loop without them."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         fmt = request.format
@@ -229,7 +231,10 @@ class DeepRenderer:
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
             progress(0.0, "pixels")     # the first band's report comes when it is done
-        run_out = self.pixels.run(self.pool, (h, w), code, positional(geo.grid(), args), timer,
+        records = (geo.grid(), args)
+        if layers is not None:          # the overlays' twin of the loop (overlay_loops.py)
+            code, records = overlay_loops.with_layers(code, records, layers)
+        run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()

@@ -1,0 +1,278 @@
+"""Deep frames with per-pixel overlays: the perturbation and extended loops' kernels (GPU) and row
+functions (CPU) again, writing each pixel's counts into `layers` (overlays.py's deep layers:
+iteration, perturbation steps, BLA steps, rebases, redone) besides the frame's summed stats.
+
+The walks are perturbation_loop.py's and extended_loop.py's own compiled functions, called the
+same way, so values and stats equal those of the kernels the app runs without overlays; those
+kernels stay as they are (no layer argument, no stores): a frame asks for these only when an
+overlay is on (`with_layers`). Kernels written out per loop, not made by a factory, for the reason
+perturbation_loop.py gives (numba's disk cache keys kernels by name).
+
+Per pixel the layers hold what the stats add up: the first kernel writes the first pass's counts,
+the redo kernel adds its passes' counts and sets redone = 1, so each layer summed over the frame
+equals the matching stat (tests/kernels/test_overlays_deep.py).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from numba import njit, prange
+
+from . import extended_loop, perturbation_loop
+from .guard import REDO_SHIFT
+from .targets import LoopCode, cuda
+
+
+@dataclass(frozen=True)
+class LayerArgs:
+    """The overlay kernels' last argument before the stats (loop_args.positional's record)."""
+    layers: object
+
+
+def with_layers(code, records: tuple, layers):
+    """(code, records) of a frame's loop with overlays: the overlay twin of `code` (a
+    perturbation_loop or extended_loop LoopCode) and the records with `layers` (5, H, W) int32,
+    where the code reads them, appended. ValueError for a loop without a twin (variants.py's)."""
+    twin = _TWINS.get(id(code))
+    if twin is None:
+        raise ValueError("overlays need the perturbation or extended loop (a BLA table with its "
+                         "single steps, kmin = 0)")
+    return twin, tuple(records) + (LayerArgs(layers),)
+
+
+@njit(inline="always")
+def _iteration(v, max_iter):
+    """The escape iteration of smooth value v (escape.py's convention), max_iter inside."""
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1
+
+
+# ---------------------------------------------------------------- CPU (numba, parallel)
+
+_passes_cpu = perturbation_loop._passes_cpu
+_delta_c_cpu = perturbation_loop.delta_c_cpu
+_pixel_ext_cpu = extended_loop._pixel_ext_cpu
+_offset_cpu = extended_loop.offset_cpu
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                              half_h, zo, bt, levels, eps, max_iter, layers):
+    """perturbation_loop.deep_rows_pert_cpu, each pixel's counts also into layers[:, r, c]."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        for c in range(cols):
+            cdr, cdi = _delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+            rd = 1 if shift > 0 else 0
+            values[r, c] = v
+            layers[0, r, c] = _iteration(v, max_iter)
+            layers[1, r, c] = a
+            layers[2, r, c] = b
+            layers[3, r, c] = rb
+            layers[4, r, c] = rd
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += rd
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+        stats[r, 4] = s4
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                             half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers):
+    """extended_loop.deep_rows_ext_cpu, each pixel's counts also into layers[:, r, c]."""
+    cols = values.shape[1]
+    for k in prange(nrows):
+        r = row0 + (k * stride) % nrows
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        for c in range(cols):
+            cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                 kmin, eps, max_iter)
+            values[r, c] = v
+            layers[0, r, c] = _iteration(v, max_iter)
+            layers[1, r, c] = a
+            layers[2, r, c] = b
+            layers[3, r, c] = rb
+            layers[4, r, c] = rd
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += rd
+        stats[r, 0] = s0
+        stats[r, 1] = s1
+        stats[r, 2] = s2
+        stats[r, 3] = s3
+        stats[r, 4] = s4
+
+
+# ---------------------------------------------------------------- GPU (numba-cuda)
+
+if cuda is not None:
+    from .targets import FIRST_JIT
+
+    _walk_gpu = perturbation_loop._walk_gpu
+    _passes_gpu = perturbation_loop._passes_gpu
+    _delta_c_gpu = perturbation_loop._delta_c_gpu
+    _first_ext_gpu = extended_loop._first_ext_gpu
+    _redo_ext_gpu = extended_loop._redo_ext_gpu
+    _offset_gpu = extended_loop.offset_gpu
+    _iteration_gpu = cuda.jit(device=True)(_iteration.py_func)
+
+    @cuda.jit(**perturbation_loop._FLAT_JIT)
+    def deep_kernel_flat_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                                half_w, half_h, zo, bt, levels, eps, max_iter, layers, stats,
+                                redo, nredo):
+        """perturbation_loop.deep_kernel_flat, each pixel's first-pass counts into layers."""
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        inj = math.ldexp(eps, 1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
+            values[r, c] = v
+            layers[0, r, c] = _iteration_gpu(v, max_iter)
+            layers[1, r, c] = a
+            layers[2, r, c] = b
+            layers[3, r, c] = rb
+            layers[4, r, c] = 0
+            if doubt:
+                redo[cuda.atomic.add(nredo, 0, 1)] = i
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo,
+                              bt, levels, eps, max_iter, layers, stats, redo, nredo):
+        """perturbation_loop.deep_redo_flat, its passes' counts added into layers."""
+        cols = values.shape[1]
+        k = cuda.atomic.add(counters, slot, 1)
+        s0 = s1 = s2 = s3 = s4 = 0
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            c = i - r * cols
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter, REDO_SHIFT)
+            values[r, c] = v
+            layers[0, r, c] = _iteration_gpu(v, max_iter)
+            layers[1, r, c] += a
+            layers[2, r, c] += b
+            layers[3, r, c] += rb
+            layers[4, r, c] = 1
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1
+            k = cuda.atomic.add(counters, slot, 1)
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
+
+    @cuda.jit(**FIRST_JIT)
+    def deep_kernel_ext_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                               half_w, half_h, orbit, oexp, tab, tabe, levels, kmin, eps,
+                               max_iter, layers, stats, redo, nredo):
+        """extended_loop.deep_kernel_ext, each pixel's first-pass counts into layers."""
+        cols = values.shape[1]
+        stride = cuda.gridsize(1)
+        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+        s0 = s1 = s2 = s3 = 0
+        while i < p1:
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb, doubt = _first_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                    levels, kmin, eps, max_iter)
+            values[r, c] = v
+            layers[0, r, c] = _iteration_gpu(v, max_iter)
+            layers[1, r, c] = a
+            layers[2, r, c] = b
+            layers[3, r, c] = rb
+            layers[4, r, c] = 0
+            if doubt:
+                redo[cuda.atomic.add(nredo, 0, 1)] = i
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+
+    @cuda.jit(cache=True)
+    def deep_redo_ext_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit,
+                             oexp, tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo,
+                             nredo):
+        """extended_loop.deep_redo_ext, its passes' counts added into layers."""
+        cols = values.shape[1]
+        k = cuda.atomic.add(counters, slot, 1)
+        s0 = s1 = s2 = s3 = s4 = 0
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            c = i - r * cols
+            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            v, a, b, sk, rb = _redo_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
+                                            eps, max_iter)
+            values[r, c] = v
+            layers[0, r, c] = _iteration_gpu(v, max_iter)
+            layers[1, r, c] += a
+            layers[2, r, c] += b
+            layers[3, r, c] += rb
+            layers[4, r, c] = 1
+            s0 += a
+            s1 += b
+            s2 += sk
+            s3 += rb
+            s4 += 1
+            k = cuda.atomic.add(counters, slot, 1)
+        cuda.atomic.add(stats, 0, s0)
+        cuda.atomic.add(stats, 1, s1)
+        cuda.atomic.add(stats, 2, s2)
+        cuda.atomic.add(stats, 3, s3)
+        cuda.atomic.add(stats, 4, s4)
+else:  # pragma: no cover - only where numba-cuda is broken
+    deep_kernel_flat_layers = deep_redo_flat_layers = None
+    deep_kernel_ext_layers = deep_redo_ext_layers = None
+
+PERTURBATION_LAYERS = LoopCode(deep_rows_pert_layers_cpu, deep_kernel_flat_layers,
+                               deep_redo_flat_layers)
+EXTENDED_LAYERS = LoopCode(deep_rows_ext_layers_cpu, deep_kernel_ext_layers, deep_redo_ext_layers)
+_TWINS = {id(perturbation_loop.CODE): PERTURBATION_LAYERS,
+          id(extended_loop.CODE): EXTENDED_LAYERS}
