@@ -10,17 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 from .escape import BAILOUT2, cuda
+from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, CACHE_KERNEL
 
 if cuda is not None:
     from .escape_f32 import _add_gpu as _add
     from .escape_f32 import _mul_gpu as _mul
     from .escape_f32 import _shortcut_gpu
-    from .escape_warp import _FULL_MASK, _STEPS, _segment_span, _take, _warp
+    from .escape_warp import _FULL_MASK, _segment_span, _take, _warp
 
     _B2 = np.float32(BAILOUT2)
     _ZERO = np.float32(0.0)
+    i32 = np.int32
+    _BLOCK = i32(BLOCK_STEPS)
+    _BLOCKS = i32(BLOCKS_PER_LOOK)
+    _BLOCK_SHIFT = i32(BLOCK_STEPS.bit_length() - 1)
+    _SPAN = i32(BLOCK_STEPS * BLOCKS_PER_LOOK)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=CACHE_KERNEL)
     def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
         """escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`, in float32:
@@ -47,7 +53,8 @@ if cuda is not None:
         done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
         r = 0
         c = 0
-        n = 0
+        n = i32(0)
+        mi = i32(max_iter)              # counts are int32: so is max_iter
         px = _ZERO
         py = _ZERO
         x = _ZERO
@@ -97,7 +104,7 @@ if cuda is not None:
                         counts[band_row0 + r, c] = 0
                     else:
                         live = True
-                        n = 0
+                        n = i32(0)
                         x = _ZERO
                         y = _ZERO
                         x2 = _ZERO
@@ -110,27 +117,47 @@ if cuda is not None:
                 continue
             while idle < need:
                 if live:
-                    if n + _STEPS <= max_iter:
-                        for _ in range(_STEPS):
-                            n += 1
+                    # blocks of _BLOCK steps with one escape test each, then single steps: the
+                    # redo of an escaped block from its saved z, or the last few before max_iter;
+                    # int32 counts, as 64-bit ones take two instructions an operation
+                    left = i32(mi - n)
+                    blocks = _BLOCKS if left >= _SPAN else i32(left >> _BLOCK_SHIFT)
+                    ran = blocks
+                    for b in range(blocks):
+                        sx = x
+                        sy = y
+                        for _ in range(_BLOCK):
                             y = _add(_mul(_add(x, x), y), py)
                             x = _add(_add(x2, -y2), px)
                             x2 = _mul(x, x)
                             y2 = _mul(y, y)
-                            r2 = _add(x2, y2)
-                            if r2 > _B2:
-                                break
-                    else:
-                        n += 1
+                        if not _add(x2, y2) <= _B2:     # escaped in the block (NaN: overflowed)
+                            x = sx
+                            y = sy
+                            x2 = _mul(x, x)
+                            y2 = _mul(y, y)
+                            ran = b
+                            break
+                    n = i32(n + ran * _BLOCK)
+                    stop = n                        # no single steps after whole blocks
+                    if ran < blocks:
+                        stop = i32(n + _BLOCK)
+                    elif left < _SPAN:
+                        stop = mi
+                    r2 = _ZERO
+                    while n < stop:
+                        n = i32(n + 1)
                         y = _add(_mul(_add(x, x), y), py)
                         x = _add(_add(x2, -y2), px)
                         x2 = _mul(x, x)
                         y2 = _mul(y, y)
                         r2 = _add(x2, y2)
+                        if r2 > _B2:
+                            break
                     if r2 > _B2:
                         live = False
                         done = 2
-                    elif n >= max_iter:
+                    elif n >= mi:
                         live = False
                         done = 3
                 idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))

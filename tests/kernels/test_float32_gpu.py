@@ -87,3 +87,22 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch):
              "int64, int64, int64, float64, float64, float64, float64, float64, int64")
     ptx64, _ = cuda.compile_ptx(ew.escape_warp_kernel.py_func, sig64, cc=(9, 0))
     assert _F64_ARITHMETIC.findall(ptx64)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("block, blocks", [(1, 1), (4, 3), (16, 2)])
+def test_float32_warp_kernel_blocks_keep_the_counts(gpu_backend, cpu_backend, simulated,
+                                                    monkeypatch, block, blocks):
+    """Other step groupings than the default (escape tests every `block` steps, `blocks` blocks
+    between looks at the warp): the escaped blocks' redo and the steps left before max_iter give
+    the CPU twin's counts. The simulator reads the kernel's constants when it runs; a real GPU
+    compiled them in, so there this runs the default grouping only."""
+    from kernels.mandelbrot import escape_warp_f32 as ew32
+    if simulated:
+        monkeypatch.setattr(ew32, "_BLOCK", np.int32(block))
+        monkeypatch.setattr(ew32, "_BLOCKS", np.int32(blocks))
+        monkeypatch.setattr(ew32, "_BLOCK_SHIFT", np.int32(block.bit_length() - 1))
+        monkeypatch.setattr(ew32, "_SPAN", np.int32(block * blocks))
+    req = _req(*SEAHORSE, 0.02, (10, 6) if simulated else (640, 480), 37 if simulated else 3001)
+    _same(m.Renderer(gpu_backend, number_type="float32").render(req),
+          m.Renderer(cpu_backend, number_type="float32").render(req), req.max_iter)
