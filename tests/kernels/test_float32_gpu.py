@@ -106,3 +106,33 @@ def test_float32_warp_kernel_blocks_keep_the_counts(gpu_backend, cpu_backend, si
     req = _req(*SEAHORSE, 0.02, (10, 6) if simulated else (640, 480), 37 if simulated else 3001)
     _same(m.Renderer(gpu_backend, number_type="float32").render(req),
           m.Renderer(cpu_backend, number_type="float32").render(req), req.max_iter)
+
+
+def _ptx(monkeypatch, fn, sig):
+    if simulator_enabled():
+        pytest.skip("the simulator compiles no PTX")
+    from numba import cuda
+    from numba.cuda import dispatcher
+    monkeypatch.setattr(dispatcher, "get_current_device",
+                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
+    try:
+        return cuda.compile_ptx(fn, sig, cc=(9, 0))[0]
+    except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
+        pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
+
+
+def test_float32_block_loop_is_float32_arithmetic(monkeypatch):
+    """The loop that runs a block of steps between escape tests: nearly all of it float32
+    arithmetic, and no 64-bit integer work (two instructions an operation)."""
+    from kernels.mandelbrot import escape_warp_f32 as ew32
+    from tools.ptx_loops import arithmetic_share, loops
+    sig = ("float64[:, ::1], int32[:, ::1], uint32[::1], int64, int64, int64, float32[::1], "
+           "float32[::1], int64")
+    found = loops(_ptx(monkeypatch, ew32.escape_warp_kernel32.py_func, sig))
+    # the block loop: the smallest loop holding a block's 7 operations a step
+    blocks = [lo for lo in found if arithmetic_share(lo[1], "f32")[0] >= 7 * int(ew32._BLOCK)]
+    assert blocks
+    block = min(blocks, key=lambda lo: sum(lo[1].values()))
+    arith, total = arithmetic_share(block[1], "f32")
+    assert arith / total >= 0.8, block
+    assert not [op for op in block[1] if op.endswith(("s64", "u64", "b64"))], block
