@@ -23,7 +23,6 @@ if cuda is not None:
     i32 = np.int32
     _BLOCK = i32(BLOCK_STEPS)
     _BLOCKS = i32(BLOCKS_PER_LOOK)
-    _BLOCK_SHIFT = i32(BLOCK_STEPS.bit_length() - 1)
     _SPAN = i32(BLOCK_STEPS * BLOCKS_PER_LOOK)
 
     @cuda.jit(cache=CACHE_KERNEL)
@@ -50,11 +49,13 @@ if cuda is not None:
         sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
         used = 0
         live = False
-        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
+        done = i32(0)           # 2: escaped, store r2 and n; 3: inside, store max_iter
         r = 0
         c = 0
         n = i32(0)
         mi = i32(max_iter)              # counts are int32: so is max_iter
+        mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
+        thresh32 = i32(thresh)
         px = _ZERO
         py = _ZERO
         x = _ZERO
@@ -71,7 +72,7 @@ if cuda is not None:
                 else:
                     values[row, c] = max_iter
                     counts[row, c] = 0
-                done = 0
+                done = i32(0)
             while more:                     # pixels for the idle lanes, in lane order
                 mask = _warp.ballot_sync(_FULL_MASK, not live)
                 if mask == 0:
@@ -109,41 +110,37 @@ if cuda is not None:
                         y = _ZERO
                         x2 = _ZERO
                         y2 = _ZERO
-            need = thresh if more else 32
-            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            need = thresh32 if more else i32(32)
+            idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
             if idle == 32:
                 if not more:
                     break
                 continue
             while idle < need:
                 if live:
-                    # blocks of _BLOCK steps with one escape test each, then single steps: the
-                    # redo of an escaped block from its saved z, or the last few before max_iter;
-                    # int32 counts, as 64-bit ones take two instructions an operation
-                    left = i32(mi - n)
-                    blocks = _BLOCKS if left >= _SPAN else i32(left >> _BLOCK_SHIFT)
-                    ran = blocks
-                    for b in range(blocks):
-                        sx = x
-                        sy = y
-                        for _ in range(_BLOCK):
-                            y = _add(_mul(_add(x, x), y), py)
-                            x = _add(_add(x2, -y2), px)
-                            x2 = _mul(x, x)
-                            y2 = _mul(y, y)
-                        if not _add(x2, y2) <= _B2:     # escaped in the block (NaN: overflowed)
-                            x = sx
-                            y = sy
-                            x2 = _mul(x, x)
-                            y2 = _mul(y, y)
-                            ran = b
-                            break
-                    n = i32(n + ran * _BLOCK)
-                    stop = n                        # no single steps after whole blocks
-                    if ran < blocks:
-                        stop = i32(n + _BLOCK)
-                    elif left < _SPAN:
-                        stop = mi
+                    # _BLOCKS blocks of _BLOCK steps with one escape test each, then single
+                    # steps: the redo of an escaped block from its saved z, or, near max_iter,
+                    # all the steps left; int32 counts (64-bit ones take two instructions)
+                    stop = mi
+                    if n <= mi_span:
+                        stop = n                    # no single steps after whole blocks
+                        for _ in range(_BLOCKS):
+                            sx = x
+                            sy = y
+                            for _ in range(_BLOCK):
+                                y = _add(_mul(_add(x, x), y), py)
+                                x = _add(_add(x2, -y2), px)
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                            if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
+                                x = sx
+                                y = sy
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                                stop = i32(n + _BLOCK)
+                                break
+                            n = i32(n + _BLOCK)
+                            stop = n
                     r2 = _ZERO
                     while n < stop:
                         n = i32(n + 1)
@@ -156,10 +153,10 @@ if cuda is not None:
                             break
                     if r2 > _B2:
                         live = False
-                        done = 2
+                        done = i32(2)
                     elif n >= mi:
                         live = False
-                        done = 3
-                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+                        done = i32(3)
+                idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_warp_kernel32 = None
