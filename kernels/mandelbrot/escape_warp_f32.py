@@ -4,6 +4,13 @@ escape_f32.py's float32 arithmetic and pixel coordinates read from two float32 a
 kernel does no float64 arithmetic at all. The picture-order launch only: the sorted list is a
 bench variant of the float64 kernel. An escaped pixel stores |z_n|^2 (as float64) and n, and
 escape.finish_kernel makes the smooth value, as for float64 frames.
+
+The steps run in blocks (unroll_f32.py: float32 issues one operation a cycle, so a test after
+every step would cost as much as the step's multiplies): one escape test per block, and a block
+that escaped is redone one step at a time from its saved z, so every pixel gets the count a test
+after every step gives. Past the bailout |z| only grows (|z| > 256 >= |c|, or |c| > 256 escaped at
+the first step), so a block's last |z|^2 is above the bailout, or overflowed to inf or NaN, exactly
+when one of its steps escaped.
 """
 from __future__ import annotations
 
