@@ -17,12 +17,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 cat "$out/device.txt"
 
 echo "== float32 bench (default grouping)"
-timeout 110 python3 main.py --bench --backend cuda --only mandelbrot-float32 --repeats 20 \
+timeout 100 python3 main.py --bench --backend cuda --only mandelbrot-float32 --repeats 20 \
   --json "$out/float32.json" > "$out/float32.txt" 2>&1
 echo "rc=$? (${SECONDS}s)"; grep -v "^#" "$out/float32.txt" | tail -8
 
 echo "== roofs check"
-GPU_EXPLORER_CACHE_DIR="$out/cache" timeout 60 python3 tools/roofs_check.py --backend cuda \
+GPU_EXPLORER_CACHE_DIR="$out/cache" timeout 50 python3 tools/roofs_check.py --backend cuda \
   --json "$out/roofs_check.json" 2>&1 | tail -7
 echo "(${SECONDS}s)"
 
@@ -33,9 +33,9 @@ echo "rc=$? (${SECONDS}s)"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.lo
 
 echo "== float32 step-grouping sweep (escape-kernel ms, float32 speed-up on the same frame)"
 rm -f "$out/sweep.jsonl"
-for kb in 16,2 8,1 8,4 16,1 16,4 32,1 32,2 4,4; do
-  if [ $SECONDS -gt 262 ]; then echo "sweep stopped at $kb: time"; break; fi
-  GPU_EXPLORER_F32_BLOCK=$kb timeout 32 python3 tools/f32_block_sweep.py --repeats 10 \
+for kb in 16,2 8,2 16,1 32,1 16,4 8,4 32,2 8,1; do
+  if [ $SECONDS -gt 265 ]; then echo "sweep stopped at $kb: time"; break; fi
+  GPU_EXPLORER_F32_BLOCK=$kb timeout 30 python3 tools/f32_block_sweep.py --repeats 10 \
     --json "$out/sweep.jsonl" 2>&1 | grep -E "^f32 block|Error|error" | tail -2
 done
 python3 - "$out/sweep.jsonl" <<'EOF'
