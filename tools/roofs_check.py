@@ -18,7 +18,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     ap.add_argument("--mib", type=int, default=None,
-                    help="the bandwidth probe's array in MiB (default 256 on a GPU, 64 on the CPU)")
+                    help="the bandwidth probe's array in MiB (default 1024 on a GPU, 64 on the CPU)")
     ap.add_argument("--target-ms", type=float, default=20.0,
                     help="how long one arithmetic launch of the roofs lasts (the check: 10x)")
     ap.add_argument("--json", help="also write the rows to this file")

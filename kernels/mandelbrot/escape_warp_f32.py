@@ -4,23 +4,35 @@ escape_f32.py's float32 arithmetic and pixel coordinates read from two float32 a
 kernel does no float64 arithmetic at all. The picture-order launch only: the sorted list is a
 bench variant of the float64 kernel. An escaped pixel stores |z_n|^2 (as float64) and n, and
 escape.finish_kernel makes the smooth value, as for float64 frames.
+
+The steps run in blocks (unroll_f32.py: float32 issues one operation a cycle, so a test after
+every step would cost as much as the step's multiplies): one escape test per block, and a block
+that escaped is redone one step at a time from its saved z, so every pixel gets the count a test
+after every step gives. Past the bailout |z| only grows (|z| > 256 >= |c|, or |c| > 256 escaped at
+the first step), so a block's last |z|^2 is above the bailout, or overflowed to inf or NaN, exactly
+when one of its steps escaped.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .escape import BAILOUT2, cuda
+from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, CACHE_KERNEL
 
 if cuda is not None:
     from .escape_f32 import _add_gpu as _add
     from .escape_f32 import _mul_gpu as _mul
     from .escape_f32 import _shortcut_gpu
-    from .escape_warp import _FULL_MASK, _STEPS, _segment_span, _take, _warp
+    from .escape_warp import _FULL_MASK, _segment_span, _take, _warp
 
     _B2 = np.float32(BAILOUT2)
     _ZERO = np.float32(0.0)
+    i32 = np.int32
+    _BLOCK = i32(BLOCK_STEPS)
+    _BLOCKS = i32(BLOCKS_PER_LOOK)
+    _SPAN = i32(BLOCK_STEPS * BLOCKS_PER_LOOK)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=CACHE_KERNEL)
     def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
         """escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`, in float32:
@@ -44,10 +56,13 @@ if cuda is not None:
         sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
         used = 0
         live = False
-        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
+        done = i32(0)           # 2: escaped, store r2 and n; 3: inside, store max_iter
         r = 0
         c = 0
-        n = 0
+        n = i32(0)
+        mi = i32(max_iter)              # counts are int32: so is max_iter
+        mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
+        thresh32 = i32(thresh)
         px = _ZERO
         py = _ZERO
         x = _ZERO
@@ -64,7 +79,7 @@ if cuda is not None:
                 else:
                     values[row, c] = max_iter
                     counts[row, c] = 0
-                done = 0
+                done = i32(0)
             while more:                     # pixels for the idle lanes, in lane order
                 mask = _warp.ballot_sync(_FULL_MASK, not live)
                 if mask == 0:
@@ -97,42 +112,58 @@ if cuda is not None:
                         counts[band_row0 + r, c] = 0
                     else:
                         live = True
-                        n = 0
+                        n = i32(0)
                         x = _ZERO
                         y = _ZERO
                         x2 = _ZERO
                         y2 = _ZERO
-            need = thresh if more else 32
-            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            need = thresh32 if more else i32(32)
+            idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
             if idle == 32:
                 if not more:
                     break
                 continue
             while idle < need:
                 if live:
-                    if n + _STEPS <= max_iter:
-                        for _ in range(_STEPS):
-                            n += 1
-                            y = _add(_mul(_add(x, x), y), py)
-                            x = _add(_add(x2, -y2), px)
-                            x2 = _mul(x, x)
-                            y2 = _mul(y, y)
-                            r2 = _add(x2, y2)
-                            if r2 > _B2:
+                    # _BLOCKS blocks of _BLOCK steps with one escape test each, then single
+                    # steps: the redo of an escaped block from its saved z, or, near max_iter,
+                    # all the steps left; int32 counts (64-bit ones take two instructions)
+                    stop = mi
+                    if n <= mi_span:
+                        stop = n                    # no single steps after whole blocks
+                        for _ in range(_BLOCKS):
+                            sx = x
+                            sy = y
+                            for _ in range(_BLOCK):
+                                y = _add(_mul(_add(x, x), y), py)
+                                x = _add(_add(x2, -y2), px)
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                            if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
+                                x = sx
+                                y = sy
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                                stop = i32(n + _BLOCK)
                                 break
-                    else:
-                        n += 1
+                            n = i32(n + _BLOCK)
+                            stop = n
+                    r2 = _ZERO
+                    while n < stop:
+                        n = i32(n + 1)
                         y = _add(_mul(_add(x, x), y), py)
                         x = _add(_add(x2, -y2), px)
                         x2 = _mul(x, x)
                         y2 = _mul(y, y)
                         r2 = _add(x2, y2)
+                        if r2 > _B2:
+                            break
                     if r2 > _B2:
                         live = False
-                        done = 2
-                    elif n >= max_iter:
+                        done = i32(2)
+                    elif n >= mi:
                         live = False
-                        done = 3
-                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+                        done = i32(3)
+                idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_warp_kernel32 = None

@@ -16,7 +16,7 @@ import functools
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
 
 # part of the cache key: a change to the microbenchmarks makes the kept roofs stale
-PROBES_VERSION = 2
+PROBES_VERSION = 3
 
 __all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
            "kept_rates", "measure_roofs", "missing_note"]
@@ -61,7 +61,8 @@ def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0
                   repeats: int = 3) -> Roofs:
     """Measure the roofs of `backend` now (a few hundred milliseconds; nothing kept).
 
-    `nbytes`: the bandwidth probe's array size (default 256 MiB on a GPU, 64 MiB on the CPU);
+    `nbytes`: the bandwidth probe's array size (default 1 GiB on a GPU, less where less is free;
+    64 MiB on the CPU);
     `target_ms`: how long one arithmetic launch should last. Under the CUDA simulator the kernels
     run on a tiny grid and the roofs carry only the note."""
     from ..bench import device_name

@@ -21,6 +21,9 @@ from ..backend import numba_cuda
 cuda = numba_cuda()
 
 GPU_CHAINS = 8
+# chain steps written out in one loop trip: float32 FMAs issue one a cycle, so the loop's counter,
+# compare and branch must be few beside them or they take the FMAs' issue slots
+GPU_UNROLL = 16
 CPU_CHAINS = 64
 KIND_DTYPES = {"f32": np.float32, "f64": np.float64, "int32": np.int32}
 # the chains' constants: x < 1 pulls floats toward y/(1-x) = 1; the int32 pair is an LCG's
@@ -34,7 +37,8 @@ def constants(kind: str):
 
 
 def _gpu_source(kind: str, chains: int) -> str:
-    """The GPU kernel's Python source: `kernel(out, n_iter, x, y)`, one thread per out[i]."""
+    """The GPU kernel's Python source: `kernel(out, n_iter, x, y)`, one thread per out[i], each
+    of the n_iter loop trips GPU_UNROLL steps of every chain."""
     if kind == "int32":
         step = "a{j} = cast(a{j} * x + y)"          # int32 × int32 is int64 in numba: cut back
     else:
@@ -45,14 +49,14 @@ def _gpu_source(kind: str, chains: int) -> str:
     lines = ["def kernel(out, n_iter, x, y):", "    i = cuda.grid(1)", "    if i < out.shape[0]:"]
     ind = " " * 8
     lines += [ind + start.format(j=j) for j in range(chains)]
-    lines += [ind + "for _ in range(n_iter):"]
-    lines += [ind + "    " + step.format(j=j) for j in range(chains)]
+    lines += [ind + "for _ in range(trips(n_iter)):"]     # an int32 counter: one instruction
+    lines += [ind + "    " + step.format(j=j) for _ in range(GPU_UNROLL) for j in range(chains)]
     lines += [ind + "out[i] = " + " + ".join(f"a{j}" for j in range(chains))]
     return "\n".join(lines) + "\n"
 
 
 def _build_gpu(kind: str):
-    namespace = {"cuda": cuda, "cast": KIND_DTYPES[kind]}
+    namespace = {"cuda": cuda, "cast": KIND_DTYPES[kind], "trips": np.int32}
     exec(compile(_gpu_source(kind, GPU_CHAINS), f"<roofs {kind} chains>", "exec"), namespace)
     return cuda.jit(namespace["kernel"])
 
@@ -104,14 +108,19 @@ def chains(gpu: bool) -> int:
     return GPU_CHAINS if gpu else CPU_CHAINS
 
 
+def steps(n_iter: int, gpu: bool) -> int:
+    """Chain steps of n_iter loop trips (the GPU kernels write GPU_UNROLL steps in one trip)."""
+    return int(n_iter) * (GPU_UNROLL if gpu else 1)
+
+
 def ops(threads: int, n_iter: int, gpu: bool) -> int:
     """Operations one launch counts: 2 per multiply-add."""
-    return 2 * int(threads) * int(n_iter) * chains(gpu)
+    return 2 * int(threads) * steps(n_iter, gpu) * chains(gpu)
 
 
 def expected(kind: str, i: int, n_iter: int, gpu: bool):
-    """What thread i stores, computed step by step in NumPy (int32 exactly; floats without the
-    FMA's single rounding, so close but not equal)."""
+    """What thread i stores after n_iter loop trips, computed step by step in NumPy (int32
+    exactly; floats without the FMA's single rounding, so close but not equal)."""
     dt = KIND_DTYPES[kind]
     x, y = constants(kind)
     n = chains(gpu)
@@ -119,7 +128,7 @@ def expected(kind: str, i: int, n_iter: int, gpu: bool):
         a = np.array([(i * n + j) % 1024 for j in range(n)], dtype=np.int64).astype(dt)
         if kind != "int32":
             a = a * dt(0.0009765625)
-        for _ in range(n_iter):
+        for _ in range(steps(n_iter, gpu)):
             a = (a * x + y).astype(dt)
         return a.sum(dtype=dt)
 

@@ -21,21 +21,14 @@ def _gpu_copy_Bps(nbytes: int, repeats: int) -> float:
     from numba import cuda
 
     from ..transfer import _copy
-    n = nbytes // 4
+    from .gpu_probe import _elapsed_ms, _filled
     stream = cuda.stream()
-    a = cuda.to_device(np.random.default_rng(3).random(n, dtype=np.float32), stream=stream)
-    b = cuda.device_array_like(a, stream=stream)
-    blocks = (n + 255) // 256
+    a, b = _filled(cuda, nbytes, stream)
+    blocks = (a.size + 255) // 256
     _copy[blocks, 256, stream](b, a)
-    best = float("inf")
-    for _ in range(repeats):
-        s, e = cuda.event(timing=True), cuda.event(timing=True)
-        s.record(stream)
-        _copy[blocks, 256, stream](b, a)
-        e.record(stream)
-        e.synchronize()
-        best = min(best, s.elapsed_time(e))
-    return 2 * 4 * n / (best * 1e-3)
+    best = min(_elapsed_ms(cuda, stream, lambda: _copy[blocks, 256, stream](b, a))
+               for _ in range(repeats))
+    return 2 * a.nbytes / (best * 1e-3)
 
 
 def _cpu_copy_Bps(nbytes: int, repeats: int) -> float:
@@ -61,8 +54,13 @@ def check(backend, *, nbytes: int | None = None, target_ms: float = 20.0, repeat
     if roofs.simulated:
         return [{"quantity": "all", "roof": None, "check": None, "ratio": None, "within": None,
                  "note": roofs.note}]
-    size = nbytes or (256 * 2**20 if gpu else 64 * 2**20)
-    big = 4 * size               # a larger array than the roof's own probe
+    if gpu:
+        from .gpu_probe import COPY_BYTES, copy_bytes
+        size = copy_bytes(nbytes or COPY_BYTES)
+        big = copy_bytes(4 * size)           # a larger array than the roof's own probe
+    else:
+        size = nbytes or 64 * 2**20
+        big = 4 * size
     copy = _gpu_copy_Bps(big, repeats) if gpu else _cpu_copy_Bps(big, repeats)
     rows.append(_row("bandwidth (B/s)", roofs.bandwidth_Bps, copy,
                      f"copy kernel over {big // 2**20} MiB"))

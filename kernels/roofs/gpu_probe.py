@@ -1,5 +1,6 @@
-"""The GPU's roofs: the device-to-device copy (kernels/transfer.py's probe) and the multiply-add
-chains of chains.py over enough threads to fill every SM several times.
+"""The GPU's roofs: device-to-device copies (the driver's and a copy kernel's) between two large
+buffers filled on the device, and the multiply-add chains of chains.py over enough threads to fill
+every SM several times.
 
 The chain kernels' length grows until one launch lasts `target_ms`, so launch overhead and clock
 ramp-up weigh little; the best of `repeats` launches is the peak. Under the CUDA simulator the
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ..buffers import OutOfDeviceMemory
 from . import chains
 from .model import KINDS, PEAK_FIELDS
@@ -17,7 +20,21 @@ THREADS = 256
 BLOCKS_PER_SM = 32          # 4 waves of 2048 resident threads per SM
 SIM_GRID = (2, 32)
 START_ITER = 64
-MAX_ITER = 1 << 24
+# the copy probe's buffers: large enough that the copy runs at the memory's pace (in smaller
+# ones launch and ramp-up weigh in the rate); the best of its repeats is the roof
+COPY_BYTES = 2**30
+COPY_REPEATS = 10
+MAX_ITER = 1 << 20         # loop trips, each chains.GPU_UNROLL steps
+
+
+if chains.cuda is not None:
+    @chains.cuda.jit(cache=True)
+    def _fill(a):
+        i = chains.cuda.grid(1)
+        if i < a.size:
+            a[i] = np.float32((i * 2654435761) & 0xFFFF)     # no runs of one value
+else:  # pragma: no cover - only where numba-cuda is broken
+    _fill = None
 
 
 def _elapsed_ms(cuda, stream, launch) -> float:
@@ -68,20 +85,48 @@ def simulate_chains(kinds=KINDS, n_iter: int = 4) -> dict:
     return got
 
 
+def copy_bytes(requested: int) -> int:
+    """Bytes of each of the copy probe's two buffers: `requested`, less where the device has less
+    than four times that free (whole MiB, at least 16 MiB)."""
+    from ..buffers import device_free_bytes
+    info = device_free_bytes()
+    size = requested if info is None else min(requested, info[0] // 4)
+    return max(16 * 2**20, size - size % 2**20)
+
+
+def _filled(cuda, nbytes: int, stream):
+    """Two float32 device arrays of nbytes each, the first filled on the device (no host data
+    to make and copy over: the probe must stay quick however large its buffers)."""
+    from ..buffers import ensure_device_fits
+    ensure_device_fits(2 * nbytes, what="the bandwidth probe")
+    n = nbytes // 4
+    a = cuda.device_array(n, dtype=np.float32, stream=stream)
+    b = cuda.device_array(n, dtype=np.float32, stream=stream)
+    _fill[(n + 255) // 256, 256, stream](a)
+    return a, b
+
+
 def copy_bandwidth(backend, nbytes: int, repeats: int) -> tuple[float | None, dict]:
-    """Bytes read + written per second of the faster of the driver's copy and a copy kernel."""
-    from ..transfer import TransferProbe, gbs
-    probe = TransferProbe(backend, nbytes)
+    """Bytes read + written per second of the faster of the driver's copy and a copy kernel, each
+    the best of `repeats` copies between two device buffers of `nbytes` (copy_bytes)."""
+    from numba import cuda
+
+    from ..transfer import _copy, gbs
+    stream = cuda.stream()
+    a, b = _filled(cuda, nbytes, stream)
+    grid = ((a.size + 255) // 256, 256, stream)
+    copies = {"d2d-memcpy": lambda: b.copy_to_device(a, stream=stream),
+              "d2d-kernel": lambda: _copy[grid](b, a)}
     rates = {}
-    for name, fn in (("d2d-memcpy", probe.d2d), ("d2d-kernel", probe.d2d_kernel)):
-        fn()                                                  # compile, first touch
-        ms = min(t.phases_ms["kernel"] for t in (fn() for _ in range(repeats)))
-        rates[name] = gbs(2 * probe.nbytes, ms)
+    for name, copy in copies.items():
+        copy()                                                # compile, first touch
+        ms = min(_elapsed_ms(cuda, stream, copy) for _ in range(repeats))
+        rates[name] = gbs(2 * a.nbytes, ms)
     best = max((v for v in rates.values() if v), default=None)
-    return (best * 1e9 if best else None), {"bytes": probe.nbytes, "GB/s": rates}
+    return (best * 1e9 if best else None), {"bytes": a.nbytes, "GB/s": rates}
 
 
-def measure(backend, nbytes: int = 256 * 2**20, target_ms: float = 20.0, repeats: int = 3) -> dict:
+def measure(backend, nbytes: int = COPY_BYTES, target_ms: float = 20.0, repeats: int = 3) -> dict:
     """Fields for Roofs: the rates, and `note` for what could not be measured."""
     if backend.simulated:
         simulate_chains()
@@ -89,7 +134,8 @@ def measure(backend, nbytes: int = 256 * 2**20, target_ms: float = 20.0, repeats
                 "simulated": True, "details": {"simulated": True}}
     out, notes, details = {}, [], {}
     try:
-        out["bandwidth_Bps"], details["copy"] = copy_bandwidth(backend, nbytes, max(3, repeats))
+        out["bandwidth_Bps"], details["copy"] = copy_bandwidth(backend, copy_bytes(nbytes),
+                                                               max(COPY_REPEATS, repeats))
     except (OutOfDeviceMemory, MemoryError) as exc:
         notes.append(f"bandwidth not measured: {exc}")
     for kind in KINDS:

@@ -194,3 +194,11 @@ def test_the_rates_come_from_the_roofs_measured_on_this_device(monkeypatch, tmp_
     assert store.save(kept) is None
     got = nt.device_rates(cpu)
     assert got.source == "measured" and got.f64_fraction == pytest.approx(1 / 64)
+
+
+def test_float32_step_grouping_setting_is_parsed_or_refused():
+    from kernels.mandelbrot import unroll_f32 as u
+    assert u.parse("16,2") == (16, 2) and u.parse(" 8, 1") == (8, 1)
+    for bad in ("", None, "16", "0,1", "65,1", "8,0", "8,17", "a,b", "8,2,1"):
+        assert u.parse(bad) is None, bad
+    assert u.parse(f"{u.DEFAULT[0]},{u.DEFAULT[1]}") == u.DEFAULT

@@ -87,3 +87,52 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch):
              "int64, int64, int64, float64, float64, float64, float64, float64, int64")
     ptx64, _ = cuda.compile_ptx(ew.escape_warp_kernel.py_func, sig64, cc=(9, 0))
     assert _F64_ARITHMETIC.findall(ptx64)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("block, blocks", [(1, 1), (4, 3), (16, 2)])
+def test_float32_warp_kernel_blocks_keep_the_counts(gpu_backend, cpu_backend, simulated,
+                                                    monkeypatch, block, blocks):
+    """Other step groupings than the default (escape tests every `block` steps, `blocks` blocks
+    between looks at the warp): the escaped blocks' redo and the steps left before max_iter give
+    the CPU twin's counts. The simulator reads the kernel's constants when it runs; a real GPU
+    compiled them in, so there this runs the default grouping only."""
+    from kernels.mandelbrot import escape_warp_f32 as ew32
+    if simulated:
+        monkeypatch.setattr(ew32, "_BLOCK", np.int32(block))
+        monkeypatch.setattr(ew32, "_BLOCKS", np.int32(blocks))
+        monkeypatch.setattr(ew32, "_SPAN", np.int32(block * blocks))
+    req = _req(*SEAHORSE, 0.02, (10, 6) if simulated else (640, 480), 37 if simulated else 3001)
+    _same(m.Renderer(gpu_backend, number_type="float32").render(req),
+          m.Renderer(cpu_backend, number_type="float32").render(req), req.max_iter)
+
+
+def _ptx(monkeypatch, fn, sig):
+    if simulator_enabled():
+        pytest.skip("the simulator compiles no PTX")
+    from numba import cuda
+    from numba.cuda import dispatcher
+    monkeypatch.setattr(dispatcher, "get_current_device",
+                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
+    try:
+        return cuda.compile_ptx(fn, sig, cc=(9, 0))[0]
+    except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
+        pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
+
+
+def test_float32_step_loop_is_float32_arithmetic(monkeypatch):
+    """At the default grouping, the loop that iterates between two looks at the warp (its blocks
+    of steps, the redo and the single steps): nearly all float32 arithmetic, no 64-bit integer work
+    (two instructions an operation)."""
+    from kernels.mandelbrot import escape_warp_f32 as ew32
+    from tools.ptx_loops import arithmetic_share, loops
+    sig = ("float64[:, ::1], int32[:, ::1], uint32[::1], int64, int64, int64, float32[::1], "
+           "float32[::1], int64")
+    found = loops(_ptx(monkeypatch, ew32.escape_warp_kernel32.py_func, sig))
+    # the smallest loop that looks at the warp and holds a block's 7 operations a step
+    loop = min((lo for lo in found if arithmetic_share(lo[1], "f32")[0] >= 7 * int(ew32._BLOCK)
+                and lo[1]["vote.sync.ballot.b32"]), key=lambda lo: sum(lo[1].values()))
+    arith, total = arithmetic_share(loop[1], "f32")
+    assert arith / total >= 0.8, loop
+    wide = re.compile(r"^(?:add|sub|mul|mad|setp|selp|shl|shr|and|or|xor|min|max)\.[a-z.]*[sub]64$")
+    assert not [op for op in loop[1] if wide.match(op)], loop

@@ -183,3 +183,30 @@ def test_the_target_check_on_the_gpu(gpu_backend, simulated):
         assert len(rows) == 1 and "simulator" in rows[0]["note"] and rows[0]["ratio"] is None
     else:
         assert len(rows) == 4 and all(r["ratio"] for r in rows)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", ["f32", "f64", "int32"])
+def test_gpu_chain_loops_are_multiply_adds(kind, monkeypatch):
+    """Compiled to PTX (needs NVVM), each chain kernel's loop is nearly all multiply-adds: its
+    counter and branch must not take the issue slots the peak is made of."""
+    import types
+
+    from kernels.backend import simulator_enabled
+    from tools.ptx_loops import arithmetic_share, loops
+    if simulator_enabled():
+        pytest.skip("the simulator compiles no PTX")
+    from numba import cuda
+    from numba.cuda import dispatcher
+    monkeypatch.setattr(dispatcher, "get_current_device",
+                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
+    dt = {"f32": "float32", "f64": "float64", "int32": "int32"}[kind]
+    try:
+        ptx, _ = cuda.compile_ptx(chains._build_gpu(kind).py_func,
+                                  f"{dt}[::1], int64, {dt}, {dt}", cc=(9, 0))
+    except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
+        pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
+    (_, ops), = loops(ptx)
+    arith, total = arithmetic_share(ops, kind)
+    assert arith >= chains.GPU_CHAINS * chains.GPU_UNROLL - 1
+    assert arith / total >= 0.9, ops
