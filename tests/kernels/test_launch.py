@@ -79,7 +79,7 @@ def _clear(a):
 def test_prepared_launch_runs_each_dtype_its_own_overload(gpu_backend):
     """One launcher called with arrays of two dtypes (the renderers' zero_kernel clears a uint32
     counter and int64 totals) runs each its own overload: the first one prepared, run on the
-    other's array, would clear 4 bytes of each 8 and leave the rest as they were."""
+    other's array, would clear only the first half of the int64 array's bytes."""
     stream = cuda.stream()
     poison = np.full(4, 0x40163BC5CD578DF9, dtype=np.int64)
     small, wide = cuda.to_device(np.full(3, 7, np.uint32)), cuda.to_device(poison)
