@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 try:
     from numba.cuda import types  # the type classes numba-cuda itself checks against
 except Exception:   # numba-cuda does not import here (no CUDA runtime): nothing launches then
@@ -22,6 +24,8 @@ except Exception:   # numba-cuda does not import here (no CUDA runtime): nothing
 
 # arrays whose converted parameters are kept per argument: a renderer's 3 value slots and a spare
 _KEPT_ARRAYS = 4
+# scalars whose numba type follows their Python class alone (int: int64, float: float64)
+_PY_SCALARS = (bool, int, float, complex)
 
 
 class _NotCompiled(LookupError):
@@ -37,12 +41,15 @@ class PreparedKernel:
         self.griddim, self.blockdim, self.stream = griddim, blockdim, stream
         from .backend import simulator_enabled
         self.fast = not simulator_enabled()  # the simulator has no compiled kernels to prepare
-        self._kernel = None
+        # argument signature -> the compiled overload for it: one launcher may be called with
+        # arrays of several dtypes (zero_kernel zeroes uint32 counters and int64 totals), and
+        # each must run its own overload, never the first one prepared
+        self._kernels: dict[tuple, object] = {}
         self._config = None
-        # position -> {id(array): (array, its params)}: renderers rotate a few buffers (value
-        # slots), so the last _KEPT_ARRAYS arrays per position are kept, not just the last one;
-        # no more, since a kept array stays allocated
-        self._array_params: dict[int, dict[int, tuple[object, list]]] = {}
+        # position -> {id(array): (array, its numba type, its params)}: renderers rotate a few
+        # buffers (value slots), so the last _KEPT_ARRAYS arrays per position are kept, not just
+        # the last one; no more, since a kept array stays allocated
+        self._array_params: dict[int, dict[int, tuple[object, object, list]]] = {}
 
     def __call__(self, *args):
         if self.fast:
@@ -72,28 +79,50 @@ class PreparedKernel:
             self._config = LaunchConfig(grid=grid, block=block, shmem_size=0, cooperative_launch=False)
         if kernel.debug or kernel.extensions:
             raise RuntimeError("debug kernels and argument extensions need numba's own launch")
-        self._kernel = kernel
+        return kernel
+
+    def _signature(self, args):
+        """(the arguments' types, {position: numba type} of arrays not yet converted). A kept
+        array's type was computed when it was converted; a Python or NumPy scalar's numba type
+        follows its class; anything else is typed as numba types it."""
+        key: list = []
+        fresh: dict[int, object] = {}
+        for i, val in enumerate(args):
+            if type(val) in _PY_SCALARS or isinstance(val, np.generic):
+                key.append(type(val))
+                continue
+            hit = self._array_params.get(i, {}).get(id(val))
+            if hit is not None and hit[0] is val:
+                key.append(hit[1])
+                continue
+            ty = self.dispatcher.typeof_pyval(val)
+            key.append(ty)
+            if isinstance(ty, types.Array):
+                fresh[i] = ty
+        return tuple(key), fresh
 
     def _launch_prepared(self, args):
         from numba.cuda.dispatcher import launch
-        if self._kernel is None:
-            self._setup(args)
-        kernel = self._kernel
+        key, fresh = self._signature(args)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._setup(args)
+            self._kernels[key] = kernel
         params: list = []
         retr: list = []
         for i, (ty, val) in enumerate(zip(kernel.argument_types, args)):
             if isinstance(ty, types.Array):
                 kept = self._array_params.setdefault(i, {})
-                hit = kept.get(id(val))
-                if hit is None or hit[0] is not val:
+                if i in fresh:
                     converted: list = []
                     kernel._prepare_args(ty, val, self.stream, retr, converted)
                     if retr:
                         raise RuntimeError("host arrays need copies; pass device arrays")
+                    kept.pop(id(val), None)
                     if len(kept) >= _KEPT_ARRAYS:
                         del kept[next(iter(kept))]          # the oldest
-                    hit = kept[id(val)] = (val, converted)
-                params.extend(hit[1])
+                    kept[id(val)] = (val, fresh[i], converted)
+                params.extend(kept[id(val)][2])
             else:
                 kernel._prepare_args(ty, val, self.stream, retr, params)
         launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)

@@ -17,7 +17,10 @@ every body it issues occupies all 32 lanes. The warp keeps the running count W o
 minus W when its lane took it: its own iterations plus the bodies its lane idled through, after
 it escaped, until the warp refilled the lane. Its efficiency is iterations / lane-iterations. The
 frame's lane-iterations are 32 W summed over the warps (totals[T_LANES]); they also count lanes
-left without a pixel when the frame's segments ran out, which belong to no pixel.
+left without a pixel when the frame's segments ran out, which belong to no pixel. They are not
+the roofline's "executed lane-iterations" (frame_work.py), a static model of 32 × the slowest
+pixel of each 32-pixel row segment: that one assumes a warp per segment and no refills, this one
+counts what this launch issued, lanes waiting for the refill threshold included.
 """
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ and the derived layers, deep/overlay_loops.py for deep frames) write raw integer
   where the cardioid/bulb test answered without iterating), F_SLOTS the lane-iterations the
   pixel's warp spent on it (overlay_warp.py says how they are counted). Lane efficiency of a pixel
   is F_ITER / F_SLOTS; of the frame, the sum of F_ITER over the lane-iterations of every warp
-  (`totals`: a warp's lanes that had no pixel left count too).
+  (`totals`: a warp's lanes that had no pixel left count too). These are the lane-iterations the
+  app's warp launch issued, refills included; the roofline's "executed lane-iterations"
+  (frame_work.py) are a static model instead, 32 × the slowest pixel of each 32-pixel row
+  segment (a warp per segment, no refills), so the two efficiencies of one frame differ.
 * deep frames, (5, H, W) int32: D_ITER the escape iteration (max_iter inside), D_STEPS the
   perturbation steps, D_BLA the BLA steps, D_REBASES the rebases (every pass of a redone pixel
   counted, as the frame's stats are), D_REDONE 1 where the accuracy guard did the pixel again.
@@ -30,7 +33,8 @@ NAMES = (ITERATIONS, LANES, BLA, STEPS, REBASES, REDONE)
 DEEP_ONLY = (BLA, STEPS, REBASES, REDONE)
 LABELS = {ITERATIONS: "Iterations", LANES: "Lane efficiency", BLA: "BLA steps",
           STEPS: "Perturbation steps", REBASES: "Rebases", REDONE: "Redone pixels"}
-UNITS = {ITERATIONS: "iterations per pixel", LANES: "% of the warp's lane-iterations useful",
+UNITS = {ITERATIONS: "iterations per pixel",
+         LANES: "% of the lane-iterations the warp launch issued that were useful",
          BLA: "BLA steps per pixel", STEPS: "perturbation steps per pixel",
          REBASES: "rebases per pixel", REDONE: "1 = done again by the accuracy guard"}
 
@@ -211,7 +215,7 @@ def totals_text(name: str, t: dict) -> str:
     if name == LANES and t.get("lane_iterations"):
         useful, lanes = t["useful"], t["lane_iterations"]
         return (f"lane efficiency {100.0 * useful / lanes:.0f} % ({_g(useful)} useful of "
-                f"{_g(lanes)} lane-iterations)")
+                f"{_g(lanes)} lane-iterations issued)")
     if name == ITERATIONS and "useful" in t:
         return f"iterations {_g(t['useful'])} in all ({t['useful'] / px:.0f} per pixel)"
     if name == BLA and "bla_steps" in t:

@@ -1,3 +1,5 @@
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -64,3 +66,80 @@ def test_prepared_launch_compiles_on_first_use_and_keeps_a_few_arrays(gpu_backen
         assert launch.fast, "the first, uncompiled call gave the prepared path up"
         assert len(launch._array_params[1]) == kl._KEPT_ARRAYS
         assert len(launch._array_params[0]) == 1
+
+
+@cuda.jit
+def _clear(a):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        a[i] = 0
+
+
+@pytest.mark.gpu
+def test_prepared_launch_runs_each_dtype_its_own_overload(gpu_backend):
+    """One launcher called with arrays of two dtypes (the renderers' zero_kernel clears a uint32
+    counter and int64 totals) runs each its own overload: the first one prepared, run on the
+    other's array, would clear only the first half of the int64 array's bytes."""
+    stream = cuda.stream()
+    poison = np.full(4, 0x40163BC5CD578DF9, dtype=np.int64)
+    small, wide = cuda.to_device(np.full(3, 7, np.uint32)), cuda.to_device(poison)
+    launch = PreparedKernel(_clear, 1, 32, stream)
+    for rounds in range(3):     # compiled by numba, then prepared: each array in both states
+        for arr, host in ((small, np.full(3, 7, np.uint32)), (wide, poison)):
+            arr.copy_to_device(host, stream=stream)
+            launch(arr)
+            stream.synchronize()
+            got = arr.copy_to_host()
+            assert got.dtype == host.dtype and not got.any(), (rounds, got)
+    if not gpu_backend.simulated:
+        assert launch.fast
+        assert len(launch._kernels) == 2, "both dtypes should have their own prepared overload"
+
+
+class _FakeKernel:
+    """A compiled overload as PreparedKernel sees it: its argument types, its parameter
+    conversion (recorded) and the function handle it launches (its name)."""
+    debug, extensions = False, ()
+
+    def __init__(self, name, argument_types):
+        self.name, self.argument_types = name, argument_types
+        self._codelibrary = SimpleNamespace(get_cufunc=lambda: SimpleNamespace(kernel=name))
+
+    def _prepare_args(self, ty, val, stream, retr, params):
+        params.append((self.name, val.dtype.name if hasattr(val, "dtype") else val))
+
+
+def test_prepared_launch_picks_the_overload_of_each_call_without_a_gpu(monkeypatch):
+    """PreparedKernel's own logic, with numba's compiled overloads and launch stood in for: each
+    call launches the overload of its arguments' types with parameters that overload made, a
+    kept array's type is remembered, and a scalar's type follows its class."""
+    from kernels.backend import simulator_enabled
+    if simulator_enabled():
+        pytest.skip("the simulator replaces numba.cuda's dispatcher: no launch to stand in for")
+    from numba.core.typing.typeof import Purpose, typeof
+    from numba.cuda import dispatcher as nd
+
+    def arg_type(val):
+        return typeof(val, Purpose.argument)
+
+    a32, a64 = np.zeros(2, np.uint32), np.zeros(2, np.int64)
+    overloads = {(arg_type(a), arg_type(3)): _FakeKernel(f"clear_{a.dtype}", (arg_type(a),
+                                                                             arg_type(3)))
+                 for a in (a32, a64)}
+    fake = SimpleNamespace(typeof_pyval=arg_type, overloads=overloads)
+    launched = []
+    monkeypatch.setattr(nd, "launch", lambda stream, config, fn, *params: launched.append(
+        (fn, params)))
+    launch = PreparedKernel(fake, 1, 32, None)
+    assert launch.fast                  # no GPU is asked anything: launch is stood in for
+    for arr in (a32, a64, a32, a64, a64, a32):
+        launch(arr, 3)
+        fn, params = launched[-1]
+        assert fn == f"clear_{arr.dtype}" and params[0] == (fn, arr.dtype.name), launched[-1]
+    assert launch.fast and len(launch._kernels) == 2
+    assert len(launch._array_params[0]) == 2            # each array converted once, then kept
+    from kernels import launch as kl
+    with pytest.raises(kl._NotCompiled):                 # a NumPy int32 is not an int: no
+        launch._launch_prepared((a32, np.int32(3)))     # overload for it, none borrowed
+
+

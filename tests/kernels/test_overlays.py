@@ -195,7 +195,7 @@ def test_the_number_type_comparison_compares_pictures_with_an_overlay_chosen(cpu
 def test_lane_efficiency_text():
     t = {"useful": 311_000_000, "lane_iterations": 756_000_000, "pixels": 2_073_600}
     assert ov.totals_text(ov.LANES, t) == ("lane efficiency 41 % (311 M useful of 756 M "
-                                          "lane-iterations)")
+                                          "lane-iterations issued)")
 
 
 # ---------------------------------------------------------------- GPU (or its simulator)
@@ -209,12 +209,39 @@ def _bands_of(monkeypatch, rows: int, cols: int, max_iter: int) -> None:
         monkeypatch.setattr(m, name, value)
 
 
+def _poison_totals(renderer) -> None:
+    """Fill the device totals the next overlay frame adds to with a double's bits (what stale
+    device memory holds), so a frame that does not zero them all shows it whatever was there."""
+    stream = renderer.target.stream
+    totals = renderer.pool.device("overlay-totals", (ov.N_TOTALS,), np.int64, stream=stream)
+    poison = np.full(ov.N_TOTALS, 0x40163BC5CD578DF9, np.int64)
+    totals.copy_to_device(poison, stream=stream)
+    back = totals.copy_to_host(stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(back, poison)
+
+
+def _lane_bounds(info, its) -> None:
+    """The frame's lane-iterations against the per-pixel layers: at least the pixels' own
+    (their lanes' spans are disjoint within a warp), at least the useful iterations, and at most
+    32 × the useful iterations (every body a warp issues is run by one of its live lanes)."""
+    t = info.totals
+    iterated = its > 0
+    eff = info.layers[ov.LANES]
+    slots = np.rint(np.where(iterated, its * 100.0 / np.where(iterated, eff, 1), 0))
+    assert t["useful"] == its.sum()
+    assert t["lane_iterations"] % 32 == 0
+    assert slots.sum() <= t["lane_iterations"] <= 32 * t["useful"], (slots.sum(), t)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("band", [None, 4])
 def test_gpu_layers_equal_the_counts_and_the_one_warp_model(gpu_backend, cpu, monkeypatch, band):
     """One warp per launch (a grid of one block) makes the schedule deterministic: its
     lane-iterations per pixel and in all equal the model's, run on the executed counts of each
-    launch's band of rows (the whole frame, or bands of 4 rows)."""
+    launch's band of rows (the whole frame, or bands of 4 rows). The values equal the GPU's own
+    frame without overlays bit for bit; the counts equal the CPU's (its log may differ by an ulp).
+    """
     from kernels.mandelbrot.overlay_warp import OverlayWarpLaunch
     monkeypatch.setattr(OverlayWarpLaunch, "grid", lambda self, g: (1, 32))
     gpu = m.Renderer(gpu_backend)
@@ -223,6 +250,8 @@ def test_gpu_layers_equal_the_counts_and_the_one_warp_model(gpu_backend, cpu, mo
         w, h = req.size
         _bands_of(monkeypatch, band or h, w, req.max_iter)
         plain = cpu.render(req)
+        gpu_plain = gpu.render(req)
+        _poison_totals(gpu)
         f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES))
         info = f.meta["overlay"]
         its = executed(req, plain.values)
@@ -236,28 +265,48 @@ def test_gpu_layers_equal_the_counts_and_the_one_warp_model(gpu_backend, cpu, mo
         lanes = info.layers[ov.LANES]
         want = np.where(slots > 0, 100.0 * its / np.where(slots > 0, slots, 1), np.nan)
         np.testing.assert_allclose(lanes, want, rtol=1e-12, equal_nan=True)
+        _lane_bounds(info, its)
         assert info.totals["lane_iterations"] == 32 * bodies
-        assert info.totals["useful"] == its.sum()
-        np.testing.assert_array_equal(f.values, plain.values)     # the same values bit for bit
+        np.testing.assert_array_equal(f.values, gpu_plain.values)  # the same values bit for bit
+        np.testing.assert_array_equal(m.iteration_counts(f.values, req.max_iter),
+                                      m.iteration_counts(plain.values, req.max_iter))
 
 
 @pytest.mark.gpu
 def test_gpu_lane_layers_hold_with_many_warps(gpu_backend, cpu):
     """With the launch's own grid (warps racing for segments): every pixel's lane-iterations cover
-    its iterations, the pixels' together fit in the warps', and nothing iterated has none."""
+    its iterations, the frame's total lies between the pixels' own and 32 × the useful ones, and
+    nothing iterated has none; so again on a renderer that drew a frame without overlays first,
+    over totals left holding garbage, whole and in bands of 3 rows."""
     gpu = m.Renderer(gpu_backend)
     req = _req(size=(40, 12), iters=80)
-    f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES))
-    info = f.meta["overlay"]
-    its = info.layers[ov.ITERATIONS]
-    eff = info.layers[ov.LANES]
-    iterated = its > 0
-    assert np.all(eff[iterated] <= 100.0) and np.all(eff[iterated] > 0)
-    assert np.isnan(eff[~iterated]).all()
-    slots = np.where(iterated, its * 100.0 / np.where(iterated, eff, 1), 0)
-    assert slots.sum() <= info.totals["lane_iterations"] + 1e-6
-    assert info.totals["lane_iterations"] % 32 == 0
-    assert "lane efficiency" in ov.totals_text(ov.LANES, info.totals)
+    want = executed(req, cpu.render(req).values)
+    for poisoned in (False, True, True):
+        if poisoned:
+            gpu.render(req)
+            _poison_totals(gpu)
+        f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES))
+        info = f.meta["overlay"]
+        its = info.layers[ov.ITERATIONS]
+        np.testing.assert_array_equal(its, want)
+        eff = info.layers[ov.LANES]
+        iterated = its > 0
+        assert np.all(eff[iterated] <= 100.0) and np.all(eff[iterated] > 0)
+        assert np.isnan(eff[~iterated]).all()
+        _lane_bounds(info, its)
+        assert "lane efficiency" in ov.totals_text(ov.LANES, info.totals)
+
+
+@pytest.mark.gpu
+def test_gpu_lane_totals_hold_in_bands_with_many_warps(gpu_backend, cpu, monkeypatch):
+    gpu = m.Renderer(gpu_backend)
+    req = _req(size=(40, 12), iters=80)
+    _bands_of(monkeypatch, 3, 40, req.max_iter)
+    gpu.render(req)
+    _poison_totals(gpu)
+    info = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES)).meta["overlay"]
+    np.testing.assert_array_equal(info.layers[ov.ITERATIONS], executed(req, cpu.render(req).values))
+    _lane_bounds(info, info.layers[ov.ITERATIONS])
 
 
 @pytest.mark.gpu
