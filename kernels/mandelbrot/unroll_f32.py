@@ -13,7 +13,7 @@ import os
 import sys
 
 ENV = "GPU_EXPLORER_F32_BLOCK"
-DEFAULT = (16, 2)
+DEFAULT = (16, 4)
 
 
 def parse(text: str | None) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ import functools
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
 
 # part of the cache key: a change to the microbenchmarks makes the kept roofs stale
-PROBES_VERSION = 3
+PROBES_VERSION = 4
 
 __all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
            "kept_rates", "measure_roofs", "missing_note"]
