@@ -73,6 +73,9 @@ def main():
         settle(app, win, view)
     win.tabs.setCurrentWidget(win.views["mandelbrot"])
     settle(app, win, win.current_view())
+    # a frame of many iterations too: the escape kernel's useful and executed points far right
+    win.views["mandelbrot"].go_to("-0.7436438870371587", "0.1318259042053119", "1e-5")
+    settle(app, win, win.current_view())
     panel = win.roofline.panel
     panel._dirty = True
     panel.refresh()
