@@ -22,9 +22,9 @@ from .spin_barrier import store_release, wait_at_least
 
 # the three squares of an iteration: (result row, operand row); T holds x+y before its square
 SQUARES = ((X2, X), (Y2, Y), (T, T))
-# threads pay from this precision on, where at least this many cores are idle (an estimate: on
-# the 2-core box they never paid, docs/incoming/refloop.md); forced either way by the engine's name
-THREADS_FROM_BITS = 2048
+# threads pay from this precision on, where at least this many cores are idle (measured on a
+# 32-core host: docs/PERFORMANCE.md, "Two H100s"); forced either way by the engine's name
+THREADS_FROM_BITS = 8192
 MIN_CORES = 3
 
 
