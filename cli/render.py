@@ -99,7 +99,9 @@ def run_render(args) -> int:
             note(f"rendering on the CPU: {cuda_status().reason}")
     if view == "mandelbrot":     # float32 or float64 for this device (number_type.py's rule)
         from kernels.mandelbrot.number_type import resolve
-        request, choice = resolve(request, be, args.number_type or "auto")
+        # overlays are drawn by the float64 kernels only: asked for one, auto means float64
+        asked = args.number_type or ("float64" if getattr(args, "overlay", None) else "auto")
+        request, choice = resolve(request, be, asked)
         if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
             note(f"number type {choice.reason}")
     bad = overlay_problem(args, view, request, be)

@@ -104,7 +104,10 @@ def device_rates(backend) -> Rates:
 
 
 def _kept_roofs(backend):
-    """The roofs measured on this device before (kernels/roofs), when there are any."""
+    """The roofs measured on this GPU before (kernels/roofs), when there are any. Not for a CPU:
+    its measured peaks are its SIMD units', which the scalar escape loops do not use."""
+    if backend is None or not backend.is_gpu or backend.simulated:
+        return None
     from ..roofs import kept_rates
     return kept_rates(backend)
 

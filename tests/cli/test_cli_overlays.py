@@ -83,3 +83,15 @@ def test_gpu_writes_lane_efficiency(tmp_path, capsys, gpu_backend, simulated):
     it = np.load(tmp_path / "m.iterations.npy")
     assert np.all((eff[it > 0] > 0) & (eff[it > 0] <= 100)) and np.isnan(eff[it == 0]).all()
     assert "lane efficiency" in capsys.readouterr().out
+
+
+def test_an_overlay_on_a_device_that_prefers_float32_draws_float64(tmp_path, capsys, monkeypatch):
+    """The overlays are drawn by the float64 kernels: where Auto would pick float32 (float64 at
+    1/64 of float32's rate), asking for an overlay makes the frame float64 instead of refusing."""
+    from kernels.mandelbrot import number_type as nt
+    monkeypatch.setattr(nt, "RATES_SOURCE", lambda backend: (64.0, 1.0))
+    out = tmp_path / "m.png"
+    assert main.main(BASE + ["--backend", "cpu", "--out", str(out), "--overlay", "iterations"]) == 0
+    assert (tmp_path / "m.iterations.npy").exists()
+    assert main.main(BASE + ["--backend", "cpu", "--out", str(tmp_path / "n.png")]) == 0
+    assert "number type float32" in capsys.readouterr().err      # without an overlay: float32
