@@ -11,6 +11,7 @@ did is counted in kernels/roofs/work.py and recorded with its Timings.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import functools
 
 from .model import KIND_TITLES, KINDS, Roofs, missing_note
@@ -109,18 +110,30 @@ def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
     return roofs
 
 
+# (key, roofs file, its mtime and size) -> the rates read from it: the window asks on every frame,
+# on the UI thread, and the file only changes when roofs are measured
+_KEPT: dict[tuple, tuple[float, float] | None] = {}
+
+
 def kept_rates(backend) -> tuple[float, float] | None:
     """(float32, float64) peaks kept for `backend`'s device, or None: never measures, since a
     frame's choice of number type must not wait for a microbenchmark (the roofline panel, the
-    bench and tools/roofs_check.py measure them)."""
+    bench and tools/roofs_check.py measure them). Read from disk again only when the file
+    changed."""
     from . import store
     try:
-        kept = store.load(device_key(backend))
-    except Exception:
+        key = device_key(backend)
+        path = store.cache_path()
+        st = os.stat(path)
+    except Exception:       # no cache folder, no file yet, a device that cannot be named
         return None
-    if kept is None or not kept.f32_flops or not kept.f64_flops:
-        return None
-    return kept.f32_flops, kept.f64_flops
+    stamp = (key, path, st.st_mtime_ns, st.st_size)
+    if stamp not in _KEPT:
+        kept = store.load(key)
+        _KEPT.clear()
+        _KEPT[stamp] = (None if kept is None or not kept.f32_flops or not kept.f64_flops
+                        else (kept.f32_flops, kept.f64_flops))
+    return _KEPT[stamp]
 
 
 def add_roofs(report: dict, backend, measure=None) -> dict:

@@ -210,3 +210,28 @@ def test_gpu_chain_loops_are_multiply_adds(kind, monkeypatch):
     arith, total = arithmetic_share(ops, kind)
     assert arith >= chains.GPU_CHAINS * chains.GPU_UNROLL - 1
     assert arith / total >= 0.9, ops
+
+
+def test_kept_rates_read_the_file_again_only_when_it_changed(monkeypatch, tmp_path):
+    """The window asks for the kept rates on every frame, on the UI thread: one read per change."""
+    import os
+
+    from kernels.backend import Backend
+    roofs = roofs_pkg
+    monkeypatch.setenv("GPU_EXPLORER_CACHE_DIR", str(tmp_path))
+    gpu = Backend("cuda", device="Some GPU")
+    key = roofs.device_key(gpu)
+    assert roofs.kept_rates(gpu) is None                      # nothing kept yet
+    keep = lambda f32: store.save(roofs.Roofs("cuda", "Some GPU", f32_flops=f32, f64_flops=1e12,
+                                              key=key))
+    assert keep(4e12) is None
+    reads = []
+    real_load = store.load
+    monkeypatch.setattr(store, "load", lambda *a, **k: reads.append(1) or real_load(*a, **k))
+    assert roofs.kept_rates(gpu) == (4e12, 1e12) and roofs.kept_rates(gpu) == (4e12, 1e12)
+    assert len(reads) == 1
+    monkeypatch.setattr(store, "load", real_load)
+    assert keep(8e12) is None
+    path = store.cache_path()
+    os.utime(path, ns=(os.stat(path).st_mtime_ns + 10**9,) * 2)   # a later write, whatever the clock
+    assert roofs.kept_rates(gpu) == (8e12, 1e12)
