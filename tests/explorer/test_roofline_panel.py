@@ -14,8 +14,9 @@ from kernels.roofs import Roofs
 from kernels.roofs.work import Work, record
 from kernels.timing import Timings
 
+# made-up roofs of a made-up CPU: round numbers, a timestamp that is no run
 ROOFS = Roofs("cpu", "Test CPU", bandwidth_Bps=20e9, f32_flops=200e9, f64_flops=100e9,
-              int32_ops=50e9, measured_at="2026-11-26T10:00:00+00:00", key="k")
+              int32_ops=50e9, measured_at="2000-01-01T00:00:00+00:00", key="k")
 
 
 @pytest.fixture
