@@ -135,8 +135,8 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     frame_rgba = renderer._rgba_home(rgba, host_rgba, timer)
     host_values = None
     if request.want_values:
-        host_values = np.array(target.download(values, None if not gpu else np.empty((h, w)),
-                                               timer))
+        host_values = target.download(
+            values, target.host(pool, "values", (h, w), np.float64, ring=3), timer)
     timings = timer.finish()
     work.finish(timings)
     if gpu:
