@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 
+from ..user_cache import ENV_FOLDER, OFF, platform_cache_folder
 from .model import Roofs
 
 FILE_NAME = "roofs.json"
-ENV_DIR = "GPU_EXPLORER_CACHE_DIR"     # the folder the reference cache also uses
-OFF = "off"                            # that variable's value for no cache at all
-APP = "gpu-explorer"
+ENV_DIR = ENV_FOLDER                   # the folder the reference cache also uses
 
 
 def cache_dir() -> str | None:
@@ -25,13 +23,7 @@ def cache_dir() -> str | None:
     env = os.environ.get(ENV_DIR)
     if env:
         return None if env == OFF else os.path.expanduser(env)
-    home = os.path.expanduser("~")
-    if sys.platform.startswith("win"):
-        return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"),
-                            APP, "Cache")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Caches", APP)
-    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), APP)
+    return platform_cache_folder()
 
 
 def cache_path(folder: str | None = None) -> str | None:

@@ -21,12 +21,12 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import tempfile
 import threading
 
 import numpy as np
 
+from ...user_cache import ENV_FOLDER, platform_cache_folder
 from .orbit_snapshot import OrbitSnapshot
 
 MAGIC = b"GXREFORB"
@@ -35,9 +35,6 @@ SUFFIX = ".ref"
 DEFAULT_MAX_BYTES = 1 << 30
 # the header holds two centres of up to 20,000 characters and the last point in hex
 MAX_HEADER_BYTES = 1 << 20
-ENV_FOLDER = "GPU_EXPLORER_CACHE_DIR"
-OFF = "off"         # that variable's value for no disk cache at all
-APP = "gpu-explorer"
 
 log = logging.getLogger(__name__)
 
@@ -47,16 +44,7 @@ def cache_folder(environ=None, platform: str | None = None) -> str:
     env = os.environ if environ is None else environ
     if env.get(ENV_FOLDER):
         return os.path.join(env[ENV_FOLDER], "references")
-    plat = platform or sys.platform
-    home = os.path.expanduser("~")
-    if plat.startswith("win"):
-        base = os.path.join(env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local"), APP,
-                            "Cache")
-    elif plat == "darwin":
-        base = os.path.join(home, "Library", "Caches", APP)
-    else:
-        base = os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), APP)
-    return os.path.join(base, "references")
+    return os.path.join(platform_cache_folder(env, platform), "references")
 
 
 def centre_key(centre_re: str, centre_im: str) -> str:

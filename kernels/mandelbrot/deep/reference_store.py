@@ -22,7 +22,8 @@ import threading
 import time
 
 from .reference import ReferenceOrbit
-from .reference_cache import ENV_FOLDER, OFF, ReferenceCache
+from ...user_cache import ENV_FOLDER, OFF
+from .reference_cache import ReferenceCache
 
 # orbits that took less than this to compute are not written to disk
 SAVE_MS = 250.0
