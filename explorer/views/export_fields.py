@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from PyQt6.QtCore import QStandardPaths
-from PyQt6.QtWidgets import QComboBox, QLabel, QMessageBox, QSpinBox
+from PyQt6.QtWidgets import QComboBox, QLabel, QMessageBox, QProgressDialog, QSpinBox
 
 from services.files import human_bytes
 
@@ -103,6 +103,20 @@ def confirm_large_output(parent, w: int, h: int, path: str) -> bool:
     answer = QMessageBox.question(parent, "Large export", f"This export writes {what} to {path}. "
                                                           "Go on?")
     return answer == QMessageBox.StandardButton.Yes
+
+
+def open_progress(parent, text: str, title: str, on_cancel) -> QProgressDialog:
+    """An export's progress dialog, shown now: 0 to 1000, kept open at the end (the export
+    closes it with close_progress), its Cancel reaching `on_cancel`."""
+    dlg = QProgressDialog(text, "Cancel", 0, 1000, parent)
+    dlg.setWindowTitle(title)
+    dlg.setMinimumDuration(0)
+    dlg.setAutoClose(False)
+    dlg.setAutoReset(False)
+    dlg.canceled.connect(on_cancel)
+    dlg.setValue(0)
+    dlg.show()
+    return dlg
 
 
 def close_progress(dialog, on_cancel) -> None:

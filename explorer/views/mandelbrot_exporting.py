@@ -9,7 +9,7 @@ from PyQt6.QtWidgets import QProgressDialog
 from kernels.scheduler import Exported, ExportProgress
 
 from . import mandelbrot_export
-from .export_fields import close_progress
+from .export_fields import close_progress, open_progress
 
 
 class ExportRunner:
@@ -47,15 +47,7 @@ class ExportRunner:
         view.submit(job, key=self.key)
         model.exporting = True
         if show_progress:
-            dlg = QProgressDialog(f"Rendering {w}×{h}…", "Cancel", 0, 1000, view)
-            dlg.setWindowTitle("Export")
-            dlg.setMinimumDuration(0)
-            dlg.setAutoClose(False)
-            dlg.setAutoReset(False)
-            dlg.canceled.connect(self.cancel)
-            dlg.setValue(0)
-            dlg.show()
-            self.dialog = dlg
+            self.dialog = open_progress(view, f"Rendering {w}×{h}…", "Export", self.cancel)
         view.status_message.emit(f"Exporting {w}×{h} to {path}…", 0)
         return True
 

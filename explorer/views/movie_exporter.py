@@ -16,7 +16,7 @@ from services.movie_jobs import HANDLERS, MovieExport, MovieMade, MovieProgress
 from services.movie_parts import Parts, parts_dir
 from services.movie_writer import default_lanes
 
-from .export_fields import close_progress
+from .export_fields import close_progress, open_progress
 
 MOVIE_KEY = "mandelbrot:movie"
 
@@ -74,16 +74,9 @@ class MovieExporter(QObject):
         self._first = -1
         w, h = spec.size
         if show_progress:
-            dlg = QProgressDialog(f"Rendering {spec.frames} frames of {w}×{h}…", "Cancel", 0, 1000,
-                                  self.parent_widget)
-            dlg.setWindowTitle("Export zoom movie")
-            dlg.setMinimumDuration(0)
-            dlg.setAutoClose(False)
-            dlg.setAutoReset(False)
-            dlg.canceled.connect(self.cancel)
-            dlg.setValue(0)
-            dlg.show()
-            self.dialog = dlg
+            self.dialog = open_progress(self.parent_widget,
+                                        f"Rendering {spec.frames} frames of {w}×{h}…",
+                                        "Export zoom movie", self.cancel)
         self.status(f"Making a {spec.seconds:g} s zoom movie ({w}×{h}, {spec.fps} fps) in "
                     f"{spec.out}…", 0)
         return True
