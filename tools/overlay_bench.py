@@ -11,7 +11,9 @@ the pixels recomputed every frame).
 
 Per row: median "gpu ms" (kernel + d2h phases, CUDA events; the CPU's kernel phase) and "wall ms"
 (the frame's total, host work included), and each against the frame without an overlay. The
-target (issue 22): no overlay = today's frame; any overlay at most 15 % over it.
+target (issue 22): no overlay = today's frame; any overlay at most 15 % over it. Then, per row,
+where the GPU time goes (medians): the kernel phases by their detail (colourise, overlay, work
+count), the rest of the kernel time ("escape": the escape pass), and the copies home.
 """
 from __future__ import annotations
 
@@ -49,6 +51,16 @@ def _rounds(render, variants, repeats):
     return runs
 
 
+def _split(t) -> dict:
+    """A frame's GPU ms by part: each kernel detail, the kernel time without one, the copies."""
+    parts = {k: v for k, v in t.detail.items() if v is not None}
+    kernel = t.phases_ms.get("kernel")
+    if kernel is not None:
+        parts["escape"] = kernel - sum(parts.values())
+    parts["d2h"] = t.phases_ms.get("d2h") or 0.0
+    return parts
+
+
 def _rows(frame, runs):
     base_gpu = _median([_gpu_ms(t) for t in runs[""]])
     base_wall = _median([t.phases_ms.get("total") for t in runs[""]])
@@ -59,7 +71,9 @@ def _rows(frame, runs):
         out.append({"frame": frame, "overlay": v or "off", "gpu ms": g, "wall ms": wall,
                     "gpu vs off": (g / base_gpu - 1.0) if g and base_gpu else None,
                     "wall vs off": (wall / base_wall - 1.0) if wall and base_wall else None,
-                    "label": ts[-1].label})
+                    "label": ts[-1].label,
+                    "parts": {k: _median([_split(t).get(k) for t in ts])
+                              for k in sorted({k for t in ts for k in _split(t)})}})
     return out
 
 
@@ -117,6 +131,9 @@ def main() -> int:
             return "–" if x is None else f"{x:.3f}"
         print(f"{row['frame']:<22} {row['overlay']:<19} {ms(row['gpu ms']):>9} "
               f"{pct(row['gpu vs off']):>8} {ms(row['wall ms']):>9} {pct(row['wall vs off']):>8}")
+    for row in rows:
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in row["parts"].items() if v is not None)
+        print(f"# {row['frame']}, {row['overlay']}, gpu ms by part: {parts}")
     for row in rows:
         if row["overlay"] != "off" and "·" in row["label"]:
             print(f"# {row['frame']}, {row['overlay']}: {row['label'].split('·', 1)[1].strip()}")

@@ -134,6 +134,10 @@ class PendingCount:
     def __init__(self, host, pixels, kind):
         self.host, self.pixels, self.kind = host, pixels, kind
 
+    def useful(self) -> int:
+        """The frame's useful iterations (once its stream has synchronised)."""
+        return int(self.host[0])
+
     def finish(self, timings):
         useful, executed = int(self.host[0]), int(self.host[1])
         return record(timings, *frame_works(useful, executed, self.pixels, True, self.kind))
@@ -141,10 +145,13 @@ class PendingCount:
 
 class DoneCount:
     def __init__(self, useful, pixels, kind):
-        self.useful, self.pixels, self.kind = useful, pixels, kind
+        self._useful, self.pixels, self.kind = useful, pixels, kind
+
+    def useful(self) -> int:
+        return self._useful
 
     def finish(self, timings):
-        return record(timings, *frame_works(self.useful, None, self.pixels, False, self.kind))
+        return record(timings, *frame_works(self._useful, None, self.pixels, False, self.kind))
 
 
 def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):

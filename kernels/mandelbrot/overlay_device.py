@@ -1,6 +1,12 @@
-"""The overlays' small kernels, GPU and CPU twins: an overlay layer coloured into the frame's RGBA
-words where it lies, a layer's largest value, and the iterations layer derived from a frame's
-values (the CPU's escape kernel, and the GPU's sliced frames, keep no counts).
+"""The overlays' small kernels, GPU and CPU twins: an overlay coloured into the frame's RGBA words
+where it lies, a layer's largest value, and the iterations layer derived from a frame's values.
+
+A float64 frame's overlays are coloured straight from what its escape pass left: the iterations
+from the values (the app's own kernels ran: no twin, colour_iterations_kernel in place of the
+picture's colouring; CPU twin iterations_from_values_cpu then overlays.colour_host), the lane
+efficiency from the values and the lane-iterations of escape_warp_overlay_kernel
+(colour_lanes_kernel; twin overlays.shown_values then colour_host). Deep frames' layers are
+coloured by colour_layer_kernel.
 
 Colouring follows overlays.Scale (the NumPy twin is overlays.colour_host): value x of layer k, or
 100 * layer k / layer den where den >= 0 (NaN where that is 0), t on a linear or log scale, LUT
@@ -14,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from .escape import cuda
-from .overlays import LUT_SIZE, T_USEFUL, colour_host
+from .overlays import LUT_SIZE, colour_host
 
 BLOCK = (32, 8)
 SIM_BLOCK = (8, 8)
@@ -51,26 +57,57 @@ def colour_cpu(shown: np.ndarray, scale, out: np.ndarray) -> np.ndarray:
 if cuda is not None:
     from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
 
+    @cuda.jit(device=True)
+    def _iterations_at(values, r, c, row0, cx, cy, step, half_w, half_h, max_iter):
+        """iterations_from_values_cpu's count of pixel (r, c), with the kernels' arithmetic for
+        its place (the cardioid/bulb test only where the value says it never escaped)."""
+        v = values[r, c]
+        if v < max_iter:
+            return int(math.floor(v)) + 1
+        gx = float(c) + 0.5 - half_w
+        gy = float(row0 + r) + 0.5 - half_h
+        px = _gpu_add(cx, _gpu_mul(gx, step))
+        py = _gpu_add(cy, -_gpu_mul(gy, step))
+        if _shortcut_gpu(px, py):
+            return 0
+        return max_iter
+
+    @cuda.jit(device=True)
+    def _lut_word(x, lo, span, log_scale, lut):
+        """The LUT word of x on the scale (lo, span: hi - lo, or log(1 + hi - lo) when log)."""
+        if log_scale:
+            t = math.log(1.0 + max(x - lo, 0.0)) / span
+        else:
+            t = (x - lo) / span
+        t = min(max(t, 0.0), 1.0)
+        return lut[int(t * (LUT_SIZE - 1) + 0.5)]
+
     @cuda.jit(cache=True)
-    def iterations_from_values_kernel(values, layers, totals, row0, cx, cy, step, half_w,
-                                      half_h, max_iter):
-        """iterations_from_values_cpu on the device (the kernels' arithmetic for the pixel's
-        place), adding the iterations to totals[T_USEFUL]."""
+    def colour_iterations_kernel(values, rgba, row0, cx, cy, step, half_w, half_h, max_iter,
+                                 lo, span, log_scale, lut):
+        """rgba[r, c] = the iterations overlay of a float64 frame, from its values alone: the
+        frame ran the app's own kernels, this pass replaces its colouring."""
         c, r = cuda.grid(2)
-        if c < values.shape[1] and r < values.shape[0]:
+        if c < rgba.shape[1] and r < rgba.shape[0]:
+            n = _iterations_at(values, r, c, row0, cx, cy, step, half_w, half_h, max_iter)
+            rgba[r, c] = _lut_word(float(n), lo, span, log_scale, lut)
+
+    @cuda.jit(cache=True)
+    def colour_lanes_kernel(values, slots, rgba, max_iter, lo, span, lut, none_word):
+        """rgba[r, c] = the lane-efficiency overlay: 100 × the pixel's iterations (from its
+        value) / its lane-iterations (slots, escape_warp_overlay_kernel's); none_word where it
+        has none (the cardioid/bulb test answered it)."""
+        c, r = cuda.grid(2)
+        if c < rgba.shape[1] and r < rgba.shape[0]:
+            s = slots[r, c]
+            if s <= 0:
+                rgba[r, c] = none_word
+                return
             v = values[r, c]
-            n = 0
+            n = max_iter
             if v < max_iter:
                 n = int(math.floor(v)) + 1
-            else:
-                gx = float(c) + 0.5 - half_w
-                gy = float(row0 + r) + 0.5 - half_h
-                px = _gpu_add(cx, _gpu_mul(gx, step))
-                py = _gpu_add(cy, -_gpu_mul(gy, step))
-                if not _shortcut_gpu(px, py):
-                    n = max_iter
-            layers[0, r, c] = n
-            cuda.atomic.add(totals, T_USEFUL, n)
+            rgba[r, c] = _lut_word(100.0 * float(n) / float(s), lo, span, False, lut)
 
     @cuda.jit(cache=True)
     def layer_max_kernel(layers, k, out):
@@ -109,7 +146,12 @@ if cuda is not None:
             t = min(max(t, 0.0), 1.0)
             rgba[r, c] = lut[int(t * (LUT_SIZE - 1) + 0.5)]
 else:  # pragma: no cover - only where numba-cuda is broken
-    iterations_from_values_kernel = layer_max_kernel = colour_layer_kernel = None
+    colour_iterations_kernel = colour_lanes_kernel = layer_max_kernel = colour_layer_kernel = None
+
+
+def span_of(scale) -> float:
+    """colour_iterations_kernel's `span` of an overlays.Scale: computed once on the host."""
+    return math.log(1.0 + (scale.hi - scale.lo)) if scale.log else scale.hi - scale.lo
 
 
 def grid2(shape, simulated: bool):

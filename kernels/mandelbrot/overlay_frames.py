@@ -82,7 +82,12 @@ def _download_layers(layers, gpu, pool, stream, timer):
 def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     """`renderer` (renderer.Renderer)'s frame of `request` with its overlays: the picture, or the
     overlay `request.overlay` in its place; Frame.meta["overlay"] an OverlayInfo whose `layers`
-    hold the overlays named in `keep` (host arrays, overlays.shown_values)."""
+    hold the overlays named in `keep` (host arrays, overlays.shown_values).
+
+    The escape pass is the app's own (the same kernels as a frame without overlays), except for
+    lane efficiency, which needs the warp launch's twin (overlay_warp.py) to count what it
+    issued. Either way the overlay is coloured from what the pass left, in place of the picture,
+    and the frame's useful iterations come from the roofline's count that every frame runs."""
     request.validate()
     gpu = bool(renderer.backend.is_gpu)
     name = _check(request, keep, False, gpu, getattr(renderer, "number_type", "") == "float32")
@@ -97,59 +102,68 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     values = target.values(pool, "overlay-values", h, w)
     counts = target.counts(pool, "overlay-counts", h, w)
     rgba = target.rgba(pool, "rgba", h, w)
-    grid = _pixel_grid(request)
-    args = grid.args(0, max_iter)
-    why = {n: r for n in ov.NAMES if (r := ov.unavailable(n, False, gpu)) is not None}
-    totals = {"pixels": w * h}
-    if gpu:
-        layers, sums, lanes = _gpu_escape(renderer, values, counts, args, h, w, timer, cancel)
-        sums_home = _gpu_totals_home(pool, stream, sums, timer)   # read once the frame is done
-        if not lanes:
-            why[ov.LANES] = ov.SLICED_REASON
+    args = _pixel_grid(request).args(0, max_iter)
+    lanes = None
+    if gpu and ov.LANES in (name,) + tuple(keep):
+        lanes = _gpu_lanes_escape(renderer, values, counts, args, h, timer, cancel)
     else:
-        target.escape(values, args, timer, cancel, None)
-        layers = pool.host("overlay-layers", (ov.N_FLOAT64_LAYERS, h, w), np.int32, pinned=False)
-        with timer.phase("kernel", detail="overlay"):
-            od.iterations_from_values_cpu(values, layers, 0, grid.cx, grid.cy, grid.step,
-                                          grid.half_w, grid.half_h, max_iter)
-            layers[ov.F_SLOTS] = 0
-            totals["useful"] = int(layers[ov.F_ITER].sum(dtype=np.int64))
-    if name in why:
-        raise ValueError(f"overlay {name!r} has no meaning for this frame: {why[name]}")
-    # the roofline's counted work, as Renderer.render counts it for its frames
+        target.escape(values, args, timer, cancel, counts)
+    # the roofline's counted work, as Renderer.render counts it: its useful iterations are the
+    # overlay's total
     work = start_count(renderer.backend, pool, stream, values, args, timer, kind="f64")
+    why = {n: r for n in ov.NAMES if (r := ov.unavailable(n, False, gpu)) is not None}
+    if gpu and not (_lanes_counted(target, h, w, max_iter) if lanes is None
+                    else lanes.home is not None):
+        why[ov.LANES] = ov.SLICED_REASON
+    for n in (name,) + tuple(keep):
+        if n in why:
+            raise ValueError(f"overlay {n!r} has no meaning for this frame: {why[n]}")
     scale = ov.scale_for(name, max_iter) if name else None
-    if name and gpu:
-        den = ov.F_SLOTS if name == ov.LANES else -1
-        _gpu_colour(renderer.backend, stream, name, layers, den, ov.F_ITER, scale, rgba, timer)
-    elif name:
-        with timer.phase("kernel", detail="overlay"):
-            od.colour_cpu(ov.shown_values(name, layers), scale, rgba)
-    else:
+    if not name:
         renderer._colour(values, rgba, request, timer)
-    kept = {}
-    if keep:
-        host = _download_layers(layers, gpu, pool, stream, timer)
-        kept = {n: ov.shown_values(n, host) for n in keep}
+    elif gpu:
+        _gpu_colour_float64(renderer, name, values, lanes, args, scale, rgba, timer)
+    else:
+        with timer.phase("kernel", detail="overlay"):
+            layers = _cpu_layers(values, args, pool.host(
+                "overlay-layers", (ov.N_FLOAT64_LAYERS, h, w), np.int32, pinned=False))
+            od.colour_cpu(ov.shown_values(name, layers), scale, rgba)
     host_rgba = target.host(pool, "rgba", (h, w, 4), np.uint8, ring=3)
     frame_rgba = renderer._rgba_home(rgba, host_rgba, timer)
     host_values = None
-    if request.want_values:
+    if request.want_values or keep:
         host_values = target.download(
             values, target.host(pool, "values", (h, w), np.float64, ring=3), timer)
+    slots_home = None
+    if keep and lanes is not None:
+        slots_home = target.download(lanes.slots, np.empty((h, w), np.int32), timer)
     timings = timer.finish()
     work.finish(timings)
-    if gpu:
-        totals["useful"] = int(sums_home[ov.T_USEFUL])
-        if lanes:
-            totals["lane_iterations"] = int(sums_home[ov.T_LANES])
+    totals = {"pixels": w * h, "useful": work.useful()}
+    if lanes is not None and lanes.home is not None:
+        totals["lane_iterations"] = int(lanes.home[0])
+    kept = {}
+    if keep:
+        layers = _cpu_layers(host_values, args, np.empty((ov.N_FLOAT64_LAYERS, h, w), np.int32))
+        if slots_home is not None:
+            layers[ov.F_SLOTS] = slots_home
+        kept = {n: ov.shown_values(n, layers) for n in keep}
     info = ov.OverlayInfo(name, scale, totals, why, kept)
     _label(timings, info, w, h, max_iter, "mandelbrot")
-    return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+    return Frame(rgba=frame_rgba, timings=timings, request=request,
+                 values=host_values if request.want_values else None,
                  fetch_value=lambda row, col: target.read(values, int(row), int(col)),
                  meta={"recoloured": False, "max_iter": max_iter, "overlay": info,
                        "number_type": getattr(renderer, "number_type", "float64"),
                        "backend": renderer.backend.label})
+
+
+def _cpu_layers(values, args, layers) -> np.ndarray:
+    """`layers` (2, H, W) int32 of a float64 frame, on the host, from its values: the
+    iterations, and no lane-iterations (0)."""
+    od.iterations_from_values_cpu(values, layers, args[0], *args[2:])
+    layers[ov.F_SLOTS] = 0
+    return layers
 
 
 @dataclass(frozen=True)
@@ -186,46 +200,70 @@ def _merge(into, extra) -> None:
         into.phases_ms["total"] += extra.phases_ms["total"]
 
 
-def _gpu_escape(renderer, values, counts, args, h, w, timer, cancel):
-    """The escape pass with the overlay launch: (layers, totals) on the device and whether the
-    lane accounting covers the frame). A frame that ran in iteration slices, or a launch other
-    than the warp launch, gets its iterations layer derived from its values instead."""
+@dataclass
+class _Lanes:
+    """The lane-efficiency pass's device buffers: `slots` (H, W) int32 lane-iterations per pixel,
+    `total` (1,) int64; `home` the pinned host copy of the total (valid once the stream has
+    synchronised), None when a band of the frame ran in iteration slices (no lanes counted)."""
+    slots: object
+    total: object
+    home: object
+
+
+def _gpu_lanes_escape(renderer, values, counts, args, h, timer, cancel) -> _Lanes:
+    """The escape pass with the warp launch's twin, which also counts lane-iterations; a frame
+    that runs in iteration slices (or a launch other than the warp launch) runs as it would
+    and has none."""
     target, pool = renderer.target, renderer.pool
     stream = target.stream
-    layers = pool.device("overlay-layers", (ov.N_FLOAT64_LAYERS, h, w), np.int32, stream=stream)
-    totals = pool.device("overlay-totals", (ov.N_TOTALS,), np.int64, stream=stream)
-    target.kernel(mk.zero_kernel, 1, 32)(totals)
+    w = values.shape[1]
+    slots = pool.device("overlay-slots", (h, w), np.int32, stream=stream)
+    total = pool.device("overlay-lanes", (1,), np.int64, stream=stream)
     plain = target.launch
-    lanes = False
-    if type(plain) is WarpLaunch:
-        launch = renderer.__dict__.get("_overlay_launch")
-        if launch is None or launch.thresh != plain.thresh or launch.per_sm != plain.per_sm:
-            launch = renderer.__dict__["_overlay_launch"] = OverlayWarpLaunch(plain, None, None)
-        launch.layers, launch.totals, launch.rows = layers, totals, 0
-        target.launch = launch
-        try:
-            target.escape(values, args, timer, cancel, counts)
-        finally:
-            target.launch = plain
-        lanes = launch.rows >= h
-    else:
+    if type(plain) is not WarpLaunch:
         target.escape(values, args, timer, cancel, counts)
-    if not lanes:
-        blocks, threads = od.grid2((h, w), target.simulated)
-        with timer.phase("kernel", gpu=True, detail="overlay"):
-            target.kernel(mk.zero_kernel, 1, 32)(totals)
-            od.iterations_from_values_kernel[blocks, threads, stream](
-                values, layers, totals, args[0], *args[2:])
-    return layers, totals, lanes
+        return _Lanes(slots, total, None)
+    launch = renderer.__dict__.get("_overlay_launch")
+    if launch is None or launch.thresh != plain.thresh or launch.per_sm != plain.per_sm:
+        launch = renderer.__dict__["_overlay_launch"] = OverlayWarpLaunch(plain, None, None)
+    launch.slots, launch.lanes, launch.rows = slots, total, 0
+    target.kernel(mk.zero_kernel, 1, 32)(total)
+    target.launch = launch
+    try:
+        target.escape(values, args, timer, cancel, counts)
+    finally:
+        target.launch = plain
+    if launch.rows < h:
+        return _Lanes(slots, total, None)
+    home = pool.host("overlay-lanes", (1,), np.int64)
+    with timer.phase("d2h", gpu=True, nbytes=home.nbytes):
+        total.copy_to_host(home, stream=stream)
+    return _Lanes(slots, total, home)
 
 
-def _gpu_totals_home(pool, stream, totals, timer):
-    """The totals' copy to a pinned host array, queued behind the frame's work (valid once the
-    stream has synchronised)."""
-    host = pool.host("overlay-totals", (ov.N_TOTALS,), np.int64)
-    with timer.phase("d2h", gpu=True, nbytes=host.nbytes):
-        totals.copy_to_host(host, stream=stream)
-    return host
+def _lanes_counted(target, h, w, max_iter) -> bool:
+    """Whether the lane-efficiency pass would count this frame's lanes: the warp launch, in
+    launches that each run their pixels to the end (no iteration slices)."""
+    return type(target.launch) is WarpLaunch and not target._sliced(h, w, max_iter)
+
+
+def _gpu_colour_float64(renderer, name, values, lanes, args, scale, rgba, timer):
+    """Overlay `name` of a float64 frame into `rgba` on the device, from its values (and the
+    lane-iterations), launched as the renderer launches its own kernels."""
+    target = renderer.target
+    lut = renderer.__dict__.get("_overlay_lut")
+    if lut is None:
+        lut = renderer.__dict__["_overlay_lut"] = _device_lut(target.stream)
+    blocks, threads = od.grid2(rgba.shape, target.simulated)
+    span = od.span_of(scale)
+    with timer.phase("kernel", gpu=True, detail="overlay"):
+        if name == ov.LANES:
+            target.kernel(od.colour_lanes_kernel, blocks, threads)(
+                values, lanes.slots, rgba, args[-1], scale.lo, span, lut,
+                np.uint32(ov.no_value_word()))
+        else:
+            target.kernel(od.colour_iterations_kernel, blocks, threads)(
+                values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
 
 
 # ---------------------------------------------------------------- deep frames

@@ -1,5 +1,6 @@
-"""The app's warp launch with its overlays: escape_warp.escape_warp_kernel's schedule and arithmetic,
-plus the iterations and the lane-iterations of every pixel (overlays.py's float64 layers).
+"""The app's warp launch with the lane-efficiency overlay: escape_warp.escape_warp_kernel's schedule and
+arithmetic, plus the lane-iterations of every pixel (overlays.py's F_SLOTS layer) and of the frame.
+The iterations layer needs no twin: it follows from the frame's values (overlay_device.py).
 
 A kernel of its own, not a flag inside escape_warp_kernel: the frame without overlays must run
 today's kernel unchanged (same PTX, same registers), and numba's disk cache keys kernels by name,
@@ -16,7 +17,7 @@ every body it issues occupies all 32 lanes. The warp keeps the running count W o
 (the same in every lane, from votes). A pixel's lane-iterations are W when its lane stores it
 minus W when its lane took it: its own iterations plus the bodies its lane idled through, after
 it escaped, until the warp refilled the lane. Its efficiency is iterations / lane-iterations. The
-frame's lane-iterations are 32 W summed over the warps (totals[T_LANES]); they also count lanes
+frame's lane-iterations are 32 W summed over the warps (`lanes`); they also count lanes
 left without a pixel when the frame's segments ran out, which belong to no pixel. They are not
 the roofline's "executed lane-iterations" (frame_work.py), a static model of 32 × the slowest
 pixel of each 32-pixel row segment: that one assumes a warp per segment and no refills, this one
@@ -28,38 +29,41 @@ import numpy as np
 
 from .escape import BAILOUT2, cuda
 from .gpu_target import WarpLaunch
-from .overlays import T_LANES, T_USEFUL
 
 if cuda is not None:
     from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
     from .escape_warp import (_FULL_MASK, _STEPS, _segment_pixel, _segment_span, _take,
                               _warp)
+    # _warp_max_bodies halves its way to the most bodies below _STEPS: exact for a power of two
+    assert _STEPS & (_STEPS - 1) == 0
 
     @cuda.jit(device=True)
     def _warp_max_bodies(t, single):
         """Bodies the warp issued in this pass: the most any lane ran in the _STEPS loop (t),
-        plus one when any lane took the single step. Votes only: uniform over the warp."""
-        most = 0
-        if _warp.ballot_sync(_FULL_MASK, t >= _STEPS) != 0:
-            most = _STEPS
-        else:
-            k = _STEPS - 1
-            while k > 0:
-                if _warp.ballot_sync(_FULL_MASK, t >= k) != 0:
-                    most = k
-                    break
-                k -= 1
+        plus one when any lane took the single step. Votes only: uniform over the warp. The two
+        common votes are cast before either is looked at, so the warp waits on them once; a pass
+        where no lane ran all _STEPS finds the most by halving (three votes for _STEPS = 8)."""
+        full = _warp.ballot_sync(_FULL_MASK, t >= _STEPS)
+        extra = 0
         if _warp.ballot_sync(_FULL_MASK, single) != 0:
-            most += 1
-        return most
+            extra = 1
+        most = _STEPS
+        if full == 0:
+            most = 0
+            half = _STEPS // 2
+            while half > 0:
+                if _warp.ballot_sync(_FULL_MASK, t >= most + half) != 0:
+                    most += half
+                half //= 2
+        return most + extra
 
     @cuda.jit(cache=True)
     def escape_warp_overlay_kernel(values, counts, counter, order, hist, thresh, band_row0,
                                    band_rows, grid_row0, grid_col0, cx, cy, step, half_w, half_h,
-                                   max_iter, layers, totals):
+                                   max_iter, slots, lanes):
         """escape_warp.escape_warp_kernel (same arguments first, same values and counts), which
-        also writes layers[0] = iterations and layers[1] = lane-iterations of every pixel it runs
-        and adds the useful iterations and its warp's lane-iterations to totals (int64)."""
+        also writes slots[row, col] = the lane-iterations of every pixel it runs (int32) and adds
+        its warp's lane-iterations to lanes[0] (int64), one atomic per warp."""
         cols = values.shape[1]
         listed = hist.shape[0] > 0
         inv_cols = 1.0 / float(cols)
@@ -99,7 +103,6 @@ if cuda is not None:
         r2 = 0.0
         wsteps = 0              # bodies this warp issued so far (uniform)
         start = 0               # wsteps when this lane took its pixel
-        useful = 0              # iterations of the pixels this lane stored
         while True:
             if done != 0:
                 row = band_row0 + r
@@ -109,9 +112,7 @@ if cuda is not None:
                 else:
                     values[row, c] = float(max_iter)
                     counts[row, c] = 0
-                layers[0, row, c] = n
-                layers[1, row, c] = wsteps - start
-                useful += n
+                slots[row, c] = wsteps - start
                 done = 0
             while more:
                 mask = _warp.ballot_sync(_FULL_MASK, not live)
@@ -146,8 +147,7 @@ if cuda is not None:
                     if _shortcut_gpu(px, py):
                         values[band_row0 + r, c] = float(max_iter)
                         counts[band_row0 + r, c] = 0
-                        layers[0, band_row0 + r, c] = 0
-                        layers[1, band_row0 + r, c] = 0
+                        slots[band_row0 + r, c] = 0
                     else:
                         live = True
                         start = wsteps
@@ -167,9 +167,9 @@ if cuda is not None:
                 single = False
                 if live:
                     if n + _STEPS <= max_iter:
+                        n0 = n          # the loop's own counter only: t from n after it
                         for _ in range(_STEPS):
                             n += 1
-                            t += 1
                             y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
                             x = _gpu_add(_gpu_add(x2, -y2), px)
                             x2 = _gpu_mul(x, x)
@@ -177,6 +177,7 @@ if cuda is not None:
                             r2 = _gpu_add(x2, y2)
                             if r2 > BAILOUT2:
                                 break
+                        t = n - n0
                     else:
                         n += 1
                         single = True
@@ -193,22 +194,21 @@ if cuda is not None:
                         done = 3
                 wsteps += _warp_max_bodies(t, single)
                 idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
-        cuda.atomic.add(totals, T_USEFUL, useful)
         if lane == 0:
-            cuda.atomic.add(totals, T_LANES, 32 * wsteps)
+            cuda.atomic.add(lanes, 0, 32 * wsteps)
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_warp_overlay_kernel = None
 
 
 class OverlayWarpLaunch(WarpLaunch):
     """The warp launch (same thresh and warps per SM) running escape_warp_overlay_kernel into
-    `layers` (2, H, W) int32 and `totals` (N_TOTALS,) int64 on the device. `rows` counts the rows
-    its launches covered, so the caller knows whether any band of the frame ran sliced instead."""
+    `slots` (H, W) int32 and `lanes` (1,) int64 on the device. `rows` counts the rows its
+    launches covered, so the caller knows whether any band of the frame ran sliced instead."""
 
-    def __init__(self, plain: WarpLaunch, layers, totals):
+    def __init__(self, plain: WarpLaunch, slots, lanes):
         super().__init__(plain.thresh, plain.per_sm)
         self._empty = plain._empty
-        self.layers, self.totals = layers, totals
+        self.slots, self.lanes = slots, lanes
         self.rows = 0
 
     def dispatcher(self):
@@ -217,6 +217,6 @@ class OverlayWarpLaunch(WarpLaunch):
     def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
         order, hist = self.order(gpu, values, counts, b0, n, args, finish)
         gpu.kernel(escape_warp_overlay_kernel, *grid)(
-            values, counts, counter, order, hist, self.thresh, b0, n, *args, self.layers,
-            self.totals)
+            values, counts, counter, order, hist, self.thresh, b0, n, *args, self.slots,
+            self.lanes)
         self.rows += n

@@ -2,20 +2,22 @@
 scale and its frame totals in words, and the NumPy twins that tests and the CPU use. No numba here:
 the view and the command line import it freely.
 
-The kernels (overlay_warp.py for float64 frames on the GPU, overlay_device.py for the colouring
-and the derived layers, deep/overlay_loops.py for deep frames) write raw integer layers:
+The layers are raw integer counts (overlay_device.py colours them where they lie; the kept ones
+come home as these arrays):
 
 * float64 frames, (2, H, W) int32: F_ITER the iterations the kernel performed for the pixel (0
-  where the cardioid/bulb test answered without iterating), F_SLOTS the lane-iterations the
-  pixel's warp spent on it (overlay_warp.py says how they are counted). Lane efficiency of a pixel
-  is F_ITER / F_SLOTS; of the frame, the sum of F_ITER over the lane-iterations of every warp
-  (`totals`: a warp's lanes that had no pixel left count too). These are the lane-iterations the
-  app's warp launch issued, refills included; the roofline's "executed lane-iterations"
+  where the cardioid/bulb test answered without iterating), derived from the frame's values;
+  F_SLOTS the lane-iterations the pixel's warp spent on it, from overlay_warp.py's twin of the
+  warp launch (it says how they are counted). Lane efficiency of a pixel is F_ITER / F_SLOTS; of
+  the frame, its useful iterations (the roofline's count, frame_work.py) over the lane-iterations
+  of every warp (a warp's lanes that had no pixel left count too). These are the lane-iterations
+  the app's warp launch issued, refills included; the roofline's "executed lane-iterations"
   (frame_work.py) are a static model instead, 32 × the slowest pixel of each 32-pixel row
   segment (a warp per segment, no refills), so the two efficiencies of one frame differ.
-* deep frames, (5, H, W) int32: D_ITER the escape iteration (max_iter inside), D_STEPS the
-  perturbation steps, D_BLA the BLA steps, D_REBASES the rebases (every pass of a redone pixel
-  counted, as the frame's stats are), D_REDONE 1 where the accuracy guard did the pixel again.
+* deep frames, from deep/overlay_loops.py's twins, (5, H, W) int32: D_ITER the escape iteration
+  (max_iter inside), D_STEPS the perturbation steps, D_BLA the BLA steps, D_REBASES the
+  rebases (every pass of a redone pixel counted, as the frame's stats are), D_REDONE 1 where the
+  accuracy guard did the pixel again.
 """
 from __future__ import annotations
 
@@ -44,10 +46,6 @@ D_ITER, D_STEPS, D_BLA, D_REBASES, D_REDONE = range(5)
 N_DEEP_LAYERS = 5
 DEEP_LAYER = {ITERATIONS: D_ITER, STEPS: D_STEPS, BLA: D_BLA, REBASES: D_REBASES,
               REDONE: D_REDONE}
-
-# totals slots the float64 overlay kernels add to (int64): useful iterations, lane-iterations
-T_USEFUL, T_LANES = range(2)
-N_TOTALS = 2
 
 LUT_SIZE = 256
 PALETTE = "viridis"

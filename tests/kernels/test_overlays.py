@@ -210,11 +210,11 @@ def _bands_of(monkeypatch, rows: int, cols: int, max_iter: int) -> None:
 
 
 def _poison_totals(renderer) -> None:
-    """Fill the device totals the next overlay frame adds to with a double's bits (what stale
-    device memory holds), so a frame that does not zero them all shows it whatever was there."""
+    """Fill the device total the next lane-efficiency frame adds to with a double's bits (what
+    stale device memory holds), so a frame that does not zero it shows it whatever was there."""
     stream = renderer.target.stream
-    totals = renderer.pool.device("overlay-totals", (ov.N_TOTALS,), np.int64, stream=stream)
-    poison = np.full(ov.N_TOTALS, 0x40163BC5CD578DF9, np.int64)
+    totals = renderer.pool.device("overlay-lanes", (1,), np.int64, stream=stream)
+    poison = np.full(1, 0x40163BC5CD578DF9, np.int64)
     totals.copy_to_device(poison, stream=stream)
     back = totals.copy_to_host(stream=stream)
     stream.synchronize()
@@ -316,6 +316,46 @@ def test_gpu_and_cpu_draw_the_same_iterations_overlay(gpu_backend, cpu, simulate
     g, c = gpu.render(req), cpu.render(req)
     same_colours(g.rgba, c.rgba, simulated)
     assert g.meta["overlay"].totals["useful"] == c.meta["overlay"].totals["useful"]
+
+
+@pytest.mark.gpu
+def test_gpu_iterations_overlay_runs_the_apps_own_kernels(gpu_backend, cpu, monkeypatch,
+                                                          simulated):
+    """No twin for the iterations overlay: the frame runs the plain warp launch (the lanes twin
+    would fail here), its values are the plain frame's bit for bit, and its colours and total
+    are those of the CPU's iterations layer."""
+    from kernels.mandelbrot.overlay_warp import OverlayWarpLaunch
+
+    def no_twin(*a, **k):
+        raise AssertionError("the iterations overlay ran the lane-efficiency twin")
+    monkeypatch.setattr(OverlayWarpLaunch, "escape", no_twin)
+    gpu = m.Renderer(gpu_backend)
+    req = _req(centre=(-0.5, 0.0), width=3.0, size=(20, 12), iters=45, overlay=ov.ITERATIONS)
+    plain = gpu.render(dataclasses.replace(req, overlay=""))
+    plain_values = plain.values.copy()
+    f = gpu.render(req)
+    np.testing.assert_array_equal(f.values, plain_values)
+    its = executed(req, cpu.render(dataclasses.replace(req, overlay="")).values)
+    assert (its == 0).any() and (its == req.max_iter).any()     # shortcut and inside pixels
+    want = ov.colour_host(its.astype(np.float64), ov.scale_for(ov.ITERATIONS, req.max_iter))
+    same_colours(f.rgba, want.view(np.uint8).reshape(f.rgba.shape), simulated)
+    assert f.meta["overlay"].totals["useful"] == its.sum()
+    with pytest.raises(AssertionError, match="lane-efficiency twin"):
+        gpu.render(dataclasses.replace(req, overlay=ov.LANES))
+
+
+@pytest.mark.gpu
+def test_gpu_lane_overlay_colours_its_layers(gpu_backend):
+    """The lane-efficiency overlay drawn on the device is overlays.colour_host of the layers the
+    frame keeps (its NumPy twin); pixels the shortcut answered have no value."""
+    gpu = m.Renderer(gpu_backend)
+    req = _req(centre=(-0.5, 0.0), width=3.0, size=(24, 10), iters=37, overlay=ov.LANES)
+    f = of.float64_frame(gpu, req, keep=(ov.LANES,))
+    eff = f.meta["overlay"].layers[ov.LANES]
+    assert np.isnan(eff).any() and (eff[~np.isnan(eff)] < 100.0).any()
+    want = ov.colour_host(eff, ov.scale_for(ov.LANES, req.max_iter))
+    np.testing.assert_array_equal(f.rgba.view(np.uint32).reshape(eff.shape), want)
+    assert (want == ov.no_value_word()).sum() == np.isnan(eff).sum()
 
 
 @pytest.mark.gpu
