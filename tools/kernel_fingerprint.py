@@ -54,12 +54,12 @@ def main() -> int:
         sys.exit(f"kernels came from {kb.__file__}, not from {args.tree}")
     # the bench's own workloads compile exactly what the bench times, in either tree
     wanted = tuple(w.strip() for w in args.workloads.split(",") if w.strip())
-    from kernels.backend import resolve
-    be = resolve("cuda")
     known = kb.all_workloads()
     missing = set(wanted) - {w.name for w in known}
     if missing:
         sys.exit(f"no workload named {', '.join(sorted(missing))} in {args.tree}")
+    from kernels.backend import resolve
+    be = resolve("cuda")
     for w in known:
         if w.name in wanted:
             w.run(be, 1)

@@ -53,7 +53,7 @@ def _rounds(render, variants, repeats):
 
 def _split(t) -> dict:
     """A frame's GPU ms by part: each kernel detail, the kernel time without one, the copies."""
-    parts = {k: v for k, v in t.detail.items() if v is not None}
+    parts = {k: v for k, v in t.detail.items() if isinstance(v, (int, float))}
     kernel = t.phases_ms.get("kernel")
     if kernel is not None:
         parts["escape"] = kernel - sum(parts.values())

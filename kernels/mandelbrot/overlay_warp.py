@@ -1,6 +1,6 @@
-"""The app's warp launch with the lane-efficiency overlay: escape_warp.escape_warp_kernel's schedule and
-arithmetic, plus the lane-iterations of every pixel (overlays.py's F_SLOTS layer) and of the frame.
-The iterations layer needs no twin: it follows from the frame's values (overlay_device.py).
+"""The app's warp launch with the lane-efficiency overlay: escape_warp.escape_warp_kernel's schedule
+and arithmetic, plus the lane-iterations of every pixel (overlays.py's F_SLOTS layer) and of the
+frame. The iterations layer needs no twin: it follows from the frame's values (overlay_device.py).
 
 A kernel of its own, not a flag inside escape_warp_kernel: the frame without overlays must run
 today's kernel unchanged (same PTX, same registers), and numba's disk cache keys kernels by name,
