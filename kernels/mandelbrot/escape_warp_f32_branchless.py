@@ -204,16 +204,18 @@ def build(steps: int, blocks: int, cache: bool = True):
                 if not more:
                     break
                 continue
-            while idle < need:
-                if live:
-                    ok = n <= mi_block
-                    sx = x
-                    sy = y
-                    x, y, x2, y2, sx, sy, n, ok = blocks_fn(x, y, x2, y2, sx, sy, n, ok, px,
-                                                             py, mi_block)
-                    if not ok:      # (while ok holds, x, y are sx, sy)
-                        live = False
-                        done = i32(1)
-                idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            # every lane runs the blocks, converged (an idle lane's results are dropped: it would
+            # wait for the others anyway), with one vote per look: enough lanes left the blocks?
+            ok = live & (n <= mi_block)
+            sx = x
+            sy = y
+            while True:
+                x, y, x2, y2, sx, sy, n, ok = blocks_fn(x, y, x2, y2, sx, sy, n, ok, px, py,
+                                                         mi_block)
+                if i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not ok))) >= need:
+                    break
+            if live and not ok:     # (while ok holds, x, y are sx, sy)
+                live = False
+                done = i32(1)
 
     return escape_warp_kernel32_branchless
