@@ -5,8 +5,9 @@ median escape-kernel ms of float64 and of each variant, float32's speed-up on th
 (median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
 which must be the same for every variant.
 
-A variant is KERNEL:STEPS,BLOCKS (unroll_f32.KERNELS; "blocks" only at the grouping its process
-was started with, GPU_EXPLORER_F32_BLOCK). Without --variants: the kernel the app runs.
+A variant is KERNEL:STEPS,BLOCKS[/THRESH] (unroll_f32.KERNELS; "blocks" only at the grouping its
+process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a warp refill,
+gpu_target.THRESH by default). Without --variants: the kernel the app runs.
 
     python tools/f32_block_sweep.py --variants blocks:16,4 branchless:16,4 branchless:16,2 \\
         --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
@@ -20,6 +21,7 @@ import json
 import os
 import statistics
 import sys
+import warnings
 from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -38,16 +40,20 @@ def _ms(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def parse_variant(text: str) -> tuple[str, int, int]:
-    """(kernel, steps, blocks) from "kernel:steps,blocks" or "kernel" (unroll_f32's grouping)."""
+def parse_variant(text: str) -> tuple[str, int, int, int]:
+    """(kernel, steps, blocks, thresh) from "kernel[:steps,blocks][/thresh]" (by default
+    unroll_f32's grouping and gpu_target.THRESH)."""
     from kernels.mandelbrot import unroll_f32
-    name, _, grouping = text.partition(":")
+    from kernels.mandelbrot.gpu_target import THRESH
+    head, _, thresh = text.partition("/")
+    name, _, grouping = head.partition(":")
     got = unroll_f32.parse(grouping) if grouping else (unroll_f32.BLOCK_STEPS,
                                                        unroll_f32.BLOCKS_PER_LOOK)
-    if name not in unroll_f32.KERNELS or got is None:
-        raise ValueError(f"bad variant {text!r}: want KERNEL:STEPS,BLOCKS with KERNEL one of "
-                         f"{', '.join(unroll_f32.KERNELS)}")
-    return name, *got
+    t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
+    if name not in unroll_f32.KERNELS or got is None or not 1 <= t <= 32:
+        raise ValueError(f"bad variant {text!r}: want KERNEL:STEPS,BLOCKS[/THRESH] with KERNEL "
+                         f"one of {', '.join(unroll_f32.KERNELS)}, THRESH 1 to 32")
+    return name, *got, t
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -67,6 +73,8 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--json", help="append one JSON line per variant to FILE")
     args = ap.parse_args(argv)
+    # numba's simulator runs the kernels in numpy, which warns where an escaped pixel overflows
+    warnings.filterwarnings("ignore", "(overflow|invalid value) encountered", RuntimeWarning)
     from kernels import backend as backends
     from kernels.mandelbrot import renderer as m
     from kernels.mandelbrot.bench import FLOAT32_FRAMES, _request
@@ -78,7 +86,7 @@ def main(argv=None) -> int:
     except (ValueError, backends.BackendUnavailable) as exc:
         print(f"f32_block_sweep: {exc}", file=sys.stderr)
         return 1
-    names = [f"{k}:{s},{b}" for k, s, b in variants]
+    names = [f"{k}:{s},{b}/{t}" for k, s, b, t in variants]
     digests = {name: hashlib.sha1() for name in names}
     points = {name: {} for name in names}
     for size in sizes:
@@ -87,8 +95,8 @@ def main(argv=None) -> int:
             req = _request(view, size, iters)
             r32 = replace(req, number_type="float32")
             runners = {"float64": (m.Renderer(be, reuse_values=False), req)}
-            for name, (k, s, b) in zip(names, variants):
-                r = m.Renderer(be, reuse_values=False, number_type="float32")
+            for name, (k, s, b, t) in zip(names, variants):
+                r = m.Renderer(be, reuse_values=False, number_type="float32", thresh=t)
                 if be.is_gpu:
                     r.target.launch.kernel = warp_kernel32(k, s, b)  # before its first frame
                 got = r.render(replace(r32, want_values=True))
@@ -120,8 +128,8 @@ def main(argv=None) -> int:
         print(f"counts {name}: {d} {'same' if d == first else 'DIFFERENT from ' + names[0]}")
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
-            for name, (k, s, b) in zip(names, variants):
-                fh.write(json.dumps({"kernel": k, "steps": s, "blocks": b,
+            for name, (k, s, b, t) in zip(names, variants):
+                fh.write(json.dumps({"kernel": k, "steps": s, "blocks": b, "thresh": t,
                                      "frames": points[name],
                                      "counts sha1": digests[name].hexdigest()[:12]}) + "\n")
     return 0

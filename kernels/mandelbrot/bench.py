@@ -233,7 +233,7 @@ def _deep_workloads() -> list[Workload]:
 FLOAT32_FRAMES = (("whole set", FULL, 256), ("seahorse", SEAHORSE, 2000))
 # on the GPU the same frames at 3840x2160 too: a 1080p frame's kernel (0.2-0.6 ms) is short
 # enough that launch and tail weigh on the ratio; four times the pixels fill the device
-FLOAT32_GPU_SIZES = (FULL_HD, (3840, 2160))
+UHD = (3840, 2160)
 
 
 def _float32_pairs(backend, repeats):
@@ -242,7 +242,7 @@ def _float32_pairs(backend, repeats):
 
     from .number_type import float32_state
     rows = []
-    for size in FLOAT32_GPU_SIZES if backend.is_gpu else (FULL_HD,):
+    for size in (FULL_HD, UHD) if backend.is_gpu else (FULL_HD,):
         for label, view, iters in FLOAT32_FRAMES:
             if size != FULL_HD:
                 label = f"{label} {size[0]}x{size[1]}"
