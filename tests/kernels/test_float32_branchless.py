@@ -11,6 +11,8 @@ from kernels.mandelbrot import renderer as m
 pytestmark = pytest.mark.gpu
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330)
+_F64_ARITHMETIC = re.compile(r"^\s*(?:@!?%p\d+\s+)?(add|sub|mul|fma|div|neg|abs|min|max|setp"
+                             r"|rcp|sqrt)[a-z0-9.]*\.f64\b", re.M)
 
 
 def _req(cx, cy, width, size, iters):
@@ -99,3 +101,5 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch):
     wide = re.compile(r"^(?:add|sub|mul|mad|setp|selp|shl|shr|and|or|xor|min|max)\.[a-z.]*[sub]64$")
     assert not [op for op in look[1] if wide.match(op)], look
     assert look[1]["vote.sync.ballot.b32"] == 1 and look[1]["bra"] <= 2, look
+    # and, like the blocks kernel, no float64 arithmetic anywhere (test_float32_gpu.py's check)
+    assert not _F64_ARITHMETIC.findall(ptx)
