@@ -5,9 +5,10 @@ median escape-kernel ms of float64 and of each variant, float32's speed-up on th
 (median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
 which must be the same for every variant.
 
-A variant is KERNEL:STEPS,BLOCKS[/THRESH] (unroll_f32.KERNELS; "blocks" only at the grouping its
-process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a warp refill,
-gpu_target.THRESH by default). Without --variants: the kernel the app runs.
+A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (unroll_f32.KERNELS; "blocks" only at the
+grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
+warp refill, WARPS the resident warps per SM, gpu_target.THRESH and WARPS_PER_SM by default, as the
+float64 frames they are compared with keep). Without --variants: the kernel the app runs.
 
     python tools/f32_block_sweep.py --variants blocks:16,4 branchless:16,4 branchless:16,2 \\
         --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
@@ -40,20 +41,24 @@ def _ms(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def parse_variant(text: str) -> tuple[str, int, int, int]:
-    """(kernel, steps, blocks, thresh) from "kernel[:steps,blocks][/thresh]" (by default
-    unroll_f32's grouping and gpu_target.THRESH)."""
+def parse_variant(text: str) -> tuple[str, int, int, int, int]:
+    """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
+    default unroll_f32's grouping, gpu_target.THRESH and WARPS_PER_SM)."""
     from kernels.mandelbrot import unroll_f32
-    from kernels.mandelbrot.gpu_target import THRESH
+    from kernels.mandelbrot.gpu_target import THRESH, WARPS_PER_SM
+    spec = text
+    text, _, warps = text.partition("@")
+    w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
     head, _, thresh = text.partition("/")
     name, _, grouping = head.partition(":")
     got = unroll_f32.parse(grouping) if grouping else (unroll_f32.BLOCK_STEPS,
                                                        unroll_f32.BLOCKS_PER_LOOK)
     t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
-    if name not in unroll_f32.KERNELS or got is None or not 1 <= t <= 32:
-        raise ValueError(f"bad variant {text!r}: want KERNEL:STEPS,BLOCKS[/THRESH] with KERNEL "
-                         f"one of {', '.join(unroll_f32.KERNELS)}, THRESH 1 to 32")
-    return name, *got, t
+    if name not in unroll_f32.KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
+        raise ValueError(f"bad variant {spec!r}: want KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] with "
+                         f"KERNEL one of {', '.join(unroll_f32.KERNELS)}, THRESH 1 to 32, WARPS "
+                         "1 to 64")
+    return name, *got, t, w
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -86,7 +91,7 @@ def main(argv=None) -> int:
     except (ValueError, backends.BackendUnavailable) as exc:
         print(f"f32_block_sweep: {exc}", file=sys.stderr)
         return 1
-    names = [f"{k}:{s},{b}/{t}" for k, s, b, t in variants]
+    names = [f"{k}:{s},{b}/{t}@{w}" for k, s, b, t, w in variants]
     digests = {name: hashlib.sha1() for name in names}
     points = {name: {} for name in names}
     for size in sizes:
@@ -95,8 +100,9 @@ def main(argv=None) -> int:
             req = _request(view, size, iters)
             r32 = replace(req, number_type="float32")
             runners = {"float64": (m.Renderer(be, reuse_values=False), req)}
-            for name, (k, s, b, t) in zip(names, variants):
-                r = m.Renderer(be, reuse_values=False, number_type="float32", thresh=t)
+            for name, (k, s, b, t, w) in zip(names, variants):
+                r = m.Renderer(be, reuse_values=False, number_type="float32", thresh=t,
+                               warps_per_sm=w)
                 if be.is_gpu:
                     r.target.launch.kernel = warp_kernel32(k, s, b)  # before its first frame
                 got = r.render(replace(r32, want_values=True))
@@ -123,13 +129,20 @@ def main(argv=None) -> int:
                             + (f" ({' '.join(f'{r:.2f}' for r in ratios)})" if ratios else ""))
             print("; ".join(line), flush=True)
     first = digests[names[0]].hexdigest()[:12]
+    frames = [f for f in points[names[0]]]
+    print("== summary: float32/float64 on the same frame (escape-kernel ms); counts digest")
+    f64 = points[names[0]]
+    print(f"{'float64':<28} " + " | ".join(f"{f} {_ms(f64[f].get('float64'))} ms" for f in frames))
     for name in names:
         d = digests[name].hexdigest()[:12]
-        print(f"counts {name}: {d} {'same' if d == first else 'DIFFERENT from ' + names[0]}")
+        row = " | ".join(f"x{_ms(points[name][f].get('float32/float64'))} "
+                         f"{_ms(points[name][f].get('float32'))}" for f in frames)
+        print(f"{name:<28} {row} | {d} {'same' if d == first else 'DIFFERENT'}")
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
-            for name, (k, s, b, t) in zip(names, variants):
+            for name, (k, s, b, t, w) in zip(names, variants):
                 fh.write(json.dumps({"kernel": k, "steps": s, "blocks": b, "thresh": t,
+                                     "warps per SM": w,
                                      "frames": points[name],
                                      "counts sha1": digests[name].hexdigest()[:12]}) + "\n")
     return 0

@@ -21,11 +21,13 @@ SECONDS=0
 cat "$out/device.txt"
 
 echo "== variants (escape-kernel ms; xRATIO = float32/float64 on the same frame, median of rounds)"
-timeout 110 python3 tools/f32_block_sweep.py --rounds 3 --repeats 5 \
+# (/T: refill at T idle lanes, @W: W resident warps per SM; float64 keeps /8@16)
+timeout 150 python3 tools/f32_block_sweep.py --rounds 3 --repeats 5 \
   --sizes 1920x1080 3840x2160 --json "$out/variants.jsonl" \
   --variants blocks:16,4 branchless:16,4 branchless:16,2 branchless:8,4 branchless:32,2 \
-             branchless:16,8 branchless:16,4/4 branchless:16,4/16 > "$out/variants.txt" 2>&1
-echo "rc=$? (${SECONDS}s)"; grep -vE "Warning|warn\(" "$out/variants.txt" | tail -14
+             branchless:16,8 branchless:16,4/4 branchless:16,4/16 branchless:16,4@32 \
+             blocks:16,4@32 > "$out/variants.txt" 2>&1
+echo "rc=$? (${SECONDS}s)"; sed -n '/^== summary/,$p' "$out/variants.txt"; grep -E "Error|error" "$out/variants.txt" | tail -3
 
 for k in blocks branchless; do
   if [ $k = blocks ]; then deep=64; label=before; else deep=32; label=after; fi
