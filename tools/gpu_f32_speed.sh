@@ -27,7 +27,9 @@ timeout 150 python3 tools/f32_block_sweep.py --rounds 3 --repeats 5 \
   --variants blocks:16,4 branchless:16,4 branchless:16,2 branchless:8,4 branchless:32,2 \
              branchless:16,8 branchless:16,4/4 branchless:16,4/16 branchless:16,4@32 \
              blocks:16,4@32 > "$out/variants.txt" 2>&1
-echo "rc=$? (${SECONDS}s)"; sed -n '/^== summary/,$p' "$out/variants.txt"; grep -E "Error|error" "$out/variants.txt" | tail -3
+echo "rc=$? (${SECONDS}s)"
+if grep -q "^== summary" "$out/variants.txt"; then sed -n '/^== summary/,$p' "$out/variants.txt"
+else grep -E "^(whole set|seahorse)" "$out/variants.txt" | cut -c1-600; tail -3 "$out/variants.txt"; fi
 
 for k in blocks branchless; do
   if [ $k = blocks ]; then deep=64; label=before; else deep=32; label=after; fi
