@@ -47,7 +47,7 @@ EOF
 done
 
 echo "== float32 GPU tests (${SECONDS}s)"
-timeout 90 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests/kernels/test_float32_gpu.py \
+timeout 150 python3 -m pytest -m gpu -q -p no:cacheprovider -ra tests/kernels/test_float32_gpu.py \
   tests/kernels/test_float32_branchless.py tests/kernels/test_deep_float32.py > "$out/tests.log" 2>&1
 echo "rc=$?"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.log" | tail -8
 echo "done in ${SECONDS}s"
