@@ -147,13 +147,19 @@ def build(steps: int, blocks: int, cache: bool = True):
                         r2 = _add(x2, y2)
                         if r2 > _B2:
                             break
-                    done = i32(2) if r2 > _B2 else i32(3)
+                    if r2 > _B2:
+                        done = i32(2)
+                    elif n >= mi:
+                        done = i32(3)
+                    else:           # never (a block escapes only where one of its steps does):
+                        live = True     # the pixel would carry on, as the blocks kernel's does
+                        done = i32(0)
                 row = u32(row0 + r)
                 col = u32(c)
                 if done == 2:
                     values[row, col] = r2
                     counts[row, col] = n
-                else:
+                elif done == 3:
                     values[row, col] = mi_value
                     counts[row, col] = 0
                 done = i32(0)
