@@ -1,11 +1,18 @@
-"""One point of the float32 step-grouping sweep: the bench's float32 frames (whole set, seahorse;
-1920x1080) in float64 and float32 in this process, with the float32 warp kernel built for
-GPU_EXPLORER_F32_BLOCK="steps,blocks" (kernels/mandelbrot/unroll_f32.py; unset: the default).
-Prints the median escape-kernel ms of each type, their ratio (same frame, so the speed-up), and a
-digest of the float32 frames' iteration counts, which must be the same for every grouping.
+"""float32 warp-kernel variants side by side in one process: the bench's float32 frames (whole set,
+seahorse) at each size, timed in float64 and with each variant in alternating rounds (the order
+turns every round), so that every ratio compares runs minutes apart at most. Prints per frame the
+median escape-kernel ms of float64 and of each variant, float32's speed-up on the same frame
+(median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
+which must be the same for every variant.
 
-    GPU_EXPLORER_F32_BLOCK=16,2 python tools/f32_block_sweep.py --repeats 10 [--json FILE]
-(tools/gpu_f32_check.sh runs it for each grouping)
+A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (unroll_f32.KERNELS; "blocks" only at the
+grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
+warp refill, WARPS the resident warps per SM, gpu_target.THRESH and WARPS_PER_SM by default, as the
+float64 frames they are compared with keep). Without --variants: the kernel the app runs.
+
+    python tools/f32_block_sweep.py --variants blocks:16,4 branchless:16,4 branchless:16,2 \\
+        --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
+(tools/gpu_f32_speed.sh runs it on the GPU)
 """
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ import json
 import os
 import statistics
 import sys
+import warnings
 from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -24,7 +32,7 @@ def _escape_ms(renderer, req, repeats: int) -> float | None:
     """Median escape-kernel ms (None where nothing was timed: the CUDA simulator)."""
     from kernels import bench
     from kernels.mandelbrot.bench import _escape_ms as escape_ms
-    runs, _ = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=2)
+    runs, _ = bench.time_runs(lambda: renderer.render(req).timings, repeats, warmup=1)
     got = [v for v in (escape_ms(t) for t in runs) if v is not None]
     return statistics.median(got) if got else None
 
@@ -33,42 +41,116 @@ def _ms(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
+def parse_variant(text: str) -> tuple[str, int, int, int, int]:
+    """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
+    default unroll_f32's grouping, gpu_target.THRESH and WARPS_PER_SM)."""
+    from kernels.mandelbrot import unroll_f32
+    from kernels.mandelbrot.gpu_target import THRESH, WARPS_PER_SM
+    spec = text
+    text, _, warps = text.partition("@")
+    w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
+    head, _, thresh = text.partition("/")
+    name, _, grouping = head.partition(":")
+    got = unroll_f32.parse(grouping) if grouping else (unroll_f32.BLOCK_STEPS,
+                                                       unroll_f32.BLOCKS_PER_LOOK)
+    t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
+    if name not in unroll_f32.KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
+        raise ValueError(f"bad variant {spec!r}: want KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] with "
+                         f"KERNEL one of {', '.join(unroll_f32.KERNELS)}, THRESH 1 to 32, WARPS "
+                         "1 to 64")
+    return name, *got, t, w
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, _, h = text.partition("x")
+    return int(w), int(h)
+
+
 def main(argv=None) -> int:
+    from kernels.mandelbrot import unroll_f32
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--variants", nargs="+",
+                    default=[f"{unroll_f32.KERNEL}:{unroll_f32.BLOCK_STEPS},"
+                             f"{unroll_f32.BLOCKS_PER_LOOK}"])
+    ap.add_argument("--sizes", nargs="+", default=["1920x1080"])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5, help="timed frames per variant a round")
     ap.add_argument("--backend", default="cuda")
-    ap.add_argument("--json", help="append this point as one JSON line to FILE")
+    ap.add_argument("--json", help="append one JSON line per variant to FILE")
     args = ap.parse_args(argv)
+    # numba's simulator runs the kernels in numpy, which warns where an escaped pixel overflows
+    warnings.filterwarnings("ignore", "(overflow|invalid value) encountered", RuntimeWarning)
     from kernels import backend as backends
     from kernels.mandelbrot import renderer as m
-    from kernels.mandelbrot.bench import FLOAT32_FRAMES, FULL_HD, _request
-    from kernels.mandelbrot.unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK
+    from kernels.mandelbrot.bench import FLOAT32_FRAMES, _request
+    from kernels.mandelbrot.targets_f32 import warp_kernel32
     try:
+        variants = [parse_variant(v) for v in args.variants]
+        sizes = [_size(s) for s in args.sizes]
         be = backends.resolve(args.backend)
-    except backends.BackendUnavailable as exc:
+    except (ValueError, backends.BackendUnavailable) as exc:
         print(f"f32_block_sweep: {exc}", file=sys.stderr)
         return 1
-    point = {"steps": BLOCK_STEPS, "blocks": BLOCKS_PER_LOOK, "frames": {}}
-    digest = hashlib.sha1()
-    for label, view, iters in FLOAT32_FRAMES:
-        req = _request(view, FULL_HD, iters)
-        ms = {}
-        for nt in ("float64", "float32"):
-            r = m.Renderer(be, reuse_values=False, number_type=nt)
-            ms[nt] = _escape_ms(r, replace(req, number_type=nt), args.repeats)
-            if nt == "float32":
-                got = r.render(replace(req, number_type=nt, want_values=True))
-                digest.update(m.iteration_counts(got.values, iters).tobytes())
-        ratio = ms["float64"] / ms["float32"] if ms["float64"] and ms["float32"] else None
-        point["frames"][label] = {**ms, "float32/float64": ratio}
-    point["counts sha1"] = digest.hexdigest()[:12]
-    frames = "; ".join(f"{k}: f64 {_ms(v['float64'])} ms, f32 {_ms(v['float32'])} ms, "
-                       f"x{_ms(v['float32/float64'])}" for k, v in point["frames"].items())
-    print(f"f32 block {BLOCK_STEPS},{BLOCKS_PER_LOOK}: {frames}; counts {point['counts sha1']}")
+    names = [f"{k}:{s},{b}/{t}@{w}" for k, s, b, t, w in variants]
+    digests = {name: hashlib.sha1() for name in names}
+    points = {name: {} for name in names}
+    for size in sizes:
+        for label, view, iters in FLOAT32_FRAMES:
+            frame = label if size == (1920, 1080) else f"{label} {size[0]}x{size[1]}"
+            req = _request(view, size, iters)
+            r32 = replace(req, number_type="float32")
+            runners = {"float64": (m.Renderer(be, reuse_values=False), req)}
+            for name, (k, s, b, t, w) in zip(names, variants):
+                r = m.Renderer(be, reuse_values=False, number_type="float32", thresh=t,
+                               warps_per_sm=w)
+                if be.is_gpu:
+                    r.target.launch.kernel = warp_kernel32(k, s, b)  # before its first frame
+                got = r.render(replace(r32, want_values=True))
+                counts = m.iteration_counts(got.values, iters)
+                digests[name].update(counts.tobytes())
+                runners[name] = (r, r32)
+                points[name][frame] = {"iterations": int(counts.sum())}
+            rounds = {key: [] for key in runners}
+            order = list(runners)
+            for i in range(args.rounds):
+                turn = order[i % len(order):] + order[:i % len(order)]
+                for key in turn:
+                    rounds[key].append(_escape_ms(*runners[key], args.repeats))
+            f64 = rounds["float64"]
+            line = [f"{frame}: f64 {_ms(_median(f64))} ms"]
+            for name in names:
+                ratios = [a / b for a, b in zip(f64, rounds[name]) if a and b]
+                ms = _median(rounds[name])
+                ratio = statistics.median(ratios) if ratios else None
+                points[name][frame].update({"float64": _median(f64), "float32": ms,
+                                            "float32/float64": ratio,
+                                            "rounds": [round(r, 3) for r in ratios]})
+                line.append(f"{name} {_ms(ms)} ms x{_ms(ratio)}"
+                            + (f" ({' '.join(f'{r:.2f}' for r in ratios)})" if ratios else ""))
+            print("; ".join(line), flush=True)
+    first = digests[names[0]].hexdigest()[:12]
+    frames = [f for f in points[names[0]]]
+    print("== summary: float32/float64 on the same frame (escape-kernel ms); counts digest")
+    f64 = points[names[0]]
+    print(f"{'float64':<28} " + " | ".join(f"{f} {_ms(f64[f].get('float64'))} ms" for f in frames))
+    for name in names:
+        d = digests[name].hexdigest()[:12]
+        row = " | ".join(f"x{_ms(points[name][f].get('float32/float64'))} "
+                         f"{_ms(points[name][f].get('float32'))}" for f in frames)
+        print(f"{name:<28} {row} | {d} {'same' if d == first else 'DIFFERENT'}")
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(point) + "\n")
+            for name, (k, s, b, t, w) in zip(names, variants):
+                fh.write(json.dumps({"kernel": k, "steps": s, "blocks": b, "thresh": t,
+                                     "warps per SM": w,
+                                     "frames": points[name],
+                                     "counts sha1": digests[name].hexdigest()[:12]}) + "\n")
     return 0
+
+
+def _median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
 
 
 if __name__ == "__main__":

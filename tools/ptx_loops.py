@@ -6,6 +6,12 @@ instruction in a float32 loop takes an arithmetic one's slot.
     CUDA_HOME=<toolkit with nvvm> LD_LIBRARY_PATH=<folder with libnvrtc> \\
         python tools/ptx_loops.py [--cc 9.0]
     GPU_EXPLORER_F32_BLOCK=16,2 python tools/ptx_loops.py      # another float32 step grouping
+    python tools/ptx_loops.py --sass      # the machine code's loops too (ptxas and nvdisasm)
+
+--sass assembles the PTX with ptxas and lists the loops of nvdisasm's SASS the same way (what the
+GPU issues: the PTX's negations fold into adds, its moves mostly vanish). ptxas and nvdisasm are
+taken from PATH, CUDA_HOME/bin or the NVDISASM variable (nvdisasm also comes in the
+nvidia-cuda-nvdisasm wheel).
 """
 from __future__ import annotations
 
@@ -13,7 +19,10 @@ import argparse
 import collections
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,6 +53,50 @@ def loops(ptx: str) -> list[tuple[str, collections.Counter]]:
     return found
 
 
+_SASS_LABEL = re.compile(r"^(\.L_x_\d+):$")
+_SASS_BRANCH = re.compile(r"\bBRA(?:\.[A-Z]+)*\s+(?:[A-Za-z0-9_.]+,\s*)?`\((\.L_x_\d+)\)")
+_SASS_OP = re.compile(r"^/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
+SASS_ARITHMETIC = {"f32": re.compile(r"^(?:FADD|FMUL|FFMA)(?:\.|$)"),
+                   "f64": re.compile(r"^(?:DADD|DMUL|DFMA)(?:\.|$)"),
+                   "int32": re.compile(r"^IMAD(?:\.|$)")}
+
+
+def sass_loops(sass: str) -> list[tuple[str, collections.Counter]]:
+    """loops() for nvdisasm's listing: (label, opcode counts) from a label to a branch back."""
+    lines = [line.strip() for line in sass.splitlines()]
+    where = {m.group(1): i for i, line in enumerate(lines) if (m := _SASS_LABEL.match(line))}
+    found = []
+    for i, line in enumerate(lines):
+        m = _SASS_BRANCH.search(line)
+        if m and where.get(m.group(1), len(lines)) < i:
+            ops = collections.Counter(mo.group(1) for x in lines[where[m.group(1)] + 1:i + 1]
+                                      if (mo := _SASS_OP.match(x)))
+            found.append((m.group(1), ops))
+    return found
+
+
+def _tool(name: str, env: str | None = None) -> str | None:
+    cuda_home = os.environ.get("CUDA_HOME")
+    return ((os.environ.get(env) if env else None) or shutil.which(name)
+            or (cuda_home and shutil.which(name, path=os.path.join(cuda_home, "bin"))))
+
+
+def sass_of(ptx: str, cc: tuple[int, int]) -> str:
+    """nvdisasm's listing of `ptx` assembled by ptxas for sm_<cc> (RuntimeError: no tools)."""
+    ptxas, nvdisasm = _tool("ptxas"), _tool("nvdisasm", "NVDISASM")
+    if not (ptxas and nvdisasm):
+        raise RuntimeError("ptxas and nvdisasm are needed for --sass (PATH, CUDA_HOME/bin, "
+                           "NVDISASM)")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, obj = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w", encoding="utf-8") as fh:
+            fh.write(ptx)
+        subprocess.run([ptxas, f"-arch=sm_{cc[0]}{cc[1]}", src, "-o", obj], check=True,
+                       capture_output=True)
+        return subprocess.run([nvdisasm, "-c", obj], check=True, capture_output=True,
+                              text=True).stdout
+
+
 def arithmetic_share(ops: collections.Counter, kind: str) -> tuple[int, int]:
     """(arithmetic instructions of `kind`, all instructions) of one loop's opcode counts."""
     pat = ARITHMETIC[kind]
@@ -60,17 +113,60 @@ def _kernels():
     i, d, s1 = t.int64, t.float64, t.float32[::1]
     yield "escape_warp_kernel32", "f32", ew32.escape_warp_kernel32.py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
+    from kernels.mandelbrot import escape_warp_f32_branchless as branchless
+    from kernels.mandelbrot.unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK
+    yield "escape_warp_kernel32_branchless", "f32", \
+        branchless.build(BLOCK_STEPS, BLOCKS_PER_LOOK, cache=False).py_func, \
+        (f2, i2, u1, i, i, i, s1, s1, i)
     yield "escape_warp_kernel", "f64", ew.escape_warp_kernel.py_func, \
         (f2, i2, u1, i1, i1, i, i, i, i, i, d, d, d, d, d, i)
+    yield from _deep_walks()
     for kind in ("f32", "f64", "int32"):
         dt = getattr(t, {"f32": "float32", "f64": "float64", "int32": "int32"}[kind])
         yield f"chains {kind}", kind, chains._build_gpu(kind).py_func, (dt[::1], i, dt, dt)
 
 
+def _deep_walks():
+    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers)
+    and make_walk's (64-bit), the same float32 operations."""
+    try:
+        from kernels.mandelbrot.deep import perturbation_f32 as p32
+    except ImportError:         # gmpy2 missing: the deep package needs it
+        return
+    from kernels.mandelbrot.deep.perturbation_loop import make_walk
+    from kernels.mandelbrot.deep.targets import gpu_jit
+    old = make_walk(p32._mul_gpu, p32._add_gpu, p32._sqrt_gpu, gpu_jit(), None, p32.LIMITS)[0]
+    sig = ("float64[::1], int64[::1], float32[::1], float32[::1], float32[::1], float32[::1], "
+           "int64[:, ::1], int64, float64")
+    for name, walk in (("deep float32 walk, int32", p32._walk_gpu),
+                       ("deep float32 walk, int64", old)):
+        yield name, "f32", _one_pixel(walk), sig
+
+
+def _one_pixel(walk):
+    def one_pixel(out, counts, cdr, cdi, zo, bt, levels, max_iter, inj):
+        v, a, b, sk, rb, doubt = walk(cdr[0], cdi[0], zo, bt, levels, max_iter, 1.0, inj)
+        out[0] = v
+        counts[0] = a + b + sk + rb + doubt
+    return one_pixel
+
+
+_WIDE = re.compile(r"^(?:add|sub|mul|mad|setp|selp|shl|shr|and|or|xor|min|max|neg|cvt)\."
+                   r"(?:[a-z]+\.)*[sub]64(?:\.|$)")
+
+
+def wide_integer(ops: collections.Counter) -> int:
+    """How many of a loop's instructions are 64-bit integer work (two instructions each on the
+    GPU); conversions to or from 64 bits count."""
+    return sum(v for k, v in ops.items() if _WIDE.match(k))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cc", default="9.0", help="compute capability, e.g. 8.0 or 9.0")
-    cc = tuple(int(v) for v in ap.parse_args().cc.split("."))
+    ap.add_argument("--sass", action="store_true", help="the SASS loops too (ptxas, nvdisasm)")
+    args = ap.parse_args()
+    cc = tuple(int(v) for v in args.cc.split("."))
     from numba.cuda import dispatcher
     # device functions ask the current device for its capability: there is none here
     dispatcher.get_current_device = lambda: types.SimpleNamespace(compute_capability=cc)
@@ -86,6 +182,19 @@ def main() -> int:
             arith, total = arithmetic_share(ops, kind)
             top = ", ".join(f"{k} {v}" for k, v in ops.most_common(8))
             print(f"{name} loop {label}: {total} instructions, {arith} {kind} arithmetic, "
+                  f"{total - arith} other, {wide_integer(ops)} 64-bit integer ({top})")
+        if not args.sass:
+            continue
+        try:
+            sass = sass_of(ptx, cc)
+        except (RuntimeError, subprocess.CalledProcessError) as exc:
+            print(f"{name}: no SASS ({exc})")
+            return 1
+        for label, ops in sass_loops(sass):
+            arith = sum(v for k, v in ops.items() if SASS_ARITHMETIC[kind].match(k))
+            total = sum(ops.values())
+            top = ", ".join(f"{k} {v}" for k, v in ops.most_common(6))
+            print(f"{name} SASS loop {label}: {total} instructions, {arith} {kind} arithmetic, "
                   f"{total - arith} other ({top})")
     return 0
 

@@ -231,6 +231,9 @@ def _deep_workloads() -> list[Workload]:
 # the float32 kernel beside the float64 one on the same frames: the whole set (where float32 draws
 # what float64 draws) and the seahorse (where it departs on some pixels, the work alike)
 FLOAT32_FRAMES = (("whole set", FULL, 256), ("seahorse", SEAHORSE, 2000))
+# on the GPU the same frames at 3840x2160 too: a 1080p frame's kernel (0.2-0.6 ms) is short
+# enough that launch and tail weigh on the ratio; four times the pixels fill the device
+UHD = (3840, 2160)
 
 
 def _float32_pairs(backend, repeats):
@@ -239,15 +242,19 @@ def _float32_pairs(backend, repeats):
 
     from .number_type import float32_state
     rows = []
-    for label, view, iters in FLOAT32_FRAMES:
-        req = _request(view, FULL_HD, iters)
-        r64, _ = _measure("mandelbrot-float32", backend, repeats, req, variant=f"{label}: float64")
-        r32, _ = _measure("mandelbrot-float32", backend, repeats,
-                          replace(req, number_type="float32"), variant=f"{label}: float32")
-        a, b = r32["metrics"]["G iter/s"], r64["metrics"]["G iter/s"]
-        r32["metrics"]["float32/float64"] = a / b if a and b else None
-        r32["metrics"]["float32 here"] = float32_state(*view, FULL_HD[0])[0]
-        rows += [r64, r32]
+    for size in (FULL_HD, UHD) if backend.is_gpu else (FULL_HD,):
+        for label, view, iters in FLOAT32_FRAMES:
+            if size != FULL_HD:
+                label = f"{label} {size[0]}x{size[1]}"
+            req = _request(view, size, iters)
+            r64, _ = _measure("mandelbrot-float32", backend, repeats, req,
+                              variant=f"{label}: float64")
+            r32, _ = _measure("mandelbrot-float32", backend, repeats,
+                              replace(req, number_type="float32"), variant=f"{label}: float32")
+            a, b = r32["metrics"]["G iter/s"], r64["metrics"]["G iter/s"]
+            r32["metrics"]["float32/float64"] = a / b if a and b else None
+            r32["metrics"]["float32 here"] = float32_state(*view, size[0])[0]
+            rows += [r64, r32]
     return rows + _deep_float32_pair(backend, repeats)
 
 

@@ -10,8 +10,30 @@ import numpy as np
 
 from . import escape_f32 as e32
 from . import escape_warp_f32 as ew32
+from . import escape_warp_f32_branchless as branchless
 from .cpu_target import CpuTarget
 from .gpu_target import GpuTarget, WarpLaunch
+from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, KERNEL, KERNELS
+
+_BUILT: dict = {}
+
+
+def warp_kernel32(name: str = KERNEL, steps: int = BLOCK_STEPS, blocks: int = BLOCKS_PER_LOOK):
+    """The float32 warp kernel `name` (unroll_f32.KERNELS) grouping `blocks` blocks of `steps`
+    steps a look. "blocks" exists at unroll_f32's grouping only (its constants are compiled in);
+    "branchless" is built per grouping, once a process (not kept in numba's on-disk cache: its
+    key would have to pickle the step function the kernel closes over)."""
+    if name not in KERNELS:
+        raise ValueError(f"unknown float32 kernel {name!r}; choose one of: {', '.join(KERNELS)}")
+    if name == "blocks":
+        if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
+            raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
+                             f"(GPU_EXPLORER_F32_BLOCK), not {steps},{blocks}")
+        return ew32.escape_warp_kernel32
+    key = (int(steps), int(blocks))
+    if key not in _BUILT:
+        _BUILT[key] = branchless.build(*key, cache=False)
+    return _BUILT[key]
 
 
 def _axes_args(args, rows: int, cols: int) -> tuple:
@@ -62,14 +84,18 @@ class GpuTarget32(GpuTarget):
 
 
 class WarpLaunch32(WarpLaunch):
-    """escape_warp_f32.escape_warp_kernel32: WarpLaunch's scheme in float32 (picture order)."""
+    """WarpLaunch's scheme in float32 (picture order) with the kernel warp_kernel32 gives
+    (GPU_EXPLORER_F32_KERNEL; a bench may set `kernel` to another before the first frame)."""
+
+    def __init__(self, thresh, warps_per_sm, kernel=None):
+        super().__init__(thresh, warps_per_sm)
+        self.kernel = kernel if kernel is not None else warp_kernel32()
 
     def dispatcher(self):
-        return ew32.escape_warp_kernel32
+        return self.kernel
 
     def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
-        gpu.kernel(ew32.escape_warp_kernel32, *grid)(
-            values, counts, counter, self.thresh, b0, n, *args)
+        gpu.kernel(self.kernel, *grid)(values, counts, counter, self.thresh, b0, n, *args)
 
 
 

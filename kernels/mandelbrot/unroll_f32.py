@@ -6,6 +6,9 @@ update in the loop costs as much as an iteration's multiply; fewer tests leave t
 GPU_EXPLORER_F32_BLOCK="steps,blocks" overrides the defaults for a bench
 sweep (tools/gpu_f32_check.sh); a kernel built that way is not kept in numba's on-disk cache,
 which keys on the source and would hand the next run a kernel with other constants.
+
+GPU_EXPLORER_F32_KERNEL picks the warp kernel float32 frames run: "blocks" (escape_warp_f32.py,
+the default) or "branchless" (escape_warp_f32_branchless.py); both give the same counts.
 """
 from __future__ import annotations
 
@@ -40,3 +43,17 @@ def _chosen() -> tuple[tuple[int, int], bool]:
 
 
 (BLOCK_STEPS, BLOCKS_PER_LOOK), CACHE_KERNEL = _chosen()
+
+
+KERNEL_ENV = "GPU_EXPLORER_F32_KERNEL"
+KERNELS = ("blocks", "branchless")
+
+
+def _chosen_kernel() -> str:
+    text = os.environ.get(KERNEL_ENV)
+    if text and text not in KERNELS:
+        print(f"{KERNEL_ENV}={text!r} ignored: want one of {', '.join(KERNELS)}", file=sys.stderr)
+    return text if text in KERNELS else KERNELS[0]
+
+
+KERNEL = _chosen_kernel()

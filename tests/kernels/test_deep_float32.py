@@ -156,3 +156,38 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch):
     ptx_smooth, _ = cuda.compile_ptx(smooth_k, "float64[::1], float32[::1], int64", cc=(9, 0))
     assert re.search(r"\bfma\.rn\.f32\b|\bmul\.rn\.f32\b", ptx_walk)
     assert len(_F64.findall(ptx_walk)) == len(_F64.findall(ptx_smooth)) > 0
+
+
+def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
+    """walk_f32.make_walk32 (the float32 loop's integers in 32 bits) against make_walk's loop
+    with the same float32 operations: the same values and counts on every pixel, at a place with
+    BLA steps and rebases."""
+    from kernels.mandelbrot.deep import perturbation_f32 as p32
+    from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu, make_walk
+    from kernels.mandelbrot.deep.targets import LoopCode, cpu_jit, cpu_loop_jit
+    old = make_walk(p32._mul_cpu, p32._add_cpu, p32._sqrt_cpu, cpu_jit(), cpu_loop_jit(),
+                    p32.LIMITS)[1]
+
+    def rows_64(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h, zo,
+                bt, levels, eps, max_iter):
+        for r in range(row0, row0 + nrows):
+            stats[r] = 0
+            for c in range(values.shape[1]):
+                cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+                v, a, b, sk, rb, shift = old(np.float32(cdr), np.float32(cdi), zo, bt, levels,
+                                             eps, max_iter, 0)
+                values[r, c] = v
+                stats[r] += (a, b, sk, rb, 1 if shift > 0 else 0)
+
+    req = DeepRequest(loc.MINIBROT_139.center_re, loc.MINIBROT_139.center_im, "4e-20", (24, 18),
+                      3000)
+    r = DeepRenderer(cpu_backend)
+    r.number_type = "float32"
+    new = r.render_values(req)
+    monkeypatch.setattr(p32, "CODE", LoopCode(rows_64, None, None))
+    r = DeepRenderer(cpu_backend)
+    r.number_type = "float32"
+    got = r.render_values(req)
+    assert (new.number_type, got.number_type) == ("float32", "float32")
+    np.testing.assert_array_equal(new.values, got.values)
+    assert new.stats == got.stats and new.stats["rebases"] > 0 and new.stats["bla_steps"] > 0

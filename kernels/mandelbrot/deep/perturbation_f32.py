@@ -15,11 +15,16 @@ mantissas with an exponent of their own (not here: extended_loop.py's floatexp i
 The pixel's δc is computed in float64 as perturbation_loop computes it (once per pixel) and
 rounded to float32; everything the loop does per step is float32 (`LIMITS` keeps the guard's
 bookkeeping and the rebasing test within float32's range), so the GPU runs it at float32's rate.
+The loop is walk_f32.make_walk32: make_walk's with its integers in 32 bits (the same counts);
+GPU_EXPLORER_F32_DEEP_INT=64 builds make_walk's own instead, for a bench beside it (kernels built
+so are not kept in numba's on-disk cache, which keys on the source and would hand the next run
+the other loop).
 """
 from __future__ import annotations
 
 import math
 import operator
+import os
 
 import numpy as np
 from numba import njit, prange
@@ -28,8 +33,12 @@ from ...backend import simulator_enabled
 from .guard import REDO_SHIFT
 from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
+from .walk_f32 import MAX_FLAT, make_walk32
 
 f32 = np.float32
+# "64": make_walk's loop (64-bit integers) instead of make_walk32's, to bench the two
+WALK_INT64 = os.environ.get("GPU_EXPLORER_F32_DEEP_INT") == "64"
+_make = make_walk if WALK_INT64 else make_walk32
 # make_walk's limits for float32: the guard folds its product of |2z|^2 (a factor is at most
 # 2^18) into the error bound outside [2^-60, 2^60]; |z|^2 and |δ|^2 below 2^-100 are compared
 # scaled by 2^50; the loop's variables start as float32
@@ -55,6 +64,9 @@ def flat_tables32(orbit, tab, tabe, levels):
     # a step whose coefficients leave float32's range is never taken (radius 0)
     rows = bt32.reshape(-1, BW)
     rows[~np.isfinite(rows).all(axis=1), B_R] = 0.0
+    if max(zo32.size, bt32.size) > MAX_FLAT:
+        raise ValueError(f"an orbit of {zo32.size // 4} points is too long for the float32 loop's "
+                         "32-bit indices")
     return zo32, bt32
 
 
@@ -75,10 +87,10 @@ def _sqrt_cpu(a):
     return f32(math.sqrt(f32(a)))
 
 
-_passes_cpu = make_walk(_mul_cpu, _add_cpu, _sqrt_cpu, cpu_jit(), cpu_loop_jit(), LIMITS)[1]
+_passes_cpu = _make(_mul_cpu, _add_cpu, _sqrt_cpu, cpu_jit(), cpu_loop_jit(), LIMITS)[1]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=not WALK_INT64)
 def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
                          half_h, zo, bt, levels, eps, max_iter):
     """perturbation_loop.deep_rows_pert_cpu with float32 deltas over flat_tables32's arrays."""
@@ -137,10 +149,11 @@ if cuda is not None:
         def _sqrt_gpu(a):
             return libdevice.fsqrt_rn(f32(a))
 
-    _walk_gpu, _passes_gpu = make_walk(_mul_gpu, _add_gpu, _sqrt_gpu, gpu_jit(), None, LIMITS)
+    _walk_gpu, _passes_gpu = _make(_mul_gpu, _add_gpu, _sqrt_gpu, gpu_jit(), None, LIMITS)
+    _FIRST32 = dict(FIRST_JIT, cache=not WALK_INT64)
 
     # perturbation_loop's kernels, written out again: numba's disk cache keys kernels by name
-    @cuda.jit(**FIRST_JIT)
+    @cuda.jit(**_FIRST32)
     def deep_kernel_flat32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
                            half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_kernel_flat with float32 deltas."""
@@ -168,7 +181,7 @@ if cuda is not None:
         cuda.atomic.add(stats, 2, s2)
         cuda.atomic.add(stats, 3, s3)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=not WALK_INT64)
     def deep_redo_flat32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                          levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_redo_flat with float32 deltas."""
