@@ -128,6 +128,34 @@ class PreparedKernel:
         launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)
 
 
+class Launchers:
+    """The PreparedKernels of one stream, kept per (kernel, grid, block), and each kernel's
+    resident grid once it is compiled: a renderer that launches the same kernels frame after
+    frame asks here instead of `dispatcher[grid, block, stream]`, whose per-call argument
+    conversion holds the GIL that other GPUs' workers wait for."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._kernels: dict = {}
+        self._resident: dict = {}
+
+    def __call__(self, dispatcher, grid, block):
+        key = (dispatcher, grid, block)
+        got = self._kernels.get(key)
+        if got is None:
+            got = self._kernels[key] = PreparedKernel(dispatcher, grid, block, self.stream)
+        return got
+
+    def resident(self, dispatcher, threads: int, fallback_per_sm: int) -> int:
+        """resident_blocks, asked of the driver once per kernel (after it is compiled)."""
+        got = self._resident.get((dispatcher, threads))
+        if got is None:
+            got = resident_blocks(dispatcher, threads, fallback_per_sm)
+            if dispatcher.overloads:
+                self._resident[(dispatcher, threads)] = got
+        return got
+
+
 def resident_blocks(kernel, threads: int, fallback_per_sm: int = 8) -> int:
     """Blocks of `threads` that all SMs hold at once for this compiled kernel (by its register
     count); more would only start once the resident ones have taken every pixel."""

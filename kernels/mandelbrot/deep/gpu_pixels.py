@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...buffers import ensure_device_fits
-from ...launch import resident_blocks
+from ...launch import Launchers
 from .layout import N_STATS
 from .targets import cuda, zero_kernel
 
@@ -40,12 +40,19 @@ class GpuPixels:
         self.backend = backend
         self.launch = launch
         self._stream = None
+        self._launchers = None
         self._placed = {}       # slot -> (key, device arrays)
 
     def stream(self):
         if self._stream is None:
             self._stream = cuda.stream()
         return self._stream
+
+    def launchers(self) -> Launchers:
+        """This stream's prepared launches: a movie launches the same five kernels every frame."""
+        if self._launchers is None:
+            self._launchers = Launchers(self.stream())
+        return self._launchers
 
     def place(self, slot, key, arrays, timer, what=None):
         """Device copies of `arrays`, uploaded (one "h2d" phase) when `key` differs from the one
@@ -86,23 +93,24 @@ class GpuPixels:
         threads = SIM_THREADS if simulated else THREADS
         dynamic = self.launch == "persistent"
         kernel, redo_kernel = code.gpu_first, code.gpu_redo
+        launch = self.launchers()
         if not dynamic:
             resident = None
         elif simulated:
             resident = SIM_BLOCKS
         else:
-            resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
+            resident = launch.resident(kernel, threads, BLOCKS_PER_SM)
         with timer.phase("kernel", gpu=True):
-            zero_kernel[1, 32, s](stats)
-            zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
-            zero_kernel[1, 32, s](nredo)
+            launch(zero_kernel, 1, 32)(stats)
+            launch(zero_kernel, -(-counters.shape[0] // 32), 32)(counters)
+            launch(zero_kernel, 1, 32)(nredo)
         for b in range(nbands):
             p0, p1 = b * band, min(total, (b + 1) * band)
             need = -(-(p1 - p0) // threads)
             nblocks = need if resident is None else max(1, min(resident, need))
             with timer.phase("kernel", gpu=True):
-                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *args, stats,
-                                            redo, nredo)
+                launch(kernel, nblocks, threads)(values, counters, b, p0, p1, dynamic, *args,
+                                                 stats, redo, nredo)
             if nbands > 1 and (cancel is not None or progress is not None):
                 s.synchronize()
                 if cancel is not None:
@@ -111,9 +119,10 @@ class GpuPixels:
                     progress(p1 / total, "pixels")
         # the doubtful pixels (a few per thousand at most where measured): persistent threads take
         # them from the last counter until nredo[0], which only the device knows
-        rblocks = SIM_BLOCKS if simulated else resident_blocks(redo_kernel, threads, BLOCKS_PER_SM)
+        rblocks = SIM_BLOCKS if simulated else launch.resident(redo_kernel, threads, BLOCKS_PER_SM)
         with timer.phase("kernel", gpu=True):
-            redo_kernel[rblocks, threads, s](values, counters, nbands, *args, stats, redo, nredo)
+            launch(redo_kernel, rblocks, threads)(values, counters, nbands, *args, stats, redo,
+                                                  nredo)
         return values, stats
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
