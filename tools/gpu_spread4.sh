@@ -4,11 +4,14 @@
 # (bundle: make-bundle.sh --no-qt gmpy2 dask distributed av pyqtgraph py-spy)
 # 1. posters 16384² over 1, 2 and 4 GPUs in one process (tools/spread_bench.py: float64 seahorse,
 #    deep 1e-100 and 1e-30, KF's 1e1086 from its .kfr): speed-ups, the workers' busy seconds, the
-#    light posters again with the picture page-locked, Dask's local cluster for the deep 1e-100;
+#    light posters again with the picture page-locked and with Python's GIL switch interval
+#    instead of the pool's, Dask's local cluster for the deep 1e-100;
 # 2. the 1080p60 deep zoom movie (to 1e-100 at Kormanyos's very deep location), whole command timed
-#    at 1, 2 and 4 GPUs, its decoded frames compared between the runs (digests, not the movies);
+#    at 1, 2 and 4 GPUs, its decoded frames compared between the runs (digests, not the movies),
+#    and once on all GPUs with Python's GIL switch interval;
 # 3. if time is left, py-spy's view of the GIL in the all-GPU movie, summed to a few lines.
-# Env: MOVIE_SECONDS (20), MOVIE_REPEATS (2), BUDGET_S (500: later parts are skipped past it).
+# Env: MOVIE_SECONDS (20), MOVIE_REPEATS (2), BUDGET_S (500: later parts are skipped past it);
+# POSTER_SIZE, POSTER_ONLY, MOVIE_SIZE, MOVIE_FPS only to try the script out (simulator, tiny).
 set -u
 out=${1:?usage: gpu_spread4.sh OUTPUT_DIR}; mkdir -p "$out"; export PYTHONUNBUFFERED=1
 scratch=/tmp/spread4; rm -rf $scratch; mkdir -p $scratch
@@ -25,24 +28,26 @@ echo "GPUs: $ngpu"
 
 echo "== posters 16384² (spread_bench; best of 2)"
 timeout 300 python3 tools/spread_bench.py --json "$out/posters.json" --size ${POSTER_SIZE:-16384} \
-  --repeats 2 --gpu-counts 1,2,4 --dask deep-1e100 --pin seahorse-f64,deep-1e30 --movie-seconds 0 \
+  --repeats 2 --gpu-counts 1,2,4 --dask deep-1e100 --pin seahorse-f64,deep-1e30 \
+  --switch seahorse-f64,deep-1e30 --movie-seconds 0 ${POSTER_ONLY:+--only $POSTER_ONLY} \
   > "$scratch/posters.txt" 2>&1
 echo "rc=$? ($(elapsed) s)"
 grep -E "^poster |not run|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -20
 
 c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 secs=${MOVIE_SECONDS:-20}
-deep=(--backend cuda --size 1920x1080 --fps 60 --seconds $secs --center "$c" --width 1e-100 --restart)
+deep=(--backend cuda --size ${MOVIE_SIZE:-1920x1080} --fps ${MOVIE_FPS:-60} --seconds $secs --center "$c" --width 1e-100 --restart)
 gpus_of() { seq -s, 0 $(( $1 - 1 )); }
 declare -A best
-run_movie() {   # run_movie N REP: the whole command on GPUs 0..N-1, timed; frames digested once
-  local n=$1 rep=$2 t0 rc took
+run_movie() {   # run_movie N REP [ENV=VALUE]: the whole command on GPUs 0..N-1, timed; frames
+  local n=$1 rep=$2 var=${3:-} t0 rc took                  # digested once; a variant not kept
   t0=$(now)
-  python3 main.py --movie $scratch/m$n.mp4 --gpus $(gpus_of $n) "${deep[@]}" > "$scratch/movie$n-$rep.txt" 2>&1
+  env $var python3 main.py --movie $scratch/m$n.mp4 --gpus $(gpus_of $n) "${deep[@]}" > "$scratch/movie$n-$rep.txt" 2>&1
   rc=$?; took=$(python3 -c "print(f'{$(now)-$t0:.2f}')")
-  echo "movie ${n} GPU(s) rep $rep: rc=$rc whole command $took s; $(grep -oE 'in [0-9.]+ s: [0-9.]+ frames/s' "$scratch/movie$n-$rep.txt")"
+  echo "movie ${n} GPU(s) rep $rep${var:+ ($var)}: rc=$rc whole command $took s; $(grep -oE 'in [0-9.]+ s: [0-9.]+ frames/s' "$scratch/movie$n-$rep.txt")"
   grep -E "^render " "$scratch/movie$n-$rep.txt" | sed 's/^/    /'
   [ $rc -ne 0 ] && tail -3 "$scratch/movie$n-$rep.txt"
+  if [ -n "$var" ]; then rm -f $scratch/m$n.mp4; return; fi
   if [ -z "${best[$n]:-}" ] || python3 -c "import sys; sys.exit(not $took < ${best[$n]})"; then best[$n]=$took; fi
   if [ "$rep" = 1 ] && [ $rc -eq 0 ]; then python3 tools/movie_frames.py hash $scratch/m$n.mp4 > "$scratch/frames$n.txt"; fi
   rm -f $scratch/m$n.mp4
@@ -68,6 +73,10 @@ for n in $counts; do
 done
 echo "$line"
 ls $scratch/frames*.txt >/dev/null 2>&1 && python3 tools/movie_frames.py compare $(ls $scratch/frames*.txt | sort)
+top=$(( ngpu >= 4 ? 4 : ngpu ))
+if [ $top -ge 2 ] && [ $(elapsed) -lt $(( budget - 90 )) ]; then   # the pool's GIL switch interval A/B
+  run_movie $top x GPU_EXPLORER_POOL_SWITCH_S=0
+fi
 cp "$scratch"/movie*-1.txt "$out/" 2>/dev/null
 
 spy=$(command -v py-spy || ls /tmp/site/bin/py-spy 2>/dev/null)

@@ -126,20 +126,29 @@ def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes
             "frames/s": {case: len(jobs) / v for case, v in best.items()}}
 
 
-def gpu_cases(counts, found: int, dask: bool, pin: bool) -> dict:
-    """{case name: (open_pool kwargs, pin)} for the GPU counts this machine has."""
+PYTHON_SWITCH_S = 0.005         # Python's default GIL switch interval
+PINNED, PY_SWITCH = ", pinned picture", ", Python's GIL switch"
+
+
+def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool) -> dict:
+    """{case name: (open_pool kwargs, variant)} for the GPU counts this machine has; variants:
+    None, PINNED (the picture page-locked), PY_SWITCH (the pool's shorter GIL switch interval
+    replaced by Python's own while timed)."""
     cases = {}
     for n in counts:
         if n > found:
             continue
         name = f"{n} GPU{'s' if n > 1 else ''}"
-        cases[name] = (dict(gpus=",".join(map(str, range(n)))), False)
+        kw = dict(gpus=",".join(map(str, range(n))))
+        cases[name] = (kw, None)
         if pin:
-            cases[name + ", pinned picture"] = (dict(gpus=",".join(map(str, range(n)))), True)
+            cases[name + PINNED] = (kw, PINNED)
+        if switch and n > 1:
+            cases[name + PY_SWITCH] = (kw, PY_SWITCH)
     top = max((n for n in counts if n <= found), default=1)
     if dask and top >= 2:
         cases[f"{top} GPUs, Dask local"] = (dict(gpus=",".join(map(str, range(top))),
-                                             scheduler="local"), False)
+                                             scheduler="local"), None)
     return cases
 
 
@@ -158,10 +167,12 @@ def summary_line(name, best, counts, found, busy) -> str:
         b = busy.get(case) or {}
         work = "/".join(f"{v:.2f}" for _, v in sorted(b.items()))
         parts.append(f"{case} {t:.3f} s{up}" + (f" [busy {work}]" if work and n > 1 else ""))
-        pin = best.get(case + ", pinned picture")
-        if pin is not None:
-            parts.append(f"{case} pinned {pin:.3f} s" + (f" ({one / pin:.2f}x)" if one and n > 1
-                                                          else ""))
+        for variant, short in ((PINNED, "pinned"), (PY_SWITCH, "py-switch")):
+            v = best.get(case + variant)
+            if v is not None:
+                pin1 = best.get("1 GPU" + variant, one) if variant == PINNED else one
+                parts.append(f"{case} {short} {v:.3f} s" + (f" ({pin1 / v:.2f}x)" if pin1 and n > 1
+                                                              else ""))
     for case, t in best.items():
         if "Dask" in case:
             n = int(case.split()[0])
@@ -185,6 +196,8 @@ def main() -> int:
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--pin", default="",
                     help="posters also timed with the picture page-locked for every GPU")
+    ap.add_argument("--switch", default="",
+                    help="posters also timed on several GPUs with Python's GIL switch interval")
     ap.add_argument("--movie-seconds", type=float, default=30.0,
                     help="length of the movie workload (0: skip it)")
     a = ap.parse_args()
@@ -198,12 +211,14 @@ def main() -> int:
     counts = [int(n) for n in a.gpu_counts.split(",")]
     dask_for = set() if a.no_dask else (set(a.dask.split(",")) if a.dask else set(names))
     pin_for = set(filter(None, a.pin.split(",")))
+    switch_for = set(filter(None, a.switch.split(",")))
     for name in names:
         req = posters(a.size)[name]
-        cases = gpu_cases(counts, len(gpus), name in dask_for, name in pin_for)
+        cases = gpu_cases(counts, len(gpus), name in dask_for, name in pin_for,
+                          name in switch_for)
         pools = {}
         for case, (kw, _) in cases.items():
-            if kw in [cases[c][0] for c in pools]:      # a pinned case shares its pool
+            if kw in [cases[c][0] for c in pools]:      # a variant shares its pool
                 continue
             t = time.perf_counter()
             pools[case] = open_pool("cuda", **kw)
@@ -221,12 +236,18 @@ def main() -> int:
             for case, pool in pool_of.items():
                 if case in skipped:
                     continue
+                variant = cases[case][1]
+                switch = sys.getswitchinterval()
+                if variant == PY_SWITCH:
+                    sys.setswitchinterval(PYTHON_SWITCH_S)
                 try:
-                    s, nb, per = time_poster(pool, req, picture, pin=cases[case][1])
+                    s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED)
                 except PinUnavailable as exc:
                     print(f"{name} / {case}: not run ({exc})", flush=True)
                     skipped.add(case)
                     continue
+                finally:
+                    sys.setswitchinterval(switch)
                 times[case].append(s)
                 if s <= min(times[case]):
                     busy[case] = per

@@ -100,27 +100,28 @@ class GpuPixels:
             resident = SIM_BLOCKS
         else:
             resident = launch.resident(kernel, threads, BLOCKS_PER_SM)
+        # one timed phase for all the frame's launches: each phase records two events, whose
+        # host calls cost more than the small kernels around the pixels' pass
         with timer.phase("kernel", gpu=True):
             launch(zero_kernel, 1, 32)(stats)
             launch(zero_kernel, -(-counters.shape[0] // 32), 32)(counters)
             launch(zero_kernel, 1, 32)(nredo)
-        for b in range(nbands):
-            p0, p1 = b * band, min(total, (b + 1) * band)
-            need = -(-(p1 - p0) // threads)
-            nblocks = need if resident is None else max(1, min(resident, need))
-            with timer.phase("kernel", gpu=True):
+            for b in range(nbands):
+                p0, p1 = b * band, min(total, (b + 1) * band)
+                need = -(-(p1 - p0) // threads)
+                nblocks = need if resident is None else max(1, min(resident, need))
                 launch(kernel, nblocks, threads)(values, counters, b, p0, p1, dynamic, *args,
                                                  stats, redo, nredo)
-            if nbands > 1 and (cancel is not None or progress is not None):
-                s.synchronize()
-                if cancel is not None:
-                    cancel.check()
-                if progress is not None:
-                    progress(p1 / total, "pixels")
-        # the doubtful pixels (a few per thousand at most where measured): persistent threads take
-        # them from the last counter until nredo[0], which only the device knows
-        rblocks = SIM_BLOCKS if simulated else launch.resident(redo_kernel, threads, BLOCKS_PER_SM)
-        with timer.phase("kernel", gpu=True):
+                if nbands > 1 and (cancel is not None or progress is not None):
+                    s.synchronize()
+                    if cancel is not None:
+                        cancel.check()
+                    if progress is not None:
+                        progress(p1 / total, "pixels")
+            # the doubtful pixels (a few per thousand at most where measured): persistent threads
+            # take them from the last counter until nredo[0], which only the device knows
+            rblocks = SIM_BLOCKS if simulated else launch.resident(redo_kernel, threads,
+                                                                    BLOCKS_PER_SM)
             launch(redo_kernel, rblocks, threads)(values, counters, nbands, *args, stats, redo,
                                                   nredo)
         return values, stats
