@@ -63,6 +63,12 @@ class PreparedKernel:
                               RuntimeWarning, stacklevel=2)
         self.dispatcher[self.griddim, self.blockdim, self.stream](*args)
 
+    def forget(self, ids) -> None:
+        """Drop the kept parameters of the arrays whose id() is in `ids`."""
+        for kept in self._array_params.values():
+            for i in [i for i in kept if i in ids]:
+                del kept[i]
+
     def _setup(self, args):
         from numba.cuda.dispatcher import LaunchConfig
         argtypes = tuple(self.dispatcher.typeof_pyval(a) for a in args)
@@ -145,6 +151,13 @@ class Launchers:
         if got is None:
             got = self._kernels[key] = PreparedKernel(dispatcher, grid, block, self.stream)
         return got
+
+    def forget(self, arrays) -> None:
+        """Let `arrays` go: their converted parameters are no longer kept (a renderer replacing
+        its orbit and table, which would otherwise stay allocated while kept here)."""
+        ids = {id(a) for a in arrays}
+        for kernel in self._kernels.values():
+            kernel.forget(ids)
 
     def resident(self, dispatcher, threads: int, fallback_per_sm: int) -> int:
         """resident_blocks, asked of the driver once per kernel (after it is compiled)."""

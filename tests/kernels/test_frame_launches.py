@@ -82,3 +82,22 @@ def test_float64_frames_launch_through_kept_prepared_launches(gpu_backend, simul
     assert len(launched) >= 5, launched                       # + escape and colour passes
     assert numba_calls == [], f"launches that took numba's own path: {numba_calls}"
     assert len(np.unique(frame.rgba.reshape(-1, 4), axis=0)) > 3
+
+
+@pytest.mark.gpu
+def test_a_new_table_lets_the_old_device_copies_go(gpu_backend, simulated, monkeypatch):
+    """When a deep frame uploads a new orbit and table, its prepared launches stop holding the old
+    device copies (kept, they would stay allocated beside the new ones)."""
+    size = (8, 6) if simulated else (64, 48)
+    frames = DeepFrameRenderer(gpu_backend)
+    frames.render(deep("1e-40", size))
+    before = {id(a) for _, arrays in frames.deep.pixels._placed.values() for a in arrays}
+    forgotten = []
+    real = launch_mod.Launchers.forget
+
+    def forget(self, arrays):
+        forgotten.extend(id(a) for a in arrays)
+        return real(self, arrays)
+    monkeypatch.setattr(launch_mod.Launchers, "forget", forget)
+    frames.render(deep("1e-60", size))          # 66 bits deeper: a new table
+    assert before and before <= set(forgotten)

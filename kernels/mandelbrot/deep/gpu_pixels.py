@@ -60,7 +60,9 @@ class GpuPixels:
         held = self._placed.get(slot)
         if held is not None and held[0] == key:
             return held[1]
-        self._placed.pop(slot, None)          # the old copies go before the new ones come
+        old = self._placed.pop(slot, None)    # the old copies go before the new ones come
+        if old is not None and self._launchers is not None:
+            self._launchers.forget(old[1])
         nbytes = sum(a.nbytes for a in arrays)
         if what is not None:
             ensure_device_fits(nbytes, what=what)
