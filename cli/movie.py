@@ -92,11 +92,8 @@ def run_movie(args) -> int:
         pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
     except (ValueError, BackendUnavailable, RuntimeError) as exc:
         return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
-    # what the imports and the pool's start made lives as long as the process: kept out of every
-    # later garbage collection, each of which would walk it holding the GIL the workers want
-    import gc
-    gc.freeze()
-    with pool:
+    from .heap import heap_frozen
+    with heap_frozen(), pool:
         return _run(spec, movie, pool, restart=restart)
 
 
