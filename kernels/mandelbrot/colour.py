@@ -380,8 +380,8 @@ class Colourer:
 
     def _launch(self, dispatcher, grid, block, stream):
         """`dispatcher[grid, block, stream]`, prepared once per stream (kernels/launch.py)."""
-        if stream is None:
-            return dispatcher[grid, block, 0]
+        if stream is None or isinstance(stream, int):       # the default stream
+            return dispatcher[grid, block, stream or 0]
         if self._launchers is None or self._launchers[0] is not stream:
             from ..launch import Launchers
             self._launchers = (stream, Launchers(stream))
