@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import threading
@@ -26,7 +27,7 @@ sys.path.insert(0, ".")
 
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
-from kernels.mandelbrot.tiles import BandInto, BandJob, band_rows, bands  # noqa: E402
+from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, band_rows, bands  # noqa: E402
 from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
 from kernels.spread.pinning import PinUnavailable, pinned  # noqa: E402
 
@@ -71,9 +72,11 @@ class TimedBand:
         return out
 
 
-def time_poster(pool, request, picture, pin: bool = False):
+def time_poster(pool, request, picture, pin: bool = False, file_picture=None):
     """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`; with
-    `pin`, the picture is page-locked for every GPU first (inside the time)."""
+    `pin`, the picture is page-locked for every GPU first (inside the time). A local cluster's
+    workers write into `file_picture` (a memory-mapped .npy, as a poster's parts file) when given,
+    else send their bands back."""
     w, h = request.size
     cut = bands(h, band_rows(w, h))
     jobs = [BandJob(request, r0, n) for r0, n in cut]
@@ -81,6 +84,8 @@ def time_poster(pool, request, picture, pin: bool = False):
     busy: list = []
     if local:
         jobs = [TimedBand(BandInto(j, picture), busy) for j in jobs]
+    elif file_picture is not None and pool.shares_files:
+        jobs = [BandIntoFile.into(j, file_picture) for j in jobs]
     t = time.perf_counter()
     with pinned(picture) if pin else nullcontext():
         for i, band in pool.ordered(jobs):
@@ -128,6 +133,7 @@ def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes
 
 PYTHON_SWITCH_S = 0.005         # Python's default GIL switch interval
 PINNED, PY_SWITCH = ", pinned picture", ", Python's GIL switch"
+SENT = ", bands sent back"      # a local cluster's workers send their bands (the old way)
 
 
 def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool) -> dict:
@@ -147,8 +153,9 @@ def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool) -> dict:
             cases[name + PY_SWITCH] = (kw, PY_SWITCH)
     top = max((n for n in counts if n <= found), default=1)
     if dask and top >= 2:
-        cases[f"{top} GPUs, Dask local"] = (dict(gpus=",".join(map(str, range(top))),
-                                             scheduler="local"), None)
+        kw = dict(gpus=",".join(map(str, range(top))), scheduler="local")
+        cases[f"{top} GPUs, Dask local"] = (kw, None)
+        cases[f"{top} GPUs, Dask local" + SENT] = (kw, SENT)
     return cases
 
 
@@ -175,6 +182,8 @@ def summary_line(name, best, counts, found, busy) -> str:
                                                               else ""))
     for case, t in best.items():
         if "Dask" in case:
+            if case.endswith(SENT):
+                case = case[:-len(SENT)] + " (bands sent back, as before)"
             n = int(case.split()[0])
             base = best.get(f"{n} GPUs")
             over = f" ({100.0 * (t / base - 1.0):+.0f} % over in-process)" if base else ""
@@ -208,6 +217,13 @@ def main() -> int:
     picture = np.empty((a.size, a.size, 4), np.uint8)
     picture[:] = 0                           # touched once: page faults stay out of the timings
     names = a.only.split(",") if a.only else list(posters(a.size))
+    shared = None           # the picture a local cluster's workers write into, as a poster's file
+    if not a.no_dask:
+        import tempfile
+        where = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+        shared = np.lib.format.open_memmap(os.path.join(where, f"spread-bench-{os.getpid()}.npy"),
+                                           mode="w+", dtype=np.uint8, shape=picture.shape)
+        shared[:] = 0                   # removed at the end (the workers open it by its name)
     counts = [int(n) for n in a.gpu_counts.split(",")]
     dask_for = set() if a.no_dask else (set(a.dask.split(",")) if a.dask else set(names))
     pin_for = set(filter(None, a.pin.split(",")))
@@ -241,7 +257,8 @@ def main() -> int:
                 if variant == PY_SWITCH:
                     sys.setswitchinterval(PYTHON_SWITCH_S)
                 try:
-                    s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED)
+                    s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED,
+                                             file_picture=None if variant == SENT else shared)
                 except PinUnavailable as exc:
                     print(f"{name} / {case}: not run ({exc})", flush=True)
                     skipped.add(case)
@@ -263,6 +280,8 @@ def main() -> int:
                 row[f"speed-up {n} vs 1"] = best["1 GPU"] / best[case]
         print(summary_line(name, best, counts, len(gpus), busy), flush=True)
         out["posters"][name] = row
+    if shared is not None:
+        os.unlink(shared.filename)
     if a.movie_seconds > 0 and len(gpus) >= 2:
         out["movie"] = movie_scaling(a.movie_seconds, a.repeats)
         print("movie", {k: v for k, v in out["movie"].items() if k != "seconds"}, flush=True)
