@@ -11,7 +11,7 @@
 #    and once on all GPUs with Python's GIL switch interval;
 # 3. if time is left, py-spy's view of the GIL in the all-GPU movie, summed to a few lines.
 # Env: MOVIE_SECONDS (20), MOVIE_REPEATS (2), BUDGET_S (500: later parts are skipped past it);
-# POSTER_SIZE, POSTER_ONLY, MOVIE_SIZE, MOVIE_FPS only to try the script out (simulator, tiny).
+# POSTER_SIZE, POSTER_ONLY, MOVIE_SIZE, MOVIE_FPS, MOVIE_WIDTH only to try the script out (simulator, tiny).
 set -u
 out=${1:?usage: gpu_spread4.sh OUTPUT_DIR}; mkdir -p "$out"; export PYTHONUNBUFFERED=1
 scratch=/tmp/spread4; rm -rf $scratch; mkdir -p $scratch
@@ -29,14 +29,14 @@ echo "GPUs: $ngpu"
 echo "== posters 16384² (spread_bench; best of 2)"
 timeout 300 python3 tools/spread_bench.py --json "$out/posters.json" --size ${POSTER_SIZE:-16384} \
   --repeats 2 --gpu-counts 1,2,4 --dask deep-1e100 --pin seahorse-f64,deep-1e30 \
-  --switch seahorse-f64,deep-1e30 --movie-seconds 0 ${POSTER_ONLY:+--only $POSTER_ONLY} \
+  --switch seahorse-f64,deep-1e30 --big-bands seahorse-f64 --movie-seconds 0 ${POSTER_ONLY:+--only $POSTER_ONLY} \
   > "$scratch/posters.txt" 2>&1
 echo "rc=$? ($(elapsed) s)"
-grep -E "^poster |not run|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -20
+grep -E "^poster |not run|page-locking|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -40
 
 c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 secs=${MOVIE_SECONDS:-20}
-deep=(--backend cuda --size ${MOVIE_SIZE:-1920x1080} --fps ${MOVIE_FPS:-60} --seconds $secs --center "$c" --width 1e-100 --restart)
+deep=(--backend cuda --size ${MOVIE_SIZE:-1920x1080} --fps ${MOVIE_FPS:-60} --seconds $secs --center "$c" --width ${MOVIE_WIDTH:-1e-100} --restart)
 gpus_of() { seq -s, 0 $(( $1 - 1 )); }
 declare -A best
 run_movie() {   # run_movie N REP [ENV=VALUE]: the whole command on GPUs 0..N-1, timed; frames
@@ -54,7 +54,7 @@ run_movie() {   # run_movie N REP [ENV=VALUE]: the whole command on GPUs 0..N-1,
 }
 echo "== deep movie 1080p60 ${secs} s to 1e-100, whole command ($(elapsed) s)"
 t0=$(now)
-python3 main.py --movie $scratch/w.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width 1e-100 --restart > "$scratch/warm.txt" 2>&1
+python3 main.py --movie $scratch/w.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width ${MOVIE_WIDTH:-1e-100} --restart > "$scratch/warm.txt" 2>&1
 echo "warm-up movie (64x36, 2 s, all GPUs; compiles into the cache) rc=$? $(python3 -c "print(f'{$(now)-$t0:.2f}')") s"
 counts="1 2 4"
 for rep in $(seq 1 ${MOVIE_REPEATS:-2}); do

@@ -72,13 +72,13 @@ class TimedBand:
         return out
 
 
-def time_poster(pool, request, picture, pin: bool = False, file_picture=None):
+def time_poster(pool, request, picture, pin: bool = False, file_picture=None, rows_times: int = 1):
     """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`; with
     `pin`, the picture is page-locked for every GPU first (inside the time). A local cluster's
     workers write into `file_picture` (a memory-mapped .npy, as a poster's parts file) when given,
     else send their bands back."""
     w, h = request.size
-    cut = bands(h, band_rows(w, h))
+    cut = bands(h, band_rows(w, h) * rows_times)
     jobs = [BandJob(request, r0, n) for r0, n in cut]
     local = isinstance(pool, LocalPool)
     busy: list = []
@@ -88,6 +88,8 @@ def time_poster(pool, request, picture, pin: bool = False, file_picture=None):
         jobs = [BandIntoFile.into(j, file_picture) for j in jobs]
     t = time.perf_counter()
     with pinned(picture) if pin else nullcontext():
+        if pin:
+            print(f"  page-locking the picture took {time.perf_counter() - t:.3f} s", flush=True)
         for i, band in pool.ordered(jobs):
             if band is not None:
                 r0, n = cut[i]
@@ -133,10 +135,11 @@ def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes
 
 PYTHON_SWITCH_S = 0.005         # Python's default GIL switch interval
 PINNED, PY_SWITCH = ", pinned picture", ", Python's GIL switch"
+BIG = ", bands twice as tall"
 SENT = ", bands sent back"      # a local cluster's workers send their bands (the old way)
 
 
-def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool) -> dict:
+def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool, big: bool = False) -> dict:
     """{case name: (open_pool kwargs, variant)} for the GPU counts this machine has; variants:
     None, PINNED (the picture page-locked), PY_SWITCH (the pool's shorter GIL switch interval
     replaced by Python's own while timed)."""
@@ -151,6 +154,8 @@ def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool) -> dict:
             cases[name + PINNED] = (kw, PINNED)
         if switch and n > 1:
             cases[name + PY_SWITCH] = (kw, PY_SWITCH)
+        if big:
+            cases[name + BIG] = (kw, BIG)
     top = max((n for n in counts if n <= found), default=1)
     if dask and top >= 2:
         kw = dict(gpus=",".join(map(str, range(top))), scheduler="local")
@@ -174,10 +179,10 @@ def summary_line(name, best, counts, found, busy) -> str:
         b = busy.get(case) or {}
         work = "/".join(f"{v:.2f}" for _, v in sorted(b.items()))
         parts.append(f"{case} {t:.3f} s{up}" + (f" [busy {work}]" if work and n > 1 else ""))
-        for variant, short in ((PINNED, "pinned"), (PY_SWITCH, "py-switch")):
+        for variant, short in ((PINNED, "pinned"), (PY_SWITCH, "py-switch"), (BIG, "tall bands")):
             v = best.get(case + variant)
             if v is not None:
-                pin1 = best.get("1 GPU" + variant, one) if variant == PINNED else one
+                pin1 = best.get("1 GPU" + variant, one) if variant in (PINNED, BIG) else one
                 parts.append(f"{case} {short} {v:.3f} s" + (f" ({pin1 / v:.2f}x)" if pin1 and n > 1
                                                               else ""))
     for case, t in best.items():
@@ -205,6 +210,8 @@ def main() -> int:
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--pin", default="",
                     help="posters also timed with the picture page-locked for every GPU")
+    ap.add_argument("--big-bands", default="",
+                    help="posters also timed in bands twice as tall (half as many)")
     ap.add_argument("--switch", default="",
                     help="posters also timed on several GPUs with Python's GIL switch interval")
     ap.add_argument("--movie-seconds", type=float, default=30.0,
@@ -228,10 +235,11 @@ def main() -> int:
     dask_for = set() if a.no_dask else (set(a.dask.split(",")) if a.dask else set(names))
     pin_for = set(filter(None, a.pin.split(",")))
     switch_for = set(filter(None, a.switch.split(",")))
+    big_for = set(filter(None, a.big_bands.split(",")))
     for name in names:
         req = posters(a.size)[name]
         cases = gpu_cases(counts, len(gpus), name in dask_for, name in pin_for,
-                          name in switch_for)
+                          name in switch_for, name in big_for)
         pools = {}
         for case, (kw, _) in cases.items():
             if kw in [cases[c][0] for c in pools]:      # a variant shares its pool
@@ -258,7 +266,8 @@ def main() -> int:
                     sys.setswitchinterval(PYTHON_SWITCH_S)
                 try:
                     s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED,
-                                             file_picture=None if variant == SENT else shared)
+                                             file_picture=None if variant == SENT else shared,
+                                             rows_times=2 if variant == BIG else 1)
                 except PinUnavailable as exc:
                     print(f"{name} / {case}: not run ({exc})", flush=True)
                     skipped.add(case)
