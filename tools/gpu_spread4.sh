@@ -9,7 +9,8 @@
 # 2. the 1080p60 deep zoom movie (to 1e-100 at Kormanyos's very deep location), whole command timed
 #    at 1, 2 and 4 GPUs, its decoded frames compared between the runs (digests, not the movies),
 #    and once on all GPUs with Python's GIL switch interval;
-# 3. if time is left, py-spy's view of the GIL in the all-GPU movie, summed to a few lines.
+# 3. if time is left, py-spy's view of the GIL in the all-GPU movie, summed to a few lines, and
+#    the GPU tests of this change (prepared launches on a real GPU, the spread pools).
 # Env: MOVIE_SECONDS (20), MOVIE_REPEATS (2), BUDGET_S (500: later parts are skipped past it);
 # POSTER_SIZE, POSTER_ONLY, MOVIE_SIZE, MOVIE_FPS, MOVIE_WIDTH only to try the script out (simulator, tiny).
 set -u
@@ -89,6 +90,13 @@ if [ -n "$spy" ] && [ $(elapsed) -lt $(( budget - 60 )) ]; then
   rm -f $scratch/s.mp4
 else
   echo "py-spy part skipped ($(elapsed) s, budget $budget s)"
+fi
+if [ $(elapsed) -lt $(( budget - 100 )) ]; then   # this change's GPU tests, while time is left
+  echo "== GPU tests: prepared launches, the pools ($(elapsed) s)"
+  timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/kernels/test_frame_launches.py \
+    tests/kernels/test_launch.py tests/kernels/test_spread.py tests/kernels/test_spread_exit.py \
+    > "$out/tests.log" 2>&1
+  echo "tests rc=$?"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.log" | tail -6
 fi
 cp "$scratch/posters.txt" "$out/" 2>/dev/null
 echo "done in $(elapsed) s"
