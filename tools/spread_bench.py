@@ -227,7 +227,12 @@ def main() -> int:
     shared = None           # the picture a local cluster's workers write into, as a poster's file
     if not a.no_dask:
         import tempfile
-        where = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+        import shutil
+        # /dev/shm when it holds the picture (a container's may be 64 MiB: writing past it
+        # would end the process with SIGBUS), else the temporary folder's disk
+        where = tempfile.gettempdir()
+        if os.path.isdir("/dev/shm") and shutil.disk_usage("/dev/shm").free > 1.5 * picture.nbytes:
+            where = "/dev/shm"
         shared = np.lib.format.open_memmap(os.path.join(where, f"spread-bench-{os.getpid()}.npy"),
                                            mode="w+", dtype=np.uint8, shape=picture.shape)
         shared[:] = 0                   # removed at the end (the workers open it by its name)

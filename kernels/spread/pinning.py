@@ -40,5 +40,9 @@ def pinned(array, device: int = 0):
     try:
         yield array
     finally:
-        with cuda.gpus[device]:
-            driver.cuMemHostUnregister(ptr)
+        try:
+            with cuda.gpus[device]:
+                driver.cuMemHostUnregister(ptr)
+        except Exception as exc:    # still locked: the process's end unlocks it
+            import warnings
+            warnings.warn(f"cuMemHostUnregister failed: {exc}", RuntimeWarning, stacklevel=2)
