@@ -23,6 +23,7 @@ from services.movie import (
 )
 from services.movie_parts import Parts, parts_dir
 from services.movie_reference import movie_reference
+from services.movie_warm import Warming, warm_job
 from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWriter, default_lanes
 from services.requests import DEFAULT_RENDER_SIZE
 
@@ -91,7 +92,8 @@ def run_movie(args) -> int:
         pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
     except (ValueError, BackendUnavailable, RuntimeError) as exc:
         return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
-    with pool:
+    from .heap import heap_frozen
+    with heap_frozen(), pool:
         return _run(spec, movie, pool, restart=restart)
 
 
@@ -134,26 +136,15 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
         # frame holds up the order (its memory is bounded by IN_FLIGHT_BYTES, like the lanes')
         window = max(3 * pool.workers, min(MAX_WINDOW_FRAMES,
                                            IN_FLIGHT_BYTES // max(1, 2 * w * h * 4)))
-        # the deepest frame's reference first: every deep frame's renderer takes a copy
-        with movie_reference(movie, cancel=token):
-            results = pool.ordered(jobs, cancel=token, window=window)
-            try:
-                while True:
-                    t1 = time.perf_counter()
-                    try:
-                        i, (rgba, seconds) = next(results)
-                    except StopIteration:
-                        break
-                    times.wait_render_s += time.perf_counter() - t1
-                    times.render_s += seconds
-                    writer.put(order[i], rgba, cancel=token)
-            except BaseException:
-                # an encoder's failure (a full disk) stops the renderers now, not when the
-                # generator is collected: nothing may keep working once the error is reported
-                token.cancel()
-                raise
-            finally:
-                results.close()
+        # the deepest frame's reference first: every deep frame's renderer takes a copy; the
+        # workers ready the frames' kernels meanwhile (the orbit's loop holds no GIL)
+        warming = Warming(pool, warm_job(movie, len(writer.lanes))).start()
+        try:
+            with movie_reference(movie, cancel=token):
+                warming.wait()
+                _render(pool, jobs, order, window, token, times, writer)
+        finally:
+            warming.wait()
         writer.finish()
         times.wall_s = time.perf_counter() - t0
 
@@ -188,6 +179,28 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     if made:
         print(summary(times, writer))
     return 0
+
+
+def _render(pool, jobs, order, window, token, times: MovieTimes, writer: MovieWriter) -> None:
+    """Every frame's job on the pool, each frame handed to the encoder lanes as it comes."""
+    results = pool.ordered(jobs, cancel=token, window=window)
+    try:
+        while True:
+            t1 = time.perf_counter()
+            try:
+                i, (rgba, seconds) = next(results)
+            except StopIteration:
+                break
+            times.wait_render_s += time.perf_counter() - t1
+            times.render_s += seconds
+            writer.put(order[i], rgba, cancel=token)
+    except BaseException:
+        # an encoder's failure (a full disk) stops the renderers now, not when the generator
+        # is collected: nothing may keep working once the error is reported
+        token.cancel()
+        raise
+    finally:
+        results.close()
 
 
 def _kept(writer: MovieWriter, frames: int, segments: int) -> str:

@@ -39,8 +39,9 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
     w, h = poster.w, poster.h
     progress = RenderProgress(f"{view} {w}×{h} in {total} bands on {pool.describe()}")
     progress.report(poster.done / total)
+    from .heap import heap_frozen
     try:
-        with pool:
+        with heap_frozen(), pool:
             run_interruptibly(lambda: poster.render(pool, token, progress.report), token,
                               tick=progress.tick)
     except (KeyboardInterrupt, Cancelled):

@@ -49,9 +49,26 @@ def ensure_device_fits(nbytes: int, margin: float = 0.9, what: str = "this job")
                                 f"{_mb(total)} is free; use a smaller size")
 
 
+# host_available_bytes' last answer is reused this long: every deep frame's request checks its
+# orbit against it, a movie's frames hundreds of times a second across the GPUs' workers
+HOST_AVAILABLE_TTL_S = 0.5
+_host_available: list = [-1.0, None]        # [monotonic time read, bytes]
+
+
 def host_available_bytes() -> int | None:
     """Memory the OS can hand out now (MemAvailable counts reclaimable caches; MemFree does not),
-    or None when it cannot be told."""
+    or None when it cannot be told; read at most every HOST_AVAILABLE_TTL_S."""
+    import time
+    now = time.monotonic()
+    t, got = _host_available
+    if 0.0 <= now - t < HOST_AVAILABLE_TTL_S:
+        return got
+    got = _read_host_available()
+    _host_available[:] = [now, got]
+    return got
+
+
+def _read_host_available() -> int | None:
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:

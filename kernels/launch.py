@@ -63,6 +63,12 @@ class PreparedKernel:
                               RuntimeWarning, stacklevel=2)
         self.dispatcher[self.griddim, self.blockdim, self.stream](*args)
 
+    def forget(self, ids) -> None:
+        """Drop the kept parameters of the arrays whose id() is in `ids`."""
+        for kept in self._array_params.values():
+            for i in [i for i in kept if i in ids]:
+                del kept[i]
+
     def _setup(self, args):
         from numba.cuda.dispatcher import LaunchConfig
         argtypes = tuple(self.dispatcher.typeof_pyval(a) for a in args)
@@ -126,6 +132,41 @@ class PreparedKernel:
             else:
                 kernel._prepare_args(ty, val, self.stream, retr, params)
         launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)
+
+
+class Launchers:
+    """The PreparedKernels of one stream, kept per (kernel, grid, block), and each kernel's
+    resident grid once it is compiled: a renderer that launches the same kernels frame after
+    frame asks here instead of `dispatcher[grid, block, stream]`, whose per-call argument
+    conversion holds the GIL that other GPUs' workers wait for."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._kernels: dict = {}
+        self._resident: dict = {}
+
+    def __call__(self, dispatcher, grid, block):
+        key = (dispatcher, grid, block)
+        got = self._kernels.get(key)
+        if got is None:
+            got = self._kernels[key] = PreparedKernel(dispatcher, grid, block, self.stream)
+        return got
+
+    def forget(self, arrays) -> None:
+        """Let `arrays` go: their converted parameters are no longer kept (a renderer replacing
+        its orbit and table, which would otherwise stay allocated while kept here)."""
+        ids = {id(a) for a in arrays}
+        for kernel in self._kernels.values():
+            kernel.forget(ids)
+
+    def resident(self, dispatcher, threads: int, fallback_per_sm: int) -> int:
+        """resident_blocks, asked of the driver once per kernel (after it is compiled)."""
+        got = self._resident.get((dispatcher, threads))
+        if got is None:
+            got = resident_blocks(dispatcher, threads, fallback_per_sm)
+            if dispatcher.overloads:
+                self._resident[(dispatcher, threads)] = got
+        return got
 
 
 def resident_blocks(kernel, threads: int, fallback_per_sm: int = 8) -> int:

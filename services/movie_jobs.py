@@ -22,6 +22,7 @@ from kernels.scheduler import JobContext
 
 from .movie import MovieFrameJob, MovieSpec, prepare
 from .movie_reference import movie_reference
+from .movie_warm import Warming, warm_job
 from .movie_writer import MovieWriter
 
 # how long one step may wait for a lane with room, or for the lanes to finish, before it yields
@@ -74,10 +75,21 @@ def export_movie(ctx: JobContext, job: MovieExport):
 
     def progress(stage="frames"):
         return MovieProgress(writer.encoded, total, resumed, stage)
+    pool = warming = None
     try:
         yield progress()
+        if job.gpus and job.backend.is_gpu:
+            # the GPUs' workers (made for this movie, ended with it) ready the frames' kernels
+            # while the reference orbit is computed (services/movie_warm.py)
+            from kernels.spread import LocalPool
+            pool = LocalPool(job.backend, job.gpus)
+            warming = Warming(pool, warm_job(movie, len(writer.lanes))).start()
         with movie_reference(movie, cancel=ctx.token):   # the deepest frame's, for every frame
-            yield from _frames(ctx, job, movie, writer, progress)
+            if warming is not None:
+                warming.wait()
+            yield from _frames(ctx, job, movie, writer, progress, pool)
+        if pool is not None:
+            pool.close()            # the GPUs are free while the lanes finish
         while not writer.wait_lanes(STEP_WAIT_S):
             ctx.token.check()
             yield progress()
@@ -86,12 +98,17 @@ def export_movie(ctx: JobContext, job: MovieExport):
     except BaseException:
         writer.abort()
         raise
+    finally:
+        if warming is not None:
+            warming.wait()
+        if pool is not None:
+            pool.close()
     return MovieMade(str(job.spec.out), frames, time.perf_counter() - t0)
 
 
-def _frames(ctx: JobContext, job: MovieExport, movie, writer, progress):
-    if job.gpus and job.backend.is_gpu:
-        yield from _frames_on_gpus(ctx, job, movie, writer, progress)
+def _frames(ctx: JobContext, job: MovieExport, movie, writer, progress, pool=None):
+    if pool is not None:
+        yield from _frames_on_gpus(ctx, job, movie, writer, progress, pool)
         return
     for k in writer.render_order():
         ctx.token.check()
@@ -104,19 +121,17 @@ def _frames(ctx: JobContext, job: MovieExport, movie, writer, progress):
         yield progress()
 
 
-def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress):
-    """Every frame rendered on the chosen GPUs' workers (made for this movie, ended with it) and
-    handed to the encoder lanes in the order the lanes want them."""
-    from kernels.spread import LocalPool
+def _frames_on_gpus(ctx: JobContext, job: MovieExport, movie, writer, progress, pool):
+    """Every frame rendered on the chosen GPUs' workers (`pool`) and handed to the encoder lanes
+    in the order the lanes want them."""
     order = writer.render_order()
     lanes = {k: writer.lanes.index(writer.lane_of[k]) for k in order}
     jobs = [MovieFrameJob(movie.path, k, movie.palette, job.spec.size, movie.spec.colouring,
                           lanes[k]) for k in order]
-    with LocalPool(job.backend, job.gpus) as pool:
-        for i, (rgba, _) in pool.ordered(jobs, cancel=ctx.token):
-            while not writer.put(order[i], rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
-                yield progress()
+    for i, (rgba, _) in pool.ordered(jobs, cancel=ctx.token):
+        while not writer.put(order[i], rgba, cancel=ctx.token, timeout=STEP_WAIT_S):
             yield progress()
+        yield progress()
 
 
 # the movie's renderers (one per lane, each with its reference orbit) go when it ends

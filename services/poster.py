@@ -160,18 +160,23 @@ class Poster:
     def render(self, pool, cancel, progress=None) -> None:
         """Render the missing bands on `pool` (kernels.spread), each kept on disk as its turn
         comes; `progress(fraction)` after each. `cancel` (a CancelToken) stops it."""
-        from kernels.mandelbrot.tiles import BandInto, BandJob
+        from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob
         from kernels.spread import LocalPool
         todo = [i for i in range(len(self.cut)) if i not in self.parts.done]
         jobs = [BandJob(self.request, *self.cut[i], values=self.values) for i in todo]
-        local = isinstance(pool, LocalPool)
-        if local:  # workers in this process write into the picture directly
+        # in_place: the workers write their bands into the picture, and hand back nothing
+        in_place = isinstance(pool, LocalPool)
+        if in_place:  # workers in this process write into the picture directly
             jobs = [BandInto(job, self.parts.pixels) for job in jobs]
+        elif getattr(pool, "shares_files", False) and isinstance(self.parts.pixels, np.memmap):
+            # a local cluster's workers write into the parts file: no band crosses its comms
+            jobs = [BandIntoFile.into(job, self.parts.pixels) for job in jobs]
+            in_place = True
         t0 = time.perf_counter()
         for k, band in pool.ordered(jobs, cancel=cancel):
             i = todo[k]
             r0, n = self.cut[i]
-            if not local:       # a cluster's worker may send anything back
+            if not in_place:    # a cluster's worker may send anything back
                 self.check_band(band, i, getattr(pool, "last_origin", None))
             if band is not None:
                 self.parts.pixels[r0:r0 + n] = band

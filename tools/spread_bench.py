@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
+import threading
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -24,8 +27,9 @@ sys.path.insert(0, ".")
 
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
-from kernels.mandelbrot.tiles import BandInto, BandJob, band_rows, bands  # noqa: E402
+from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, band_rows, bands  # noqa: E402
 from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
+from kernels.spread.pinning import PinUnavailable, pinned  # noqa: E402
 
 
 def posters(size: int):
@@ -55,19 +59,46 @@ def warm(pool, request, w):
         pass
 
 
-def time_poster(pool, request, picture):
+class TimedBand:
+    """A band job that notes how long its worker was busy with it (whose thread, seconds)."""
+
+    def __init__(self, job, busy):
+        self.job, self.busy = job, busy
+
+    def __call__(self, worker):
+        t = time.perf_counter()
+        out = self.job(worker)
+        self.busy.append((threading.current_thread().name, time.perf_counter() - t))
+        return out
+
+
+def time_poster(pool, request, picture, pin: bool = False, file_picture=None, rows_times: int = 1):
+    """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`; with
+    `pin`, the picture is page-locked for every GPU first (inside the time). A local cluster's
+    workers write into `file_picture` (a memory-mapped .npy, as a poster's parts file) when given,
+    else send their bands back."""
     w, h = request.size
-    cut = bands(h, band_rows(w, h))
+    cut = bands(h, band_rows(w, h) * rows_times)
     jobs = [BandJob(request, r0, n) for r0, n in cut]
     local = isinstance(pool, LocalPool)
+    busy: list = []
     if local:
-        jobs = [BandInto(j, picture) for j in jobs]
+        jobs = [TimedBand(BandInto(j, picture), busy) for j in jobs]
+    elif file_picture is not None and pool.shares_files:
+        jobs = [BandIntoFile.into(j, file_picture) for j in jobs]
     t = time.perf_counter()
-    for i, band in pool.ordered(jobs):
-        if band is not None:
-            r0, n = cut[i]
-            picture[r0:r0 + n] = band
-    return time.perf_counter() - t, len(cut)
+    with pinned(picture) if pin else nullcontext():
+        if pin:
+            print(f"  page-locking the picture took {time.perf_counter() - t:.3f} s", flush=True)
+        for i, band in pool.ordered(jobs):
+            if band is not None:
+                r0, n = cut[i]
+                picture[r0:r0 + n] = band
+    took = time.perf_counter() - t
+    per: dict = {}
+    for name, s in busy:
+        per[name] = per.get(name, 0.0) + s
+    return took, len(cut), per
 
 
 MOVIE_PLACE = ("-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "1e-12")
@@ -102,13 +133,87 @@ def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes
             "frames/s": {case: len(jobs) / v for case, v in best.items()}}
 
 
+PYTHON_SWITCH_S = 0.005         # Python's default GIL switch interval
+PINNED, PY_SWITCH = ", pinned picture", ", Python's GIL switch"
+BIG = ", bands twice as tall"
+SENT = ", bands sent back"      # a local cluster's workers send their bands (the old way)
+
+
+def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool, big: bool = False) -> dict:
+    """{case name: (open_pool kwargs, variant)} for the GPU counts this machine has; variants:
+    None, PINNED (the picture page-locked), PY_SWITCH (the pool's shorter GIL switch interval
+    replaced by Python's own while timed)."""
+    cases = {}
+    for n in counts:
+        if n > found:
+            continue
+        name = f"{n} GPU{'s' if n > 1 else ''}"
+        kw = dict(gpus=",".join(map(str, range(n))))
+        cases[name] = (kw, None)
+        if pin:
+            cases[name + PINNED] = (kw, PINNED)
+        if switch and n > 1:
+            cases[name + PY_SWITCH] = (kw, PY_SWITCH)
+        if big:
+            cases[name + BIG] = (kw, BIG)
+    top = max((n for n in counts if n <= found), default=1)
+    if dask and top >= 2:
+        kw = dict(gpus=",".join(map(str, range(top))), scheduler="local")
+        cases[f"{top} GPUs, Dask local"] = (kw, None)
+        cases[f"{top} GPUs, Dask local" + SENT] = (kw, SENT)
+    return cases
+
+
+def summary_line(name, best, counts, found, busy) -> str:
+    """One compact line per poster: each case's best time, speed-ups over one GPU, Dask's
+    overhead over the in-process pool of the same GPUs, the workers' busy seconds."""
+    one = best.get("1 GPU")
+    parts = []
+    for n in counts:
+        case = f"{n} GPU{'s' if n > 1 else ''}"
+        if n > found:
+            parts.append(f"{case} n/a")
+            continue
+        t = best[case]
+        up = f" ({one / t:.2f}x)" if one and n > 1 else ""
+        b = busy.get(case) or {}
+        work = "/".join(f"{v:.2f}" for _, v in sorted(b.items()))
+        parts.append(f"{case} {t:.3f} s{up}" + (f" [busy {work}]" if work and n > 1 else ""))
+        for variant, short in ((PINNED, "pinned"), (PY_SWITCH, "py-switch"), (BIG, "tall bands")):
+            v = best.get(case + variant)
+            if v is not None:
+                pin1 = best.get("1 GPU" + variant, one) if variant in (PINNED, BIG) else one
+                parts.append(f"{case} {short} {v:.3f} s" + (f" ({pin1 / v:.2f}x)" if pin1 and n > 1
+                                                              else ""))
+    for case, t in best.items():
+        if "Dask" in case:
+            if case.endswith(SENT):
+                case = case[:-len(SENT)] + " (bands sent back, as before)"
+            n = int(case.split()[0])
+            base = best.get(f"{n} GPUs")
+            over = f" ({100.0 * (t / base - 1.0):+.0f} % over in-process)" if base else ""
+            parts.append(f"{case} {t:.3f} s{over}")
+    return f"poster {name}: " + " | ".join(parts)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
     ap.add_argument("--size", type=int, default=16384)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--only", default=None, help="poster names, comma-separated")
+    ap.add_argument("--gpu-counts", default="1,2",
+                    help="GPU counts to time, comma-separated (those past the machine's: n/a)")
+    ap.add_argument("--dask", default=None,
+                    help="posters also timed through a local Dask cluster over the most GPUs "
+                         "(default: all of them, unless --no-dask)")
     ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--pin", default="",
+                    help="posters also timed with the picture page-locked for every GPU")
+    ap.add_argument("--big-bands", default="",
+                    help="posters also timed in bands twice as tall (half as many)")
+    ap.add_argument("--switch", default="",
+                    help="posters also timed on several GPUs with Python's GIL switch interval")
     ap.add_argument("--movie-seconds", type=float, default=30.0,
                     help="length of the movie workload (0: skip it)")
     a = ap.parse_args()
@@ -119,15 +224,31 @@ def main() -> int:
     picture = np.empty((a.size, a.size, 4), np.uint8)
     picture[:] = 0                           # touched once: page faults stay out of the timings
     names = a.only.split(",") if a.only else list(posters(a.size))
+    shared = None           # the picture a local cluster's workers write into, as a poster's file
+    if not a.no_dask:
+        import tempfile
+        import shutil
+        # /dev/shm when it holds the picture (a container's may be 64 MiB: writing past it
+        # would end the process with SIGBUS), else the temporary folder's disk
+        where = tempfile.gettempdir()
+        if os.path.isdir("/dev/shm") and shutil.disk_usage("/dev/shm").free > 1.5 * picture.nbytes:
+            where = "/dev/shm"
+        shared = np.lib.format.open_memmap(os.path.join(where, f"spread-bench-{os.getpid()}.npy"),
+                                           mode="w+", dtype=np.uint8, shape=picture.shape)
+        shared[:] = 0                   # removed at the end (the workers open it by its name)
+    counts = [int(n) for n in a.gpu_counts.split(",")]
+    dask_for = set() if a.no_dask else (set(a.dask.split(",")) if a.dask else set(names))
+    pin_for = set(filter(None, a.pin.split(",")))
+    switch_for = set(filter(None, a.switch.split(",")))
+    big_for = set(filter(None, a.big_bands.split(",")))
     for name in names:
         req = posters(a.size)[name]
-        cases = {"1 GPU": dict(gpus="0")}
-        if len(gpus) >= 2:
-            cases["2 GPUs"] = dict(gpus="0,1")
-            if not a.no_dask:
-                cases["2 GPUs, Dask local"] = dict(gpus="0,1", scheduler="local")
+        cases = gpu_cases(counts, len(gpus), name in dask_for, name in pin_for,
+                          name in switch_for, name in big_for)
         pools = {}
-        for case, kw in cases.items():
+        for case, (kw, _) in cases.items():
+            if kw in [cases[c][0] for c in pools]:      # a variant shares its pool
+                continue
             t = time.perf_counter()
             pools[case] = open_pool("cuda", **kw)
             opened = time.perf_counter() - t
@@ -135,23 +256,46 @@ def main() -> int:
             warm(pools[case], req, a.size)
             print(f"{name} / {case}: {pools[case].describe()}; opened in {opened:.2f} s, warmed in "
                   f"{time.perf_counter() - t:.2f} s", flush=True)
+        pool_of = {case: next(pools[c] for c in pools if cases[c][0] == kw)
+                   for case, (kw, _) in cases.items()}
         times = {case: [] for case in cases}
+        busy: dict = {}
+        skipped = set()
         for _ in range(a.repeats):
-            for case, pool in pools.items():
-                s, nb = time_poster(pool, req, picture)
+            for case, pool in pool_of.items():
+                if case in skipped:
+                    continue
+                variant = cases[case][1]
+                switch = sys.getswitchinterval()
+                if variant == PY_SWITCH:
+                    sys.setswitchinterval(PYTHON_SWITCH_S)
+                try:
+                    s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED,
+                                             file_picture=None if variant == SENT else shared,
+                                             rows_times=2 if variant == BIG else 1)
+                except PinUnavailable as exc:
+                    print(f"{name} / {case}: not run ({exc})", flush=True)
+                    skipped.add(case)
+                    continue
+                finally:
+                    sys.setswitchinterval(switch)
                 times[case].append(s)
+                if s <= min(times[case]):
+                    busy[case] = per
                 print(f"{name} / {case}: {s:.3f} s ({nb} bands)", flush=True)
         for pool in pools.values():
             pool.close()
-        best = {case: min(v) for case, v in times.items()}
-        row = {"request": repr(req)[:300], "seconds": times, "best_s": best}
-        if "2 GPUs" in best:
-            row["speed-up 2 vs 1"] = best["1 GPU"] / best["2 GPUs"]
-        if "2 GPUs, Dask local" in best:
-            row["dask overhead %"] = 100.0 * (best["2 GPUs, Dask local"] / best["2 GPUs"] - 1.0)
-        print(name, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()
-                     if k not in ("request", "seconds")}, flush=True)
+        best = {case: min(v) for case, v in times.items() if v}
+        row = {"request": repr(req)[:300], "seconds": times, "best_s": best,
+               "busy_s": {c: v for c, v in busy.items()}}
+        for n in counts[1:]:
+            case = f"{n} GPUs"
+            if case in best and "1 GPU" in best:
+                row[f"speed-up {n} vs 1"] = best["1 GPU"] / best[case]
+        print(summary_line(name, best, counts, len(gpus), busy), flush=True)
         out["posters"][name] = row
+    if shared is not None:
+        os.unlink(shared.filename)
     if a.movie_seconds > 0 and len(gpus) >= 2:
         out["movie"] = movie_scaling(a.movie_seconds, a.repeats)
         print("movie", {k: v for k, v in out["movie"].items() if k != "seconds"}, flush=True)

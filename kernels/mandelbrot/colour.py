@@ -376,6 +376,16 @@ class Colourer:
         self.pool = BufferPool(backend)
         self._luts: dict[str, object] = {}
         self.warm_mappings: set = set()     # mappings whose kernels warm() has compiled
+        self._launchers = None              # (stream, kernels.launch.Launchers) of the last frame
+
+    def _launch(self, dispatcher, grid, block, stream):
+        """`dispatcher[grid, block, stream]`, prepared once per stream (kernels/launch.py)."""
+        if stream is None or isinstance(stream, int):       # the default stream
+            return dispatcher[grid, block, stream or 0]
+        if self._launchers is None or self._launchers[0] is not stream:
+            from ..launch import Launchers
+            self._launchers = (stream, Launchers(stream))
+        return self._launchers[1](dispatcher, grid, block)
 
     def lut(self, name: str, timer, stream=None):
         hit = self._luts.get(name)
@@ -431,14 +441,15 @@ class Colourer:
         blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
         rgrid = SIM_REDUCE_GRID if sim else REDUCE_GRID
         with timer.phase("kernel", gpu=True, detail="colourise"):
-            stats_init_kernel[4, 256 if not sim else 8, stream](stats, hist)
+            launch = self._launch
+            launch(stats_init_kernel, 4, 256 if not sim else 8, stream)(stats, hist)
             if mode != SQRT:
-                stats_kernel[rgrid, (bx, by), stream](values, max_iter, stats)
+                launch(stats_kernel, rgrid, (bx, by), stream)(values, max_iter, stats)
             if mode == HISTOGRAM:
-                histogram_kernel[rgrid, (bx, by), stream](values, max_iter, stats, hist)
-                cdf_kernel[1, SIM_CDF_THREADS if sim else CDF_THREADS, stream](hist, cdf)
-            colour_kernel[blocks, (bx, by), stream](values, rgba, max_iter, mode, dens, offset,
-                                                    stats, cdf, lut, interior)
+                launch(histogram_kernel, rgrid, (bx, by), stream)(values, max_iter, stats, hist)
+                launch(cdf_kernel, 1, SIM_CDF_THREADS if sim else CDF_THREADS, stream)(hist, cdf)
+            launch(colour_kernel, blocks, (bx, by), stream)(values, rgba, max_iter, mode, dens,
+                                                            offset, stats, cdf, lut, interior)
 
     def warm(self, timer, stream=None, mappings=MAPPINGS):
         """Compile the colouring kernels of `mappings` (a 3×4 frame in each) not yet compiled.

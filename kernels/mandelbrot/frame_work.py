@@ -154,10 +154,11 @@ class DoneCount:
         return record(timings, *frame_works(self._useful, None, self.pixels, False, self.kind))
 
 
-def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):
+def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", kernel=None):
     """Count the frame's work where its values lie; `.finish(timings)` after the timer's finish
     adds the Work records. args: the escape kernels' grid arguments (PixelGrid.args); kind: the
-    escape kernel's number type."""
+    escape kernel's number type; kernel: the renderer's prepared launches (GpuTarget.kernel), if
+    it keeps them."""
     rows, cols = values.shape
     if not getattr(backend, "is_gpu", False):
         with timer.phase("kernel", detail="work count"):
@@ -170,6 +171,8 @@ def start_count(backend, pool, stream, values, args, timer, kind: str = "f64"):
     blocks = ((cols + LANES - 1) // LANES, (rows + by - 1) // by)
     with timer.phase("kernel", gpu=True, detail="work count"):
         out.copy_to_device(host, stream=stream)
-        count_kernel[blocks, (LANES, by), stream](values, out, *args)
+        launch = kernel(count_kernel, blocks, (LANES, by)) if kernel is not None else \
+            count_kernel[blocks, (LANES, by), stream]
+        launch(values, out, *args)
         out.copy_to_host(host, stream=stream)
     return PendingCount(host, rows * cols, kind)

@@ -218,7 +218,8 @@ class Renderer:
         work = None if recolour else start_count(
             self.backend, self.pool, target.stream, values,
             PixelGrid.of(request).args(0, request.max_iter), timer,
-            kind="f32" if self.number_type == "float32" else "f64")
+            kind="f32" if self.number_type == "float32" else "f64",
+            kernel=getattr(target, "kernel", None))
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key

@@ -76,6 +76,37 @@ class BandInto:
 
 
 @dataclass(frozen=True)
+class BandIntoFile:
+    """A BandJob whose rows go straight into the picture's file (a memory-mapped array at `path`,
+    its data from byte `offset`, of `shape` and `dtype`): for cluster workers on this machine,
+    which then hand back nothing but the order instead of the band's bytes through the cluster's
+    comms. The rows are flushed to the file before the job returns."""
+    job: BandJob
+    path: str
+    offset: int
+    shape: tuple
+    dtype: str
+
+    def __call__(self, worker) -> None:
+        j = self.job
+        row_bytes = int(np.prod(self.shape[1:], dtype=np.int64)) * np.dtype(self.dtype).itemsize
+        rows = np.memmap(self.path, dtype=self.dtype, mode="r+", offset=self.offset + j.row0 * row_bytes,
+                         shape=(j.rows,) + tuple(self.shape[1:]))
+        try:
+            j.render_into(worker, rows)
+            rows.flush()
+        finally:
+            del rows
+
+    @staticmethod
+    def into(job: BandJob, picture: np.memmap) -> BandIntoFile:
+        """The job writing into `picture`'s file (np.memmap, as numpy.lib.format.open_memmap
+        makes for a .npy)."""
+        return BandIntoFile(job, str(picture.filename), int(picture.offset), tuple(picture.shape),
+                            picture.dtype.str)
+
+
+@dataclass(frozen=True)
 class FrameJob:
     """One whole frame (a movie's frame k): its RGBA, uint8 (h, w, 4), the job's own array.
     `series`: deep frames of one series share a renderer and so its reference orbit (a movie's

@@ -21,6 +21,9 @@ class Pool:
     workers: int = 1
     # where the result ordered() yielded last came from (a cluster worker's address), if known
     last_origin: str | None = None
+    # whether the workers run on this machine in processes of their own (a local cluster), so a
+    # job may write into a file here instead of sending its result back
+    shares_files: bool = False
 
     def describe(self) -> str:
         raise NotImplementedError

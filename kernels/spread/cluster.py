@@ -90,6 +90,7 @@ class DaskPool(Pool):
             raise ValueError(f"--scheduler {self.address}: no Dask scheduler answered within "
                              f"{CONNECT_TIMEOUT_S} s ({first_line(exc)})") from None
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        self.shares_files = self._cluster is not None
 
     @staticmethod
     def _local_cluster(backend: Backend, devices, workers):

@@ -7,7 +7,9 @@ when the pool starts, before any job, so a measurement of the jobs does not incl
 """
 from __future__ import annotations
 
+import os
 import queue
+import sys
 import threading
 from typing import Any, Iterator, Sequence
 
@@ -17,7 +19,16 @@ from .base import Job, Pool
 from .worker import Worker
 
 _STOP = object()
+# While a pool of several GPUs is open, a thread holding the GIL hands it over after this long at
+# most when another asks (Python's default is 5 ms): a worker whose GPU has finished its job waits
+# for the GIL before it can launch the next, and at 5 ms a turn its GPU idled behind another
+# worker's Python. GPU_EXPLORER_POOL_SWITCH_S overrides it (0: leave Python's own).
+POOL_SWITCH_S = 0.0005
+_switch = {"users": 0, "before": None}
+_switch_lock = threading.Lock()
 WINDOW_PER_WORKER = 3
+CLOSE_MEET_S = 30.0         # how long close() and the workers wait for each other
+BROADCAST_MEET_S = 600.0    # how long a broadcast job waits for the other workers' copies
 _exit_hook = []             # [True] once _quiet_exit is registered
 
 
@@ -67,6 +78,11 @@ class LocalPool(Pool):
         self._tasks: queue.Queue = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._started = threading.Barrier(self.workers + 1)
+        # closing: every worker drops its renderers, one collection frees those in cycles (a
+        # collection walks the whole heap, and the workers' would each hold the GIL in turn),
+        # then each worker frees its context's pending memory with the context still current
+        self._dropped = threading.Barrier(self.workers + 1)
+        self._collected = threading.Barrier(self.workers + 1)
         self._start_errors: list[BaseException] = []
         self._start()
 
@@ -84,6 +100,7 @@ class LocalPool(Pool):
     def _start(self):
         if len(self.devices) > 1 and not self.backend.simulated:
             _quiet_exit()
+        self._switching = len(self.devices) > 1 and _switch_more()
         slots = self.devices if self.backend.is_gpu else (None,)
         for device in slots:
             t = threading.Thread(target=self._serve, args=(device,), daemon=True,
@@ -107,6 +124,8 @@ class LocalPool(Pool):
         except BaseException as exc:    # reported by _start, in the caller's thread
             self._start_errors.append(exc)
             self._started.wait()
+            _meet(self._dropped)        # _start closes the pool: its other workers wait here
+            _meet(self._collected)
             return
         self._started.wait()
         try:
@@ -120,7 +139,9 @@ class LocalPool(Pool):
             # the renderers' device and pinned buffers are freed while their context is still
             # this thread's: freed after it was popped, they would be released at interpreter
             # exit against a context already torn down
-            worker.close()
+            worker.close(collect=False)
+            _meet(self._dropped)        # close() collects once all have dropped theirs
+            _meet(self._collected)
             if ctx is not None:
                 try:
                     from numba import cuda
@@ -184,9 +205,78 @@ class LocalPool(Pool):
                     while run.running:
                         run.cond.wait(0.1)
 
+    def broadcast(self, job: Job) -> list:
+        """Run `job(worker)` once on every worker (a warm-up), in parallel; their results in
+        worker order. Call while no ordered() run is under way: each worker takes one copy and
+        waits at a barrier until every other worker has taken its own."""
+        meet = threading.Barrier(self.workers)
+
+        def once(worker):
+            try:
+                out = job(worker)
+            except BaseException:
+                meet.abort()            # the others stop waiting; this error is the one raised
+                raise
+            try:
+                meet.wait(timeout=BROADCAST_MEET_S)
+            except threading.BrokenBarrierError:
+                pass
+            return worker.device, out
+        got = dict(r for _, r in self.ordered([once] * self.workers, window=self.workers))
+        return [got.get(d) for d in (self.devices or (None,))]
+
     def close(self) -> None:
+        if self._switching:
+            self._switching = False
+            _switch_less()
+        if not self._threads:
+            return
         for _ in self._threads:
             self._tasks.put(_STOP)
+        _meet(self._dropped)
+        import gc
+        gc.collect()
+        _meet(self._collected)
         for t in self._threads:
             t.join(timeout=5.0)
         self._threads = []
+
+
+def _meet(barrier: threading.Barrier) -> None:
+    """Wait at one of close()'s barriers; a side that never comes (a worker that failed to
+    start) leaves the others after CLOSE_MEET_S instead of hanging the close."""
+    try:
+        barrier.wait(timeout=CLOSE_MEET_S)
+    except threading.BrokenBarrierError:
+        pass
+
+
+def switch_interval() -> float:
+    """The GIL's switch interval a pool of several GPUs sets (0: Python's own is left)."""
+    raw = os.environ.get("GPU_EXPLORER_POOL_SWITCH_S", "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else POOL_SWITCH_S
+    except ValueError:
+        return POOL_SWITCH_S
+
+
+def _switch_more() -> bool:
+    """A pool of several GPUs opens: the shorter switch interval holds until the last one closes.
+    Returns whether this pool counts as one of its users."""
+    want = switch_interval()
+    if want <= 0:
+        return False
+    with _switch_lock:
+        if _switch["users"] == 0:
+            _switch["before"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(want, _switch["before"]))
+        _switch["users"] += 1
+    return True
+
+
+def _switch_less() -> None:
+    with _switch_lock:
+        _switch["users"] -= 1
+        if _switch["users"] == 0 and _switch["before"] is not None:
+            sys.setswitchinterval(_switch["before"])
+            _switch["before"] = None

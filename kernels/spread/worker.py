@@ -26,11 +26,14 @@ class Worker:
             got = self._renderers[key] = factory()
         return got
 
-    def close(self) -> None:
-        """Drop the renderers (and with them their buffers), now rather than whenever."""
+    def close(self, collect: bool = True) -> None:
+        """Drop the renderers (and with them their buffers), now rather than whenever. collect:
+        also run the garbage collector for those held in cycles (a pool of several workers runs
+        it once for all of them instead: local.py)."""
         self._renderers.clear()
-        import gc
-        gc.collect()
+        if collect:
+            import gc
+            gc.collect()
 
     def check(self) -> None:
         if self.cancel is not None:

@@ -143,3 +143,36 @@ def test_prepared_launch_picks_the_overload_of_each_call_without_a_gpu(monkeypat
         launch._launch_prepared((a32, np.int32(3)))     # overload for it, none borrowed
 
 
+
+
+def test_forgotten_arrays_are_no_longer_kept_without_a_gpu(monkeypatch):
+    """Launchers.forget lets a renderer's replaced orbit and table go: the prepared launches kept
+    their converted parameters (and so the arrays) until then; the next call converts anew."""
+    from kernels.backend import simulator_enabled
+    if simulator_enabled():
+        pytest.skip("the simulator replaces numba.cuda's dispatcher: no launch to stand in for")
+    from numba.core.typing.typeof import Purpose, typeof
+    from numba.cuda import dispatcher as nd
+
+    from kernels.launch import Launchers
+
+    def arg_type(val):
+        return typeof(val, Purpose.argument)
+
+    old, new = np.zeros(2, np.int64), np.ones(2, np.int64)
+    sig = (arg_type(old), arg_type(3))
+    class FakeDispatcher:              # kept by identity, as numba's dispatchers are
+        typeof_pyval = staticmethod(arg_type)
+        overloads = {sig: _FakeKernel("k", sig)}
+    fake = FakeDispatcher()
+    monkeypatch.setattr(nd, "launch", lambda *a: None)
+    launchers = Launchers(None)
+    launch = launchers(fake, 1, 32)
+    assert launchers(fake, 1, 32) is launch            # kept per (kernel, grid, block)
+    launch(old, 3)
+    launch(new, 3)
+    assert set(launch._array_params[0]) == {id(old), id(new)}
+    launchers.forget([old])
+    assert set(launch._array_params[0]) == {id(new)}
+    launch(old, 3)                                      # converted again when it comes back
+    assert set(launch._array_params[0]) == {id(old), id(new)}

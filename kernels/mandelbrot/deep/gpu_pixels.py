@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...buffers import ensure_device_fits
-from ...launch import resident_blocks
+from ...launch import Launchers
 from .layout import N_STATS
 from .targets import cuda, zero_kernel
 
@@ -40,6 +40,7 @@ class GpuPixels:
         self.backend = backend
         self.launch = launch
         self._stream = None
+        self._launchers = None
         self._placed = {}       # slot -> (key, device arrays)
 
     def stream(self):
@@ -47,13 +48,21 @@ class GpuPixels:
             self._stream = cuda.stream()
         return self._stream
 
+    def launchers(self) -> Launchers:
+        """This stream's prepared launches: a movie launches the same five kernels every frame."""
+        if self._launchers is None:
+            self._launchers = Launchers(self.stream())
+        return self._launchers
+
     def place(self, slot, key, arrays, timer, what=None):
         """Device copies of `arrays`, uploaded (one "h2d" phase) when `key` differs from the one
         `slot` holds; `what` names them for the check that they fit in device memory."""
         held = self._placed.get(slot)
         if held is not None and held[0] == key:
             return held[1]
-        self._placed.pop(slot, None)          # the old copies go before the new ones come
+        old = self._placed.pop(slot, None)    # the old copies go before the new ones come
+        if old is not None and self._launchers is not None:
+            self._launchers.forget(old[1])
         nbytes = sum(a.nbytes for a in arrays)
         if what is not None:
             ensure_device_fits(nbytes, what=what)
@@ -86,34 +95,37 @@ class GpuPixels:
         threads = SIM_THREADS if simulated else THREADS
         dynamic = self.launch == "persistent"
         kernel, redo_kernel = code.gpu_first, code.gpu_redo
+        launch = self.launchers()
         if not dynamic:
             resident = None
         elif simulated:
             resident = SIM_BLOCKS
         else:
-            resident = resident_blocks(kernel, threads, BLOCKS_PER_SM)
+            resident = launch.resident(kernel, threads, BLOCKS_PER_SM)
+        # one timed phase for all the frame's launches: each phase records two events, whose
+        # host calls cost more than the small kernels around the pixels' pass
         with timer.phase("kernel", gpu=True):
-            zero_kernel[1, 32, s](stats)
-            zero_kernel[-(-counters.shape[0] // 32), 32, s](counters)
-            zero_kernel[1, 32, s](nredo)
-        for b in range(nbands):
-            p0, p1 = b * band, min(total, (b + 1) * band)
-            need = -(-(p1 - p0) // threads)
-            nblocks = need if resident is None else max(1, min(resident, need))
-            with timer.phase("kernel", gpu=True):
-                kernel[nblocks, threads, s](values, counters, b, p0, p1, dynamic, *args, stats,
-                                            redo, nredo)
-            if nbands > 1 and (cancel is not None or progress is not None):
-                s.synchronize()
-                if cancel is not None:
-                    cancel.check()
-                if progress is not None:
-                    progress(p1 / total, "pixels")
-        # the doubtful pixels (a few per thousand at most where measured): persistent threads take
-        # them from the last counter until nredo[0], which only the device knows
-        rblocks = SIM_BLOCKS if simulated else resident_blocks(redo_kernel, threads, BLOCKS_PER_SM)
-        with timer.phase("kernel", gpu=True):
-            redo_kernel[rblocks, threads, s](values, counters, nbands, *args, stats, redo, nredo)
+            launch(zero_kernel, 1, 32)(stats)
+            launch(zero_kernel, -(-counters.shape[0] // 32), 32)(counters)
+            launch(zero_kernel, 1, 32)(nredo)
+            for b in range(nbands):
+                p0, p1 = b * band, min(total, (b + 1) * band)
+                need = -(-(p1 - p0) // threads)
+                nblocks = need if resident is None else max(1, min(resident, need))
+                launch(kernel, nblocks, threads)(values, counters, b, p0, p1, dynamic, *args,
+                                                 stats, redo, nredo)
+                if nbands > 1 and (cancel is not None or progress is not None):
+                    s.synchronize()
+                    if cancel is not None:
+                        cancel.check()
+                    if progress is not None:
+                        progress(p1 / total, "pixels")
+            # the doubtful pixels (a few per thousand at most where measured): persistent threads
+            # take them from the last counter until nredo[0], which only the device knows
+            rblocks = SIM_BLOCKS if simulated else launch.resident(redo_kernel, threads,
+                                                                    BLOCKS_PER_SM)
+            launch(redo_kernel, rblocks, threads)(values, counters, nbands, *args, stats, redo,
+                                                  nredo)
         return values, stats
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
