@@ -37,6 +37,22 @@ def _log2_abs(mr, mi, e):
     return 0.5 * math.log2(a) + e
 
 
+@njit(inline="always")
+def _next_derivative(zr, zi, ze, dr, di, de):
+    """D_{n+1} = 2 Z_n D_n + 1 in floatexp: the product's exponent, then the 1 added at its scale."""
+    pr = 2.0 * (zr * dr - zi * di)
+    pi = 2.0 * (zr * di + zi * dr)
+    pe = ze + de
+    if zr == 0.0 and zi == 0.0 or dr == 0.0 and di == 0.0:
+        pr, pi, pe = 0.0, 0.0, EZERO
+    # beyond 2^±64 one of the two terms is below the other's last bit
+    if pe > 64:
+        return _renorm(pr, pi, pe)
+    if pe < -64:
+        return 0.5, 0.0, 1
+    return _renorm(math.ldexp(pr, pe) + 1.0, math.ldexp(pi, pe), 0)
+
+
 @njit(cache=True, nogil=True)
 def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
     """Carry deriv = [re, im, exp] (D_first as a floatexp, exp held as a float) on from Z_first
@@ -45,20 +61,7 @@ def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
     mre, mim, zexp: Z's floatexp columns indexed by n."""
     dr, di, de = deriv[0], deriv[1], int(deriv[2])
     for n in range(first, stop):
-        zr, zi, ze = mre[n], mim[n], int(zexp[n])
-        # 2 Z D + 1 in floatexp: the product's exponent, then the 1 added at its scale
-        pr = 2.0 * (zr * dr - zi * di)
-        pi = 2.0 * (zr * di + zi * dr)
-        pe = ze + de
-        if zr == 0.0 and zi == 0.0 or dr == 0.0 and di == 0.0:
-            pr, pi, pe = 0.0, 0.0, EZERO
-        # beyond 2^±64 one of the two terms is below the other's last bit
-        if pe > 64:
-            dr, di, de = _renorm(pr, pi, pe)
-        elif pe < -64:
-            dr, di, de = 0.5, 0.0, 1
-        else:
-            dr, di, de = _renorm(math.ldexp(pr, pe) + 1.0, math.ldexp(pi, pe), 0)
+        dr, di, de = _next_derivative(mre[n], mim[n], int(zexp[n]), dr, di, de)
         if radius_log2 > -np.inf:
             if _log2_abs(dr, di, de) + radius_log2 + 1.0 > _log2_abs(mre[n + 1], mim[n + 1],
                                                                      zexp[n + 1]):
@@ -66,6 +69,42 @@ def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
                 return n + 1
     deriv[0], deriv[1], deriv[2] = dr, di, de
     return -1
+
+
+@njit(inline="always")
+def _point(z, k, tk, tm, te, nt, i):
+    """(mre, mim, e, next i) of z[k]: as reference._floatexp_columns makes it, or the exact
+    floatexp of a tiny point (tk[i] == k - 1: the engine counts from the chunk's first new point)."""
+    if i < nt and tk[i] + 1 == k:
+        return tm[i, 0], tm[i, 1], te[i], i + 1
+    re, im = z[k].real, z[k].imag
+    big = max(abs(re), abs(im))
+    if big == 0.0:
+        return re, im, EZERO, i
+    _, e = math.frexp(big)
+    return math.ldexp(re, -e), math.ldexp(im, -e), e, i
+
+
+@njit(cache=True, nogil=True)
+def scan_chunk(z, made, prev, tk, tm, te, nt, deriv, radius_log2):
+    """scan() over a chunk as the engine left it, without building its floatexp columns: z[0]
+    the chunk's start (its floatexp in prev = [mre, mim, e]), z[1 .. made] the new points, the
+    tiny ones (tk ascending) exact in tm, te. Returns scan()'s hit n, prev then holding the
+    floatexp of z[n] (z[made] when the test held nowhere)."""
+    dr, di, de = deriv[0], deriv[1], int(deriv[2])
+    zr, zi, ze = prev[0], prev[1], int(prev[2])
+    hit = -1
+    i = 0
+    for n in range(made):
+        dr, di, de = _next_derivative(zr, zi, ze, dr, di, de)
+        zr, zi, ze, i = _point(z, n + 1, tk, tm, te, nt, i)
+        if radius_log2 > -np.inf and (_log2_abs(dr, di, de) + radius_log2 + 1.0
+                                      > _log2_abs(zr, zi, ze)):
+            hit = n + 1
+            break
+    deriv[0], deriv[1], deriv[2] = dr, di, de
+    prev[0], prev[1], prev[2] = zr, zi, ze
+    return hit
 
 
 def start_derivative() -> np.ndarray:

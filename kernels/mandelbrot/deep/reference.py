@@ -183,7 +183,7 @@ class ReferenceOrbit:
         buf = self._buf
         tiny: list[tuple] = []
         deriv = self._deriv.copy()
-        prev = self._floatexp_at(start)
+        prev = np.array(self._floatexp_at(start), dtype=np.float64)    # floatexp of Z_n
         escaped = False
         period = None
         goal = max(max_iter, start + 1)
@@ -198,10 +198,8 @@ class ReferenceOrbit:
                     buf = _grown(buf, n + count + 1, self.length if buf is self._buf else n + 1)
                 before = eng.save()
                 made, nt, escaped = eng.step(count, buf[n + 1:n + 1 + count], tk, tm, te)
-                mre, mim, ze = _floatexp_columns(buf[n:n + made + 1])
-                mre[0], mim[0], ze[0] = prev
-                mre[tk[:nt] + 1], mim[tk[:nt] + 1], ze[tk[:nt] + 1] = tm[:nt, 0], tm[:nt, 1], te[:nt]
-                hit = period_stop.scan(mre, mim, ze, 0, made, deriv, test_log2)
+                hit = period_stop.scan_chunk(buf[n:n + made + 1], made, prev, tk, tm, te, nt,
+                                             deriv, test_log2)
                 if hit > 0 and not (escaped and hit == made):
                     # the period is inside this chunk: go back and stop the exact Z there
                     eng.restore(before)
@@ -211,7 +209,6 @@ class ReferenceOrbit:
                 keep = tk[:nt] < made
                 if keep.any():
                     tiny.append((tk[:nt][keep] + n + 1, tm[:nt][keep].copy(), te[:nt][keep].copy()))
-                prev = (float(mre[made]), float(mim[made]), int(ze[made]))
                 n += made
                 if cancel is not None:
                     cancel.check()
