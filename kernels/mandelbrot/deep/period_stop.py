@@ -16,7 +16,9 @@ import math
 import numpy as np
 from numba import njit
 
+from .orbit_floatexp import point_floatexp
 from .orbit_format import EZERO
+from .pow2_scale import frexp, ldexp
 
 
 @njit(cache=True, nogil=True)
@@ -24,8 +26,8 @@ def _renorm(xr, xi, e):
     a = max(abs(xr), abs(xi))
     if a == 0.0:
         return 0.0, 0.0, EZERO
-    _, k = math.frexp(a)
-    return math.ldexp(xr, -k), math.ldexp(xi, -k), e + k
+    _, k = frexp(a)
+    return ldexp(xr, -k), ldexp(xi, -k), e + k
 
 
 @njit(cache=True, nogil=True)
@@ -50,7 +52,7 @@ def _next_derivative(zr, zi, ze, dr, di, de):
         return _renorm(pr, pi, pe)
     if pe < -64:
         return 0.5, 0.0, 1
-    return _renorm(math.ldexp(pr, pe) + 1.0, math.ldexp(pi, pe), 0)
+    return _renorm(ldexp(pr, pe) + 1.0, ldexp(pi, pe), 0)
 
 
 @njit(cache=True, nogil=True)
@@ -72,17 +74,30 @@ def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
 
 
 @njit(inline="always")
+def _test_holds(dr, di, de, zr, zi, ze, radius_log2):
+    """scan()'s test, log2|D| + radius_log2 + 1 > log2|Z|, with the logarithms taken only where
+    the exponents leave it open: a normalised floatexp (m, e) has log2|m 2^e| in [e - 1, e + 0.5)
+    (a margin of one more either side keeps round-off from deciding)."""
+    if dr == 0.0 and di == 0.0:
+        return False
+    if zr == 0.0 and zi == 0.0:
+        return True
+    lhs = radius_log2 + 1.0
+    if de + lhs + 1.5 < ze - 2.0:
+        return False
+    if de + lhs - 2.0 > ze + 1.5:
+        return True
+    return _log2_abs(dr, di, de) + lhs > _log2_abs(zr, zi, ze)
+
+
+@njit(inline="always")
 def _point(z, k, tk, tm, te, nt, i):
-    """(mre, mim, e, next i) of z[k]: as reference._floatexp_columns makes it, or the exact
+    """(mre, mim, e, next i) of z[k] (orbit_floatexp.point_floatexp), or the exact
     floatexp of a tiny point (tk[i] == k - 1: the engine counts from the chunk's first new point)."""
     if i < nt and tk[i] + 1 == k:
         return tm[i, 0], tm[i, 1], te[i], i + 1
-    re, im = z[k].real, z[k].imag
-    big = max(abs(re), abs(im))
-    if big == 0.0:
-        return re, im, EZERO, i
-    _, e = math.frexp(big)
-    return math.ldexp(re, -e), math.ldexp(im, -e), e, i
+    mr, mi, e = point_floatexp(z[k].real, z[k].imag)
+    return mr, mi, e, i
 
 
 @njit(cache=True, nogil=True)
@@ -98,8 +113,7 @@ def scan_chunk(z, made, prev, tk, tm, te, nt, deriv, radius_log2):
     for n in range(made):
         dr, di, de = _next_derivative(zr, zi, ze, dr, di, de)
         zr, zi, ze, i = _point(z, n + 1, tk, tm, te, nt, i)
-        if radius_log2 > -np.inf and (_log2_abs(dr, di, de) + radius_log2 + 1.0
-                                      > _log2_abs(zr, zi, ze)):
+        if radius_log2 > -np.inf and _test_holds(dr, di, de, zr, zi, ze, radius_log2):
             hit = n + 1
             break
     deriv[0], deriv[1], deriv[2] = dr, di, de

@@ -27,6 +27,7 @@ import numpy as np
 
 from ...extras import install_hint
 from . import period_stop
+from .orbit_floatexp import fill_orbit
 from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and tables import it here)
 from .orbit_snapshot import OrbitSnapshot
 from .reference_gmpy2 import Gmpy2Engine
@@ -37,6 +38,8 @@ ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 
 # a chunk of iterations between cancellation checks and progress reports takes about this long
 CHUNK_SECONDS = 0.02
+# an extend's buffer is made for up to this many more points at once, not doubled as it fills
+GROW_AHEAD = 1 << 22
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
 # an orbit stopped at its period serves frames whose radius is up to 2^this below the radius
@@ -195,7 +198,9 @@ class ReferenceOrbit:
             while n < goal and not escaped and period is None:
                 count = min(step, goal - n)
                 if buf is self._buf or buf.shape[0] <= n + count:
-                    buf = _grown(buf, n + count + 1, self.length if buf is self._buf else n + 1)
+                    # room for the whole extend at once (zeros: pages it never reaches cost nothing)
+                    room = max(n + count + 1, min(goal + 1, n + GROW_AHEAD))
+                    buf = _grown(buf, room, self.length if buf is self._buf else n + 1)
                 before = eng.save()
                 made, nt, escaped = eng.step(count, buf[n + 1:n + 1 + count], tk, tm, te)
                 hit = period_stop.scan_chunk(buf[n:n + made + 1], made, prev, tk, tm, te, nt,
@@ -247,14 +252,10 @@ class ReferenceOrbit:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(orbit (length, 4) float64, orbit_exp (length,) int32), built once per version."""
         if self._orbit is None:
-            mre, mim, e = _floatexp_columns(self.z)
-            t = self._tiny_n
-            mre[t], mim[t], e[t] = self._tiny_m[:, 0], self._tiny_m[:, 1], self._tiny_e
-            z = self.z
             orbit = np.empty((self.length, 4), dtype=np.float64)
-            orbit[:, 0], orbit[:, 1], orbit[:, 2], orbit[:, 3] = z.real, z.imag, mre, mim
-            self._orbit = orbit
-            self._orbit_exp = e.astype(np.int32)
+            oexp = np.empty(self.length, dtype=np.int32)
+            fill_orbit(self.z, self._tiny_n, self._tiny_m, self._tiny_e, orbit, oexp)
+            self._orbit, self._orbit_exp = orbit, oexp
         return self._orbit, self._orbit_exp
 
     def _floatexp_at(self, n: int) -> tuple[float, float, int]:
