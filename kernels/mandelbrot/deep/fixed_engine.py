@@ -131,6 +131,20 @@ def _record_fast(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e):
     return nt, False
 
 
+@njit(inline="always")
+def _square(L, base, row, into, prod, w):
+    """Row `prod` = |number `row`|² (|.| in row `into` where negative), on w - 1 limbs where the
+    integer limb is 0 (|x| < 1, most points): the square's top two limbs are then 0."""
+    stride = L.shape[1] * 8
+    a, negative = _magnitude(L, base, row, into, w)
+    if L[into if negative else row, w - 1] == 0:
+        sqr(base + stride * prod, a, w - 1)
+        L[prod, 2 * w - 2] = 0
+        L[prod, 2 * w - 1] = 0
+    else:
+        sqr(base + stride * prod, a, w)
+
+
 @njit(nogil=True, cache=True)
 def iterate(L, base, n, count, out, tiny_k, tiny_m, tiny_e):
     """As mpfr_engine.iterate, on the limb array L (its address `base`; n fraction limbs)."""
@@ -143,12 +157,9 @@ def iterate(L, base, n, count, out, tiny_k, tiny_m, tiny_e):
     nt = 0
     for k in range(count):
         add_n(s, x, y, w)
-        ax, _ = _magnitude(L, base, X, AX, w)
-        ay, _ = _magnitude(L, base, Y, AY, w)
-        az, _ = _magnitude(L, base, S, AS, w)
-        sqr(p1, ax, w)
-        sqr(p2, ay, w)
-        sqr(p3, az, w)
+        _square(L, base, X, AX, P1, w)
+        _square(L, base, Y, AY, P2, w)
+        _square(L, base, S, AS, P3, w)
         sub_n(x, x2, y2, w)
         add_n(x, x, cx, w)
         sub_n(y, t, x2, w)
