@@ -117,9 +117,11 @@ def _double(L, base, row, w, n):
 def _record_fast(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e):
     """_record where Re Z or Im Z is at least 2^-11 (nearly always): the doubles straight from the
     top limbs, no negation, no floatexp (Z is then far from float64's underflow)."""
+    if w < 3:
+        return _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
     okx, zr = _top_value(L, X, w)
     oky, zi = _top_value(L, Y, w)
-    if w < 3 or not (okx or oky):
+    if not (okx or oky):
         return _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
     if not okx:
         zr = _double(L, base, X, w, n)
