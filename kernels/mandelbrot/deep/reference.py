@@ -38,6 +38,8 @@ ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 
 # a chunk of iterations between cancellation checks and progress reports takes about this long
 CHUNK_SECONDS = 0.02
+# parts of a chunk the engine runs at a time while the period test is on
+PERIOD_PARTS = 8
 # an extend's buffer is made for up to this many more points at once, not doubled as it fills
 GROW_AHEAD = 1 << 22
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
@@ -193,10 +195,14 @@ class ReferenceOrbit:
         total = max(1, goal - start)
         # at least ~16 reports on a long extend, however fast the chunks
         step = min(chunk_iterations(self.precision), max(256, total // 16))
-        tk, tm, te = np.empty(step, np.int64), np.empty((step, 2)), np.empty(step, np.int64)
+        # with the period test on, the engine runs in parts of a chunk: the part the test stops
+        # in is computed twice (to its end, then again to the period), so a short one wastes less
+        part = step if radius_log2 is None else max(256, step // PERIOD_PARTS)
+        report_at = n + step
+        tk, tm, te = np.empty(part, np.int64), np.empty((part, 2)), np.empty(part, np.int64)
         try:
             while n < goal and not escaped and period is None:
-                count = min(step, goal - n)
+                count = min(part, goal - n)
                 if buf is self._buf or buf.shape[0] <= n + count:
                     # room for the whole extend at once (zeros: pages it never reaches cost nothing)
                     room = max(n + count + 1, min(goal + 1, n + GROW_AHEAD))
@@ -215,6 +221,9 @@ class ReferenceOrbit:
                 if keep.any():
                     tiny.append((tk[:nt][keep] + n + 1, tm[:nt][keep].copy(), te[:nt][keep].copy()))
                 n += made
+                if n < report_at and n < goal and not escaped and period is None:
+                    continue
+                report_at = n + step
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
