@@ -108,12 +108,12 @@ _warm = False
 
 
 def warm_engine() -> None:
-    """Load (or compile) the engine's and the period test's compiled code with a tiny orbit, once
-    per process, so that no frame waits for it; nothing without gmpy2."""
+    """Load (or compile) the engine's, the period test's and the float arrays' compiled code with
+    a tiny orbit, once per process, so that no frame waits for it; nothing without gmpy2."""
     global _warm
     if not _warm:
         try:
-            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0)
+            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0).arrays()
         except RuntimeError:
             return
         _warm = True
