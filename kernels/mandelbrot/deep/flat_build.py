@@ -11,7 +11,6 @@ of the loop's.
 """
 from __future__ import annotations
 
-
 import numpy as np
 from numba import njit, prange
 

@@ -6,8 +6,8 @@ the first n with radius·|D_n|·2 > |Z_n|: the ball of that radius around C then
 period n, every pixel of the frame lies within it, and a pixel reaching Z_n rebases to Z_0 with a
 delta as small as the ones perturbation starts from (the kernels rebase at the orbit's last point).
 
-Works on the floatexp columns reference.py keeps (mantissas mre, mim in [0.5, 1), exponent e;
-EZERO for an exact zero), so it runs the same on a chunk in flight or a finished orbit.
+Runs over each chunk as the engine leaves it (scan_chunk), on Z's floatexp form (mantissas in
+[0.5, 1), exponent e; EZERO for an exact zero: orbit_floatexp.py) taken point by point.
 """
 from __future__ import annotations
 
@@ -55,27 +55,9 @@ def _next_derivative(zr, zi, ze, dr, di, de):
     return _renorm(ldexp(pr, pe) + 1.0, ldexp(pi, pe), 0)
 
 
-@njit(cache=True, nogil=True)
-def scan(mre, mim, zexp, first, stop, deriv, radius_log2):
-    """Carry deriv = [re, im, exp] (D_first as a floatexp, exp held as a float) on from Z_first
-    to D_stop; return the first n in (first, stop] where the period test holds (deriv then holds
-    D_n), or -1. radius_log2 = -inf turns the test off (the derivative is still carried).
-    mre, mim, zexp: Z's floatexp columns indexed by n."""
-    dr, di, de = deriv[0], deriv[1], int(deriv[2])
-    for n in range(first, stop):
-        dr, di, de = _next_derivative(mre[n], mim[n], int(zexp[n]), dr, di, de)
-        if radius_log2 > -np.inf:
-            if _log2_abs(dr, di, de) + radius_log2 + 1.0 > _log2_abs(mre[n + 1], mim[n + 1],
-                                                                     zexp[n + 1]):
-                deriv[0], deriv[1], deriv[2] = dr, di, de
-                return n + 1
-    deriv[0], deriv[1], deriv[2] = dr, di, de
-    return -1
-
-
 @njit(inline="always")
 def _test_holds(dr, di, de, zr, zi, ze, radius_log2):
-    """scan()'s test, log2|D| + radius_log2 + 1 > log2|Z|, with the logarithms taken only where
+    """The period test, log2|D| + radius_log2 + 1 > log2|Z|, with the logarithms taken only where
     the exponents leave it open: a normalised floatexp (m, e) has log2|m 2^e| in [e - 1, e + 0.5)
     (a margin of one more either side keeps round-off from deciding)."""
     if dr == 0.0 and di == 0.0:
@@ -102,10 +84,12 @@ def _point(z, k, tk, tm, te, nt, i):
 
 @njit(cache=True, nogil=True)
 def scan_chunk(z, made, prev, tk, tm, te, nt, deriv, radius_log2):
-    """scan() over a chunk as the engine left it, without building its floatexp columns: z[0]
-    the chunk's start (its floatexp in prev = [mre, mim, e]), z[1 .. made] the new points, the
-    tiny ones (tk ascending) exact in tm, te. Returns scan()'s hit n, prev then holding the
-    floatexp of z[n] (z[made] when the test held nowhere)."""
+    """Carry deriv = [re, im, exp] (D at the chunk's start as a floatexp, exp held as a float)
+    over a chunk as the engine left it: z[0] the chunk's start (its floatexp in prev = [mre, mim,
+    e]), z[1 .. made] the new points, the tiny ones (tk ascending) exact in tm, te. Returns the
+    first n in (0, made] where the period test holds (deriv then holds D_n, prev the floatexp of
+    z[n]), or -1 (deriv and prev at z[made]). radius_log2 = -inf turns the test off (the
+    derivative is still carried)."""
     dr, di, de = deriv[0], deriv[1], int(deriv[2])
     zr, zi, ze = prev[0], prev[1], int(prev[2])
     hit = -1
@@ -122,7 +106,7 @@ def scan_chunk(z, made, prev, tk, tm, te, nt, deriv, radius_log2):
 
 
 def start_derivative() -> np.ndarray:
-    """D_0 = 0 as scan() carries it."""
+    """D_0 = 0 as scan_chunk() carries it."""
     return np.array([0.0, 0.0, float(EZERO)])
 
 
