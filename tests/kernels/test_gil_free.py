@@ -15,9 +15,11 @@ def test_the_deep_frames_host_loops_are_compiled_without_the_gil():
     of a shared machine."""
     from numba.core.registry import CPUDispatcher
 
-    from kernels.mandelbrot.deep import fixed_engine, flat_build, mpfr_engine, orbit_scan
+    from kernels.mandelbrot.deep import (fixed_engine, flat_build, mpfr_engine, orbit_floatexp,
+                                         orbit_scan, period_stop)
     seen = 0
-    for module in (bla, flat_build, orbit_scan, mpfr_engine, fixed_engine):
+    for module in (bla, flat_build, orbit_scan, mpfr_engine, fixed_engine, orbit_floatexp,
+                   period_stop):
         for name, fn in vars(module).items():
             if not isinstance(fn, CPUDispatcher) or fn.targetoptions.get("inline") == "always":
                 continue

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from .layout import empty_table
+from .pow2_scale import frexp, ldexp
 from .reference import EZERO
 
 # ε = 2^-EPS_BITS: the neglected δ² is at most this fraction of the linear term per step. 2^-53 would
@@ -60,7 +61,7 @@ CHUNK_LEVELS = 10
 def _rnorm(m, e):
     if m == 0.0:
         return 0.0, EZERO
-    f, k = math.frexp(m)
+    f, k = frexp(m)
     return f, e + k
 
 
@@ -71,11 +72,11 @@ def _rsub(a, ae, b, be):
         return a, ae
     if ae >= be:
         d = be - ae
-        v = a if d < -_FAR else a - math.ldexp(b, d)
+        v = a if d < -_FAR else a - ldexp(b, d)
         e = ae
     else:
         d = ae - be
-        v = (0.0 if d < -_FAR else math.ldexp(a, d)) - b
+        v = (0.0 if d < -_FAR else ldexp(a, d)) - b
         e = be
     if v <= 0.0:
         return 0.0, EZERO
@@ -95,8 +96,8 @@ def _cnorm(xr, xi, e):
     a = max(abs(xr), abs(xi))
     if a == 0.0:
         return 0.0, 0.0, EZERO
-    _, k = math.frexp(a)
-    return math.ldexp(xr, -k), math.ldexp(xi, -k), e + k
+    _, k = frexp(a)
+    return ldexp(xr, -k), ldexp(xi, -k), e + k
 
 
 @njit(inline="always")
@@ -110,11 +111,11 @@ def _cadd(ar, ai, ae, br, bi, be):
         d = be - ae
         if d < -_FAR:
             return ar, ai, ae
-        return _cnorm(ar + math.ldexp(br, d), ai + math.ldexp(bi, d), ae)
+        return _cnorm(ar + ldexp(br, d), ai + ldexp(bi, d), ae)
     d = ae - be
     if d < -_FAR:
         return br, bi, be
-    return _cnorm(math.ldexp(ar, d) + br, math.ldexp(ai, d) + bi, be)
+    return _cnorm(ldexp(ar, d) + br, ldexp(ai, d) + bi, be)
 
 
 @njit(inline="always")
@@ -187,12 +188,12 @@ def _finish(tab, tabe, k):
         tab[k, 4] = r
         tabe[k, 2] = re_
     e = _clamp(tabe[k, 0])
-    tab[k, 5] = math.ldexp(tab[k, 0], e)
-    tab[k, 6] = math.ldexp(tab[k, 1], e)
-    tab[k, 7] = math.ldexp(tab[k, 4], _clamp(tabe[k, 2]))
+    tab[k, 5] = ldexp(tab[k, 0], e)
+    tab[k, 6] = ldexp(tab[k, 1], e)
+    tab[k, 7] = ldexp(tab[k, 4], _clamp(tabe[k, 2]))
     am = _mag(tab[k, 0], tab[k, 1])
     tab[k, 8] = am
-    tab[k, 9] = math.ldexp(am, e)
+    tab[k, 9] = ldexp(am, e)
 
 
 @njit(cache=True, nogil=True)

@@ -35,6 +35,8 @@ neg = types.ExternalFunction("__gmpn_neg", types.uint64(_P, _P, _P))
 sqr = types.ExternalFunction("__gmpn_sqr", types.void(_P, _P, _P))
 
 _TWO64 = 18446744073709551616.0
+_INV_TWO64 = 1.0 / _TWO64
+_TWO53 = 1 << 53
 _SIGN = np.uint64(1 << 63)
 
 
@@ -91,6 +93,60 @@ def _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e):
     return nt, False
 
 
+@njit(inline="always")
+def _top_value(L, row, w):
+    """(ok, number `row` as a float64) from its top three limbs, read as two's complement, where
+    they hold all of a double's bits (|x| >= 2^-11); ok False for smaller numbers (_to_frexp)."""
+    t = np.int64(L[row, w - 1])
+    u = L[row, w - 2]
+    if (t == 0 and u < _SIGN) or (t == -1 and u >= _SIGN):
+        s = np.int64(u)         # the number in units of 2^-64, the lower limbs adding to it
+        if -_TWO53 < s < _TWO53:
+            return False, 0.0
+        return True, (float(s) + float(L[row, w - 3]) * _INV_TWO64) * _INV_TWO64
+    return True, float(t) + float(u) * _INV_TWO64
+
+
+@njit(nogil=True, cache=True)
+def _double(L, base, row, w, n):
+    m, e = _to_frexp(L, base, row, w, n)
+    return math.ldexp(m, e) if e > -1100 else 0.0
+
+
+@njit(inline="always")
+def _record_fast(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e):
+    """_record where Re Z or Im Z is at least 2^-11 (nearly always): the doubles straight from the
+    top limbs, no negation, no floatexp (Z is then far from float64's underflow)."""
+    if w < 3:
+        return _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
+    okx, zr = _top_value(L, X, w)
+    oky, zi = _top_value(L, Y, w)
+    if not (okx or oky):
+        return _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
+    if not okx:
+        zr = _double(L, base, X, w, n)
+    if not oky:
+        zi = _double(L, base, Y, w, n)
+    out[k] = complex(zr, zi)
+    if zr * zr + zi * zi > BAILOUT2 and math.hypot(zr, zi) > ESCAPE:
+        return nt, True
+    return nt, False
+
+
+@njit(inline="always")
+def _square(L, base, row, into, prod, w):
+    """Row `prod` = |number `row`|² (|.| in row `into` where negative), on w - 1 limbs where the
+    integer limb is 0 (|x| < 1, most points): the square's top two limbs are then 0."""
+    stride = L.shape[1] * 8
+    a, negative = _magnitude(L, base, row, into, w)
+    if L[into if negative else row, w - 1] == 0:
+        sqr(base + stride * prod, a, w - 1)
+        L[prod, 2 * w - 2] = 0
+        L[prod, 2 * w - 1] = 0
+    else:
+        sqr(base + stride * prod, a, w)
+
+
 @njit(nogil=True, cache=True)
 def iterate(L, base, n, count, out, tiny_k, tiny_m, tiny_e):
     """As mpfr_engine.iterate, on the limb array L (its address `base`; n fraction limbs)."""
@@ -103,18 +159,15 @@ def iterate(L, base, n, count, out, tiny_k, tiny_m, tiny_e):
     nt = 0
     for k in range(count):
         add_n(s, x, y, w)
-        ax, _ = _magnitude(L, base, X, AX, w)
-        ay, _ = _magnitude(L, base, Y, AY, w)
-        az, _ = _magnitude(L, base, S, AS, w)
-        sqr(p1, ax, w)
-        sqr(p2, ay, w)
-        sqr(p3, az, w)
+        _square(L, base, X, AX, P1, w)
+        _square(L, base, Y, AY, P2, w)
+        _square(L, base, S, AS, P3, w)
         sub_n(x, x2, y2, w)
         add_n(x, x, cx, w)
         sub_n(y, t, x2, w)
         sub_n(y, y, y2, w)
         add_n(y, y, cy, w)
-        nt, escaped = _record(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
+        nt, escaped = _record_fast(L, base, w, n, k, out, nt, tiny_k, tiny_m, tiny_e)
         if escaped:
             return k + 1, nt, True
     return count, nt, False

@@ -11,13 +11,12 @@ of the loop's.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
 from .bla import _BUILD_LOCK, threadsafe_layer
 from .layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from .pow2_scale import ldexp
 
 
 @njit(inline="always")
@@ -37,8 +36,8 @@ def _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k):
         bt[k, bc[1]] = tab[k, T_ADI]
         e = min(max(tabe[k, E_B], -clamp), clamp)
         # a B past float64's range becomes inf, as NumPy's ldexp makes it
-        bt[k, bc[2]] = math.ldexp(tab[k, T_BR], e)
-        bt[k, bc[3]] = math.ldexp(tab[k, T_BI], e)
+        bt[k, bc[2]] = ldexp(tab[k, T_BR], e)
+        bt[k, bc[3]] = ldexp(tab[k, T_BI], e)
         bt[k, bc[4]] = tab[k, T_RD]
         bt[k, bc[5]] = tab[k, T_AD]
 

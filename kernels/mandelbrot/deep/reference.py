@@ -27,6 +27,7 @@ import numpy as np
 
 from ...extras import install_hint
 from . import period_stop
+from .orbit_floatexp import fill_orbit
 from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and tables import it here)
 from .orbit_snapshot import OrbitSnapshot
 from .reference_gmpy2 import Gmpy2Engine
@@ -37,6 +38,10 @@ ENGINE_VARIABLE = "GPU_EXPLORER_REFERENCE_ENGINE"
 
 # a chunk of iterations between cancellation checks and progress reports takes about this long
 CHUNK_SECONDS = 0.02
+# parts of a chunk the engine runs at a time while the period test is on
+PERIOD_PARTS = 8
+# an extend's buffer is made for up to this many more points at once, not doubled as it fills
+GROW_AHEAD = 1 << 22
 # a reused orbit serves frames whose centre lies within this many frame widths of its own
 REUSE_WIDTHS = 16
 # an orbit stopped at its period serves frames whose radius is up to 2^this below the radius
@@ -103,12 +108,12 @@ _warm = False
 
 
 def warm_engine() -> None:
-    """Load (or compile) the engine's and the period test's compiled code with a tiny orbit, once
-    per process, so that no frame waits for it; nothing without gmpy2."""
+    """Load (or compile) the engine's, the period test's and the float arrays' compiled code with
+    a tiny orbit, once per process, so that no frame waits for it; nothing without gmpy2."""
     global _warm
     if not _warm:
         try:
-            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0)
+            ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0).arrays()
         except RuntimeError:
             return
         _warm = True
@@ -183,25 +188,29 @@ class ReferenceOrbit:
         buf = self._buf
         tiny: list[tuple] = []
         deriv = self._deriv.copy()
-        prev = self._floatexp_at(start)
+        prev = np.array(self._floatexp_at(start), dtype=np.float64)    # floatexp of Z_n
         escaped = False
         period = None
         goal = max(max_iter, start + 1)
         total = max(1, goal - start)
         # at least ~16 reports on a long extend, however fast the chunks
         step = min(chunk_iterations(self.precision), max(256, total // 16))
-        tk, tm, te = np.empty(step, np.int64), np.empty((step, 2)), np.empty(step, np.int64)
+        # with the period test on, the engine runs in parts of a chunk: the part the test stops
+        # in is computed twice (to its end, then again to the period), so a short one wastes less
+        part = step if radius_log2 is None else max(256, step // PERIOD_PARTS)
+        report_at = n + step
+        tk, tm, te = np.empty(part, np.int64), np.empty((part, 2)), np.empty(part, np.int64)
         try:
             while n < goal and not escaped and period is None:
-                count = min(step, goal - n)
+                count = min(part, goal - n)
                 if buf is self._buf or buf.shape[0] <= n + count:
-                    buf = _grown(buf, n + count + 1, self.length if buf is self._buf else n + 1)
+                    # room for the whole extend at once (zeros: pages it never reaches cost nothing)
+                    room = max(n + count + 1, min(goal + 1, n + GROW_AHEAD))
+                    buf = _grown(buf, room, self.length if buf is self._buf else n + 1)
                 before = eng.save()
                 made, nt, escaped = eng.step(count, buf[n + 1:n + 1 + count], tk, tm, te)
-                mre, mim, ze = _floatexp_columns(buf[n:n + made + 1])
-                mre[0], mim[0], ze[0] = prev
-                mre[tk[:nt] + 1], mim[tk[:nt] + 1], ze[tk[:nt] + 1] = tm[:nt, 0], tm[:nt, 1], te[:nt]
-                hit = period_stop.scan(mre, mim, ze, 0, made, deriv, test_log2)
+                hit = period_stop.scan_chunk(buf[n:n + made + 1], made, prev, tk, tm, te, nt,
+                                             deriv, test_log2)
                 if hit > 0 and not (escaped and hit == made):
                     # the period is inside this chunk: go back and stop the exact Z there
                     eng.restore(before)
@@ -211,8 +220,10 @@ class ReferenceOrbit:
                 keep = tk[:nt] < made
                 if keep.any():
                     tiny.append((tk[:nt][keep] + n + 1, tm[:nt][keep].copy(), te[:nt][keep].copy()))
-                prev = (float(mre[made]), float(mim[made]), int(ze[made]))
                 n += made
+                if n < report_at and n < goal and not escaped and period is None:
+                    continue
+                report_at = n + step
                 if cancel is not None:
                     cancel.check()
                 if progress is not None:
@@ -250,14 +261,10 @@ class ReferenceOrbit:
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(orbit (length, 4) float64, orbit_exp (length,) int32), built once per version."""
         if self._orbit is None:
-            mre, mim, e = _floatexp_columns(self.z)
-            t = self._tiny_n
-            mre[t], mim[t], e[t] = self._tiny_m[:, 0], self._tiny_m[:, 1], self._tiny_e
-            z = self.z
             orbit = np.empty((self.length, 4), dtype=np.float64)
-            orbit[:, 0], orbit[:, 1], orbit[:, 2], orbit[:, 3] = z.real, z.imag, mre, mim
-            self._orbit = orbit
-            self._orbit_exp = e.astype(np.int32)
+            oexp = np.empty(self.length, dtype=np.int32)
+            fill_orbit(self.z, self._tiny_n, self._tiny_m, self._tiny_e, orbit, oexp)
+            self._orbit, self._orbit_exp = orbit, oexp
         return self._orbit, self._orbit_exp
 
     def _floatexp_at(self, n: int) -> tuple[float, float, int]:
