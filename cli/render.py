@@ -119,7 +119,7 @@ def run_render(args) -> int:
     from kernels.buffers import OutOfDeviceMemory
     from kernels.scheduler import Cancelled, CancelToken
     try:
-        renderer = view_renderer(view, request, be)
+        renderer = view_renderer(view, request, be, one_frame=True)
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     if view == "mandelbrot":     # a first start compiles for seconds: say so, not a silent bar

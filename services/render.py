@@ -18,14 +18,20 @@ def _scaled(progress, lo: float, hi: float):
     return lambda fraction: progress(lo + (hi - lo) * float(fraction))
 
 
-def view_renderer(view: str, request, backend, probe: bool = False):
+def view_renderer(view: str, request, backend, probe: bool = False, one_frame: bool = False):
     """The renderer for `request` of `view`: for the Mandelbrot view the one kernels.mandelbrot
     .jobs chooses (a deep frame's needs gmpy2: RuntimeError saying how to install it when
-    missing), else the view's Renderer. `probe`: only check that it can be made (None)."""
+    missing), else the view's Renderer. `probe`: only check that it can be made (None).
+    `one_frame`: it draws this frame only, so a deep reference gets no headroom for zooms in."""
     if view == "mandelbrot":
         from kernels.mandelbrot.jobs import check_renderer, make_renderer
         check_renderer(request)
-        return None if probe else make_renderer(request, backend)
+        if probe:
+            return None
+        renderer = make_renderer(request, backend)
+        if one_frame and hasattr(renderer, "deep"):
+            renderer.deep.precision_headroom = 0
+        return renderer
     if probe:
         return None
     return importlib.import_module(f"kernels.{view}.renderer").Renderer(backend)

@@ -10,7 +10,8 @@ the renderer asks for):
   mpfr 1t    the compiled MPFR engine on one thread, the full orbit
   threads    the compiled engine with its squarings on 3 or 2 threads (--orbit-threads)
   period     the engine the renderer picks, stopped at the frame's period
-  frame      DeepRenderer(cpu).render_values of the 32×32 frame on a warmed-up renderer (the
+  frame      DeepRenderer(cpu).render_values of the 32×32 frame on a warmed-up renderer, with no
+             precision headroom as `--render` draws it (the
              start-up a shallow render also pays, i.e. compiling or loading the kernels, left out)
 and the per-iteration cost of each engine at a few precisions.
 
@@ -79,6 +80,7 @@ def frame_time(req):
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     r = DeepRenderer(resolve("cpu"))
+    r.precision_headroom = 0        # as `main.py --render` draws one frame (services/render.py)
     r.warmup((req.format,))
     dt, res = timed(lambda: r.render_values(req))
     return dt, res

@@ -118,6 +118,8 @@ class DeepRenderer:
         self.backend = backend
         self.eps_bits = int(eps_bits)
         self.kmin = int(kmin)
+        # doublings of headroom a new orbit gets; 0 where no zoom follows (one headless frame)
+        self.precision_headroom = PRECISION_HEADROOM
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
@@ -261,7 +263,7 @@ class DeepRenderer:
             orbit = found[0] if reused else orbit
         if not reused:
             orbit = ReferenceOrbit(request.center_re, request.center_im,
-                                   request.precision_deeper(PRECISION_HEADROOM))
+                                   request.precision_deeper(self.precision_headroom))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         # the period stop's ball: every pixel of the frame, seen from the orbit's centre
         radius = radius_log2(FrameGeometry.of(request, orbit)) if self.period_stop else None
