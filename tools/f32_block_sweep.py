@@ -7,10 +7,11 @@ which must be the same for every variant.
 
 A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (unroll_f32.KERNELS; "blocks" only at the
 grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
-warp refill, WARPS the resident warps per SM, gpu_target.THRESH and WARPS_PER_SM by default, as the
-float64 frames they are compared with keep). Without --variants: the kernel the app runs.
+warp refill, unroll_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
+by default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM). Without
+--variants: the kernel the app runs.
 
-    python tools/f32_block_sweep.py --variants blocks:16,4 branchless:16,4 branchless:16,2 \\
+    python tools/f32_block_sweep.py --variants blocks:16,4/8 branchless:16,4 branchless:16,2 \\
         --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
 (tools/gpu_f32_speed.sh runs it on the GPU)
 """
@@ -43,9 +44,10 @@ def _ms(v) -> str:
 
 def parse_variant(text: str) -> tuple[str, int, int, int, int]:
     """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
-    default unroll_f32's grouping, gpu_target.THRESH and WARPS_PER_SM)."""
+    default unroll_f32's grouping and THRESH, gpu_target.WARPS_PER_SM)."""
     from kernels.mandelbrot import unroll_f32
-    from kernels.mandelbrot.gpu_target import THRESH, WARPS_PER_SM
+    from kernels.mandelbrot.gpu_target import WARPS_PER_SM
+    from kernels.mandelbrot.unroll_f32 import THRESH
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)

@@ -113,11 +113,9 @@ def _kernels():
     i, d, s1 = t.int64, t.float64, t.float32[::1]
     yield "escape_warp_kernel32", "f32", ew32.escape_warp_kernel32.py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
-    from kernels.mandelbrot import escape_warp_f32_branchless as branchless
-    from kernels.mandelbrot.unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK
-    yield "escape_warp_kernel32_branchless", "f32", \
-        branchless.build(BLOCK_STEPS, BLOCKS_PER_LOOK, cache=False).py_func, \
-        (f2, i2, u1, i, i, i, s1, s1, i)
+    from kernels.mandelbrot import escape_warp_f32_blocks as blocks_variant
+    yield "escape_warp_kernel32_blocks", "f32", \
+        blocks_variant.escape_warp_kernel32_blocks.py_func, (f2, i2, u1, i, i, i, s1, s1, i)
     yield "escape_warp_kernel", "f64", ew.escape_warp_kernel.py_func, \
         (f2, i2, u1, i1, i1, i, i, i, i, i, d, d, d, d, d, i)
     yield from _deep_walks()
