@@ -125,8 +125,9 @@ def _kernels():
 
 
 def _deep_walks():
-    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers)
-    and make_walk's (64-bit), the same float32 operations."""
+    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers,
+    packed and carried loads) and make_walk's (64-bit), the same float32 operations; and
+    make_walk's float64 pass, the loop float64 deltas run."""
     try:
         from kernels.mandelbrot.deep import perturbation_f32 as p32
     except ImportError:         # gmpy2 missing: the deep package needs it
@@ -139,6 +140,10 @@ def _deep_walks():
     for name, walk in (("deep float32 walk, int32", p32._walk_gpu),
                        ("deep float32 walk, int64", old)):
         yield name, "f32", _one_pixel(walk), sig
+    from kernels.mandelbrot.deep.perturbation_loop import _walk_gpu as walk64
+    yield "deep float64 walk", "f64", _one_pixel(walk64), (
+        "float64[::1], int64[::1], float64[::1], float64[::1], float64[::1], float64[::1], "
+        "int64[:, ::1], int64, float64")
 
 
 def _one_pixel(walk):
