@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22's float32 speed target on one GPU, in one device call (about 4 minutes), from the
+# Issue 22's float32 speed target on one GPU, in one device call (about 4 minutes, 10 at most), from the
 # repository root with the GPU environment active (as for tools/gpu_run.sh):
 #   PYTHONPATH=.:$PYTHONPATH bash tools/gpu_f32_speed.sh OUTDIR
 # 1. the app's float32 kernel (branch-free blocks, 16 steps x 4 blocks, refill at 16 idle lanes)
@@ -33,7 +33,7 @@ else grep -E "^(whole set|seahorse)" "$out/variants.txt" | cut -c1-600; tail -3 
 for deep in 64 32; do
   if [ $deep = 64 ]; then label="before (make_walk's loop)"; else label="after (walk_f32)"; fi
   echo "== 2. deep pair, float32 loop $label (${SECONDS}s)"
-  GPU_EXPLORER_F32_DEEP_INT=$deep timeout 75 python3 tools/deep_f32_pair.py --rounds 3 --repeats 5 \
+  GPU_EXPLORER_F32_DEEP_INT=$deep timeout 100 python3 tools/deep_f32_pair.py --rounds 3 --repeats 3 \
     > "$out/deep-$deep.txt" 2>&1
   echo "rc=$?"; grep -vE "Warning|warn\(|^\s*$" "$out/deep-$deep.txt" | tail -5 | cut -c1-400
 done

@@ -1,7 +1,7 @@
-"""The app's float32 warp kernel (escape_warp_f32.py, branch-free blocks) on the GPU (real, or numba's
-simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, the default
-grouping kept in numba's disk cache, and, compiled to PTX (needs NVVM), a look at the warp that is
-float32 arithmetic with no 64-bit integer work."""
+"""The app's float32 warp kernel (escape_warp_f32.py, branch-free blocks) on the GPU (real, or
+numba's simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, the
+default grouping kept in numba's disk cache, and, compiled to PTX (needs NVVM), a look at the warp
+that is float32 arithmetic with no 64-bit integer work."""
 import re
 
 import numpy as np

@@ -17,8 +17,9 @@ rounded to float32; everything the loop does per step is float32 (`LIMITS` keeps
 bookkeeping and the rebasing test within float32's range), so the GPU runs it at float32's rate.
 The loop is walk_f32.make_walk32: make_walk's with its integers in 32 bits and an orbit row in
 one load, carried to the next step (the same counts); GPU_EXPLORER_F32_DEEP_INT=64 builds
-make_walk's own instead, over the unpadded table, for a bench beside it (kernels built so are not kept in numba's on-disk
-cache, which keys on the source and would hand the next run the other loop).
+make_walk's own instead, over the unpadded table, for a bench beside it (kernels built so are
+not kept in numba's on-disk cache, which keys on the source and would hand the next run the
+other loop).
 """
 from __future__ import annotations
 

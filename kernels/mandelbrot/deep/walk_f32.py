@@ -8,8 +8,10 @@ the same values and counts) with
 - an orbit row (Z_m and the radius of the single step from m) read with one 16-byte load, and
   carried from the load that tests the bailout to the next step, which read it again: a
   perturbation step makes one load where make_walk's makes five; a BLA step reads A and B with
-  one 16-byte load from table rows padded to 32 bytes (`pad_table`). Each load of a warp whose pixels sit at different orbit positions is a
-  gather over as many cache lines, so loads, not the float32 arithmetic, are what a step waits on.
+  one 16-byte load from table rows padded to 32 bytes (`pad_table`).
+
+Each load of a warp whose pixels sit at different orbit positions is a gather over as many cache
+lines, so the loads, more than the float32 arithmetic, are what a step waits on.
 
 The float32 arrays fit 32-bit indices wherever float32 deltas apply (perturbation_f32.flat_tables32
 refuses longer ones).
