@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 22's float32 speed target on one GPU, in one device call (about 4 minutes, 10 at most), from the
-# repository root with the GPU environment active (as for tools/gpu_run.sh):
+# Issue 22's float32 speed target on one GPU, in one device call (about 4 minutes, 10 at most),
+# from the repository root with the GPU environment active (as for tools/gpu_run.sh):
 #   PYTHONPATH=.:$PYTHONPATH bash tools/gpu_f32_speed.sh OUTDIR
 # 1. the app's float32 kernel (branch-free blocks, 16 steps x 4 blocks, refill at 16 idle lanes)
 #    against the one it replaced (blocks:16,4/8) and the new kernel at the old threshold, side by
