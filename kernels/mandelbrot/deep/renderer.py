@@ -37,7 +37,7 @@ from .layout import (
     empty_table,
 )
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
-from .perturbation_loop import ZW, flat_tables
+from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
@@ -330,7 +330,7 @@ class DeepRenderer:
             (levels_d,) = self.pixels.place("levels", key_t, (levels,), timer)
             serial, zo, bt = self._flat_tables(orb, table, timer)
             flat = self.pixels.place("flat", serial, (zo, bt), timer,
-                                     what=f"the orbit and table of {zo.shape[0] // ZW:,} points")
+                                     what=f"the orbit and table of {orb.shape[0]:,} points")
             return (None, None, None, None, levels_d), flat
         dev_o = self.pixels.place("orbit", (id(orbit), orbit.version), (orb, oexp), timer,
                                   what=f"a reference orbit of {orb.shape[0]:,} points")
@@ -345,7 +345,7 @@ class DeepRenderer:
         _, tab, tabe, levels = table
         f = self._flat
         f32 = self._f32
-        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype == np.float32) != f32:
+        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype != np.float64) != f32:
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
                 make = perturbation_f32.flat_tables32 if f32 else flat_tables
