@@ -73,7 +73,7 @@ for n in $counts; do
   else line="$line | $n GPUs n/a"; fi
 done
 echo "$line"
-ls $scratch/frames*.txt >/dev/null 2>&1 && python3 tools/movie_frames.py compare $(ls $scratch/frames*.txt | sort)
+ls $scratch/frames*.txt >/dev/null 2>&1 && python3 tools/movie_frames.py compare $(ls $scratch/frames*.txt | sort) && cp $scratch/frames*.txt "$out/"
 top=$(( ngpu >= 4 ? 4 : ngpu ))
 if [ $top -ge 2 ] && [ $(elapsed) -lt $(( budget - 90 )) ]; then   # the pool's GIL switch interval A/B
   run_movie $top x GPU_EXPLORER_POOL_SWITCH_S=0
