@@ -100,17 +100,20 @@ def run_movie(args) -> int:
         except (ValueError, BackendUnavailable, RuntimeError) as exc:
             return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
         timeline.mark("pool")
+        from . import quick_exit
         from .heap import heap_frozen
         with heap_frozen(), pool:
             code = _run(spec, movie, pool, restart, ahead, timeline)
+            if code == 0 and be.is_gpu and not be.simulated and quick_exit.enabled(True):
+                # main.py ends the process without its shutdown: the GPUs' memory and contexts
+                # go with it, not freed one by one first
+                quick_exit.request()
+                getattr(pool, "close_for_exit", pool.close)()
     finally:
         ahead.close()
     timeline.mark("close")
     if code == 0:
         print(timeline.line())
-        if be.is_gpu and not be.simulated:     # main.py ends the process without its shutdown
-            from .quick_exit import request
-            request()
     return code
 
 

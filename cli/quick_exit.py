@@ -10,16 +10,23 @@ from __future__ import annotations
 import os
 import sys
 
-_wanted = {"on": False}
+_state = {"program": False, "wanted": False}
+
+
+def as_program() -> None:
+    """main.py runs as the program (not main.main() called by a test): finish() may end it."""
+    _state["program"] = True
 
 
 def request() -> None:
     """The command's work is done and nothing but the interpreter's shutdown is left."""
-    _wanted["on"] = True
+    _state["wanted"] = True
 
 
-def enabled() -> bool:
-    return _wanted["on"] and os.environ.get("GPU_EXPLORER_QUICK_EXIT", "").strip() != "0"
+def enabled(ahead: bool = False) -> bool:
+    """Whether finish() ends the process now (ahead: whether it would once request()ed)."""
+    return (_state["program"] and (_state["wanted"] or ahead)
+            and os.environ.get("GPU_EXPLORER_QUICK_EXIT", "").strip() != "0")
 
 
 def finish(code: int) -> int:

@@ -84,6 +84,7 @@ class LocalPool(Pool):
         self._dropped = threading.Barrier(self.workers + 1)
         self._collected = threading.Barrier(self.workers + 1)
         self._start_errors: list[BaseException] = []
+        self._release = True
         self._start()
 
     def describe(self) -> str:
@@ -139,6 +140,8 @@ class LocalPool(Pool):
             # the renderers' device and pinned buffers are freed while their context is still
             # this thread's: freed after it was popped, they would be released at interpreter
             # exit against a context already torn down
+            if not self._release:       # the process ends now: nothing worth freeing
+                return
             worker.close(collect=False)
             _meet(self._dropped)        # close() collects once all have dropped theirs
             _meet(self._collected)
@@ -225,14 +228,27 @@ class LocalPool(Pool):
         got = dict(r for _, r in self.ordered([once] * self.workers, window=self.workers))
         return [got.get(d) for d in (self.devices or (None,))]
 
-    def close(self) -> None:
+    def close_for_exit(self) -> None:
+        """close() for a process that ends right after without its shutdown."""
+        self.close(release=False)
+
+    def close(self, release: bool = True) -> None:
+        """Stop the workers. release=False (a process about to end without its interpreter's
+        shutdown: cli/quick_exit.py) leaves their renderers, device memory and contexts to the
+        process's end instead of freeing them one by one."""
         if self._switching:
             self._switching = False
             _switch_less()
         if not self._threads:
             return
+        self._release = release
         for _ in self._threads:
             self._tasks.put(_STOP)
+        if not release:
+            for t in self._threads:
+                t.join(timeout=5.0)
+            self._threads = []
+            return
         _meet(self._dropped)
         import gc
         gc.collect()

@@ -64,9 +64,11 @@ def test_the_reference_is_computed_while_the_pool_opens(tmp_path, monkeypatch, c
 def test_quick_exit_skips_the_interpreters_shutdown_unless_turned_off(env, shutdown):
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print('shutdown ran'))\n"
-            "from cli.quick_exit import finish, request\n"
+            "from cli.quick_exit import as_program, finish, request\n"
             "print('work done')\n"
             "request()\n"
+            "assert finish(4) == 4          # not the program: returns\n"
+            "as_program()\n"
             "sys.exit(finish(3))\n")
     got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT), "GPU_EXPLORER_QUICK_EXIT": env},

@@ -133,3 +133,23 @@ def test_pools_of_several_gpus_shorten_the_gil_switch_interval_while_open(monkey
     monkeypatch.setenv("GPU_EXPLORER_POOL_SWITCH_S", "0")
     with LocalPool(_fake_gpus(), devices=(0, 1)):
         assert sys.getswitchinterval() == before
+
+
+def test_close_for_exit_stops_the_workers_without_freeing_or_collecting(monkeypatch):
+    from kernels.spread import worker as worker_mod
+    closed, collected = [], []
+    monkeypatch.setattr(worker_mod.Worker, "close", lambda self, collect=True: closed.append(self))
+    monkeypatch.setattr(gc, "collect", lambda *a: collected.append(1) or 0)
+    pool = LocalPool(_fake_gpus(), devices=(0, 1))
+    threads = list(pool._threads)
+    assert sorted(pool.broadcast(lambda w: w.device)) == [0, 1]
+    t0 = time.perf_counter()
+    pool.close_for_exit()
+    assert time.perf_counter() - t0 < 2.0
+    assert not any(t.is_alive() for t in threads)
+    assert closed == [] and collected == []       # left to the process's end
+    pool.close()                                   # and a later close has nothing left to do
+    assert closed == [] and collected == []
+    with LocalPool(_fake_gpus(), devices=(0, 1)):
+        pass
+    assert len(closed) == 2 and len(collected) == 1     # an ordinary close frees, collects once
