@@ -27,7 +27,7 @@ sys.path.insert(0, ".")
 
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
-from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, band_rows, bands  # noqa: E402
+from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
 from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
 from kernels.spread.pinning import PinUnavailable, pinned  # noqa: E402
 
@@ -78,7 +78,7 @@ def time_poster(pool, request, picture, pin: bool = False, file_picture=None, ro
     workers write into `file_picture` (a memory-mapped .npy, as a poster's parts file) when given,
     else send their bands back."""
     w, h = request.size
-    cut = bands(h, band_rows(w, h) * rows_times)
+    cut = bands(h, picture_rows(request) * rows_times)
     jobs = [BandJob(request, r0, n) for r0, n in cut]
     local = isinstance(pool, LocalPool)
     busy: list = []
