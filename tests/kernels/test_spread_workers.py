@@ -2,7 +2,6 @@
 worker (a movie's warm-up while its reference computes), and closing collects garbage once for
 all workers instead of once per worker (each collection walks the whole heap holding the GIL)."""
 import gc
-import sys
 import threading
 import time
 
@@ -116,23 +115,6 @@ def test_a_worker_that_fails_to_start_does_not_hold_up_the_close(monkeypatch):
     with pytest.raises(RuntimeError, match="a GPU could not be opened: CUDA_ERROR_INVALID_DEVICE"):
         LocalPool(be, devices=(0, 1, 2))
     assert time.monotonic() - t < 10.0
-
-
-def test_pools_of_several_gpus_shorten_the_gil_switch_interval_while_open(monkeypatch):
-    before = sys.getswitchinterval()
-    monkeypatch.delenv("GPU_EXPLORER_POOL_SWITCH_S", raising=False)
-    with LocalPool(_fake_gpus(), devices=(0,)):
-        assert sys.getswitchinterval() == before         # one GPU: nobody to hand over to
-    a = LocalPool(_fake_gpus(), devices=(0, 1))
-    assert sys.getswitchinterval() == pytest.approx(min(before, local_mod.POOL_SWITCH_S))
-    b = LocalPool(_fake_gpus(), devices=(0, 1, 2, 3))
-    a.close()
-    assert sys.getswitchinterval() == pytest.approx(min(before, local_mod.POOL_SWITCH_S))
-    b.close()
-    assert sys.getswitchinterval() == before             # the last pool closed: Python's again
-    monkeypatch.setenv("GPU_EXPLORER_POOL_SWITCH_S", "0")
-    with LocalPool(_fake_gpus(), devices=(0, 1)):
-        assert sys.getswitchinterval() == before
 
 
 def test_close_for_exit_stops_the_workers_without_freeing_or_collecting(monkeypatch):
