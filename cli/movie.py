@@ -94,6 +94,8 @@ def run_movie(args) -> int:
     # the deepest frame's reference orbit is computed while the GPUs' contexts open (it holds no
     # GIL); every deep frame's renderer takes a copy of it
     ahead = ReferenceAhead(movie).start()
+    from kernels.spread import typing_ahead
+    typing_ahead.start(be)      # numba's typing registries, while the contexts open too
     try:
         try:    # a GPU that does not exist, a cluster that does not answer: before any work
             pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
