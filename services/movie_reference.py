@@ -80,8 +80,7 @@ class ReferenceAhead:
     def wait(self, cancel=None):
         forget = cancel.on_cancel(self.token.cancel) if cancel is not None else (lambda: None)
         try:
-            while not self._done.wait(0.05):
-                pass
+            self._done.wait()
         finally:
             forget()
         if "error" in self._box:
