@@ -54,6 +54,13 @@ FORMATS = ("perturbation", "extended")
 TABLE_SLACK_BITS = 4
 
 
+def table_bound(c_bound_exp: int) -> int:
+    """The bound a frame's table is built for: the next multiple of TABLE_SLACK_BITS above the
+    frame's own, so every frame has one table whatever was rendered before it (a movie's frames
+    over several GPUs equal those on one: a table's radii change the counts in their last bits)."""
+    return TABLE_SLACK_BITS * (int(c_bound_exp) // TABLE_SLACK_BITS + 1)
+
+
 @dataclass
 class DeepResult:
     """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
@@ -279,19 +286,18 @@ class DeepRenderer:
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
         """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
-        for a smaller one (its radii are only smaller than they could be), so it serves frames whose
-        bound is up to 2^TABLE_SLACK_BITS below its own: zooming in 2x per step rebuilds it every
-        few steps, panning rarely."""
+        for a smaller one (its radii are only smaller than they could be), so one serves every
+        frame whose bound rounds up to its own (table_bound): zooming in 2x per step rebuilds it
+        every TABLE_SLACK_BITS steps, panning rarely, and a frame's table never depends on the
+        frames before it."""
         key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
+        bound = table_bound(geo.c_bound_exp) if use_bla else 0
         t = self._table
-        if t is not None and t[0][:5] == key and (
-                not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS):
+        if t is not None and t[0] == key + (bound,):
             return t, True
         if progress is not None:
             progress(0.0, "table")
         orb, oexp = orbit.arrays()
-        # build for a bound a little above this frame's, so small pans and zoom-outs keep it
-        bound = geo.c_bound_exp + 1
         if use_bla:
             tab, tabe, levels = build_table(orb, oexp, (0.5, bound + 1), self.eps_bits, self.kmin)
         else:
