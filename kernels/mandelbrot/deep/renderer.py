@@ -47,6 +47,7 @@ from .table_ahead import (
     compact,
     is_gapped,
     reserved_bytes,
+    second_core,
     table_nbytes,
 )
 from .table_ahead import warm as warm_ahead
@@ -310,10 +311,12 @@ class DeepRenderer:
 
     def _ahead_for(self, request: DeepRequest, orbit: ReferenceOrbit, geo: FrameGeometry):
         """(table key, TableAhead) to build this frame's table while its orbit is computed, or
-        None: on the CPU (a GPU frame uploads build_table's packed table), with BLA and level 0,
-        in float64 (the float32 layout is made from the packed table), within the memory that
-        the largest orbit the frame allows would reserve."""
-        if not self.table_ahead or self.backend.is_gpu or not request.bla or self.kmin != 0:
+        None. Only on a CPU of two cores or more (a GPU frame uploads build_table's packed table;
+        on one core the build after the orbit is as fast), with BLA and level 0, in float64 (the
+        float32 layout is made from a packed table), and within MAX_RESERVED_BYTES for the
+        largest orbit the frame allows."""
+        if (not self.table_ahead or self.backend.is_gpu or not request.bla or self.kmin != 0
+                or not second_core()):
             return None
         fmt = request.format
         if self.number_type == "float32" and float32_deltas_reach(fmt, request.spacing_log2):
