@@ -36,8 +36,8 @@ def _dispatchers(part: str) -> list:
         return [colour.colour_rows_cpu, colour.stats_cpu]
     if part == "histogram":
         return [colour.colour_rows_cpu, colour.stats_cpu, colour.histogram_cpu, colour.cdf_cpu]
-    from .deep import extended_loop, flat_build, perturbation_loop
-    return {"table": flat_build.table_kernels(),
+    from .deep import extended_loop, flat_build, perturbation_loop, table_ahead
+    return {"table": flat_build.table_kernels() + table_ahead.kernels(),
             "perturbation": [perturbation_loop.deep_rows_pert_cpu],
             "extended": [extended_loop.deep_rows_ext_cpu]}.get(part, [])
 

@@ -1,6 +1,7 @@
 """The deep frame's host work runs without the GIL: the reference orbit's compiled engine and the
 BLA table's build (after the orbit or beside it, table_ahead.py). A movie or a poster on several
-GPUs renders its frames in worker threads of one process; host work that held the GIL stopped every other worker meanwhile (seen on two GPUs)."""
+GPUs renders its frames in worker threads of one process; host work that held the GIL stopped
+every other worker meanwhile (seen on two GPUs)."""
 import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")

@@ -18,7 +18,13 @@ from kernels.mandelbrot.deep.perturbation_loop import BW, loop_tables
 from kernels.mandelbrot.deep.reference import ReferenceOrbit
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 from kernels.mandelbrot.deep.request import DeepRequest
-from kernels.mandelbrot.deep.table_ahead import TableAhead, compact, is_gapped, table_nbytes
+from kernels.mandelbrot.deep.table_ahead import (
+    BUNCH,
+    TableAhead,
+    compact,
+    is_gapped,
+    table_nbytes,
+)
 
 from test_deep import near
 
@@ -100,7 +106,7 @@ def test_points_below_float64s_range_are_exact():
     _same_as_build_table(orbit, built)
 
 
-@pytest.mark.parametrize("catch_up", [None, 1, 7])
+@pytest.mark.parametrize("catch_up", [None, 1, 7, 0])
 def test_a_long_orbit_stopped_at_its_period_mid_chunk(catch_up):
     from kernels.mandelbrot.deep.period_stop import radius_log2
     from kernels.mandelbrot.deep.renderer import FrameGeometry
@@ -116,6 +122,8 @@ def test_a_long_orbit_stopped_at_its_period_mid_chunk(catch_up):
     assert is_gapped(built[2], built[4])
     if catch_up == 1:
         assert ahead._blocks == (orbit.length - 2) // BLOCK
+    if catch_up == 0:       # all its blocks left to the end: shared with a helper thread there
+        assert (orbit.length - 2) // BLOCK >= 2 * BUNCH
 
 
 def test_an_extended_orbit_starts_from_its_old_points():

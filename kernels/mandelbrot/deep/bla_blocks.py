@@ -14,7 +14,7 @@ finishes its levels below CHUNK_LEVELS and the final pass the levels from CHUNK_
 """
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 from .bla import _finish, _merge, _single
 from .flat_build import bt_row, zo_row
@@ -79,8 +79,9 @@ def _upper(orbit, cm, ce, offsets, counts, top, tab, tabe, zo, bt, zc, bc, clamp
 @njit(cache=True, nogil=True)
 def final_blocks(orbit, oexp, cm, ce, eps_bits, offsets, counts, top, c0, tab, tabe, zo, bt, zc,
                  bc, clamp, layout, points):
-    """The rest of the table of an orbit of `points` points (`counts` its levels' final counts),
-    blocks c0 .. on and everything above them, on one thread."""
+    """The rest of the table of an orbit of `points` points (`counts` its levels' final counts):
+    blocks c0 .. on (the last one, partial, where the blocks before it are done) and everything
+    above the blocks."""
     size = 1 << top
     nblocks = (counts[0] + size - 1) // size
     for c in range(c0, nblocks):
@@ -90,20 +91,4 @@ def final_blocks(orbit, oexp, cm, ce, eps_bits, offsets, counts, top, c0, tab, t
            points - 1)
     if layout:
         for k in range(c0 * size + 1, points - 1):
-            zo_row(orbit, tab, offsets[0], counts[0], zo, zc, k)
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def final_blocks_parallel(orbit, oexp, cm, ce, eps_bits, offsets, counts, top, c0, tab, tabe, zo,
-                          bt, zc, bc, clamp, layout, points):
-    """final_blocks on all the CPU's threads (the same arrays bit for bit)."""
-    size = 1 << top
-    nblocks = (counts[0] + size - 1) // size
-    for i in prange(max(0, nblocks - c0)):
-        _block(orbit, oexp, cm, ce, eps_bits, offsets, counts, top, tab, tabe, bt, bc, clamp,
-               layout, c0 + i)
-    _upper(orbit, cm, ce, offsets, counts, top, tab, tabe, zo, bt, zc, bc, clamp, layout,
-           points - 1)
-    if layout:
-        for k in prange(c0 * size + 1, points - 1):
             zo_row(orbit, tab, offsets[0], counts[0], zo, zc, k)

@@ -70,11 +70,10 @@ def _fill_parallel(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp):
 def table_kernels() -> list:
     """The compiled functions a deep frame's table and its layout use on this machine (the first
     start's check of numba's disk cache: kernels/mandelbrot/warm.py)."""
-    from . import bla, bla_blocks, orbit_floatexp
-    ahead = [bla_blocks.stream_blocks, orbit_floatexp.fill_rows]     # table_ahead.py
+    from . import bla
     if threadsafe_layer():
-        return [bla._build_parallel, _fill_parallel, bla_blocks.final_blocks_parallel] + ahead
-    return [bla._build, _fill, bla_blocks.final_blocks] + ahead
+        return [bla._build_parallel, _fill_parallel]
+    return [bla._build, _fill]
 
 
 def loop_layout(orbit, tab, tabe, levels, zcols, bcols, zw: int, bw: int, clamp: int,

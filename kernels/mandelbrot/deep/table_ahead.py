@@ -18,8 +18,8 @@ import threading
 
 import numpy as np
 
-from .bla import _BUILD_LOCK, CHUNK_LEVELS, build_table, level_counts, threadsafe_layer
-from .bla_blocks import final_blocks, final_blocks_parallel, stream_blocks
+from .bla import CHUNK_LEVELS, build_table, level_counts
+from .bla_blocks import final_blocks, stream_blocks
 from .layout import N_TAB
 from .orbit_floatexp import fill_rows
 from .perturbation_loop import _CLAMP, B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW
@@ -142,6 +142,28 @@ class TableAhead:
                       self._counts, CHUNK_LEVELS, c0, c1, self.tab, self.tabe, self.zo, self.bt,
                       _ZCOLS, _BCOLS, _CLAMP, self.layout)
 
+    def _stream_shared(self, c0: int, c1: int, two: bool) -> None:
+        """Blocks c0 .. c1-1, half of them on a helper thread where there are enough to share."""
+        if not two or c1 - c0 < 2 * BUNCH:
+            self._stream(c0, c1)
+            return
+        mid = (c0 + c1) // 2
+        errors = []
+
+        def other():
+            try:
+                self._stream(mid, c1)
+            except BaseException as exc:    # raised below, in the caller's thread
+                errors.append(exc)
+        helper = threading.Thread(target=other, name="BLA table ahead, the rest", daemon=True)
+        helper.start()
+        try:
+            self._stream(c0, mid)
+        finally:
+            helper.join()
+        if errors:
+            raise errors[0]
+
     def _halt(self) -> None:
         with self._cond:
             self._stop = True
@@ -155,7 +177,8 @@ class TableAhead:
         """For the orbit's final length: (orbit, orbit_exp, tab, tabe, levels, flat) with the
         orbit's arrays (ReferenceOrbit.arrays()), the table as build_table(orbit, orbit_exp, c_max,
         eps_bits) reads, and flat = (zo, bt) flattened as perturbation_loop.flat_tables gives
-        them (None without layout); None when the orbit was not all given to `advance`."""
+        them (None without layout); None when the orbit was not all given to `advance`.
+        parallel: what the second thread left is shared with a helper thread (two cores)."""
         self._halt()
         if self._error is not None:
             raise self._error
@@ -175,18 +198,26 @@ class TableAhead:
                 zo, bt = loop_tables(orbit, tab, tabe, levels)
                 flat = (zo.reshape(-1), bt.reshape(-1))
             return orbit, oexp, tab, tabe, levels, flat
+        # the whole blocks the second thread did not reach, shared with a helper thread, then
+        # the last block and the levels above the blocks
+        ready = self._ready_blocks(points)
+        self._stream_shared(self._blocks, ready, parallel and second_core())
+        self._blocks = ready
         counts = np.asarray(counts, dtype=np.int64)
         offsets = self._offsets[:counts.shape[0]]
-        rest = final_blocks_parallel if (parallel and threadsafe_layer()) else final_blocks
-        with _BUILD_LOCK:
-            rest(orbit, oexp, self._cm, self._ce, self._eps, offsets, counts, CHUNK_LEVELS,
-                 self._blocks, self.tab, self.tabe, self.zo, self.bt, _ZCOLS, _BCOLS, _CLAMP,
-                 self.layout, points)
+        final_blocks(orbit, oexp, self._cm, self._ce, self._eps, offsets, counts, CHUNK_LEVELS,
+                     ready, self.tab, self.tabe, self.zo, self.bt, _ZCOLS, _BCOLS, _CLAMP,
+                     self.layout, points)
         levels = np.stack([offsets, counts], axis=1)
         flat = None
         if self.layout:
             flat = (self.zo[:points].reshape(-1), self.bt.reshape(-1))
         return orbit, oexp, self.tab, self.tabe, levels, flat
+
+
+def kernels() -> list:
+    """The compiled functions a table built ahead uses on this machine (warm.py's disk check)."""
+    return [stream_blocks, final_blocks, fill_rows]
 
 
 def warm() -> None:
