@@ -41,15 +41,7 @@ from .perturbation_loop import ZW, flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
-from .table_ahead import (
-    MAX_RESERVED_BYTES,
-    TableAhead,
-    compact,
-    is_gapped,
-    reserved_bytes,
-    second_core,
-    table_nbytes,
-)
+from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
 from .table_ahead import warm as warm_ahead
 from .targets import GPU_IMPORT_ERROR, cuda
 
@@ -239,13 +231,12 @@ class DeepRenderer:
         with timer.phase("host", detail="reference"):
             orbit, reused = self._reference(request, cancel, progress)
             geo = FrameGeometry.of(request, orbit)
-        with timer.phase("host", detail="table"):
-            table, table_reused = self._table_for(orbit, geo, request.bla, progress)
         self._f32 = (self.number_type == "float32" and fmt == "perturbation"
                       and float32_deltas_reach(fmt, request.spacing_log2))
-        if self._f32 and is_gapped(table[1], table[3]):
-            # a table built ahead (float64 frames) is packed for the float32 layout
-            table = self._table = (table[0],) + compact(*table[1:])
+        with timer.phase("host", detail="table"):
+            # the float64 perturbation loop reads only its layout; others the table's entries
+            entries = self._f32 or not self._takes_perturbation_loop(fmt)
+            table, table_reused = self._table_for(orbit, geo, request.bla, progress, entries)
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
@@ -311,29 +302,30 @@ class DeepRenderer:
 
     def _ahead_for(self, request: DeepRequest, orbit: ReferenceOrbit, geo: FrameGeometry):
         """(table key, TableAhead) to build this frame's table while its orbit is computed, or
-        None. Only on a CPU of two cores or more (a GPU frame uploads build_table's packed table;
-        on one core the build after the orbit is as fast), with BLA and level 0, in float64 (the
-        float32 layout is made from a packed table), and within MAX_RESERVED_BYTES for the
-        largest orbit the frame allows."""
-        if (not self.table_ahead or self.backend.is_gpu or not request.bla or self.kmin != 0
-                or not second_core()):
-            return None
+        None. Only for the float64 perturbation loop (which reads the table's layout alone) on a
+        CPU of two cores or more (a GPU frame uploads a packed table; on one core the build after
+        the orbit is as fast), and within MAX_RESERVED_BYTES for the largest orbit the frame
+        allows."""
         fmt = request.format
-        if self.number_type == "float32" and float32_deltas_reach(fmt, request.spacing_log2):
+        if (not self.table_ahead or self.backend.is_gpu or not request.bla
+                or not self._takes_perturbation_loop(fmt) or not second_core()
+                or (self.number_type == "float32"
+                    and float32_deltas_reach(fmt, request.spacing_log2))):
             return None
-        layout = self._takes_perturbation_loop(fmt)
         capacity = max(int(request.max_iter), orbit.length) + 1
-        if reserved_bytes(capacity, layout) > MAX_RESERVED_BYTES:
+        if reserved_bytes(capacity) > MAX_RESERVED_BYTES:
             return None
         bound = geo.c_bound_exp + 1
         key = (id(orbit), orbit.version + 1, True, self.eps_bits, self.kmin, bound)
-        return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits, layout)
+        return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
 
-    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
+    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None,
+                   entries: bool = True):
         """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
         for a smaller one (its radii are only smaller than they could be), so it serves frames whose
         bound is up to 2^TABLE_SLACK_BITS below its own: zooming in 2x per step rebuilds it every
-        few steps, panning rarely."""
+        few steps, panning rarely. entries: the frame reads the table's entries (tab, tabe), which
+        a table built ahead does not keep (its tab is None: only its layout, self._flat)."""
         key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
         # build for a bound a little above this frame's, so small pans and zoom-outs keep it
         bound = geo.c_bound_exp + 1
@@ -343,7 +335,8 @@ class DeepRenderer:
             ahead = None
         t = self._table
         if ahead is None and t is not None and t[0][:5] == key and (
-                not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS):
+                not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS
+        ) and (t[1] is not None or not entries):
             return t, True
         if progress is not None:
             progress(0.0, "table")
@@ -351,9 +344,8 @@ class DeepRenderer:
         if built is not None:           # built while the orbit was computed (table_ahead.py)
             orb, oexp, tab, tabe, levels, flat = built
             orbit.adopt_arrays(orb, oexp)
-            if flat is not None:
-                self._flat_serial += 1
-                self._flat = (orb, tab, self._flat_serial) + flat
+            self._flat_serial += 1
+            self._flat = (orb, tab, self._flat_serial) + flat
         elif use_bla:
             orb, oexp = orbit.arrays()
             tab, tabe, levels = build_table(orb, oexp, (0.5, bound + 1), self.eps_bits, self.kmin)
@@ -409,6 +401,8 @@ class DeepRenderer:
         f = self._flat
         f32 = self._f32
         if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype == np.float32) != f32:
+            if tab is None:     # _table_for keeps a table built ahead with its layout
+                raise RuntimeError("a table built ahead lost its layout")
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
                 make = perturbation_f32.flat_tables32 if f32 else flat_tables

@@ -1,15 +1,17 @@
-"""The BLA table built while its reference orbit is computed: TableAhead.
+"""The perturbation loop's layout of the BLA table built while its reference orbit is computed:
+TableAhead.
 
 The orbit runs on one thread (compiled, without the GIL) while a second core would idle; every
 2^CHUNK_LEVELS steps of the orbit that are final make one block of the table (bla_blocks.py), so a
 second thread builds the blocks as the orbit passes them, with the orbit's float arrays
-(orbit_floatexp.fill_rows) and, for the perturbation loop, its layout of both (zo, bt). When the
-orbit stops, only its last block, the few levels above the blocks and the last rows are left.
+(orbit_floatexp.fill_rows) and the loop's layout of both (zo, bt). When the orbit stops, only its
+last block, the few levels above the blocks and zo's end rows are left.
 
-The table is bla.build_table's bit for bit in every entry the loops read, but its levels start
-where an orbit of the largest length the frame allows would put them (bla_blocks.py), so `levels`
-has gaps between them: readers go through `levels` (offset, count) as they always do, and
-`compact()` gives build_table's own arrays where a reader needs them packed.
+bt's rows are loop_tables' rows of build_table's table bit for bit wherever the loop reads them,
+but the levels start where an orbit of the largest length the frame allows would put them
+(bla_blocks.py), so `levels` has gaps between them: the loop goes through `levels` (offset,
+count) as it always does. The table's own entries (tab, tabe) are not kept (only bt is written),
+so frames that read them (the extended format, float32 deltas) build the table as before.
 """
 from __future__ import annotations
 
@@ -35,12 +37,10 @@ _ZCOLS = np.array((Z_RE, Z_IM, Z_R0), dtype=np.int64)
 _BCOLS = np.array((B_AR, B_AI, B_BR, B_BI, B_R, B_AA), dtype=np.int64)
 
 
-def reserved_bytes(points: int, layout: bool) -> int:
-    """Bytes TableAhead reserves for an orbit of at most `points` points."""
+def reserved_bytes(points: int) -> int:
+    """Bytes TableAhead reserves (most of them never touched) for an orbit of at most `points`."""
     entries = sum(level_counts(points))
-    per_point = 4 * 8 + 4 + (ZW * 8 if layout else 0)
-    per_entry = N_TAB * 8 + 3 * 4 + (BW * 8 if layout else 0)
-    return points * per_point + entries * per_entry
+    return points * (4 * 8 + 4 + ZW * 8) + entries * (N_TAB * 8 + 3 * 4 + BW * 8)
 
 
 def second_core() -> bool:
@@ -52,15 +52,15 @@ def second_core() -> bool:
 
 
 class TableAhead:
-    """The table of an orbit of at most `capacity` points for the bound c_max on |δc| (as
-    build_table takes it), and with `layout` the perturbation loop's zo and bt. The orbit's
-    extend() calls `advance` as its points become final; then `finish(points)` gives the whole,
-    or `abandon()` drops it (a cancelled extend)."""
+    """The perturbation loop's zo and bt of an orbit of at most `capacity` points, its table
+    built for the bound c_max on |δc| (as build_table takes it). The orbit's extend() calls
+    `advance` as its points become final; then `finish(points)` gives the whole, or `abandon()`
+    drops it (a cancelled extend). thread: build on a second thread (default: where there is a
+    second core)."""
 
-    def __init__(self, capacity: int, c_max: tuple[float, int], eps_bits: int, layout: bool,
+    def __init__(self, capacity: int, c_max: tuple[float, int], eps_bits: int,
                  thread: bool | None = None):
         self.capacity = int(capacity)
-        self.layout = bool(layout)
         self._cm, self._ce = float(c_max[0]), int(c_max[1])
         self._eps = int(eps_bits)
         counts = level_counts(self.capacity)
@@ -68,14 +68,14 @@ class TableAhead:
         self._offsets = np.zeros(len(counts), dtype=np.int64)
         self._offsets[1:] = np.cumsum(counts[:-1])
         total = max(1, int(sum(counts)))
-        # np.empty: pages nothing writes are never touched
+        # np.empty: pages nothing writes are never touched (tab, tabe: only the levels from
+        # CHUNK_LEVELS up are written)
         self.orbit = np.empty((self.capacity, 4), dtype=np.float64)
         self.oexp = np.empty(self.capacity, dtype=np.int32)
         self.tab = np.empty((total, N_TAB), dtype=np.float64)
         self.tabe = np.empty((total, 3), dtype=np.int32)
-        rows, entries = (self.capacity, total) if self.layout else (1, 1)
-        self.zo = np.empty((rows, ZW), dtype=np.float64)
-        self.bt = np.empty((entries, BW), dtype=np.float64)
+        self.zo = np.empty((self.capacity, ZW), dtype=np.float64)
+        self.bt = np.empty((total, BW), dtype=np.float64)
         self._cond = threading.Condition()
         self._buf = np.zeros(1, dtype=np.complex128)
         self._final = 0             # points of the orbit known final
@@ -140,7 +140,7 @@ class TableAhead:
     def _stream(self, c0: int, c1: int) -> None:
         stream_blocks(self.orbit, self.oexp, self._cm, self._ce, self._eps, self._offsets,
                       self._counts, CHUNK_LEVELS, c0, c1, self.tab, self.tabe, self.zo, self.bt,
-                      _ZCOLS, _BCOLS, _CLAMP, self.layout)
+                      _ZCOLS, _BCOLS, _CLAMP)
 
     def _stream_shared(self, c0: int, c1: int, two: bool) -> None:
         """Blocks c0 .. c1-1, half of them on a helper thread where there are enough to share."""
@@ -175,10 +175,11 @@ class TableAhead:
     # ---- the end ------------------------------------------------------------------------------
     def finish(self, points: int, parallel: bool = True):
         """For the orbit's final length: (orbit, orbit_exp, tab, tabe, levels, flat) with the
-        orbit's arrays (ReferenceOrbit.arrays()), the table as build_table(orbit, orbit_exp, c_max,
-        eps_bits) reads, and flat = (zo, bt) flattened as perturbation_loop.flat_tables gives
-        them (None without layout); None when the orbit was not all given to `advance`.
-        parallel: what the second thread left is shared with a helper thread (two cores)."""
+        orbit's arrays (ReferenceOrbit.arrays()) and flat = (zo, bt) flattened as
+        perturbation_loop.flat_tables reads them, for levels; tab and tabe None (not kept), but
+        for an orbit too short for a whole block, whose table is build_table's. None when the
+        orbit was not all given to `advance`. parallel: what the second thread left is shared
+        with a helper thread (two cores)."""
         self._halt()
         if self._error is not None:
             raise self._error
@@ -193,11 +194,8 @@ class TableAhead:
         if len(counts) <= CHUNK_LEVELS:     # too short for a whole block: as before
             tab, tabe, levels = build_table(orbit, oexp, (self._cm, self._ce), self._eps,
                                             parallel=parallel)
-            flat = None
-            if self.layout:
-                zo, bt = loop_tables(orbit, tab, tabe, levels)
-                flat = (zo.reshape(-1), bt.reshape(-1))
-            return orbit, oexp, tab, tabe, levels, flat
+            zo, bt = loop_tables(orbit, tab, tabe, levels)
+            return orbit, oexp, tab, tabe, levels, (zo.reshape(-1), bt.reshape(-1))
         # the whole blocks the second thread did not reach, shared with a helper thread, then
         # the last block and the levels above the blocks
         ready = self._ready_blocks(points)
@@ -206,13 +204,10 @@ class TableAhead:
         counts = np.asarray(counts, dtype=np.int64)
         offsets = self._offsets[:counts.shape[0]]
         final_blocks(orbit, oexp, self._cm, self._ce, self._eps, offsets, counts, CHUNK_LEVELS,
-                     ready, self.tab, self.tabe, self.zo, self.bt, _ZCOLS, _BCOLS, _CLAMP,
-                     self.layout, points)
+                     ready, self.tab, self.tabe, self.zo, self.bt, _ZCOLS, _BCOLS, _CLAMP, points)
         levels = np.stack([offsets, counts], axis=1)
-        flat = None
-        if self.layout:
-            flat = (self.zo[:points].reshape(-1), self.bt.reshape(-1))
-        return orbit, oexp, self.tab, self.tabe, levels, flat
+        flat = (self.zo[:points].reshape(-1), self.bt.reshape(-1))
+        return orbit, oexp, None, None, levels, flat
 
 
 def kernels() -> list:
@@ -225,35 +220,15 @@ def warm() -> None:
     n = 2 * _BLOCK + 3
     z = np.full(n, 0.25 + 0.25j)
     z[0] = 0.0
-    ahead = TableAhead(n, (0.5, -20), 32, True, thread=False)
+    ahead = TableAhead(n, (0.5, -20), 32, thread=False)
     ahead.advance(z, n)
     ahead._catch_up(z, n, ahead._tiny)
     ahead.finish(n)
 
 
-def is_gapped(tab: np.ndarray, levels: np.ndarray) -> bool:
-    """Whether a table has room between its levels (TableAhead's), not build_table's packing."""
-    return levels.shape[0] > 0 and int(levels[:, 1].sum()) != tab.shape[0]
-
-
-def compact(tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
-    """(tab, tabe, levels) packed as build_table gives them (the same arrays where not gapped)."""
-    if not is_gapped(tab, levels):
-        return tab, tabe, levels
-    counts = levels[:, 1]
-    out = np.empty((int(counts.sum()), tab.shape[1]), dtype=tab.dtype)
-    oute = np.empty((out.shape[0], tabe.shape[1]), dtype=tabe.dtype)
-    packed = np.empty_like(levels)
-    at = 0
-    for i, (off, count) in enumerate(levels):
-        out[at:at + count] = tab[off:off + count]
-        oute[at:at + count] = tabe[off:off + count]
-        packed[i] = (at, count)
-        at += count
-    return out, oute, packed
-
-
-def table_nbytes(tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray) -> int:
-    """Bytes of the entries a table's readers can reach (a gapped table's gaps left out)."""
-    rows = int(levels[:, 1].sum()) if levels.shape[0] else tab.shape[0]
-    return rows * (tab.strides[0] + tabe.strides[0]) + levels.nbytes
+def table_nbytes(tab, tabe, levels: np.ndarray) -> int:
+    """Bytes of a table's entries its readers can reach: tab and tabe (build_table's), or bt's
+    rows where only those were kept (TableAhead)."""
+    if tab is None:
+        return int(levels[:, 1].sum()) * BW * 8 + levels.nbytes
+    return tab.nbytes + tabe.nbytes + levels.nbytes
