@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # seconds a cold compile of each part takes on the 2-core machine (rounded up)
 ESTIMATE_S = {"float64": 4.0, "sqrt": 2.0, "log": 1.0, "histogram": 1.5,
-              "table": 10.0, "perturbation": 4.0, "extended": 10.0}
+              "table": 11.0, "perturbation": 4.0, "extended": 10.0}
 DEEP_FORMATS = ("perturbation", "extended")
 
 
