@@ -1,10 +1,10 @@
-"""The perturbation loop's layout of the BLA table built while its orbit is computed (table_ahead.py)
-is perturbation_loop.loop_tables' of bla.build_table's table bit for bit in every row the loop
-reads: short orbits and orbits of many blocks, points below float64's range, escaping orbits,
-orbits stopped at their period in the middle of a chunk, an extended orbit, the second thread
-caught up or far behind. A cancelled extend leaves nothing running and the next frame right; the
-renderer's frames are the same with and without it (values and stats bit for bit), and frames
-that read the table's entries (float32 deltas, the extended format) get them."""
+"""The perturbation loop's layout of the BLA table built while its orbit is computed
+(table_ahead.py) is perturbation_loop.loop_tables' of bla.build_table's table bit for bit in every
+row the loop reads: short orbits and orbits of many blocks, points below float64's range, escaping
+orbits, orbits stopped at their period in the middle of a chunk, an extended orbit, the second
+thread caught up or far behind. A cancelled extend leaves nothing running and the next frame
+right; the renderer's frames are the same with and without it (values and stats bit for bit), and
+frames that read the table's entries (float32 deltas, the extended format) get them."""
 import threading
 from pathlib import Path
 
