@@ -62,4 +62,6 @@ def _window_bench(backend_name: str, seconds: float, size: tuple[int, int]) -> d
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cli.quick_exit import as_program, finish
+    as_program()
+    sys.exit(finish(main()))

@@ -22,13 +22,14 @@ from services.movie import (
     prepare,
 )
 from services.movie_parts import Parts, parts_dir
-from services.movie_reference import movie_reference
+from services.movie_reference import ReferenceAhead
 from services.movie_warm import Warming, warm_job
 from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWriter, default_lanes
 from services.requests import DEFAULT_RENDER_SIZE
 
 from .failures import UNUSABLE, USAGE, fail, interrupted, note
 from .location import apply_location
+from .movie_timeline import Timeline
 
 
 def _failed(exc: MovieError) -> int:
@@ -63,6 +64,8 @@ def run_movie(args) -> int:
     from .environment import prepare_kernels
     from .failures import resolve_backend
     from .newton import move_to_minibrot
+    timeline = Timeline()
+    timeline.mark("imports")
     iters_given = args.iters is not None        # before --location fills them in
     if args.location:
         problem = apply_location(args, args.size or DEFAULT_RENDER_SIZE)
@@ -88,16 +91,36 @@ def run_movie(args) -> int:
     except RuntimeError as exc:
         return fail(UNUSABLE, str(exc))
     from kernels.spread import open_pool
-    try:        # a GPU that does not exist, a cluster that does not answer: before any work
-        pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
-    except (ValueError, BackendUnavailable, RuntimeError) as exc:
-        return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
-    from .heap import heap_frozen
-    with heap_frozen(), pool:
-        return _run(spec, movie, pool, restart=restart)
+    # the deepest frame's reference orbit is computed while the GPUs' contexts open (it holds no
+    # GIL); every deep frame's renderer takes a copy of it
+    ahead = ReferenceAhead(movie).start()
+    from kernels.spread import typing_ahead
+    typing_ahead.start(be)      # numba's typing registries, while the contexts open too
+    try:
+        try:    # a GPU that does not exist, a cluster that does not answer: before any work
+            pool = open_pool(be, gpus=args.gpus, scheduler=args.scheduler)
+        except (ValueError, BackendUnavailable, RuntimeError) as exc:
+            return fail(USAGE if isinstance(exc, ValueError) else UNUSABLE, str(exc))
+        timeline.mark("pool")
+        from . import quick_exit
+        from .heap import heap_frozen
+        with heap_frozen(), pool:
+            code = _run(spec, movie, pool, restart, ahead, timeline)
+            if code == 0 and be.is_gpu and not be.simulated and quick_exit.enabled(True):
+                # main.py ends the process without its shutdown: the GPUs' memory and contexts
+                # go with it, not freed one by one first
+                quick_exit.request()
+                getattr(pool, "close_for_exit", pool.close)()
+    finally:
+        ahead.close()
+    timeline.mark("close")
+    if code == 0:
+        print(timeline.line())
+    return code
 
 
-def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
+def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhead,
+         timeline: Timeline) -> int:
     from kernels.scheduler import Cancelled, CancelToken
 
     from .progress import RenderProgress
@@ -140,12 +163,16 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
         # workers ready the frames' kernels meanwhile (the orbit's loop holds no GIL)
         warming = Warming(pool, warm_job(movie, len(writer.lanes))).start()
         try:
-            with movie_reference(movie, cancel=token):
-                warming.wait()
-                _render(pool, jobs, order, window, token, times, writer)
+            ahead.wait(token)
+            timeline.mark("reference")
+            warming.wait()
+            timeline.mark("warm")
+            _render(pool, jobs, order, window, token, times, writer, timeline)
         finally:
             warming.wait()
+        timeline.mark("last frame")
         writer.finish()
+        timeline.mark("join")
         times.wall_s = time.perf_counter() - t0
 
     t_start = time.perf_counter()
@@ -181,7 +208,8 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool) -> int:
     return 0
 
 
-def _render(pool, jobs, order, window, token, times: MovieTimes, writer: MovieWriter) -> None:
+def _render(pool, jobs, order, window, token, times: MovieTimes, writer: MovieWriter,
+            timeline: Timeline) -> None:
     """Every frame's job on the pool, each frame handed to the encoder lanes as it comes."""
     results = pool.ordered(jobs, cancel=token, window=window)
     try:
@@ -192,6 +220,7 @@ def _render(pool, jobs, order, window, token, times: MovieTimes, writer: MovieWr
             except StopIteration:
                 break
             times.wait_render_s += time.perf_counter() - t1
+            timeline.mark("first frame", once=True)
             times.render_s += seconds
             writer.put(order[i], rgba, cancel=token)
     except BaseException:

@@ -120,18 +120,19 @@ def _export_whole(ctx: JobContext, job: MandelbrotExport, renderer):
 def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     """The picture in bands over the chosen GPUs, each band written as its turn comes. The pool's
     threads (one per GPU) are made for this export and end with it."""
-    from kernels.mandelbrot.tiles import BandJob, band_rows, bands
+    from kernels.mandelbrot.tiles import BandJob, bands, picture_rows
     from kernels.spread import LocalPool
     w, h = job.request.size
     values = job.path.lower().endswith(".npy")
-    cut = bands(h, band_rows(w, h))
+    rows = picture_rows(job.request)
+    cut = bands(h, rows)
     if needs_whole_picture(job.request, values):
         # every band's values from the GPUs, then coloured as one picture on this one's device
         from kernels.mandelbrot.colour import Colourer
         with LocalPool(job.backend, job.gpus) as pool:
             parts = ((cut[i][0], band) for i, band in pool.ordered(
                 [BandJob(job.request, r0, n, values=True) for r0, n in cut], cancel=ctx.token))
-            pic = _whole_picture(job, Colourer(job.backend), None, band_rows(w, h))
+            pic = _whole_picture(job, Colourer(job.backend), None, rows)
             return (yield from _write_whole(ctx, job, pic, parts))
     with StripWriter(job.path, w, h) as writer, LocalPool(job.backend, job.gpus) as pool:
         for _, band in pool.ordered([BandJob(job.request, r0, n, values=values) for r0, n in cut],

@@ -46,3 +46,50 @@ def movie_reference(movie, cancel=None, progress=None):
         yield orbit
     finally:
         shared_store().unpin(orbit)
+
+
+class ReferenceAhead:
+    """movie_reference on a thread of its own, started before the GPUs' pool opens: the orbit
+    (compiled code that holds no GIL) is computed while the GPUs' contexts are made and their
+    kernels warmed, instead of after. `wait(cancel)` returns the pinned orbit (or None) and raises
+    the computation's error; a cancel of `cancel` stops the computation. `close()` (however the
+    movie ends) stops it if still running and unpins the orbit."""
+
+    def __init__(self, movie):
+        import threading
+
+        from kernels.scheduler import CancelToken
+        self.token = CancelToken()
+        self._context = movie_reference(movie, cancel=self.token)
+        self._done = threading.Event()
+        self._box: dict = {}
+        self._thread = threading.Thread(target=self._run, name="movie-reference", daemon=True)
+
+    def start(self) -> ReferenceAhead:
+        self._thread.start()
+        return self
+
+    def _run(self):
+        try:
+            self._box["orbit"] = self._context.__enter__()
+        except BaseException as exc:        # raised by wait(), on the movie's thread
+            self._box["error"] = exc
+        finally:
+            self._done.set()
+
+    def wait(self, cancel=None):
+        forget = cancel.on_cancel(self.token.cancel) if cancel is not None else (lambda: None)
+        try:
+            self._done.wait()
+        finally:
+            forget()
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box.get("orbit")
+
+    def close(self) -> None:
+        self.token.cancel()
+        self._done.wait()
+        if "orbit" in self._box:
+            self._box.pop("orbit")
+            self._context.__exit__(None, None, None)

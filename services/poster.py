@@ -127,7 +127,7 @@ class Poster:
     missing bands, then `write()` the output; `close()` keeps what is done for a later run."""
 
     def __init__(self, view: str, request, out: str):
-        from kernels.mandelbrot.tiles import band_rows, bands
+        from kernels.mandelbrot.tiles import bands, picture_rows
         self.view, self.request, self.out = view, request, os.fspath(out)
         self.w, self.h = w, h = int(request.size[0]), int(request.size[1])
         self.npy = self.out.lower().endswith(".npy")
@@ -135,7 +135,7 @@ class Poster:
         # are kept, and coloured as one once they are all in (kernels/mandelbrot/picture_colour.py)
         self.whole = not self.npy and getattr(request, "mapping", "sqrt") in WHOLE_MAPPINGS
         self.values = self.npy or self.whole
-        rows = band_rows(w, h)
+        rows = picture_rows(request)
         self.cut = bands(h, rows)
         self.parts = Parts(self.out, plan_of(view, request, w, h, rows, self.values),
                            (h, w) if self.values else (h, w, 4),

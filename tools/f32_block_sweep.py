@@ -7,10 +7,11 @@ which must be the same for every variant.
 
 A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (unroll_f32.KERNELS; "blocks" only at the
 grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
-warp refill, WARPS the resident warps per SM, gpu_target.THRESH and WARPS_PER_SM by default, as the
-float64 frames they are compared with keep). Without --variants: the kernel the app runs.
+warp refill, unroll_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
+by default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM). Without
+--variants: the kernel the app runs.
 
-    python tools/f32_block_sweep.py --variants blocks:16,4 branchless:16,4 branchless:16,2 \\
+    python tools/f32_block_sweep.py --variants blocks:16,4/8 branchless:16,4 branchless:16,2 \\
         --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
 (tools/gpu_f32_speed.sh runs it on the GPU)
 """
@@ -37,15 +38,55 @@ def _escape_ms(renderer, req, repeats: int) -> float | None:
     return statistics.median(got) if got else None
 
 
+def _alone_ms(renderer, req, launches: int) -> tuple[float, float] | None:
+    """(GPU ms, host ms) per escape launch alone: the counter zeroed and the escape kernel,
+    `launches` times back to back between two events, on the buffers and arguments of one frame
+    of `renderer` (None on the simulator). The frame's escape ms also holds the finish kernel and
+    the gaps where the GPU waits for the host's next launch; this leaves them out, as long as the
+    GPU ms is above the host ms (the host queues launches faster than the GPU runs them)."""
+    import time
+
+    from numba import cuda
+
+    from kernels.mandelbrot import escape as mk
+    target, seen = renderer.target, {}
+    launch = target.launch
+    real = launch.escape
+
+    def spy(*a):
+        seen.setdefault("args", a)
+        return real(*a)
+    launch.escape = spy
+    try:
+        renderer.render(req)
+    finally:
+        del launch.escape
+    if "args" not in seen or target.simulated:
+        return None
+    gpu, counter = seen["args"][0], seen["args"][3]
+    zero = gpu.kernel(mk.zero_kernel, 1, 32)
+    start, end = cuda.event(), cuda.event()
+    start.record(gpu.stream)
+    t = time.perf_counter()
+    for _ in range(launches):
+        zero(counter)
+        real(*seen["args"])
+    host = (time.perf_counter() - t) * 1e3 / launches
+    end.record(gpu.stream)
+    end.synchronize()
+    return cuda.event_elapsed_time(start, end) / launches, host
+
+
 def _ms(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
 def parse_variant(text: str) -> tuple[str, int, int, int, int]:
     """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
-    default unroll_f32's grouping, gpu_target.THRESH and WARPS_PER_SM)."""
+    default unroll_f32's grouping and THRESH, gpu_target.WARPS_PER_SM)."""
     from kernels.mandelbrot import unroll_f32
-    from kernels.mandelbrot.gpu_target import THRESH, WARPS_PER_SM
+    from kernels.mandelbrot.gpu_target import WARPS_PER_SM
+    from kernels.mandelbrot.unroll_f32 import THRESH
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
@@ -76,6 +117,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=5, help="timed frames per variant a round")
     ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--alone", type=int, default=20, metavar="N",
+                    help="also time N escape launches alone, back to back (0: not)")
     ap.add_argument("--json", help="append one JSON line per variant to FILE")
     args = ap.parse_args(argv)
     # numba's simulator runs the kernels in numpy, which warns where an escaped pixel overflows
@@ -128,6 +171,19 @@ def main(argv=None) -> int:
                 line.append(f"{name} {_ms(ms)} ms x{_ms(ratio)}"
                             + (f" ({' '.join(f'{r:.2f}' for r in ratios)})" if ratios else ""))
             print("; ".join(line), flush=True)
+            if args.alone > 0 and be.is_gpu:
+                alone = {key: _alone_ms(*runners[key], args.alone) or (None, None)
+                         for key in runners}
+                a64 = alone["float64"]
+                line = [f"{frame}, escape kernel alone (GPU ms; host ms a launch): f64 "
+                        f"{_ms(a64[0])} ({_ms(a64[1])})"]
+                for name in names:
+                    a32 = alone[name]
+                    ratio = a64[0] / a32[0] if a64[0] and a32[0] else None
+                    points[name][frame]["alone"] = {"float64": a64, "float32": a32,
+                                                    "float32/float64": ratio}
+                    line.append(f"{name} {_ms(a32[0])} ({_ms(a32[1])}) x{_ms(ratio)}")
+                print("; ".join(line), flush=True)
     first = digests[names[0]].hexdigest()[:12]
     frames = [f for f in points[names[0]]]
     print("== summary: float32/float64 on the same frame (escape-kernel ms); counts digest")
@@ -138,6 +194,16 @@ def main(argv=None) -> int:
         row = " | ".join(f"x{_ms(points[name][f].get('float32/float64'))} "
                          f"{_ms(points[name][f].get('float32'))}" for f in frames)
         print(f"{name:<28} {row} | {d} {'same' if d == first else 'DIFFERENT'}")
+    if any("alone" in f64[f] for f in frames):
+        print("== the escape kernel alone (launched back to back; GPU ms a launch): "
+              "float32/float64")
+        print(f"{'float64':<28} " + " | ".join(
+            f"{f} {_ms(f64[f].get('alone', {}).get('float64', (None,))[0])} ms" for f in frames))
+        for name in names:
+            cells = (points[name][f].get("alone", {}) for f in frames)
+            row = " | ".join(f"x{_ms(a.get('float32/float64'))} "
+                             f"{_ms(a.get('float32', (None,))[0])}" for a in cells)
+            print(f"{name:<28} {row}")
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
             for name, (k, s, b, t, w) in zip(names, variants):

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Issue 23 on a machine of 4 GPUs (or 2: the 4-GPU cases print n/a), in one call of under 9 min:
 #   source .device-bundle-spread/activate.sh && PYTHONPATH=.:$PYTHONPATH bash tools/gpu_spread4.sh $OUT
-# (bundle: make-bundle.sh --no-qt gmpy2 dask distributed av pyqtgraph py-spy)
-# 1. posters 16384² over 1, 2 and 4 GPUs in one process (tools/spread_bench.py: float64 seahorse,
-#    deep 1e-100 and 1e-30, KF's 1e1086 from its .kfr): speed-ups, the workers' busy seconds, the
-#    light posters again with the picture page-locked and with Python's GIL switch interval
-#    instead of the pool's, Dask's local cluster for the deep 1e-100;
+# (bundle: make-bundle.sh --no-qt gmpy2 dask distributed av pyqtgraph)
+# 1. posters 16384² over 1, 2 and 4 GPUs in one process (tools/spread_bench.py: float64 seahorse
+#    in its taller light bands, deep 1e-100 and 1e-30, KF's 1e1086 from its .kfr): speed-ups, the
+#    workers' busy seconds, Dask's local cluster for the deep 1e-100;
 # 2. the 1080p60 deep zoom movie (to 1e-100 at Kormanyos's very deep location), whole command timed
-#    at 1, 2 and 4 GPUs, its decoded frames compared between the runs (digests, not the movies),
-#    and once on all GPUs with Python's GIL switch interval;
-# 3. if time is left, py-spy's view of the GIL in the all-GPU movie, summed to a few lines, and
-#    the GPU tests of this change (prepared launches on a real GPU, the spread pools).
+#    at 1, 2 and 4 GPUs with the command's own phase timeline (start-up, reference, warm-up, first
+#    and last frame, join, close; the exit is the whole command less "closed at"), its decoded
+#    frames compared between the runs (digests, the differing frames named, copied to OUTDIR),
+#    and once on all GPUs with the interpreter's shutdown kept (GPU_EXPLORER_QUICK_EXIT=0);
+# 3. the GPU tests of this change (prepared launches, the pools, deep frames' tables, the movie's
+#    warm-up and timeline, numba's typing ahead).
 # Env: MOVIE_SECONDS (20), MOVIE_REPEATS (2), BUDGET_S (500: later parts are skipped past it);
 # POSTER_SIZE, POSTER_ONLY, MOVIE_SIZE, MOVIE_FPS, MOVIE_WIDTH only to try the script out (simulator, tiny).
 set -u
@@ -29,11 +30,10 @@ echo "GPUs: $ngpu"
 
 echo "== posters 16384² (spread_bench; best of 2)"
 timeout 300 python3 tools/spread_bench.py --json "$out/posters.json" --size ${POSTER_SIZE:-16384} \
-  --repeats 2 --gpu-counts 1,2,4 --dask deep-1e100 --pin seahorse-f64,deep-1e30 \
-  --switch seahorse-f64,deep-1e30 --big-bands seahorse-f64 --movie-seconds 0 ${POSTER_ONLY:+--only $POSTER_ONLY} \
+  --repeats 2 --gpu-counts 1,2,4 --dask deep-1e100 --movie-seconds 0 ${POSTER_ONLY:+--only $POSTER_ONLY} \
   > "$scratch/posters.txt" 2>&1
 echo "rc=$? ($(elapsed) s)"
-grep -E "^poster |not run|page-locking|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -40
+grep -E "^poster |not run|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -40
 
 c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 secs=${MOVIE_SECONDS:-20}
@@ -47,6 +47,8 @@ run_movie() {   # run_movie N REP [ENV=VALUE]: the whole command on GPUs 0..N-1,
   rc=$?; took=$(python3 -c "print(f'{$(now)-$t0:.2f}')")
   echo "movie ${n} GPU(s) rep $rep${var:+ ($var)}: rc=$rc whole command $took s; $(grep -oE 'in [0-9.]+ s: [0-9.]+ frames/s' "$scratch/movie$n-$rep.txt")"
   grep -E "^render " "$scratch/movie$n-$rep.txt" | sed 's/^/    /'
+  closed=$(grep -oE "closed at [0-9.]+" "$scratch/movie$n-$rep.txt" | grep -oE "[0-9.]+$")
+  grep -E "^timeline" "$scratch/movie$n-$rep.txt" | sed "s/^/    /; s/\$/${closed:+; exit and launch $(python3 -c "print(f'{$took-$closed:.2f}')") s}/"
   [ $rc -ne 0 ] && tail -3 "$scratch/movie$n-$rep.txt"
   if [ -n "$var" ]; then rm -f $scratch/m$n.mp4; return; fi
   if [ -z "${best[$n]:-}" ] || python3 -c "import sys; sys.exit(not $took < ${best[$n]})"; then best[$n]=$took; fi
@@ -73,30 +75,23 @@ for n in $counts; do
   else line="$line | $n GPUs n/a"; fi
 done
 echo "$line"
-ls $scratch/frames*.txt >/dev/null 2>&1 && python3 tools/movie_frames.py compare $(ls $scratch/frames*.txt | sort)
+ls $scratch/frames*.txt >/dev/null 2>&1 && python3 tools/movie_frames.py compare $(ls $scratch/frames*.txt | sort) && cp $scratch/frames*.txt "$out/"
 top=$(( ngpu >= 4 ? 4 : ngpu ))
-if [ $top -ge 2 ] && [ $(elapsed) -lt $(( budget - 90 )) ]; then   # the pool's GIL switch interval A/B
-  run_movie $top x GPU_EXPLORER_POOL_SWITCH_S=0
+if [ $top -ge 1 ] && [ $(elapsed) -lt $(( budget - 90 )) ]; then   # the quick exit's A/B
+  run_movie $top x GPU_EXPLORER_QUICK_EXIT=0
 fi
-cp "$scratch"/movie*-1.txt "$out/" 2>/dev/null
+cp "$scratch"/movie*-1.txt "$scratch"/movie*-x.txt "$out/" 2>/dev/null
 
-spy=$(command -v py-spy || ls /tmp/site/bin/py-spy 2>/dev/null)
-if [ -n "$spy" ] && [ $(elapsed) -lt $(( budget - 60 )) ]; then
-  echo "== py-spy --gil, 10 s movie on all GPUs ($(elapsed) s)"
-  d10=("${deep[@]}"); d10[7]=10         # --seconds 10
-  timeout 90 $spy record --gil --threads --rate 250 --format raw -o $scratch/spy.txt -- python3 main.py --movie $scratch/s.mp4 --gpus all "${d10[@]}" > $scratch/spy_run.txt 2>&1
-  echo "py-spy rc=$?"; tail -2 $scratch/spy_run.txt
-  [ -s $scratch/spy.txt ] && python3 tools/spy_summary.py $scratch/spy.txt --top 30 | tee "$out/spy_summary.txt"
-  rm -f $scratch/s.mp4
-else
-  echo "py-spy part skipped ($(elapsed) s, budget $budget s)"
-fi
 if [ $(elapsed) -lt $(( budget - 100 )) ]; then   # this change's GPU tests, while time is left
-  echo "== GPU tests: prepared launches, the pools ($(elapsed) s)"
-  timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/kernels/test_frame_launches.py \
+  echo "== GPU tests: prepared launches, the pools, deep tables, the movie's start ($(elapsed) s)"
+  timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/kernels/test_frame_launches.py \
     tests/kernels/test_launch.py tests/kernels/test_spread.py tests/kernels/test_spread_exit.py \
-    > "$out/tests.log" 2>&1
-  echo "tests rc=$?"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.log" | tail -6
+    tests/kernels/test_deep_gpu.py > "$out/tests.log" 2>&1
+  echo "gpu tests rc=$?"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.log" | tail -4
+  timeout 120 python3 -m pytest -q -p no:cacheprovider tests/kernels/test_typing_ahead.py \
+    tests/kernels/test_deep_table_history.py tests/kernels/test_spread_workers.py \
+    tests/cli/test_movie_timeline.py tests/services/test_movie_warm.py > "$out/tests2.log" 2>&1
+  echo "tests rc=$?"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests2.log" | tail -4
 fi
 cp "$scratch/posters.txt" "$out/" 2>/dev/null
 echo "done in $(elapsed) s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Decoded frames of movies compared without keeping them: `hash MOVIE` prints one digest per
 decoded frame (RGB, as PyAV decodes it); `compare A.txt B.txt ...` says how many frames of each
-list equal the first list's, frame for frame.
+list equal the first list's, frame for frame, and the indices of the first few that differ.
 
     python3 tools/movie_frames.py hash one.mp4 > one.txt
     python3 tools/movie_frames.py compare one.txt two.txt four.txt
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import sys
+
+SHOWN = 8       # differing frames named in a comparison
 
 
 def hashes(path: str):
@@ -28,9 +30,13 @@ def compare(paths: list[str]) -> list[str]:
     first = lists[0]
     out = [f"{paths[0]}: {len(first)} frames (the reference)"]
     for p, other in zip(paths[1:], lists[1:]):
-        same = sum(a == b for a, b in zip(first, other))
-        out.append(f"{p}: {len(other)} frames, identical to the reference: {same} of "
-                   f"{min(len(first), len(other))}")
+        differ = [k for k, (a, b) in enumerate(zip(first, other)) if a != b]
+        n = min(len(first), len(other))
+        line = f"{p}: {len(other)} frames, identical to the reference: {n - len(differ)} of {n}"
+        if differ:
+            more = f" (+{len(differ) - SHOWN} more)" if len(differ) > SHOWN else ""
+            line += f"; differing frames: {', '.join(map(str, differ[:SHOWN]))}{more}"
+        out.append(line)
     return out
 
 

@@ -113,11 +113,9 @@ def _kernels():
     i, d, s1 = t.int64, t.float64, t.float32[::1]
     yield "escape_warp_kernel32", "f32", ew32.escape_warp_kernel32.py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
-    from kernels.mandelbrot import escape_warp_f32_branchless as branchless
-    from kernels.mandelbrot.unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK
-    yield "escape_warp_kernel32_branchless", "f32", \
-        branchless.build(BLOCK_STEPS, BLOCKS_PER_LOOK, cache=False).py_func, \
-        (f2, i2, u1, i, i, i, s1, s1, i)
+    from kernels.mandelbrot import escape_warp_f32_blocks as blocks_variant
+    yield "escape_warp_kernel32_blocks", "f32", \
+        blocks_variant.escape_warp_kernel32_blocks.py_func, (f2, i2, u1, i, i, i, s1, s1, i)
     yield "escape_warp_kernel", "f64", ew.escape_warp_kernel.py_func, \
         (f2, i2, u1, i1, i1, i, i, i, i, i, d, d, d, d, d, i)
     yield from _deep_walks()
@@ -127,8 +125,9 @@ def _kernels():
 
 
 def _deep_walks():
-    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers)
-    and make_walk's (64-bit), the same float32 operations."""
+    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers,
+    packed and carried loads) and make_walk's (64-bit), the same float32 operations; and
+    make_walk's float64 pass, the loop float64 deltas run."""
     try:
         from kernels.mandelbrot.deep import perturbation_f32 as p32
     except ImportError:         # gmpy2 missing: the deep package needs it
@@ -141,6 +140,10 @@ def _deep_walks():
     for name, walk in (("deep float32 walk, int32", p32._walk_gpu),
                        ("deep float32 walk, int64", old)):
         yield name, "f32", _one_pixel(walk), sig
+    from kernels.mandelbrot.deep.perturbation_loop import _walk_gpu as walk64
+    yield "deep float64 walk", "f64", _one_pixel(walk64), (
+        "float64[::1], int64[::1], float64[::1], float64[::1], float64[::1], float64[::1], "
+        "int64[:, ::1], int64, float64")
 
 
 def _one_pixel(walk):

@@ -19,7 +19,6 @@ import platform
 import sys
 import threading
 import time
-from contextlib import nullcontext
 
 import numpy as np
 
@@ -27,9 +26,8 @@ sys.path.insert(0, ".")
 
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
-from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, band_rows, bands  # noqa: E402
+from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
 from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
-from kernels.spread.pinning import PinUnavailable, pinned  # noqa: E402
 
 
 def posters(size: int):
@@ -72,13 +70,12 @@ class TimedBand:
         return out
 
 
-def time_poster(pool, request, picture, pin: bool = False, file_picture=None, rows_times: int = 1):
-    """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`; with
-    `pin`, the picture is page-locked for every GPU first (inside the time). A local cluster's
-    workers write into `file_picture` (a memory-mapped .npy, as a poster's parts file) when given,
-    else send their bands back."""
+def time_poster(pool, request, picture, file_picture=None):
+    """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`, cut as
+    a poster is (tiles.picture_rows). A local cluster's workers write into `file_picture` (a
+    memory-mapped .npy, as a poster's parts file) when given, else send their bands back."""
     w, h = request.size
-    cut = bands(h, band_rows(w, h) * rows_times)
+    cut = bands(h, picture_rows(request))
     jobs = [BandJob(request, r0, n) for r0, n in cut]
     local = isinstance(pool, LocalPool)
     busy: list = []
@@ -87,13 +84,10 @@ def time_poster(pool, request, picture, pin: bool = False, file_picture=None, ro
     elif file_picture is not None and pool.shares_files:
         jobs = [BandIntoFile.into(j, file_picture) for j in jobs]
     t = time.perf_counter()
-    with pinned(picture) if pin else nullcontext():
-        if pin:
-            print(f"  page-locking the picture took {time.perf_counter() - t:.3f} s", flush=True)
-        for i, band in pool.ordered(jobs):
-            if band is not None:
-                r0, n = cut[i]
-                picture[r0:r0 + n] = band
+    for i, band in pool.ordered(jobs):
+        if band is not None:
+            r0, n = cut[i]
+            picture[r0:r0 + n] = band
     took = time.perf_counter() - t
     per: dict = {}
     for name, s in busy:
@@ -133,34 +127,18 @@ def movie_scaling(seconds: float, repeats: int, size=(1920, 1080), fps=60, lanes
             "frames/s": {case: len(jobs) / v for case, v in best.items()}}
 
 
-PYTHON_SWITCH_S = 0.005         # Python's default GIL switch interval
-PINNED, PY_SWITCH = ", pinned picture", ", Python's GIL switch"
-BIG = ", bands twice as tall"
-SENT = ", bands sent back"      # a local cluster's workers send their bands (the old way)
-
-
-def gpu_cases(counts, found: int, dask: bool, pin: bool, switch: bool, big: bool = False) -> dict:
-    """{case name: (open_pool kwargs, variant)} for the GPU counts this machine has; variants:
-    None, PINNED (the picture page-locked), PY_SWITCH (the pool's shorter GIL switch interval
-    replaced by Python's own while timed)."""
+def gpu_cases(counts, found: int, dask: bool) -> dict:
+    """{case name: open_pool kwargs} for the GPU counts this machine has, and a local Dask
+    cluster over the most GPUs when `dask`."""
     cases = {}
     for n in counts:
         if n > found:
             continue
-        name = f"{n} GPU{'s' if n > 1 else ''}"
-        kw = dict(gpus=",".join(map(str, range(n))))
-        cases[name] = (kw, None)
-        if pin:
-            cases[name + PINNED] = (kw, PINNED)
-        if switch and n > 1:
-            cases[name + PY_SWITCH] = (kw, PY_SWITCH)
-        if big:
-            cases[name + BIG] = (kw, BIG)
+        cases[f"{n} GPU{'s' if n > 1 else ''}"] = dict(gpus=",".join(map(str, range(n))))
     top = max((n for n in counts if n <= found), default=1)
     if dask and top >= 2:
-        kw = dict(gpus=",".join(map(str, range(top))), scheduler="local")
-        cases[f"{top} GPUs, Dask local"] = (kw, None)
-        cases[f"{top} GPUs, Dask local" + SENT] = (kw, SENT)
+        cases[f"{top} GPUs, Dask local"] = dict(gpus=",".join(map(str, range(top))),
+                                               scheduler="local")
     return cases
 
 
@@ -179,16 +157,8 @@ def summary_line(name, best, counts, found, busy) -> str:
         b = busy.get(case) or {}
         work = "/".join(f"{v:.2f}" for _, v in sorted(b.items()))
         parts.append(f"{case} {t:.3f} s{up}" + (f" [busy {work}]" if work and n > 1 else ""))
-        for variant, short in ((PINNED, "pinned"), (PY_SWITCH, "py-switch"), (BIG, "tall bands")):
-            v = best.get(case + variant)
-            if v is not None:
-                pin1 = best.get("1 GPU" + variant, one) if variant in (PINNED, BIG) else one
-                parts.append(f"{case} {short} {v:.3f} s" + (f" ({pin1 / v:.2f}x)" if pin1 and n > 1
-                                                              else ""))
     for case, t in best.items():
         if "Dask" in case:
-            if case.endswith(SENT):
-                case = case[:-len(SENT)] + " (bands sent back, as before)"
             n = int(case.split()[0])
             base = best.get(f"{n} GPUs")
             over = f" ({100.0 * (t / base - 1.0):+.0f} % over in-process)" if base else ""
@@ -208,12 +178,6 @@ def main() -> int:
                     help="posters also timed through a local Dask cluster over the most GPUs "
                          "(default: all of them, unless --no-dask)")
     ap.add_argument("--no-dask", action="store_true")
-    ap.add_argument("--pin", default="",
-                    help="posters also timed with the picture page-locked for every GPU")
-    ap.add_argument("--big-bands", default="",
-                    help="posters also timed in bands twice as tall (half as many)")
-    ap.add_argument("--switch", default="",
-                    help="posters also timed on several GPUs with Python's GIL switch interval")
     ap.add_argument("--movie-seconds", type=float, default=30.0,
                     help="length of the movie workload (0: skip it)")
     a = ap.parse_args()
@@ -238,17 +202,11 @@ def main() -> int:
         shared[:] = 0                   # removed at the end (the workers open it by its name)
     counts = [int(n) for n in a.gpu_counts.split(",")]
     dask_for = set() if a.no_dask else (set(a.dask.split(",")) if a.dask else set(names))
-    pin_for = set(filter(None, a.pin.split(",")))
-    switch_for = set(filter(None, a.switch.split(",")))
-    big_for = set(filter(None, a.big_bands.split(",")))
     for name in names:
         req = posters(a.size)[name]
-        cases = gpu_cases(counts, len(gpus), name in dask_for, name in pin_for,
-                          name in switch_for, name in big_for)
+        cases = gpu_cases(counts, len(gpus), name in dask_for)
         pools = {}
-        for case, (kw, _) in cases.items():
-            if kw in [cases[c][0] for c in pools]:      # a variant shares its pool
-                continue
+        for case, kw in cases.items():
             t = time.perf_counter()
             pools[case] = open_pool("cuda", **kw)
             opened = time.perf_counter() - t
@@ -256,29 +214,11 @@ def main() -> int:
             warm(pools[case], req, a.size)
             print(f"{name} / {case}: {pools[case].describe()}; opened in {opened:.2f} s, warmed in "
                   f"{time.perf_counter() - t:.2f} s", flush=True)
-        pool_of = {case: next(pools[c] for c in pools if cases[c][0] == kw)
-                   for case, (kw, _) in cases.items()}
         times = {case: [] for case in cases}
         busy: dict = {}
-        skipped = set()
         for _ in range(a.repeats):
-            for case, pool in pool_of.items():
-                if case in skipped:
-                    continue
-                variant = cases[case][1]
-                switch = sys.getswitchinterval()
-                if variant == PY_SWITCH:
-                    sys.setswitchinterval(PYTHON_SWITCH_S)
-                try:
-                    s, nb, per = time_poster(pool, req, picture, pin=variant == PINNED,
-                                             file_picture=None if variant == SENT else shared,
-                                             rows_times=2 if variant == BIG else 1)
-                except PinUnavailable as exc:
-                    print(f"{name} / {case}: not run ({exc})", flush=True)
-                    skipped.add(case)
-                    continue
-                finally:
-                    sys.setswitchinterval(switch)
+            for case, pool in pools.items():
+                s, nb, per = time_poster(pool, req, picture, file_picture=shared)
                 times[case].append(s)
                 if s <= min(times[case]):
                     busy[case] = per

@@ -104,11 +104,12 @@ class Renderer:
 
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
-                 thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
+                 thresh: int | None = None, warps_per_sm: int = WARPS_PER_SM,
                  sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH,
                  number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
-        `thresh` lanes of a warp are idle, `warps_per_sm` resident warps per SM) or a variant that
+        `thresh` lanes of a warp are idle (None: THRESH, float32's own for float32 frames),
+        `warps_per_sm` resident warps per SM) or a variant that
         benches compare it with (launch_variants.py): "sorted" (the warp launch with the pixels
         handed out longest first, as predicted by one sample per `sample` x `sample` pixels
         iterated `probe` iterations, a pixel's estimate the largest of the `reach` x 2 samples
@@ -119,7 +120,7 @@ class Renderer:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         if int(chunk) < 1 or int(grab) < 1:
             raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
-        if not 1 <= int(thresh) <= 32 or int(warps_per_sm) < 1:
+        if (thresh is not None and not 1 <= int(thresh) <= 32) or int(warps_per_sm) < 1:
             raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
                              f"and {warps_per_sm}")
         if int(sample) < 1 or int(probe) < 1 or int(reach) < 1:
@@ -135,6 +136,7 @@ class Renderer:
             self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
                                          _cuts)
         elif backend.is_gpu:
+            thresh = THRESH if thresh is None else thresh
             plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else variant(
                 launch, chunk=chunk, grab=grab, thresh=thresh, warps_per_sm=warps_per_sm,
                 sample=sample, probe=probe, reach=reach)

@@ -10,30 +10,26 @@ import numpy as np
 
 from . import escape_f32 as e32
 from . import escape_warp_f32 as ew32
-from . import escape_warp_f32_branchless as branchless
+from . import unroll_f32
 from .cpu_target import CpuTarget
 from .gpu_target import GpuTarget, WarpLaunch
 from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, KERNEL, KERNELS
 
-_BUILT: dict = {}
-
 
 def warp_kernel32(name: str = KERNEL, steps: int = BLOCK_STEPS, blocks: int = BLOCKS_PER_LOOK):
     """The float32 warp kernel `name` (unroll_f32.KERNELS) grouping `blocks` blocks of `steps`
-    steps a look. "blocks" exists at unroll_f32's grouping only (its constants are compiled in);
-    "branchless" is built per grouping, once a process (not kept in numba's on-disk cache: its
-    key would have to pickle the step function the kernel closes over)."""
+    steps a look: "branchless" (the app's, escape_warp_f32.build: cached at unroll_f32's
+    grouping, built once a process at another) or "blocks" (the bench variant it replaced, at
+    unroll_f32's grouping only: its constants are compiled in)."""
     if name not in KERNELS:
         raise ValueError(f"unknown float32 kernel {name!r}; choose one of: {', '.join(KERNELS)}")
-    if name == "blocks":
-        if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
-            raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
-                             f"(GPU_EXPLORER_F32_BLOCK), not {steps},{blocks}")
-        return ew32.escape_warp_kernel32
-    key = (int(steps), int(blocks))
-    if key not in _BUILT:
-        _BUILT[key] = branchless.build(*key, cache=False)
-    return _BUILT[key]
+    if name == "branchless":
+        return ew32.build(steps, blocks)
+    if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
+        raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
+                         f"(GPU_EXPLORER_F32_BLOCK), not {steps},{blocks}")
+    from . import escape_warp_f32_blocks as blocks_variant
+    return blocks_variant.escape_warp_kernel32_blocks
 
 
 def _axes_args(args, rows: int, cols: int) -> tuple:
@@ -88,7 +84,7 @@ class WarpLaunch32(WarpLaunch):
     (GPU_EXPLORER_F32_KERNEL; a bench may set `kernel` to another before the first frame)."""
 
     def __init__(self, thresh, warps_per_sm, kernel=None):
-        super().__init__(thresh, warps_per_sm)
+        super().__init__(unroll_f32.THRESH if thresh is None else thresh, warps_per_sm)
         self.kernel = kernel if kernel is not None else warp_kernel32()
 
     def dispatcher(self):
@@ -98,10 +94,9 @@ class WarpLaunch32(WarpLaunch):
         gpu.kernel(self.kernel, *grid)(values, counts, counter, self.thresh, b0, n, *args)
 
 
-
 def float32_target(backend, pool, launch: str, block, thresh: int, warps_per_sm: int, cuts):
     """The target a float32 Renderer runs on `backend`; ValueError for a launch other than the
-    warp launch (the variants are float64 benches)."""
+    warp launch (the variants are float64 benches). `thresh` None: unroll_f32.THRESH."""
     if launch != "warp":
         raise ValueError(f"float32 frames run the warp launch only, not {launch!r}")
     if backend.is_gpu:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .jobs import renderer_of
+from .jobs import DEEP, renderer_kind, renderer_of
 from .request import DeepFrameRequest, MandelbrotRequest
 from .strips import strip_rows
 
@@ -29,6 +29,22 @@ def band_rows(width: int, height: int) -> int:
     rows = strip_rows(width)
     fair = -(-int(height) // MIN_BANDS)
     return max(1, min(rows, fair, int(height)))
+
+
+# a light picture's bands (float64 or float32, not deep) may be this many strips tall: each band
+# has fixed costs (its launches, its copy back, its worker's turn at the GIL) that weigh more where
+# the pixels are cheap; a deep picture's pixels dwarf them
+LIGHT_STRIPS = 2
+
+
+def picture_rows(request) -> int:
+    """Rows per band of `request`'s picture (a poster's, an export's over GPUs): band_rows, with
+    bands up to LIGHT_STRIPS strips tall for a light picture (still at least MIN_BANDS bands)."""
+    w, h = int(request.size[0]), int(request.size[1])
+    if renderer_kind(request) == DEEP:
+        return band_rows(w, h)
+    fair = -(-h // MIN_BANDS)
+    return max(1, min(LIGHT_STRIPS * strip_rows(w), fair, h))
 
 
 def bands(height: int, rows: int) -> list[tuple[int, int]]:

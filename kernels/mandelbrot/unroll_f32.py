@@ -1,14 +1,16 @@
 """How the float32 warp kernel (escape_warp_f32.py) groups its iterations: BLOCK_STEPS steps between
 two escape tests, BLOCKS_PER_LOOK such blocks between two looks at the warp (where finished lanes
-take new pixels). float32 operations issue at one per cycle, so every compare, branch and counter
-update in the loop costs as much as an iteration's multiply; fewer tests leave the arithmetic.
+take new pixels), and THRESH idle lanes that make a warp refill. float32 operations issue at one
+per cycle, so every compare, branch and counter update in the loop costs as much as an
+iteration's multiply; fewer tests leave the arithmetic.
 
-GPU_EXPLORER_F32_BLOCK="steps,blocks" overrides the defaults for a bench
-sweep (tools/gpu_f32_check.sh); a kernel built that way is not kept in numba's on-disk cache,
-which keys on the source and would hand the next run a kernel with other constants.
+GPU_EXPLORER_F32_BLOCK="steps,blocks" overrides the grouping for a bench sweep; a kernel built
+that way is not kept in numba's on-disk cache, which keys on the source and would hand the next
+run a kernel with other constants.
 
-GPU_EXPLORER_F32_KERNEL picks the warp kernel float32 frames run: "blocks" (escape_warp_f32.py,
-the default) or "branchless" (escape_warp_f32_branchless.py); both give the same counts.
+GPU_EXPLORER_F32_KERNEL picks the warp kernel float32 frames run, for a bench beside the app's:
+"branchless" (escape_warp_f32.py, the app's) or "blocks" (escape_warp_f32_blocks.py, the one it
+replaced); both give the same counts.
 """
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ import sys
 
 ENV = "GPU_EXPLORER_F32_BLOCK"
 DEFAULT = (16, 4)
+# idle lanes that make a float32 warp refill (float64's warp kernel: gpu_target.THRESH): a float32
+# look is short beside the refill's fixed cost, so the warp waits for more idle lanes
+THRESH = 16
 
 
 def parse(text: str | None) -> tuple[int, int] | None:
@@ -46,7 +51,7 @@ def _chosen() -> tuple[tuple[int, int], bool]:
 
 
 KERNEL_ENV = "GPU_EXPLORER_F32_KERNEL"
-KERNELS = ("blocks", "branchless")
+KERNELS = ("branchless", "blocks")
 
 
 def _chosen_kernel() -> str:

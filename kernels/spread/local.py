@@ -7,9 +7,7 @@ when the pool starts, before any job, so a measurement of the jobs does not incl
 """
 from __future__ import annotations
 
-import os
 import queue
-import sys
 import threading
 from typing import Any, Iterator, Sequence
 
@@ -19,13 +17,6 @@ from .base import Job, Pool
 from .worker import Worker
 
 _STOP = object()
-# While a pool of several GPUs is open, a thread holding the GIL hands it over after this long at
-# most when another asks (Python's default is 5 ms): a worker whose GPU has finished its job waits
-# for the GIL before it can launch the next, and at 5 ms a turn its GPU idled behind another
-# worker's Python. GPU_EXPLORER_POOL_SWITCH_S overrides it (0: leave Python's own).
-POOL_SWITCH_S = 0.0005
-_switch = {"users": 0, "before": None}
-_switch_lock = threading.Lock()
 WINDOW_PER_WORKER = 3
 CLOSE_MEET_S = 30.0         # how long close() and the workers wait for each other
 BROADCAST_MEET_S = 600.0    # how long a broadcast job waits for the other workers' copies
@@ -84,6 +75,7 @@ class LocalPool(Pool):
         self._dropped = threading.Barrier(self.workers + 1)
         self._collected = threading.Barrier(self.workers + 1)
         self._start_errors: list[BaseException] = []
+        self._release = True
         self._start()
 
     def describe(self) -> str:
@@ -100,7 +92,6 @@ class LocalPool(Pool):
     def _start(self):
         if len(self.devices) > 1 and not self.backend.simulated:
             _quiet_exit()
-        self._switching = len(self.devices) > 1 and _switch_more()
         slots = self.devices if self.backend.is_gpu else (None,)
         for device in slots:
             t = threading.Thread(target=self._serve, args=(device,), daemon=True,
@@ -139,6 +130,8 @@ class LocalPool(Pool):
             # the renderers' device and pinned buffers are freed while their context is still
             # this thread's: freed after it was popped, they would be released at interpreter
             # exit against a context already torn down
+            if not self._release:       # the process ends now: nothing worth freeing
+                return
             worker.close(collect=False)
             _meet(self._dropped)        # close() collects once all have dropped theirs
             _meet(self._collected)
@@ -225,14 +218,24 @@ class LocalPool(Pool):
         got = dict(r for _, r in self.ordered([once] * self.workers, window=self.workers))
         return [got.get(d) for d in (self.devices or (None,))]
 
-    def close(self) -> None:
-        if self._switching:
-            self._switching = False
-            _switch_less()
+    def close_for_exit(self) -> None:
+        """close() for a process that ends right after without its shutdown."""
+        self.close(release=False)
+
+    def close(self, release: bool = True) -> None:
+        """Stop the workers. release=False (a process about to end without its interpreter's
+        shutdown: cli/quick_exit.py) leaves their renderers, device memory and contexts to the
+        process's end instead of freeing them one by one."""
         if not self._threads:
             return
+        self._release = release
         for _ in self._threads:
             self._tasks.put(_STOP)
+        if not release:
+            for t in self._threads:
+                t.join(timeout=5.0)
+            self._threads = []
+            return
         _meet(self._dropped)
         import gc
         gc.collect()
@@ -249,34 +252,3 @@ def _meet(barrier: threading.Barrier) -> None:
         barrier.wait(timeout=CLOSE_MEET_S)
     except threading.BrokenBarrierError:
         pass
-
-
-def switch_interval() -> float:
-    """The GIL's switch interval a pool of several GPUs sets (0: Python's own is left)."""
-    raw = os.environ.get("GPU_EXPLORER_POOL_SWITCH_S", "").strip()
-    try:
-        return max(0.0, float(raw)) if raw else POOL_SWITCH_S
-    except ValueError:
-        return POOL_SWITCH_S
-
-
-def _switch_more() -> bool:
-    """A pool of several GPUs opens: the shorter switch interval holds until the last one closes.
-    Returns whether this pool counts as one of its users."""
-    want = switch_interval()
-    if want <= 0:
-        return False
-    with _switch_lock:
-        if _switch["users"] == 0:
-            _switch["before"] = sys.getswitchinterval()
-            sys.setswitchinterval(min(want, _switch["before"]))
-        _switch["users"] += 1
-    return True
-
-
-def _switch_less() -> None:
-    with _switch_lock:
-        _switch["users"] -= 1
-        if _switch["users"] == 0 and _switch["before"] is not None:
-            sys.setswitchinterval(_switch["before"])
-            _switch["before"] = None

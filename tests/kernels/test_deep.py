@@ -356,19 +356,31 @@ def test_reference_and_table_are_reused_across_pans_and_rerenders():
 
 def test_table_serves_a_few_zoom_steps_then_is_rebuilt():
     from kernels.backend import resolve
+    from kernels.mandelbrot.deep.renderer import TABLE_SLACK_BITS
     r = DeepRenderer(resolve("cpu"))
+    r.period_stop = False     # one orbit throughout (a period-stopped one extends deeper)
     cre, cim = near(loc.MISIUREWICZ_I, "1e-100")
-    first = r.render_values(DeepRequest(cre, cim, "1e-100", (16, 12), 2000))
-    zoomed = r.render_values(DeepRequest(cre, cim, "5e-101", (16, 12), 2000))   # 2x in
-    assert zoomed.reused and zoomed.table_reused
-    deeper = r.render_values(DeepRequest(cre, cim, "1e-103", (16, 12), 2000))   # 1000x in
-    assert deeper.reused and not deeper.table_reused
-    out = r.render_values(DeepRequest(cre, cim, "2e-103", (16, 12), 2000))     # 2x back out
-    assert out.table_reused
-    # a table built for a larger |δc| gives the same counts as a fresh one (radii only shrink)
-    fresh = DeepRenderer(resolve("cpu")).render_values(DeepRequest(cre, cim, "5e-101", (16, 12), 2000))
-    assert np.mean(counts(fresh.values) == counts(zoomed.values)) >= 0.99
-    assert first.values.shape == zoomed.values.shape
+    rebuilt, zoomed = 0, []
+    for step in range(12):                  # 2x in per step
+        width = str(Decimal("1e-100") / 2 ** step)
+        res = r.render_values(DeepRequest(cre, cim, width, (16, 12), 2000))
+        assert res.reused or step == 0
+        rebuilt += not res.table_reused
+        zoomed.append((width, res))
+        res.values = res.values.copy()      # a ring of 3 buffers
+    # a table serves TABLE_SLACK_BITS halvings (the first frame's may serve fewer)
+    pattern = "".join("r" if res.table_reused else "B" for _, res in zoomed)
+    assert 12 // TABLE_SLACK_BITS <= rebuilt <= 12 // TABLE_SLACK_BITS + 1, pattern
+    assert "B" + "r" * (TABLE_SLACK_BITS - 1) + "B" in pattern, pattern
+    # the same frame again keeps it; a reused table is the one a fresh renderer builds
+    width, last = zoomed[-1]
+    assert r.render_values(DeepRequest(cre, cim, width, (16, 12), 2000)).table_reused
+    shared = next((w, res) for w, res in zoomed[1:] if res.table_reused)
+    fresh = DeepRenderer(resolve("cpu"))
+    fresh.period_stop = False
+    fresh.orbit = r.orbit                   # the same reference: only the table may differ
+    again = fresh.render_values(DeepRequest(cre, cim, shared[0], (16, 12), 2000))
+    np.testing.assert_array_equal(again.values, shared[1].values)
 
 
 def test_timings_name_the_phases():

@@ -19,6 +19,7 @@ pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 from kernels.mandelbrot.deep.perturbation_f32 import flat_tables32  # noqa: E402
 from kernels.mandelbrot.deep.perturbation_loop import B_R, BW, Z_R0, ZW, flat_tables  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
+from kernels.mandelbrot.deep.walk_f32 import BW32  # noqa: E402
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
 H100 = nt.Rates(2.0, 1.0, "simulated H100")
@@ -88,6 +89,8 @@ def test_float32_tables_never_widen_a_radius(cpu_backend):
     zo, bt = flat_tables(orb, tab, tabe, levels)
     zo32, bt32 = flat_tables32(orb, tab, tabe, levels)
     assert zo32.dtype == bt32.dtype == np.float32
+    bt32 = bt32.reshape(-1, BW32)[:, :BW].reshape(-1)      # the loop's rows padded to 32 bytes
+    assert zo32.shape == zo.shape and bt32.shape == bt.shape
     assert (zo32[Z_R0::ZW].astype(np.float64) <= zo[Z_R0::ZW]).all()
     assert (bt32[B_R::BW].astype(np.float64) <= bt[B_R::BW]).all()
     rows = bt32.reshape(-1, BW)
@@ -160,9 +163,10 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch):
 
 
 def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
-    """walk_f32.make_walk32 (the float32 loop's integers in 32 bits) against make_walk's loop
-    with the same float32 operations: the same values and counts on every pixel, at a place with
-    BLA steps and rebases."""
+    """walk_f32.make_walk32 (the float32 loop's integers in 32 bits, an orbit row in one load
+    carried to the next step, padded table rows) against make_walk's loop with the same float32
+    operations over the unpadded table: the same values and counts on every pixel, at a place
+    with BLA steps and rebases."""
     from kernels.mandelbrot.deep import perturbation_f32 as p32
     from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu, make_walk
     from kernels.mandelbrot.deep.targets import LoopCode, cpu_jit, cpu_loop_jit
@@ -171,6 +175,7 @@ def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
 
     def rows_64(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h, zo,
                 bt, levels, eps, max_iter):
+        bt = bt.reshape(-1, BW32)[:, :BW].reshape(-1)      # make_walk's rows, unpadded
         for r in range(row0, row0 + nrows):
             stats[r] = 0
             for c in range(values.shape[1]):

@@ -9,7 +9,8 @@ import pytest
 from kernels.backend import Backend
 from kernels.mandelbrot.renderer import Renderer
 from kernels.mandelbrot.request import MandelbrotRequest
-from kernels.mandelbrot.tiles import MIN_BANDS, BandJob, FrameJob, band_rows, bands
+from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.tiles import MIN_BANDS, BandJob, FrameJob, band_rows, bands, picture_rows
 from kernels.scheduler import Cancelled, CancelToken
 from kernels.spread import GpuInfo, LocalPool, open_pool, parse_gpus
 
@@ -105,6 +106,17 @@ def test_band_rows_cut_at_least_min_bands():
     assert len(bands(200, band_rows(300, 200))) >= MIN_BANDS
     cut = bands(103, 10)
     assert cut[-1] == (100, 3) and sum(n for _, n in cut) == 103
+
+
+def test_light_pictures_take_taller_bands_deep_ones_keep_theirs():
+    # the light poster's bands: twice as tall at 16384² (its launches and copies weighed on the
+    # GPUs' turns); its pixels do not change (bands of any cut equal the whole picture, below)
+    light = MandelbrotRequest(-0.75, 0.1, 0.01, (16384, 16384), 1000)
+    deep = DeepFrameRequest("-0.75", "0.1", "1e-20", (16384, 16384), 1000)
+    assert picture_rows(light) == 2 * band_rows(16384, 16384)
+    assert picture_rows(deep) == band_rows(16384, 16384)
+    small = MandelbrotRequest(-0.75, 0.1, 0.01, (300, 200), 100)
+    assert len(bands(200, picture_rows(small))) >= MIN_BANDS
 
 
 @pytest.mark.parametrize("values", [False, True])

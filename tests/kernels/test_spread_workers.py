@@ -2,7 +2,6 @@
 worker (a movie's warm-up while its reference computes), and closing collects garbage once for
 all workers instead of once per worker (each collection walks the whole heap holding the GIL)."""
 import gc
-import sys
 import threading
 import time
 
@@ -118,18 +117,21 @@ def test_a_worker_that_fails_to_start_does_not_hold_up_the_close(monkeypatch):
     assert time.monotonic() - t < 10.0
 
 
-def test_pools_of_several_gpus_shorten_the_gil_switch_interval_while_open(monkeypatch):
-    before = sys.getswitchinterval()
-    monkeypatch.delenv("GPU_EXPLORER_POOL_SWITCH_S", raising=False)
-    with LocalPool(_fake_gpus(), devices=(0,)):
-        assert sys.getswitchinterval() == before         # one GPU: nobody to hand over to
-    a = LocalPool(_fake_gpus(), devices=(0, 1))
-    assert sys.getswitchinterval() == pytest.approx(min(before, local_mod.POOL_SWITCH_S))
-    b = LocalPool(_fake_gpus(), devices=(0, 1, 2, 3))
-    a.close()
-    assert sys.getswitchinterval() == pytest.approx(min(before, local_mod.POOL_SWITCH_S))
-    b.close()
-    assert sys.getswitchinterval() == before             # the last pool closed: Python's again
-    monkeypatch.setenv("GPU_EXPLORER_POOL_SWITCH_S", "0")
+def test_close_for_exit_stops_the_workers_without_freeing_or_collecting(monkeypatch):
+    from kernels.spread import worker as worker_mod
+    closed, collected = [], []
+    monkeypatch.setattr(worker_mod.Worker, "close", lambda self, collect=True: closed.append(self))
+    monkeypatch.setattr(gc, "collect", lambda *a: collected.append(1) or 0)
+    pool = LocalPool(_fake_gpus(), devices=(0, 1))
+    threads = list(pool._threads)
+    assert sorted(pool.broadcast(lambda w: w.device)) == [0, 1]
+    t0 = time.perf_counter()
+    pool.close_for_exit()
+    assert time.perf_counter() - t0 < 2.0
+    assert not any(t.is_alive() for t in threads)
+    assert closed == [] and collected == []       # left to the process's end
+    pool.close()                                   # and a later close has nothing left to do
+    assert closed == [] and collected == []
     with LocalPool(_fake_gpus(), devices=(0, 1)):
-        assert sys.getswitchinterval() == before
+        pass
+    assert len(closed) == 2 and len(collected) == 1     # an ordinary close frees, collects once

@@ -55,8 +55,7 @@ def test_a_movie_computes_one_reference(tmp_path, computed, monkeypatch):
     @contextmanager
     def nothing(movie, cancel=None, progress=None):
         yield None
-    import cli.movie
-    monkeypatch.setattr(cli.movie, "movie_reference", nothing)
+    monkeypatch.setattr(movie_reference, "movie_reference", nothing)
     computed.clear()
     assert make_movie(tmp_path, "each") == 0
     assert len(computed) > 3                      # without it each depth computes its own

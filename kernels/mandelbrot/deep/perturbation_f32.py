@@ -15,10 +15,11 @@ mantissas with an exponent of their own (not here: extended_loop.py's floatexp i
 The pixel's δc is computed in float64 as perturbation_loop computes it (once per pixel) and
 rounded to float32; everything the loop does per step is float32 (`LIMITS` keeps the guard's
 bookkeeping and the rebasing test within float32's range), so the GPU runs it at float32's rate.
-The loop is walk_f32.make_walk32: make_walk's with its integers in 32 bits (the same counts);
-GPU_EXPLORER_F32_DEEP_INT=64 builds make_walk's own instead, for a bench beside it (kernels built
-so are not kept in numba's on-disk cache, which keys on the source and would hand the next run
-the other loop).
+The loop is walk_f32.make_walk32: make_walk's with its integers in 32 bits and an orbit row in
+one load, carried to the next step (the same counts); GPU_EXPLORER_F32_DEEP_INT=64 builds
+make_walk's own instead, over the unpadded table, for a bench beside it (kernels built so are
+not kept in numba's on-disk cache, which keys on the source and would hand the next run the
+other loop).
 """
 from __future__ import annotations
 
@@ -33,12 +34,19 @@ from ...backend import simulator_enabled
 from .guard import REDO_SHIFT
 from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
-from .walk_f32 import MAX_FLAT, make_walk32
+from .walk_f32 import MAX_FLAT, make_walk32, pad_table
 
 f32 = np.float32
 # "64": make_walk's loop (64-bit integers) instead of make_walk32's, to bench the two
 WALK_INT64 = os.environ.get("GPU_EXPLORER_F32_DEEP_INT") == "64"
-_make = make_walk if WALK_INT64 else make_walk32
+
+
+def _make(mul, add, sqrt, load4, jit, loop_jit, limits):
+    if WALK_INT64:
+        return make_walk(mul, add, sqrt, jit, loop_jit, limits)
+    return make_walk32(mul, add, sqrt, load4, jit, loop_jit, limits)
+
+
 # make_walk's limits for float32: the guard folds its product of |2z|^2 (a factor is at most
 # 2^18) into the error bound outside [2^-60, 2^60]; |z|^2 and |δ|^2 below 2^-100 are compared
 # scaled by 2^50; the loop's variables start as float32
@@ -54,7 +62,9 @@ def _round_down(a: np.ndarray) -> np.ndarray:
 
 
 def flat_tables32(orbit, tab, tabe, levels):
-    """perturbation_loop.flat_tables' arrays rounded to float32, the radii rounded down."""
+    """perturbation_loop.flat_tables' arrays rounded to float32, the radii rounded down, as the
+    loop reads them (the table's rows padded to 8 numbers: walk_f32.pad_table; as they are for
+    make_walk's loop, GPU_EXPLORER_F32_DEEP_INT=64)."""
     zo, bt = flat_tables(orbit, tab, tabe, levels)
     with np.errstate(over="ignore"):
         zo32 = zo.astype(np.float32)
@@ -67,7 +77,7 @@ def flat_tables32(orbit, tab, tabe, levels):
     if max(zo32.size, bt32.size) > MAX_FLAT:
         raise ValueError(f"an orbit of {zo32.size // 4} points is too long for the float32 loop's "
                          "32-bit indices")
-    return zo32, bt32
+    return (zo32, bt32) if WALK_INT64 else (zo32, pad_table(bt32))
 
 
 # ---------------------------------------------------------------- CPU twin
@@ -87,7 +97,13 @@ def _sqrt_cpu(a):
     return f32(math.sqrt(f32(a)))
 
 
-_passes_cpu = _make(_mul_cpu, _add_cpu, _sqrt_cpu, cpu_jit(), cpu_loop_jit(), LIMITS)[1]
+@cpu_jit()
+def _load4_cpu(arr, i):
+    return arr[i], arr[i + 1], arr[i + 2], arr[i + 3]
+
+
+_passes_cpu = _make(_mul_cpu, _add_cpu, _sqrt_cpu, _load4_cpu, cpu_jit(), cpu_loop_jit(),
+                    LIMITS)[1]
 
 
 @njit(parallel=True, cache=not WALK_INT64)
@@ -122,6 +138,7 @@ def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cex
 # ---------------------------------------------------------------- GPU
 
 if cuda is not None:
+    from ...wide_access import load16
     from .perturbation_loop import _delta_c_gpu
     from .targets import FIRST_JIT, gpu_jit
 
@@ -149,7 +166,8 @@ if cuda is not None:
         def _sqrt_gpu(a):
             return libdevice.fsqrt_rn(f32(a))
 
-    _walk_gpu, _passes_gpu = _make(_mul_gpu, _add_gpu, _sqrt_gpu, gpu_jit(), None, LIMITS)
+    _walk_gpu, _passes_gpu = _make(_mul_gpu, _add_gpu, _sqrt_gpu, load16, gpu_jit(), None,
+                                   LIMITS)
     _FIRST32 = dict(FIRST_JIT, cache=not WALK_INT64)
 
     # perturbation_loop's kernels, written out again: numba's disk cache keys kernels by name

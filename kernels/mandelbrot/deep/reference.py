@@ -108,12 +108,15 @@ _warm = False
 
 
 def warm_engine() -> None:
-    """Load (or compile) the engine's, the period test's and the float arrays' compiled code with
-    a tiny orbit, once per process, so that no frame waits for it; nothing without gmpy2."""
+    """Load (or compile) the engines', the period test's and the float arrays' compiled code with
+    tiny orbits, once per process, so that no frame waits for it; nothing without gmpy2. Both
+    one-thread engines: fixed point below FIXED_UP_TO_BITS, MPFR above (a 1e-1000 frame's)."""
     global _warm
     if not _warm:
         try:
             ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0).arrays()
+            from .fixed_engine import FIXED_UP_TO_BITS
+            ReferenceOrbit("-0.75", "0.1", FIXED_UP_TO_BITS + 64).extend(40, radius_log2=-60.0)
         except RuntimeError:
             return
         _warm = True

@@ -37,7 +37,7 @@ from .layout import (
     empty_table,
 )
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
-from .perturbation_loop import ZW, flat_tables
+from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
@@ -54,6 +54,13 @@ KMIN = 0
 FORMATS = ("perturbation", "extended")
 # a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
 TABLE_SLACK_BITS = 4
+
+
+def table_bound(c_bound_exp: int) -> int:
+    """The bound a frame's table is built for: the next multiple of TABLE_SLACK_BITS above the
+    frame's own, so every frame has one table whatever was rendered before it (a movie's frames
+    over several GPUs equal those on one: a table's radii change the counts in their last bits)."""
+    return TABLE_SLACK_BITS * (int(c_bound_exp) // TABLE_SLACK_BITS + 1)
 
 
 @dataclass
@@ -315,28 +322,27 @@ class DeepRenderer:
         capacity = max(int(request.max_iter), orbit.length) + 1
         if reserved_bytes(capacity) > MAX_RESERVED_BYTES:
             return None
-        bound = geo.c_bound_exp + 1
+        bound = table_bound(geo.c_bound_exp)
         key = (id(orbit), orbit.version + 1, True, self.eps_bits, self.kmin, bound)
         return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None,
                    entries: bool = True):
         """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
-        for a smaller one (its radii are only smaller than they could be), so it serves frames whose
-        bound is up to 2^TABLE_SLACK_BITS below its own: zooming in 2x per step rebuilds it every
-        few steps, panning rarely. entries: the frame reads the table's entries (tab, tabe), which
-        a table built ahead does not keep (its tab is None: only its layout, self._flat)."""
+        for a smaller one (its radii are only smaller than they could be), so one serves every
+        frame whose bound rounds up to its own (table_bound): zooming in 2x per step rebuilds it
+        every TABLE_SLACK_BITS steps, panning rarely, and a frame's table never depends on the
+        frames before it. entries: the frame reads the table's entries (tab, tabe), which a table
+        built ahead does not keep (its tab is None: only its layout, self._flat)."""
         key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
-        # build for a bound a little above this frame's, so small pans and zoom-outs keep it
-        bound = geo.c_bound_exp + 1
+        bound = table_bound(geo.c_bound_exp) if use_bla else 0
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and not (use_bla and ahead[0] == key + (bound,)):
+        if ahead is not None and ahead[0] != key + (bound,):
             ahead[1].abandon()
             ahead = None
         t = self._table
-        if ahead is None and t is not None and t[0][:5] == key and (
-                not use_bla or geo.c_bound_exp <= t[0][5] <= geo.c_bound_exp + TABLE_SLACK_BITS
-        ) and (t[1] is not None or not entries):
+        if ahead is None and t is not None and t[0] == key + (bound,) and (
+                t[1] is not None or not entries):
             return t, True
         if progress is not None:
             progress(0.0, "table")
@@ -385,7 +391,7 @@ class DeepRenderer:
             (levels_d,) = self.pixels.place("levels", key_t, (levels,), timer)
             serial, zo, bt = self._flat_tables(orb, table, timer)
             flat = self.pixels.place("flat", serial, (zo, bt), timer,
-                                     what=f"the orbit and table of {zo.shape[0] // ZW:,} points")
+                                     what=f"the orbit and table of {orb.shape[0]:,} points")
             return (None, None, None, None, levels_d), flat
         dev_o = self.pixels.place("orbit", (id(orbit), orbit.version), (orb, oexp), timer,
                                   what=f"a reference orbit of {orb.shape[0]:,} points")
@@ -400,7 +406,7 @@ class DeepRenderer:
         _, tab, tabe, levels = table
         f = self._flat
         f32 = self._f32
-        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype == np.float32) != f32:
+        if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype != np.float64) != f32:
             if tab is None:     # _table_for keeps a table built ahead with its layout
                 raise RuntimeError("a table built ahead lost its layout")
             with timer.phase("host", detail="table"):

@@ -1,6 +1,7 @@
-"""The branch-free float32 warp kernel (escape_warp_f32_branchless.py) on the GPU (real, or numba's
-simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, and, compiled
-to PTX (needs NVVM), a look at the warp that is float32 arithmetic with no 64-bit integer work."""
+"""The app's float32 warp kernel (escape_warp_f32.py, branch-free blocks) on the GPU (real, or
+numba's simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, the
+default grouping kept in numba's disk cache, and, compiled to PTX (needs NVVM), a look at the warp
+that is float32 arithmetic with no 64-bit integer work."""
 import re
 
 import numpy as np
@@ -70,6 +71,25 @@ def test_unknown_kernel_and_grouping_are_refused():
         targets_f32.warp_kernel32("blocks", 3, 5)
 
 
+def test_default_kernel_is_the_cached_one(simulated):
+    """The app's kernel is the module's own (cached on disk like the other kernels); another
+    grouping is a copy built once a process, outside the cache, and the blocks variant is another
+    kernel."""
+    from kernels.mandelbrot import escape_warp_f32 as ew32
+    from kernels.mandelbrot import targets_f32, unroll_f32
+    app = targets_f32.warp_kernel32()
+    assert unroll_f32.KERNEL == "branchless" and app is ew32.escape_warp_kernel32
+    assert targets_f32.WarpLaunch32(None, 16).kernel is app
+    assert targets_f32.WarpLaunch32(None, 16).thresh == unroll_f32.THRESH
+    other = targets_f32.warp_kernel32("branchless", 8, 2)
+    assert other is not app and other is targets_f32.warp_kernel32("branchless", 8, 2)
+    assert targets_f32.warp_kernel32("blocks") is not app
+    if not simulated:
+        from numba.cuda.dispatcher import CUDACache
+        assert unroll_f32.CACHE_KERNEL and isinstance(app._cache, CUDACache)
+        assert not isinstance(other._cache, CUDACache)
+
+
 def test_branchless_look_is_float32_arithmetic(monkeypatch):
     """The loop between two votes (the look's blocks, unrolled): nine in ten instructions are the
     float32 steps and escape tests, none 64-bit, one vote and at most two branches."""
@@ -81,7 +101,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch):
     from numba import cuda
     from numba.cuda import dispatcher
 
-    from kernels.mandelbrot import escape_warp_f32_branchless as branchless
+    from kernels.mandelbrot import escape_warp_f32 as ew32
     from tools.ptx_loops import arithmetic_share, loops
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
@@ -89,8 +109,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch):
            "float32[::1], int64")
     steps, blocks = 16, 4
     try:
-        ptx = cuda.compile_ptx(branchless.build(steps, blocks, cache=False).py_func, sig,
-                               cc=(9, 0))[0]
+        ptx = cuda.compile_ptx(ew32.build(steps, blocks).py_func, sig, cc=(9, 0))[0]
     except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
         pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
     found = loops(ptx)
