@@ -1,6 +1,7 @@
 """The deep frame's host work runs without the GIL: the reference orbit's compiled engine and the
-BLA table's build. A movie or a poster on several GPUs renders its frames in worker threads of one
-process; host work that held the GIL stopped every other worker meanwhile (seen on two GPUs)."""
+BLA table's build (after the orbit or beside it, table_ahead.py). A movie or a poster on several
+GPUs renders its frames in worker threads of one process; host work that held the GIL stopped
+every other worker meanwhile (seen on two GPUs)."""
 import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
@@ -15,11 +16,11 @@ def test_the_deep_frames_host_loops_are_compiled_without_the_gil():
     of a shared machine."""
     from numba.core.registry import CPUDispatcher
 
-    from kernels.mandelbrot.deep import (fixed_engine, flat_build, mpfr_engine, orbit_floatexp,
-                                         orbit_scan, period_stop)
+    from kernels.mandelbrot.deep import (bla_blocks, fixed_engine, flat_build, mpfr_engine,
+                                         orbit_floatexp, orbit_scan, period_stop)
     seen = 0
     for module in (bla, flat_build, orbit_scan, mpfr_engine, fixed_engine, orbit_floatexp,
-                   period_stop):
+                   period_stop, bla_blocks):
         for name, fn in vars(module).items():
             if not isinstance(fn, CPUDispatcher) or fn.targetoptions.get("inline") == "always":
                 continue

@@ -132,22 +132,28 @@ def _clamp(k):
 @njit(cache=True, nogil=True)
 def _single(orbit, oexp, eps_bits, tab, tabe, j):
     """Level 0's entry j: the single step from m = 1 + j."""
+    _single_at(orbit, oexp, eps_bits, tab, tabe, j, j)
+
+
+@njit(cache=True, nogil=True)
+def _single_at(orbit, oexp, eps_bits, tab, tabe, j, k):
+    """Level 0's entry j written to row k (a block's scratch rows: bla_blocks.py)."""
     m = 1 + j
     zr = orbit[m, 0]
     zi = orbit[m, 1]
-    tab[j, 0] = orbit[m, 2]
-    tab[j, 1] = orbit[m, 3]
-    tabe[j, 0] = oexp[m] + 1
-    tab[j, 2] = 0.5
-    tab[j, 3] = 0.0
-    tabe[j, 1] = 1
+    tab[k, 0] = orbit[m, 2]
+    tab[k, 1] = orbit[m, 3]
+    tabe[k, 0] = oexp[m] + 1
+    tab[k, 2] = 0.5
+    tab[k, 3] = 0.0
+    tabe[k, 1] = 1
     if zr * zr + zi * zi > 4.0 or oexp[m] == EZERO:
-        tab[j, 4] = 0.0
-        tabe[j, 2] = EZERO
+        tab[k, 4] = 0.0
+        tabe[k, 2] = EZERO
     else:
         r, re_ = _rnorm(_mag(orbit[m, 2], orbit[m, 3]), oexp[m] + 1 - eps_bits)
-        tab[j, 4] = r
-        tabe[j, 2] = re_
+        tab[k, 4] = r
+        tabe[k, 2] = re_
 
 
 @njit(cache=True, nogil=True)

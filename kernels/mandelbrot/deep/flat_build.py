@@ -20,26 +20,44 @@ from .pow2_scale import ldexp
 
 
 @njit(inline="always")
+def zo_row(orbit, tab, off0, count0, zo, zc, k):
+    """Row k of zo: Z_k and the radius of the single step from k (0 where there is none)."""
+    for c in range(zo.shape[1]):
+        zo[k, c] = 0.0
+    zo[k, zc[0]] = orbit[k, 0]
+    zo[k, zc[1]] = orbit[k, 1]
+    if 1 <= k <= count0:        # level 0's entry j is the single step from m = 1 + j
+        zo[k, zc[2]] = tab[off0 + k - 1, T_RD]
+
+
+@njit(inline="always")
+def bt_row(tab, tabe, bt, bc, clamp, k):
+    """Row k of bt from the table's (finished) entry k."""
+    bt_row_at(tab, tabe, k, bt, k, bc, clamp)
+
+
+@njit(inline="always")
+def bt_row_at(tab, tabe, t, bt, k, bc, clamp):
+    """Row k of bt from the (finished) entry in row t of tab (a block's scratch rows)."""
+    for c in range(bt.shape[1]):
+        bt[k, c] = 0.0
+    bt[k, bc[0]] = tab[t, T_ADR]
+    bt[k, bc[1]] = tab[t, T_ADI]
+    e = min(max(tabe[t, E_B], -clamp), clamp)
+    # a B past float64's range becomes inf, as NumPy's ldexp makes it
+    bt[k, bc[2]] = ldexp(tab[t, T_BR], e)
+    bt[k, bc[3]] = ldexp(tab[t, T_BI], e)
+    bt[k, bc[4]] = tab[t, T_RD]
+    bt[k, bc[5]] = tab[t, T_AD]
+
+
+@njit(inline="always")
 def _row(orbit, tab, tabe, off0, count0, zo, bt, zc, bc, clamp, k):
     """Row k of bt and, where there is one, of zo."""
     if k < zo.shape[0]:
-        for c in range(zo.shape[1]):
-            zo[k, c] = 0.0
-        zo[k, zc[0]] = orbit[k, 0]
-        zo[k, zc[1]] = orbit[k, 1]
-        if 1 <= k <= count0:        # level 0's entry j is the single step from m = 1 + j
-            zo[k, zc[2]] = tab[off0 + k - 1, T_RD]
+        zo_row(orbit, tab, off0, count0, zo, zc, k)
     if k < bt.shape[0]:
-        for c in range(bt.shape[1]):
-            bt[k, c] = 0.0
-        bt[k, bc[0]] = tab[k, T_ADR]
-        bt[k, bc[1]] = tab[k, T_ADI]
-        e = min(max(tabe[k, E_B], -clamp), clamp)
-        # a B past float64's range becomes inf, as NumPy's ldexp makes it
-        bt[k, bc[2]] = ldexp(tab[k, T_BR], e)
-        bt[k, bc[3]] = ldexp(tab[k, T_BI], e)
-        bt[k, bc[4]] = tab[k, T_RD]
-        bt[k, bc[5]] = tab[k, T_AD]
+        bt_row(tab, tabe, bt, bc, clamp, k)
 
 
 @njit(cache=True, nogil=True)

@@ -33,3 +33,20 @@ def fill_orbit(z, tiny_n, tiny_m, tiny_e, orbit, oexp):
         orbit[n, 2] = tiny_m[i, 0]
         orbit[n, 3] = tiny_m[i, 1]
         oexp[n] = tiny_e[i]
+
+
+@njit(cache=True, nogil=True)
+def fill_rows(z, lo, hi, tiny_n, tiny_m, tiny_e, orbit, oexp):
+    """fill_orbit's rows lo .. hi-1 alone (the same numbers), from z[lo:hi] and the tiny points
+    among them: an orbit's arrays written part by part while it is computed (table_ahead.py)."""
+    for n in range(lo, hi):
+        re, im = z[n].real, z[n].imag
+        orbit[n, 0] = re
+        orbit[n, 1] = im
+        orbit[n, 2], orbit[n, 3], oexp[n] = point_floatexp(re, im)
+    for i in range(tiny_n.shape[0]):
+        n = tiny_n[i]
+        if lo <= n < hi:
+            orbit[n, 2] = tiny_m[i, 0]
+            orbit[n, 3] = tiny_m[i, 1]
+            oexp[n] = tiny_e[i]

@@ -174,11 +174,11 @@ class ReferenceOrbit:
         return period_stop.holds_at(z, tuple(self._deriv), radius_log2)
 
     def extend(self, max_iter: int, cancel=None, progress=None,
-               radius_log2: float | None = None) -> ReferenceOrbit:
+               radius_log2: float | None = None, ahead=None) -> ReferenceOrbit:
         """Iterate on until max_iter iterations, escape, or (radius_log2 given: log2 of the
         frame's half-diagonal) the period test holds. `cancel.check()` (raising to stop) and
         `progress(fraction)` are called between chunks; a cancelled extend leaves the orbit as
-        it was."""
+        it was. ahead: a table_ahead.TableAhead told of the points as they become final."""
         max_iter = int(max_iter)
         if self.complete_for(max_iter, radius_log2):
             return self
@@ -203,6 +203,8 @@ class ReferenceOrbit:
         part = step if radius_log2 is None else max(256, step // PERIOD_PARTS)
         report_at = n + step
         tk, tm, te = np.empty(part, np.int64), np.empty((part, 2)), np.empty(part, np.int64)
+        if ahead is not None:
+            ahead.advance(self._buf, self.length, (self._tiny_n, self._tiny_m, self._tiny_e))
         try:
             while n < goal and not escaped and period is None:
                 count = min(part, goal - n)
@@ -224,6 +226,8 @@ class ReferenceOrbit:
                 if keep.any():
                     tiny.append((tk[:nt][keep] + n + 1, tm[:nt][keep].copy(), te[:nt][keep].copy()))
                 n += made
+                if ahead is not None:
+                    ahead.advance(buf, n + 1, tiny[-1] if keep.any() else None)
                 if n < report_at and n < goal and not escaped and period is None:
                     continue
                 report_at = n + step
@@ -269,6 +273,14 @@ class ReferenceOrbit:
             fill_orbit(self.z, self._tiny_n, self._tiny_m, self._tiny_e, orbit, oexp)
             self._orbit, self._orbit_exp = orbit, oexp
         return self._orbit, self._orbit_exp
+
+    def adopt_arrays(self, orbit: np.ndarray, orbit_exp: np.ndarray) -> None:
+        """Take `arrays()` of this version as written while the orbit was computed
+        (table_ahead.TableAhead: fill_orbit's numbers, row by row)."""
+        if orbit.shape != (self.length, 4) or orbit_exp.shape != (self.length,):
+            raise ValueError(f"arrays of {orbit.shape[0]:,} points for an orbit of "
+                             f"{self.length:,}")
+        self._orbit, self._orbit_exp = orbit, orbit_exp
 
     def _floatexp_at(self, n: int) -> tuple[float, float, int]:
         i = int(np.searchsorted(self._tiny_n, n))

@@ -41,6 +41,8 @@ from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
+from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
+from .table_ahead import warm as warm_ahead
 from .targets import GPU_IMPORT_ERROR, cuda
 
 # a new orbit gets the precision of a frame 2^this narrower, so zooming in keeps it at least that
@@ -130,10 +132,12 @@ class DeepRenderer:
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
+        self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
         self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
         self._table = None          # (key, tab, tabe, levels)
+        self._ahead = None          # (key, table_ahead.TableAhead) of the orbit just extended
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
         self._flat_serial = 0
         self._compiled = False      # the table builder
@@ -176,6 +180,8 @@ class DeepRenderer:
         oexp[0] = -(1 << 29)
         first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        if not self.backend.is_gpu:
+            warm_ahead()    # the table built while the orbit is computed (CPU frames)
         warm_engine()       # the reference engine's compiled loop
         self._compiled = True
         if first:
@@ -232,10 +238,12 @@ class DeepRenderer:
         with timer.phase("host", detail="reference"):
             orbit, reused = self._reference(request, cancel, progress)
             geo = FrameGeometry.of(request, orbit)
-        with timer.phase("host", detail="table"):
-            table, table_reused = self._table_for(orbit, geo, request.bla, progress)
         self._f32 = (self.number_type == "float32" and fmt == "perturbation"
                       and float32_deltas_reach(fmt, request.spacing_log2))
+        with timer.phase("host", detail="table"):
+            # the float64 perturbation loop reads only its layout; others the table's entries
+            entries = self._f32 or not self._takes_perturbation_loop(fmt)
+            table, table_reused = self._table_for(orbit, geo, request.bla, progress, entries)
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
@@ -250,8 +258,8 @@ class DeepRenderer:
         # which engine made the orbit (the Python fallback says why it runs)
         timings.detail["reference engine"] = orbit.engine_name
         st = self._stats_dict(stats)
-        record(timings, frame_work(st, w * h, sum(a.nbytes for a in (*orbit.arrays(), *table[1:])
-                                                  if hasattr(a, "nbytes"))))
+        record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
+                                   + table_nbytes(*table[1:])))
         return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
                           reused=reused, table_reused=table_reused,
                           number_type="float32" if self._f32 else "float64")
@@ -273,32 +281,79 @@ class DeepRenderer:
                                    request.precision_deeper(self.precision_headroom))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         # the period stop's ball: every pixel of the frame, seen from the orbit's centre
-        radius = radius_log2(FrameGeometry.of(request, orbit)) if self.period_stop else None
-        if report is not None and not orbit.complete_for(request.max_iter, radius):
-            report(0.0)         # the stage starts: its first report comes thousands of steps in
+        geo = FrameGeometry.of(request, orbit)
+        radius = radius_log2(geo) if self.period_stop else None
+        ahead = None
+        if self._ahead is not None:     # a frame that stopped between its orbit and its table
+            self._ahead[1].abandon()
+            self._ahead = None
+        if not orbit.complete_for(request.max_iter, radius):
+            if report is not None:
+                report(0.0)     # the stage starts: its first report comes thousands of steps in
+            ahead = self._ahead_for(request, orbit, geo)
         t0, version = time.perf_counter(), orbit.version
-        orbit.extend(request.max_iter, cancel=cancel, progress=report, radius_log2=radius)
+        try:
+            orbit.extend(request.max_iter, cancel=cancel, progress=report, radius_log2=radius,
+                         ahead=None if ahead is None else ahead[1])
+        except BaseException:
+            if ahead is not None:
+                ahead[1].abandon()
+            raise
+        if ahead is not None:
+            self._ahead = ahead
         if self.references is not None and orbit.version != version:
             self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
         self.reference_source = found[1] if found is not None else None
         return orbit, reused
 
-    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None):
+    def _ahead_for(self, request: DeepRequest, orbit: ReferenceOrbit, geo: FrameGeometry):
+        """(table key, TableAhead) to build this frame's table while its orbit is computed, or
+        None. Only for the float64 perturbation loop (which reads the table's layout alone) on a
+        CPU of two cores or more (a GPU frame uploads a packed table; on one core the build after
+        the orbit is as fast), and within MAX_RESERVED_BYTES for the largest orbit the frame
+        allows."""
+        fmt = request.format
+        if (not self.table_ahead or self.backend.is_gpu or not request.bla
+                or not self._takes_perturbation_loop(fmt) or not second_core()
+                or (self.number_type == "float32"
+                    and float32_deltas_reach(fmt, request.spacing_log2))):
+            return None
+        capacity = max(int(request.max_iter), orbit.length) + 1
+        if reserved_bytes(capacity) > MAX_RESERVED_BYTES:
+            return None
+        bound = table_bound(geo.c_bound_exp)
+        key = (id(orbit), orbit.version + 1, True, self.eps_bits, self.kmin, bound)
+        return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
+
+    def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None,
+                   entries: bool = True):
         """The table for this orbit and frame. A table built for a larger bound on |δc| is valid
         for a smaller one (its radii are only smaller than they could be), so one serves every
         frame whose bound rounds up to its own (table_bound): zooming in 2x per step rebuilds it
         every TABLE_SLACK_BITS steps, panning rarely, and a frame's table never depends on the
-        frames before it."""
+        frames before it. entries: the frame reads the table's entries (tab, tabe), which a table
+        built ahead does not keep (its tab is None: only its layout, self._flat)."""
         key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
         bound = table_bound(geo.c_bound_exp) if use_bla else 0
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] != key + (bound,):
+            ahead[1].abandon()
+            ahead = None
         t = self._table
-        if t is not None and t[0] == key + (bound,):
+        if ahead is None and t is not None and t[0] == key + (bound,) and (
+                t[1] is not None or not entries):
             return t, True
         if progress is not None:
             progress(0.0, "table")
-        orb, oexp = orbit.arrays()
-        if use_bla:
+        built = None if ahead is None else ahead[1].finish(orbit.length)
+        if built is not None:           # built while the orbit was computed (table_ahead.py)
+            orb, oexp, tab, tabe, levels, flat = built
+            orbit.adopt_arrays(orb, oexp)
+            self._flat_serial += 1
+            self._flat = (orb, tab, self._flat_serial) + flat
+        elif use_bla:
+            orb, oexp = orbit.arrays()
             tab, tabe, levels = build_table(orb, oexp, (0.5, bound + 1), self.eps_bits, self.kmin)
         else:
             tab, tabe, levels = empty_table()
@@ -352,6 +407,8 @@ class DeepRenderer:
         f = self._flat
         f32 = self._f32
         if f is None or f[0] is not orb or f[1] is not tab or (f[3].dtype != np.float64) != f32:
+            if tab is None:     # _table_for keeps a table built ahead with its layout
+                raise RuntimeError("a table built ahead lost its layout")
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
                 make = perturbation_f32.flat_tables32 if f32 else flat_tables
