@@ -80,11 +80,11 @@ def orbit_time(req, bits, engine, radius=None):
 
 def frame_time(req, table_ahead=True):
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    from kernels.mandelbrot.deep.renderer import FORMATS, DeepRenderer
     r = DeepRenderer(resolve("cpu"))
     r.precision_headroom = 0        # as `main.py --render` draws one frame (services/render.py)
     r.table_ahead = table_ahead
-    r.warmup((req.format,))
+    r.warmup(FORMATS)               # all a warm start has loaded: the table built ahead too
     dt, res = timed(lambda: r.render_values(req))
     return dt, res
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # seconds a cold compile of each part takes on the 2-core machine (rounded up)
 ESTIMATE_S = {"float64": 4.0, "sqrt": 2.0, "log": 1.0, "histogram": 1.5,
-              "table": 11.0, "perturbation": 4.0, "extended": 10.0}
+              "table": 6.0, "perturbation": 4.0, "extended": 10.0}
 DEEP_FORMATS = ("perturbation", "extended")
 
 
@@ -36,8 +36,9 @@ def _dispatchers(part: str) -> list:
         return [colour.colour_rows_cpu, colour.stats_cpu]
     if part == "histogram":
         return [colour.colour_rows_cpu, colour.stats_cpu, colour.histogram_cpu, colour.cdf_cpu]
-    from .deep import extended_loop, flat_build, perturbation_loop, table_ahead
-    return {"table": flat_build.table_kernels() + table_ahead.kernels(),
+    # (the table built ahead of the orbit is not waited for: frames use it once it is loaded)
+    from .deep import extended_loop, flat_build, perturbation_loop
+    return {"table": flat_build.table_kernels(),
             "perturbation": [perturbation_loop.deep_rows_pert_cpu],
             "extended": [extended_loop.deep_rows_ext_cpu]}.get(part, [])
 

@@ -38,6 +38,9 @@ def kf(name, size=(12, 12)):
 
 def _renderer(ahead=True, number_type="float64"):
     from kernels.backend import resolve
+    from kernels.mandelbrot.deep import table_ahead
+    if ahead:
+        table_ahead.warm()      # frames build their table ahead once its code is loaded
     r = DeepRenderer(resolve("cpu"))
     r.table_ahead = ahead
     r.number_type = number_type

@@ -104,22 +104,24 @@ def make_engine(kind: str | None, centre, precision: int):
     return Gmpy2Engine(gmpy2_module(), centre, precision)
 
 
-_warm = False
+_warm = {"fixed": False, "mpfr": False}
 
 
-def warm_engine() -> None:
-    """Load (or compile) the engines', the period test's and the float arrays' compiled code with
-    tiny orbits, once per process, so that no frame waits for it; nothing without gmpy2. Both
-    one-thread engines: fixed point below FIXED_UP_TO_BITS, MPFR above (a 1e-1000 frame's)."""
-    global _warm
-    if not _warm:
-        try:
+def warm_engine(mpfr: bool = False) -> None:
+    """Load (or compile) the fixed-point engine's, the period test's and the float arrays'
+    compiled code with a tiny orbit, once per process, so that no frame waits for it; with `mpfr`
+    also the MPFR engine's (orbits past FIXED_UP_TO_BITS: extended-format frames only, so a first
+    start at shallower depths does not compile it). Nothing without gmpy2."""
+    try:
+        if not _warm["fixed"]:
             ReferenceOrbit("-0.75", "0.1", 128).extend(40, radius_log2=-60.0).arrays()
+            _warm["fixed"] = True
+        if mpfr and not _warm["mpfr"]:
             from .fixed_engine import FIXED_UP_TO_BITS
             ReferenceOrbit("-0.75", "0.1", FIXED_UP_TO_BITS + 64).extend(40, radius_log2=-60.0)
-        except RuntimeError:
-            return
-        _warm = True
+            _warm["mpfr"] = True
+    except RuntimeError:
+        return
 
 
 class ReferenceOrbit:

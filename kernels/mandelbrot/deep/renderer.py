@@ -42,6 +42,8 @@ from .period_stop import radius_log2
 from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
 from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
+from .table_ahead import cached as ahead_cached
+from .table_ahead import ready as ahead_ready
 from .table_ahead import warm as warm_ahead
 from .targets import GPU_IMPORT_ERROR, cuda
 
@@ -180,9 +182,11 @@ class DeepRenderer:
         oexp[0] = -(1 << 29)
         first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
-        if not self.backend.is_gpu:
+        full = "extended" in formats     # the whole deep warm-up (window's background, benches)
+        if (not self.backend.is_gpu and self.table_ahead and second_core()
+                and (full or ahead_cached())):
             warm_ahead()    # the table built while the orbit is computed (CPU frames)
-        warm_engine()       # the reference engine's compiled loop
+        warm_engine(mpfr=full)      # the reference engines' compiled loops
         self._compiled = True
         if first:
             yield "table"
@@ -311,10 +315,11 @@ class DeepRenderer:
         """(table key, TableAhead) to build this frame's table while its orbit is computed, or
         None. Only for the float64 perturbation loop (which reads the table's layout alone) on a
         CPU of two cores or more (a GPU frame uploads a packed table; on one core the build after
-        the orbit is as fast), and within MAX_RESERVED_BYTES for the largest orbit the frame
-        allows."""
+        the orbit is as fast), within MAX_RESERVED_BYTES for the largest orbit the frame allows,
+        and once the warm-up loaded its code (table_ahead.ready: a first start builds after)."""
         fmt = request.format
         if (not self.table_ahead or self.backend.is_gpu or not request.bla
+                or not ahead_ready()
                 or not self._takes_perturbation_loop(fmt) or not second_core()
                 or (self.number_type == "float32"
                     and float32_deltas_reach(fmt, request.spacing_log2))):

@@ -215,8 +215,13 @@ def kernels() -> list:
     return [stream_blocks, final_blocks, fill_rows]
 
 
+_ready = [False]
+
+
 def warm() -> None:
     """Load (or compile) the compiled code of a table built ahead, with a small made-up orbit."""
+    if _ready[0]:
+        return
     n = 2 * _BLOCK + 3
     z = np.full(n, 0.25 + 0.25j)
     z[0] = 0.0
@@ -224,6 +229,19 @@ def warm() -> None:
     ahead.advance(z, n)
     ahead._catch_up(z, n, ahead._tiny)
     ahead.finish(n)
+    _ready[0] = True
+
+
+def ready() -> bool:
+    """Whether this process has the table-ahead code loaded: frames build their table ahead only
+    then, so a first start never waits for its compile (seconds) to save a fraction of one."""
+    return _ready[0]
+
+
+def cached() -> bool:
+    """Whether numba's disk cache holds the table-ahead code (loading it takes a moment)."""
+    from ..warm import on_disk
+    return all(on_disk(d) for d in kernels())
 
 
 def table_nbytes(tab, tabe, levels: np.ndarray) -> int:
