@@ -106,11 +106,11 @@ def run_movie(args) -> int:
         from .heap import heap_frozen
         with heap_frozen(), pool:
             code = _run(spec, movie, pool, restart, ahead, timeline)
-            if code == 0 and be.is_gpu and not be.simulated and quick_exit.enabled(True):
+            if code == 0 and quick_exit_wanted(be, pool) and quick_exit.enabled(True):
                 # main.py ends the process without its shutdown: the GPUs' memory and contexts
                 # go with it, not freed one by one first
                 quick_exit.request()
-                getattr(pool, "close_for_exit", pool.close)()
+                pool.close_for_exit()
     finally:
         ahead.close()
     timeline.mark("close")
@@ -247,3 +247,10 @@ def summary(times: MovieTimes, writer: MovieWriter) -> str:
             f"lane{'s' if len(lanes) != 1 else ''} (busiest {max(busy, default=0):.2f} s), "
             f"join {times.join_s:.2f} s; the feeder waited {times.wait_render_s:.2f} s for frames "
             f"and {times.wait_encode_s:.2f} s for encoders: bound by {times.bound()}")
+
+
+def quick_exit_wanted(backend, pool) -> bool:
+    """Whether a finished movie may end the process without the interpreter's shutdown: on real
+    GPUs in this process's own pool. A Dask cluster's workers are other processes, whose clean
+    shutdown the interpreter's exit hooks see to."""
+    return backend.is_gpu and not backend.simulated and hasattr(pool, "close_for_exit")

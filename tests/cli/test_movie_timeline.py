@@ -76,3 +76,16 @@ def test_quick_exit_skips_the_interpreters_shutdown_unless_turned_off(env, shutd
     assert got.returncode == 3
     assert "work done" in got.stdout            # flushed before the process ended
     assert ("shutdown ran" in got.stdout) == shutdown
+
+
+def test_quick_exit_only_for_this_processs_own_gpu_pool():
+    from types import SimpleNamespace
+
+    from cli.movie import quick_exit_wanted
+    from kernels.spread.local import LocalPool
+    gpu = SimpleNamespace(is_gpu=True, simulated=False)
+    own = object.__new__(LocalPool)             # its methods only: no pool is opened
+    assert quick_exit_wanted(gpu, own)
+    assert not quick_exit_wanted(gpu, object())         # a Dask cluster's pool
+    assert not quick_exit_wanted(SimpleNamespace(is_gpu=True, simulated=True), own)
+    assert not quick_exit_wanted(SimpleNamespace(is_gpu=False, simulated=False), own)

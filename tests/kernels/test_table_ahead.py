@@ -213,3 +213,41 @@ def test_float32_frames_after_a_layout_built_ahead():
     r.number_type = "float64"
     back = r.render_values(req)
     assert back.table_reused and back.values.tobytes() == first.values.tobytes()
+
+
+def test_a_failed_build_ahead_falls_back_to_the_build_after(monkeypatch):
+    """The second thread's failure, or a reserve the system refuses, costs the frame its head
+    start, not its picture."""
+    from kernels.mandelbrot.deep import renderer as dr
+    req = DeepRequest("-0.7436438870371587", "0.1318259042053119", "1e-20", (12, 10), 20000)
+    want = _renderer(ahead=False).render_values(req)
+
+    def broken(self, points, parallel=True):
+        self._halt()
+        raise RuntimeError("the second thread failed")
+    monkeypatch.setattr(TableAhead, "finish", broken)
+    got = _renderer().render_values(req)
+    assert got.values.tobytes() == want.values.tobytes() and got.stats == want.stats
+    assert not _ahead_threads()
+
+    def refused(*args, **kwargs):
+        raise MemoryError("reserve refused")
+    monkeypatch.setattr(dr, "TableAhead", refused)
+    r = _renderer()
+    got = r.render_values(req)
+    assert r._table[1] is not None          # built after the orbit, with its entries
+    assert got.values.tobytes() == want.values.tobytes()
+
+
+def test_a_frame_cancelled_at_its_table_leaves_no_thread_waiting():
+    from kernels.scheduler import Cancelled
+    req = DeepRequest("-0.7436438870371587", "0.1318259042053119", "1e-20", (12, 10), 20000)
+    r = _renderer()
+
+    def progress(fraction, stage):
+        if stage == "table":
+            raise Cancelled()
+    with pytest.raises(Cancelled):
+        r.render_values(req, progress=progress)
+    assert r._ahead is None and not _ahead_threads()
+    assert r.render_values(req).values.shape == (10, 12)

@@ -60,8 +60,10 @@ TABLE_SLACK_BITS = 4
 
 def table_bound(c_bound_exp: int) -> int:
     """The bound a frame's table is built for: the next multiple of TABLE_SLACK_BITS above the
-    frame's own, so every frame has one table whatever was rendered before it (a movie's frames
-    over several GPUs equal those on one: a table's radii change the counts in their last bits)."""
+    frame's own, so a frame's table depends on its orbit and its bound only, not on the frames
+    drawn before it (a movie's frames, all on its pinned orbit, are the same over several GPUs as
+    on one: a table's radii change the counts in their last bits). A renderer that reuses its own
+    earlier orbit still draws on that orbit."""
     return TABLE_SLACK_BITS * (int(c_bound_exp) // TABLE_SLACK_BITS + 1)
 
 
@@ -239,15 +241,21 @@ class DeepRenderer:
         if compile_ms is not None:
             timer.add_host_ms("compile", compile_ms)
 
-        with timer.phase("host", detail="reference"):
-            orbit, reused = self._reference(request, cancel, progress)
-            geo = FrameGeometry.of(request, orbit)
-        self._f32 = (self.number_type == "float32" and fmt == "perturbation"
-                      and float32_deltas_reach(fmt, request.spacing_log2))
-        with timer.phase("host", detail="table"):
-            # the float64 perturbation loop reads only its layout; others the table's entries
-            entries = self._f32 or not self._takes_perturbation_loop(fmt)
-            table, table_reused = self._table_for(orbit, geo, request.bla, progress, entries)
+        try:
+            with timer.phase("host", detail="reference"):
+                orbit, reused = self._reference(request, cancel, progress)
+                geo = FrameGeometry.of(request, orbit)
+            self._f32 = (self.number_type == "float32" and fmt == "perturbation"
+                          and float32_deltas_reach(fmt, request.spacing_log2))
+            with timer.phase("host", detail="table"):
+                # the float64 perturbation loop reads only its layout; others the table's entries
+                entries = self._f32 or not self._takes_perturbation_loop(fmt)
+                table, table_reused = self._table_for(orbit, geo, request.bla, progress, entries)
+        except BaseException:       # a table being built ahead must not wait for a next frame
+            if self._ahead is not None:
+                self._ahead[1].abandon()
+                self._ahead = None
+            raise
         dev, flat = self._place(fmt, orbit, table, timer)
         code, args = self._loop(fmt, dev, flat, request.max_iter)
         if progress is not None:
@@ -329,7 +337,10 @@ class DeepRenderer:
             return None
         bound = table_bound(geo.c_bound_exp)
         key = (id(orbit), orbit.version + 1, True, self.eps_bits, self.kmin, bound)
-        return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
+        try:
+            return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
+        except MemoryError:     # the reserve refused (strict overcommit, ulimit -v): build after
+            return None
 
     def _table_for(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool, progress=None,
                    entries: bool = True):
@@ -349,9 +360,17 @@ class DeepRenderer:
         if ahead is None and t is not None and t[0] == key + (bound,) and (
                 t[1] is not None or not entries):
             return t, True
-        if progress is not None:
-            progress(0.0, "table")
-        built = None if ahead is None else ahead[1].finish(orbit.length)
+        try:
+            if progress is not None:
+                progress(0.0, "table")
+            try:
+                built = None if ahead is None else ahead[1].finish(orbit.length)
+            except Exception:       # the second thread failed: the table is built here instead
+                built = None
+        except BaseException:       # cancelled from the progress report: no thread left waiting
+            if ahead is not None:
+                ahead[1].abandon()
+            raise
         if built is not None:           # built while the orbit was computed (table_ahead.py)
             orb, oexp, tab, tabe, levels, flat = built
             orbit.adopt_arrays(orb, oexp)
