@@ -7,7 +7,8 @@
   CPU twin; `philox`: cuRAND's Philox4_32_10 through nvmath-python (optional).
 - `reduce`, `histogram`, `montecarlo`: the kernels of each job and their CPU twins;
   `blocksum`: warp-shuffle block sums; `grid`: launch shapes that fill the GPU;
-  `vectorio`: 16-byte stores; `ceilings`: the write and read ceilings the bench compares to.
+  `ceilings`: the write and read ceilings the bench compares to (16-byte stores and loads:
+  kernels/wide_access.py).
 - `choices`: what can run where (available, default_strategy, resolve).
 - `workspace`: what the jobs of one backend share (buffers, stream, timer, the data kept between
   strategies, xoroshiro states), as a GpuWorkspace or a CpuWorkspace with the same methods.

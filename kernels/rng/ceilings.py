@@ -5,7 +5,8 @@ writes one value per block).
 A generator only writes and a sum or a histogram only reads, so neither is compared fairly with a
 copy, which does both; these two kernels do one thing each, as fast as this package knows how:
 grid-stride loops over the resident threads (grid.py), 16-byte vector stores and loads
-(vectorio.py), four independent accesses per thread per iteration so enough bytes are in flight.
+(kernels/wide_access.py), four independent accesses per thread per iteration so enough bytes
+are in flight.
 The fill also runs with plain 4- or 8-byte stores, one per thread per iteration; the faster of the
 two is the write ceiling, so a generator that beats the vector fill is never over 100 % by
 accident of the fill's shape. Bandwidth counts the bytes written (fill) or read (read) once.
@@ -21,7 +22,7 @@ from ..backend import numba_cuda
 from . import grid
 from .blocksum import block_sum
 from .grid import threads_per_block
-from .vectorio import WIDTH, aligned, load16, store16
+from ..wide_access import WIDTH, aligned, load16, store16
 
 # numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
 cuda = numba_cuda()

@@ -17,7 +17,7 @@ from ..buffers import BufferPool
 from ..timing import JobTimer
 from . import grid
 from . import xoroshiro as X
-from .vectorio import aligned
+from ..wide_access import aligned
 
 GPU_CHUNK = 1 << 30          # values generated per launch; cancel is checked between launches
 CPU_BATCH_CHUNKS = 256       # CPU twin chunks per call (2^24 values), cancel checked between

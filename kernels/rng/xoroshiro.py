@@ -17,9 +17,10 @@ From a 64-bit draw r:
   GPU cos(2πv) and sin(2πv) come from sincospi(2v), which needs no argument reduction; the CPU
   twin uses cos and sin of 2πv, so the two agree to rounding, not bit for bit.
 Every GROUP[dtype] values (16 bytes: four float32 or two float64) take exactly two draws. The GPU
-kernel writes a whole group per thread and iteration with one 16-byte store (vectorio.py): group
-q of the output is thread q % threads's (q // threads)-th group, so a warp writes 512 contiguous
-bytes per store instruction and issues a quarter of the stores that one value per store needs.
+kernel writes a whole group per thread and iteration with one 16-byte store
+(kernels/wide_access.py): group q of the output is thread q % threads's (q // threads)-th group,
+so a warp writes 512 contiguous bytes per store instruction and issues a quarter of the stores
+that one value per store needs.
 
 The CPU twin runs the same step and the same conversions, in parallel over fixed chunks of
 CPU_CHUNK elements; chunk k starts from a state made by splitmix64 from (seed, k), so the numbers
@@ -35,8 +36,8 @@ import numpy as np
 from numba import float32, float64, njit, prange, uint32, uint64
 
 from ..backend import cuda_imported, numba_cuda, simulator_enabled
-from .vectorio import WIDTH as GROUP
-from .vectorio import store16
+from ..wide_access import WIDTH as GROUP
+from ..wide_access import store16
 
 # numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
 cuda = numba_cuda()

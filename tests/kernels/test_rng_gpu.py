@@ -12,7 +12,7 @@ from kernels.backend import simulator_enabled
 from kernels.rng import montecarlo as M
 from kernels.rng import philox as P
 from kernels.rng import renderer as rr
-from kernels.rng import vectorio as V
+from kernels import wide_access as V
 from kernels.rng import xoroshiro as X
 from kernels.rng.request import (GenerateRequest, HistogramRequest, MonteCarloRequest,
                                  ReduceRequest)
