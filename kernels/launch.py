@@ -41,9 +41,9 @@ class PreparedKernel:
         self.griddim, self.blockdim, self.stream = griddim, blockdim, stream
         from .backend import simulator_enabled
         self.fast = not simulator_enabled()  # the simulator has no compiled kernels to prepare
-        # argument signature -> the compiled overload for it: one launcher may be called with
-        # arrays of several dtypes (zero_kernel zeroes uint32 counters and int64 totals), and
-        # each must run its own overload, never the first one prepared
+        # argument signature -> (the compiled overload for it, its loaded function): one launcher
+        # may be called with arrays of several dtypes (zero_kernel zeroes uint32 counters and
+        # int64 totals), and each must run its own overload, never the first one prepared
         self._kernels: dict[tuple, object] = {}
         self._config = None
         # position -> {id(array): (array, its numba type, its params)}: renderers rotate a few
@@ -110,10 +110,13 @@ class PreparedKernel:
     def _launch_prepared(self, args):
         from numba.cuda.dispatcher import launch
         key, fresh = self._signature(args)
-        kernel = self._kernels.get(key)
-        if kernel is None:
+        got = self._kernels.get(key)
+        if got is None:
             kernel = self._setup(args)
-            self._kernels[key] = kernel
+            # the loaded function of this stream's context, asked once: numba asks the driver
+            # for the current context on every get_cufunc, holding the GIL
+            got = self._kernels[key] = (kernel, kernel._codelibrary.get_cufunc().kernel)
+        kernel, function = got
         params: list = []
         retr: list = []
         for i, (ty, val) in enumerate(zip(kernel.argument_types, args)):
@@ -131,7 +134,7 @@ class PreparedKernel:
                 params.extend(kept[id(val)][2])
             else:
                 kernel._prepare_args(ty, val, self.stream, retr, params)
-        launch(self.stream, self._config, kernel._codelibrary.get_cufunc().kernel, *params)
+        launch(self.stream, self._config, function, *params)
 
 
 class Launchers:

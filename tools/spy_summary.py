@@ -3,7 +3,9 @@
 few lines: samples per thread, then the functions each thread spent the most samples in
 (inclusive), so a profile fits in a report.
 
-    python3 tools/spy_summary.py PROFILE.txt [--top 25] [--rate 250]
+    python3 tools/spy_summary.py PROFILE.txt [--top 25] [--rate 250] [--thread REGEX]
+
+--thread keeps the functions of the threads whose name matches (e.g. 'pool-gpu').
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import sys
 from collections import Counter
 
 
-def summarise(lines, top: int, rate: float) -> list[str]:
+def summarise(lines, top: int, rate: float, only: str | None = None) -> list[str]:
     threads: Counter = Counter()
     inclusive: Counter = Counter()
     for line in lines:
@@ -23,6 +25,8 @@ def summarise(lines, top: int, rate: float) -> list[str]:
         frames = stack.split(";")
         thread = re.sub(r"^thread \(\d+\): ", "", frames[0])
         threads[thread] += int(n)
+        if only and not re.search(only, thread):
+            continue
         for f in {re.sub(r":\d+\)$", ")", f) for f in frames[1:]}:
             inclusive[(thread, f)] += int(n)
     out = [f"samples {sum(threads.values())} ({sum(threads.values()) / rate:.1f} s at {rate:g} Hz)"]
@@ -44,9 +48,10 @@ def main() -> int:
     ap.add_argument("profile")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--rate", type=float, default=250.0)
+    ap.add_argument("--thread", default=None)
     a = ap.parse_args()
     with open(a.profile) as fh:
-        print("\n".join(summarise(fh, a.top, a.rate)))
+        print("\n".join(summarise(fh, a.top, a.rate, a.thread)))
     return 0
 
 
