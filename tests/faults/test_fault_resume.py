@@ -198,3 +198,6 @@ def test_a_movie_whose_disk_fills_exits_with_its_status(tmp_path, where):
     assert "left: []" in r.stdout, r.stdout
     assert time.perf_counter() - t0 < 120
     assert not (tmp_path / ".m.mp4.lock").exists()
+    # no partial output, beside it or in the parts folder; the finished segments stay
+    assert not out.exists() and not [p for p in tmp_path.rglob("*.tmp")]
+    assert (tmp_path / "m.mp4.parts" / "plan.json").exists()
