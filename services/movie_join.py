@@ -52,7 +52,7 @@ class SegmentJoiner:
 
     # called by the writer and its lanes
     def start(self) -> None:
-        if not self._thread.is_alive() and self._thread.ident is None:
+        if self._thread.ident is None:        # not started yet
             self._thread.start()
 
     def segment_done(self, i: int) -> None:
@@ -124,12 +124,13 @@ class SegmentJoiner:
                 self._video.sync()
                 self.busy_s += time.perf_counter() - t0
                 self.joined += 1
-        except video.DeeperSegment as exc:
+        except video.DeeperSegment as exc:   # said once the partial output is gone
+            self.joined = 0
+            self._drop(exc)
             self.fallback = str(exc)
+        except BaseException as exc:
             self._drop(exc)
-        except BaseException as exc:       # raised by whoever feeds the lanes
-            self.error = exc
-            self._drop(exc)
+            self.error = exc                  # raised by whoever feeds the lanes
 
     def _drop(self, exc: BaseException | None) -> None:
         with self._final:
