@@ -42,7 +42,8 @@ class MovieTimes:
     render_s: float = 0.0            # the jobs' own time, summed over the workers
     wait_render_s: float = 0.0       # the feeder waiting for the next rendered frame
     wait_encode_s: float = 0.0       # the feeder waiting for a lane with room
-    join_s: float = 0.0
+    join_s: float = 0.0              # after the last lane finished
+    joined_ahead: str = ""           # what was joined while the lanes encoded
     frames: int = 0
     lanes: list = field(default_factory=list)
 
@@ -198,6 +199,10 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhe
     progress.close()
     times.wait_encode_s = writer.put_wait_s
     times.join_s = writer.join_s
+    if writer.joiner is not None:
+        times.joined_ahead = (f" after the lanes ({writer.joined_ahead} of "
+                              f"{len(writer.parts.segments)} segments joined ahead in "
+                              f"{writer.joined_ahead_s:.2f} s)")
     times.lanes = writer.lane_stats()
     wall = time.perf_counter() - t_start
     made = total - writer.resumed
@@ -245,8 +250,9 @@ def summary(times: MovieTimes, writer: MovieWriter) -> str:
     busy = [s.busy_s for s in lanes]
     return (f"render {times.render_s:.2f} s (jobs), encode {sum(busy):.2f} s on {len(lanes)} "
             f"lane{'s' if len(lanes) != 1 else ''} (busiest {max(busy, default=0):.2f} s), "
-            f"join {times.join_s:.2f} s; the feeder waited {times.wait_render_s:.2f} s for frames "
-            f"and {times.wait_encode_s:.2f} s for encoders: bound by {times.bound()}")
+            f"join {times.join_s:.2f} s{times.joined_ahead}; the feeder waited "
+            f"{times.wait_render_s:.2f} s for frames and {times.wait_encode_s:.2f} s for encoders: "
+            f"bound by {times.bound()}")
 
 
 def quick_exit_wanted(backend, pool) -> bool:

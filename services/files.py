@@ -82,13 +82,15 @@ def check_export_path(path) -> str:
 
 
 @contextlib.contextmanager
-def atomic_path(path):
+def atomic_path(path, folder: str | None = None):
     """Yield a temporary file name beside `path`; on a clean exit it replaces `path`, on an
     exception it is removed and `path` stays as it was. A link is written through to its target
     (the temporary file lies beside the target); what is not a regular file is refused (OSError)
-    before anything is written."""
+    before anything is written. `folder`: where the temporary file lies instead (one on the
+    target's file system, e.g. a parts folder that is removed with whatever a killed run left)."""
     path = target_of(path)
-    folder, name = os.path.split(os.path.abspath(path))
+    beside, name = os.path.split(os.path.abspath(path))
+    folder = folder or beside
     while True:
         tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
         try:

@@ -8,8 +8,9 @@ one of several encoder lanes, threads that run at once (PyAV releases the GIL wh
 and encodes). The frames are rendered in an order that feeds every lane (a few frames for lane 0, a
 few for lane 1, …), each lane's queue holds a few frames, and the renderer keeps a few in flight:
 memory stays bounded whatever the length, a full queue holds the renderer back, and an empty one
-shows the encoders waiting for frames. Once every segment is finished, their packets are copied
-into OUT (no second encode).
+shows the encoders waiting for frames. Each segment's packets are copied into OUT (no second
+encode) as soon as it and the segments before it are finished (services/movie_join.py), so that
+little is left to join after the last frame.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from .files import write_png
 from .movie import DiskFull, Movie
+from .movie_join import SegmentJoiner
 from .movie_parts import OutputLock, Parts
 
 # encoder lanes: at most this many, and at least two cores each (x264 threads within a lane)
@@ -160,7 +162,11 @@ class MovieWriter:
                 for k in range(first, first + count):
                     self.lane_of[k] = lane
         self.put_wait_s = 0.0
-        self.join_s = 0.0
+        self.join_s = 0.0            # joining after the last lane finished
+        self.joined_ahead = 0        # segments joined before that
+        self.joined_ahead_s = 0.0
+        # a PNG sequence's frames are its output: nothing to join
+        self.joiner = None if self.parts.png else SegmentJoiner(self.parts, spec.fps)
         self._started = False
 
     # what is left
@@ -188,6 +194,8 @@ class MovieWriter:
     def start(self) -> None:
         if not self._started:
             self._started = True
+            if self.joiner is not None:
+                self.joiner.start()
             for lane in self.lanes:
                 lane.start()
 
@@ -210,6 +218,8 @@ class MovieWriter:
     def segment_done(self, i: int) -> None:
         with self._lock:
             self.finished_segments += 1
+        if self.joiner is not None:
+            self.joiner.segment_done(i)
 
     # called by whoever renders
     def put(self, k: int, rgba: np.ndarray, cancel=None, timeout: float | None = None) -> bool:
@@ -234,7 +244,8 @@ class MovieWriter:
             self.put_wait_s += time.perf_counter() - t0
 
     def _raise_lane_error(self) -> None:
-        for lane in self.lanes:
+        joiner = [self.joiner] if self.joiner is not None else []
+        for lane in self.lanes + joiner:
             if lane.error is not None:
                 exc = lane.error
                 if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -262,12 +273,10 @@ class MovieWriter:
         if missing:
             raise RuntimeError(f"{len(missing)} segments were never finished")
         t0 = time.perf_counter()
-        if not self.parts.png:
-            from .video import join_segments
+        if self.joiner is not None:
+            self.joined_ahead, self.joined_ahead_s = self.joiner.joined, self.joiner.busy_s
             try:
-                join_segments([(self.parts.segment_file(i), first)
-                               for i, (first, _) in enumerate(self.parts.segments)],
-                              self.movie.spec.out, self.movie.spec.fps)
+                self.joiner.finish()
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise DiskFull(exc.errno, str(exc)) from exc
@@ -295,6 +304,9 @@ class MovieWriter:
         for lane in self.lanes:
             if lane.is_alive():
                 lane.join(max(0.0, deadline - time.perf_counter()))
+        if self.joiner is not None:
+            # a moment at least: the output's temporary file goes before the segments are counted
+            self.joiner.abort(max(1.0, deadline - time.perf_counter()))
         self.lock.release()
 
     def kept(self) -> tuple[int, int]:

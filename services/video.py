@@ -12,8 +12,9 @@ Each segment is consecutive frames in a file of its own that starts with a keyfr
 is whole and an interrupted one leaves nothing. PyAV releases the GIL while FFmpeg converts RGBA to
 YUV (sws_scale) and while it encodes (avcodec_send_frame/receive_packet), so segment encoders on
 threads run in parallel; each is given a share of the cores (x264's frame threads: PyAV asks for
-slice threads by default, which x264 runs less efficiently). `join_segments` copies the segments'
-packets, shifted to their place in time, into one container.
+slice threads by default, which x264 runs less efficiently). `JoinedVideo` copies the segments'
+packets, shifted to their place in time, into one container, a segment at a time as they finish
+(services/movie_join.py); `join_segments` all at once.
 """
 from __future__ import annotations
 
@@ -225,51 +226,131 @@ class SegmentEncoder:
         return False
 
 
+class DeeperSegment(ValueError):
+    """A segment decodes further ahead of its first frame than the delay the join was given."""
+
+
+def _open_segment(path: str, template: bool = False):
+    """A segment file opened for its packets. Opening decodes the first frame to learn the
+    stream's parameters, slow for a big keyframe: only the segment whose stream becomes the
+    output's template needs them, the others open without decoding."""
+    import av
+    return av.open(path, stream_options=None if template else [{"skip_frame": "all"}])
+
+
+class JoinedVideo:
+    """The output (`out_path`, written atomically: the temporary file in `tmp_folder` or beside
+    it) made from segment files appended in order with `append(path, first frame)`: their packets
+    copied, shifted to their frame's time, never encoded again; `close()` puts it in place,
+    `discard()` removes it.
+
+    A segment that reorders frames (B-frames) starts decoding before its first frame is shown, one
+    too short to reorder does not: every segment is given the same decoding delay, `delay` ticks
+    of the segments' clock (the deepest of them), or the decoding times would fall back where a
+    short segment meets a long one (FFmpeg refuses those). A segment deeper than `delay` is
+    refused (DeeperSegment) before any of its packets is written. Segments made by one encoder
+    with one set of options share their codec headers; one that does not is refused (ValueError)
+    rather than joined into a broken file."""
+
+    def __init__(self, out_path: str, fps: int, delay: int, tmp_folder: str | None = None):
+        self.out_path, self.fps, self.delay = out_path, int(fps), int(delay)
+        self.frames = 0
+        self._format = container_format(out_path)
+        self._stack = contextlib.ExitStack()
+        self._tmp = self._stack.enter_context(atomic_path(out_path, tmp_folder))
+        self._out = self._stream = self._headers = None
+        self._done = False
+
+    def append(self, path: str, first: int) -> int:
+        """Copy one segment's packets; returns its frames."""
+        import av
+        with _open_segment(path, template=self._out is None) as inp:
+            stream = inp.streams.video[0]
+            headers = bytes(stream.codec_context.extradata or b"")
+            if self._out is None:
+                self._out = av.open(self._tmp, "w", format=self._format)
+                self._stream = self._out.add_stream_from_template(stream)
+                self._stream.time_base = stream.time_base
+                self._headers = headers
+            elif headers != self._headers:
+                raise ValueError(f"{path} was encoded with other settings than the first "
+                                 "segment; remove the parts folder and start again")
+            shift = Fraction(int(first), self.fps) / stream.time_base
+            if shift.denominator != 1:
+                raise ValueError(f"{path}: frame {first} falls between two ticks of the "
+                                 f"segment's clock ({stream.time_base})")
+            shift = int(shift)
+            frames, dts_shift, out, ostream = 0, None, self._out, self._stream
+            for packet in inp.demux(stream):
+                if packet.size == 0:         # the demuxer's end marker
+                    continue
+                if dts_shift is None:        # the first packet says how far ahead it decodes
+                    delay = max(0, -int(packet.dts or 0))
+                    if delay > self.delay:
+                        raise DeeperSegment(f"{path} decodes {delay} ticks ahead, the join was "
+                                            f"given {self.delay}")
+                    dts_shift = shift - (self.delay - delay)
+                packet.pts += shift
+                packet.dts += dts_shift
+                packet.stream = ostream
+                out.mux(packet)
+                frames += 1
+        self.frames += frames
+        return frames
+
+    def sync(self) -> None:
+        """What is written so far onto the disk (the final fsync then has little left)."""
+        if self._out is None:
+            return
+        fd = os.open(self._tmp, os.O_RDONLY)
+        try:
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
+
+    def close(self) -> int:
+        """The trailer written, the file synced and renamed into place; returns the frames."""
+        if self._done:
+            return self.frames
+        self._done = True
+        try:
+            if self._out is None:
+                raise ValueError(f"{self.out_path}: no segment to join")
+            self._out.close()
+        except BaseException as exc:
+            self._stack.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        self._stack.close()
+        return self.frames
+
+    def discard(self, exc: BaseException | None = None) -> None:
+        if self._done:
+            return
+        self._done = True
+        if self._out is not None:
+            with contextlib.suppress(Exception):
+                self._out.close()
+        exc = exc or RuntimeError("the join was abandoned")
+        self._stack.__exit__(type(exc), exc, exc.__traceback__)
+
+
 def join_segments(segments: list[tuple[str, int]], out_path: str, fps: int) -> int:
     """Write `out_path` (atomically) from the segment files [(path, first frame index), …] in
-    order: their packets copied, shifted to their frame's time, never encoded again. Returns the
-    number of frames. Segments made by one encoder with one set of options share their codec
-    headers; one that does not is refused (ValueError) rather than joined into a broken file."""
-    import av
-    fmt = container_format(out_path)
-    frames = 0
-    # a segment that reorders frames (B-frames) starts decoding before its first frame is shown,
-    # one too short to reorder does not: every segment is given the deepest decoding delay, or
-    # the decoding times fall back where a short segment meets a long one (FFmpeg refuses those)
-    delays = [_decoding_delay(av, path) for path, _ in segments]
-    deepest = max(delays, default=0)
-    with atomic_path(out_path) as tmp:
-        with av.open(tmp, "w", format=fmt) as out:
-            ostream = headers = None
-            for (path, first), delay in zip(segments, delays):
-                with av.open(path) as inp:
-                    stream = inp.streams.video[0]
-                    if ostream is None:
-                        ostream = out.add_stream_from_template(stream)
-                        ostream.time_base = stream.time_base
-                        headers = bytes(stream.codec_context.extradata or b"")
-                    elif bytes(stream.codec_context.extradata or b"") != headers:
-                        raise ValueError(f"{path} was encoded with other settings than the first "
-                                         "segment; remove the parts folder and start again")
-                    shift = Fraction(int(first), int(fps)) / stream.time_base
-                    if shift.denominator != 1:
-                        raise ValueError(f"{path}: frame {first} falls between two ticks of the "
-                                         f"segment's clock ({stream.time_base})")
-                    shift = int(shift)
-                    for packet in inp.demux(stream):
-                        if packet.size == 0:         # the demuxer's end marker
-                            continue
-                        packet.pts += shift
-                        packet.dts += shift - (deepest - delay)
-                        packet.stream = ostream
-                        out.mux(packet)
-                        frames += 1
-    return frames
+    order, each given the deepest decoding delay among them (see JoinedVideo). Returns the
+    number of frames."""
+    joined = JoinedVideo(out_path, fps, max((decoding_delay(p) for p, _ in segments), default=0))
+    try:
+        for path, first in segments:
+            joined.append(path, first)
+    except BaseException as exc:
+        joined.discard(exc)
+        raise
+    return joined.close()
 
 
-def _decoding_delay(av, path: str) -> int:
+def decoding_delay(path: str) -> int:
     """Ticks of a segment's clock by which its first packet is decoded before it is shown."""
-    with av.open(path) as inp:
+    with _open_segment(path) as inp:
         stream = inp.streams.video[0]
         for packet in inp.demux(stream):
             if packet.size and packet.dts is not None:

@@ -119,10 +119,10 @@ def test_an_interrupted_movie_resumes_without_redoing_finished_segments(
     real_call = tiles.FrameJob.__call__
     monkeypatch.setattr(tiles.FrameJob, "__call__",
                         lambda self, w: rendered.append(self.request) or real_call(self, w))
-    real_join = video.join_segments
-    monkeypatch.setattr(video, "join_segments",
-                        lambda segs, *a: seen.setdefault("stat", os.stat(first))
-                        and real_join(segs, *a))
+    real_append = video.JoinedVideo.append       # segments are joined as they finish
+    monkeypatch.setattr(video.JoinedVideo, "append",
+                        lambda self, path, *a: seen.setdefault("stat", os.stat(first))
+                        and real_append(self, path, *a))
     assert movie(out) == 0
     err = capsys.readouterr().err
     assert "resuming" in err and "1 segments (2 of 8 frames) were already finished" in err

@@ -173,15 +173,15 @@ if where == "encode":
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_add(self, rgba)
     video.SegmentEncoder.add = add
-else:
-    def join(*a, **k):
+else:       # the output, joined while the segments encode
+    def append(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")
-    video.join_segments = join
+    video.JoinedVideo.append = append
 import main
 code = main.main(sys.argv[2:])
 t0 = time.perf_counter()
 left = [t.name for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()
-        and (t.name.startswith(("movie-lane", "render", "pool")) or not t.daemon)]
+        and (t.name.startswith(("movie-lane", "movie-join", "render", "pool")) or not t.daemon)]
 print("left:", left, flush=True)
 sys.exit(code)
 """
@@ -198,3 +198,6 @@ def test_a_movie_whose_disk_fills_exits_with_its_status(tmp_path, where):
     assert "left: []" in r.stdout, r.stdout
     assert time.perf_counter() - t0 < 120
     assert not (tmp_path / ".m.mp4.lock").exists()
+    # no partial output, beside it or in the parts folder; the finished segments stay
+    assert not out.exists() and not [p for p in tmp_path.rglob("*.tmp")]
+    assert (tmp_path / "m.mp4.parts" / "plan.json").exists()
