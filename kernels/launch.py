@@ -12,6 +12,7 @@ what the GPU holds at once.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -26,6 +27,9 @@ except Exception:   # numba-cuda does not import here (no CUDA runtime): nothing
 _KEPT_ARRAYS = 4
 # scalars whose numba type follows their Python class alone (int: int64, float: float64)
 _PY_SCALARS = (bool, int, float, complex)
+# scalars whose conversion a later launch may reuse when the value is the same (_same_scalar)
+_KEPT_SCALARS = (bool, int, float)
+_KEPT_NP_SCALARS = (np.bool_, np.integer, np.floating)
 
 
 class _NotCompiled(LookupError):
@@ -50,6 +54,8 @@ class PreparedKernel:
         # buffers (value slots), so the last _KEPT_ARRAYS arrays per position are kept, not just
         # the last one; no more, since a kept array stays allocated
         self._array_params: dict[int, dict[int, tuple[object, object, list]]] = {}
+        # (position, numba type) -> (the scalar's class, its value, its params) as last launched
+        self._scalar_params: dict[tuple, tuple] = {}
 
     def __call__(self, *args):
         if self.fast:
@@ -133,8 +139,31 @@ class PreparedKernel:
                     kept[id(val)] = (val, fresh[i], converted)
                 params.extend(kept[id(val)][2])
             else:
-                kernel._prepare_args(ty, val, self.stream, retr, params)
+                # a scalar equal to its last value at this position reuses its conversion
+                # (most of a frame's scalars stay the same from frame to frame)
+                hit = self._scalar_params.get((i, ty))
+                if hit is not None and type(val) is hit[0] and _same_scalar(val, hit[1]):
+                    params.extend(hit[2])
+                    continue
+                converted = []
+                kernel._prepare_args(ty, val, self.stream, retr, converted)
+                if type(val) in _KEPT_SCALARS or isinstance(val, _KEPT_NP_SCALARS):
+                    self._scalar_params[(i, ty)] = (type(val), val, converted)
+                params.extend(converted)
         launch(self.stream, self._config, function, *params)
+
+
+def _same_scalar(a, b) -> bool:
+    """a and b of one class convert to the same parameter: equal, and for a zero (0.0 == -0.0)
+    the same sign."""
+    try:
+        if a != b:
+            return False
+        if a == 0 and isinstance(a, (float, np.floating)):
+            return math.copysign(1.0, a) == math.copysign(1.0, b)
+        return bool(a == b)
+    except (TypeError, ValueError):     # a value equality cannot settle: convert it again
+        return False
 
 
 class Launchers:

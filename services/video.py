@@ -235,7 +235,12 @@ def _open_segment(path: str, template: bool = False):
     stream's parameters, slow for a big keyframe: only the segment whose stream becomes the
     output's template needs them, the others open without decoding."""
     import av
-    return av.open(path, stream_options=None if template else [{"skip_frame": "all"}])
+    if template:
+        return av.open(path)
+    try:
+        return av.open(path, stream_options=[{"skip_frame": "all"}])
+    except TypeError:       # PyAV 19's open() has no stream_options: options reach every stream
+        return av.open(path, options={"skip_frame": "all"})
 
 
 class JoinedVideo:

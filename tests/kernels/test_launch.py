@@ -176,3 +176,24 @@ def test_forgotten_arrays_are_no_longer_kept_without_a_gpu(monkeypatch):
     assert set(launch._array_params[0]) == {id(new)}
     launch(old, 3)                                      # converted again when it comes back
     assert set(launch._array_params[0]) == {id(old), id(new)}
+
+
+@pytest.mark.gpu
+def test_prepared_launch_follows_every_change_of_its_scalars(gpu_backend):
+    """A scalar equal to its last value reuses its conversion; any other value (a new number, the
+    other zero, another class) is converted again."""
+    n = 64
+    x = cuda.to_device(np.ones(n))
+    stream = cuda.stream()
+    _axpb[1, 64, stream](cuda.to_device(np.zeros(n)), x, 1.0, 0.0)
+    stream.synchronize()
+    launch = PreparedKernel(_axpb, 1, 64, stream)
+    out = cuda.to_device(np.zeros(n))
+    for a, b in ((2.0, 1.0), (2.0, 1.0), (2.0, 5.0), (0.0, -0.0), (-0.0, -0.0), (3, 1.0),
+                 (np.float64(3.5), np.float32(0.25)), (2.0, 1.0)):
+        launch(out, x, a, b)
+        stream.synchronize()
+        got = out.copy_to_host()
+        np.testing.assert_array_equal(got, np.full(n, float(a) * 1.0 + float(b)))
+        # the sign of a zero result follows the zeros passed: -0.0 * 1 + -0.0 is -0.0
+        assert np.signbit(got[0]) == np.signbit(float(a) * 1.0 + float(b))

@@ -14,6 +14,8 @@ passes took more registers (docs/PERFORMANCE.md, "The accuracy guard").
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ...buffers import ensure_device_fits
@@ -29,6 +31,19 @@ BLOCKS_PER_SM = 4
 SIM_BLOCKS, SIM_THREADS = 2, 4
 # a cancellable GPU frame runs in bands of this many pixels, with a check between bands
 GPU_BAND_PIXELS = 2 ** 19
+# ... unless the last frame of these GpuPixels took less than this (a movie's or a poster's next
+# frame, asked without progress): each band ends in a synchronisation, the GPU idle while its last
+# pixels finish and the next band is launched, and a cancel waits a frame at most anyway
+QUICK_FRAME_S = 0.1
+
+
+def band_pixels(total: int, cancel, progress, last_frame_s: float | None) -> int:
+    """Pixels a band of a frame of `total` pixels: the whole frame unless it reports progress,
+    or may be cancelled and its GpuPixels' last frame was not quick (or there was none)."""
+    quick = last_frame_s is not None and last_frame_s < QUICK_FRAME_S
+    if progress is None and (cancel is None or quick):
+        return max(1, total)
+    return GPU_BAND_PIXELS
 
 
 class GpuPixels:
@@ -42,6 +57,8 @@ class GpuPixels:
         self._stream = None
         self._launchers = None
         self._placed = {}       # slot -> (key, device arrays)
+        self._started = None    # perf_counter() when run() began the frame fetch() ends
+        self.last_frame_s = None  # run() to fetch() of the last frame, seconds
 
     def stream(self):
         if self._stream is None:
@@ -85,7 +102,8 @@ class GpuPixels:
         values = pool.device("values", (h, w), np.float64, stream=s)
         stats = pool.device("stats", (N_STATS,), np.int64, stream=s)
         total = h * w
-        band = total if cancel is None and progress is None else GPU_BAND_PIXELS
+        band = band_pixels(total, cancel, progress, self.last_frame_s)
+        self._started = time.perf_counter()
         nbands = -(-total // band)
         # one counter per band, one for the redo kernel; the list of pixels to redo and its length
         counters = pool.device("counters", (nbands + 1,), np.int64, stream=s)
@@ -142,4 +160,7 @@ class GpuPixels:
                 values.copy_to_host(host, stream=s)
             stats.copy_to_host(host_stats, stream=s)
         s.synchronize()
+        if self._started is not None:
+            self.last_frame_s = time.perf_counter() - self._started
+            self._started = None
         return (host if to_host else values), host_stats
