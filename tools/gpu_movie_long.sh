@@ -16,7 +16,7 @@ s=/tmp/long; rm -rf $s; mkdir -p $s; SECONDS=0
 cat "$out/device.txt"
 if [ -z "${SKIP_TESTS:-}" ]; then
   timeout 200 python3 -m pytest -q -p no:cacheprovider tests/kernels/test_launch.py \
-    tests/kernels/test_frame_launches.py tests/services/test_movie_join.py tests/services/test_video_join.py \
+    tests/kernels/test_frame_launches.py tests/kernels/test_gpu_bands.py tests/services/test_movie_join.py tests/services/test_movie_writer.py tests/services/test_video_join.py \
     tests/services/test_movie_warm.py tests/cli/test_movie_timeline.py > "$out/tests.log" 2>&1
   echo "tests rc=$? (${SECONDS}s)"; grep -E "passed|failed|FAILED|^ERROR" "$out/tests.log" | tail -6
 fi
