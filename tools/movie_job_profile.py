@@ -56,7 +56,7 @@ def main(argv=None) -> int:
             wall = time.perf_counter() - t0
             print(f"{label}: {len(jobs)} frames in {wall:.2f} s, {wall / len(jobs) * 1e3:.2f} ms a "
                   f"frame (render {sum(renders) / len(jobs) * 1e3:.2f} ms)")
-        gpu = _gpu_ms(pool, jobs[:40])
+        gpu = _gpu_ms(pool, jobs)
         print(f"GPU phases of {len(gpu)} frames (timed again): {sum(gpu) / max(1, len(gpu)):.2f} ms "
               "a frame")
     out = io.StringIO()
