@@ -162,7 +162,7 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhe
                                            IN_FLIGHT_BYTES // max(1, 2 * w * h * 4)))
         # the deepest frame's reference first: every deep frame's renderer takes a copy; the
         # workers ready the frames' kernels meanwhile (the orbit's loop holds no GIL)
-        warming = Warming(pool, warm_job(movie, len(writer.lanes))).start()
+        warming = Warming(pool, warm_job(movie, len(writer.lanes)), token).start()
         try:
             ahead.wait(token)
             timeline.mark("reference")

@@ -83,7 +83,7 @@ def export_movie(ctx: JobContext, job: MovieExport):
             # while the reference orbit is computed (services/movie_warm.py)
             from kernels.spread import LocalPool
             pool = LocalPool(job.backend, job.gpus)
-            warming = Warming(pool, warm_job(movie, len(writer.lanes))).start()
+            warming = Warming(pool, warm_job(movie, len(writer.lanes)), ctx.token).start()
         with movie_reference(movie, cancel=ctx.token):   # the deepest frame's, for every frame
             if warming is not None:
                 warming.wait()

@@ -31,6 +31,8 @@ class MovieWarmJob:
         from kernels.mandelbrot.tiles import ROLE
         warmed = []
         for k in self.ks:
+            if worker.cancel is not None:      # a movie stopped while it warms up
+                worker.cancel.check()
             request = frame_request(self.path, k, self.palette, self.size, self.colouring)
             kind = renderer_kind(request)
             if kind != DEEP:
@@ -38,6 +40,8 @@ class MovieWarmJob:
                 warmed.append(kind)
                 continue
             for lane in range(self.lanes):
+                if worker.cancel is not None:
+                    worker.cancel.check()
                 frames = renderer_of(worker, request, ROLE, ("movie", lane))
                 frames.deep.warmup((request.format,))
                 frames.warmup()
@@ -54,12 +58,13 @@ def warm_job(movie, lanes: int) -> MovieWarmJob:
 
 
 class Warming:
-    """`Warming(pool, job).start()` runs the job on every worker of an in-process pool (its
-    `broadcast`) in a thread of its own; `wait()` joins it and raises its error. A pool without
-    broadcast (a Dask cluster: its workers warm in their own processes) does nothing."""
+    """`Warming(pool, job, cancel).start()` runs the job on every worker of an in-process pool
+    (its `broadcast`) in a thread of its own; `wait()` joins it and raises its error (Cancelled
+    after `cancel`, which stops the warm-up between renderers). A pool without broadcast (a Dask
+    cluster: its workers warm in their own processes) does nothing."""
 
-    def __init__(self, pool, job):
-        self.pool, self.job = pool, job
+    def __init__(self, pool, job, cancel=None):
+        self.pool, self.job, self.cancel = pool, job, cancel
         self._thread = None
         self.error: BaseException | None = None
         self.result = None
@@ -74,7 +79,7 @@ class Warming:
 
     def _run(self, broadcast):
         try:
-            self.result = broadcast(self.job)
+            self.result = broadcast(self.job, cancel=self.cancel)
         except BaseException as exc:    # raised in the movie's thread by wait()
             self.error = exc
 

@@ -198,11 +198,20 @@ class LocalPool(Pool):
                     while run.running:
                         run.cond.wait(0.1)
 
-    def broadcast(self, job: Job) -> list:
+    def broadcast(self, job: Job, cancel: CancelToken | None = None) -> list:
         """Run `job(worker)` once on every worker (a warm-up), in parallel; their results in
         worker order. Call while no ordered() run is under way: each worker takes one copy and
-        waits at a barrier until every other worker has taken its own."""
+        waits at a barrier until every other worker has taken its own. A cancel (Cancelled
+        raised once the running copies end; a copy may look at worker.cancel) releases the
+        barrier, whose other parties would otherwise wait for copies that never start."""
         meet = threading.Barrier(self.workers)
+        forget = cancel.on_cancel(meet.abort) if cancel is not None else (lambda: None)
+        try:
+            return self._broadcast(job, meet, cancel)
+        finally:
+            forget()
+
+    def _broadcast(self, job: Job, meet: threading.Barrier, cancel: CancelToken | None) -> list:
 
         def once(worker):
             try:
@@ -215,7 +224,8 @@ class LocalPool(Pool):
             except threading.BrokenBarrierError:
                 pass
             return worker.device, out
-        got = dict(r for _, r in self.ordered([once] * self.workers, window=self.workers))
+        got = dict(r for _, r in self.ordered([once] * self.workers, cancel=cancel,
+                                              window=self.workers))
         return [got.get(d) for d in (self.devices or (None,))]
 
     def close_for_exit(self) -> None:

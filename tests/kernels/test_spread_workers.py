@@ -50,6 +50,30 @@ def test_a_failing_broadcast_raises_its_error_and_frees_the_others():
         assert [v for _, v in pool.ordered([lambda w: 1] * 3)] == [1, 1, 1]
 
 
+def test_a_cancelled_broadcast_ends_at_once_and_leaves_the_pool_usable():
+    """A movie stopped while its workers warm up: the copies that finished stop waiting at the
+    barrier for the others, a copy that looks at worker.cancel stops, and the broadcast raises
+    Cancelled instead of waiting for every copy (the barrier waits up to BROADCAST_MEET_S)."""
+    from kernels.scheduler import Cancelled, CancelToken
+    token = CancelToken()
+
+    def job(worker):
+        if worker.device == 1:          # a long warm-up that checks its cancel between steps
+            deadline = time.monotonic() + 10.0
+            while time.monotonic() < deadline:
+                worker.cancel.check()
+                time.sleep(0.01)
+        return worker.device
+
+    with LocalPool(_fake_gpus(), devices=(0, 1, 2)) as pool:
+        threading.Timer(0.3, token.cancel).start()
+        t = time.monotonic()
+        with pytest.raises(Cancelled):
+            pool.broadcast(job, cancel=token)
+        assert time.monotonic() - t < 3.0, "the broadcast waited for its copies after the cancel"
+        assert [v for _, v in pool.ordered([lambda w: 2] * 4)] == [2] * 4
+
+
 def test_closing_collects_once_for_all_workers_after_every_one_dropped_its_renderers(monkeypatch):
     calls = []
     real = gc.collect
