@@ -251,17 +251,19 @@ def band_request(request: DeepFrameRequest, row0: int, rows: int, want_values: b
     per pixel, the centre moved down by an exact decimal amount. Exports in strips and posters in
     bands (tiles.py) both cut a picture this way, so equal cuts give equal pixels."""
     w, h = int(request.size[0]), int(request.size[1])
+    tall, base = request.within if request.within is not None else (h, 0)   # a band of a band
     step = request.width_decimal / w
     # the band's centre row sits (row0 + rows/2) rows down from the top; the frame's at h/2
     shift = (Decimal(h) / 2 - Decimal(row0) - Decimal(rows) / 2) * step
     return dataclasses.replace(request, center_im=add_decimal(request.center_im, shift),
-                               size=(w, rows), want_values=want_values)
+                               size=(w, rows), want_values=want_values,
+                               within=(tall, base + int(row0)))
 
 
 def _place_key(r: DeepFrameRequest) -> tuple:
     """What the values depend on (everything but the colouring and where the frame is wanted)."""
     return (str(r.center_re), str(r.center_im), str(r.width), tuple(r.size), int(r.max_iter),
-            r.number_format, r.bla, r.number_type)
+            r.number_format, r.bla, r.number_type, r.within)
 
 
 def _merge(into, extra) -> None:

@@ -107,6 +107,12 @@ class FrameGeometry(PixelGrid):
             d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
         step_m = float(mant)
         cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
+        if request.within is not None:
+            # the whole picture's bound (its centre is this band's moved back up by the band's
+            # shift): one table for all of its bands, whichever worker draws which
+            tall, row0 = int(request.within[0]), int(request.within[1])
+            up = (tall / 2.0 - row0 - h / 2.0) * step_m
+            cmax = math.hypot(d0r, d0i - up) + math.hypot(w / 2.0, tall / 2.0) * step_m
         return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0,
                              int(cexp) + math.ceil(math.log2(cmax)))
 

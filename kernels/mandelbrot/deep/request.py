@@ -140,7 +140,10 @@ class DeepRequest:
     accepted and converted exactly); `width`: extent of the real axis across the picture, a decimal
     string or (mantissa, exponent); `size` = (W, H) pixels; `max_iter`: the iteration limit.
     `number_format`: "auto" (by depth) or force "perturbation" / "extended" (tests, comparisons).
-    `bla`: skip iterations with the bilinear approximation table (off = plain perturbation)."""
+    `bla`: skip iterations with the bilinear approximation table (off = plain perturbation).
+    `within` = (H, row0): this frame is rows row0 .. of a picture H rows tall and as wide (a band
+    or strip, deep_frames.band_request); its table is built for the whole picture's bound on |δc|,
+    so that every band of the picture is drawn with one table (renderer.FrameGeometry)."""
     center_re: object
     center_im: object
     width: object
@@ -148,6 +151,7 @@ class DeepRequest:
     max_iter: int
     number_format: str = "auto"
     bla: bool = True
+    within: tuple[int, int] | None = None
 
     def validate(self) -> DeepRequest:
         """Raise ValueError in plain words when the frame cannot be rendered; return self."""
@@ -190,6 +194,12 @@ class DeepRequest:
                              "perturbation can hold (about 2^-1000); use the extended format")
         if not isinstance(self.bla, bool):
             raise ValueError(f"bla must be True or False, got {self.bla!r}")
+        if self.within is not None:
+            ok = (isinstance(self.within, (tuple, list)) and len(self.within) == 2
+                  and all(_is_int(v) for v in self.within))
+            if not ok or not (0 <= self.within[1] and self.within[1] + size[1] <= self.within[0]):
+                raise ValueError(f"a band of {size[1]} rows must lie within its picture: got "
+                                 f"(picture rows, first row) = {self.within!r}")
         self.check_reference_memory()
         return self
 
