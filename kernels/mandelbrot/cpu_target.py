@@ -54,9 +54,10 @@ class CpuTarget:
     def warm(self, values, counts, args, timer):
         self.escape(values, args, timer, None, counts)
 
-    def escape(self, values, args, timer, cancel, counts):
+    def escape(self, values, args, timer, cancel, counts, whole=False):
         """Escape values for the buffer's rows (args: escape_rows_cpu's grid arguments), in bands
-        of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band."""
+        of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band.
+        `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation."""
         rows, cols = values.shape
         max_iter = args[-1]
         band = self.cuts().cpu_work // max(1, cols * max_iter)

@@ -136,13 +136,17 @@ class GpuTarget:
         plain_rows = work // max(1, cols * max_iter)
         return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
-    def escape(self, values, args, timer, cancel, counts):
-        """Escape values for the buffer's rows (args: escape kernels' grid arguments)."""
+    def escape(self, values, args, timer, cancel, counts, whole=False):
+        """Escape values for the buffer's rows (args: escape kernels' grid arguments). `whole`:
+        one launch even where the worst case's work would cut the rows into bands, each ending in
+        a synchronisation and a cancel check (a poster's next band, once its last was quick)."""
         rows, cols = values.shape
         max_iter = args[-1]
         work, _, max_pixels = self._bounds()
         band = rows if max_pixels is None else max(1, min(rows, max_pixels // cols))
         plain_rows = work // max(1, cols * max_iter)      # rows whose whole count fits one launch
+        if whole and not self._sliced(rows, cols, max_iter):
+            plain_rows = rows
         if plain_rows >= rows and band >= rows:           # the usual frame: one launch
             self.launch.run(self, values, counts, 0, rows, args, timer)
             return

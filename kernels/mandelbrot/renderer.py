@@ -46,6 +46,11 @@ SIM_BAND_PIXELS = 256
 # The same for one CPU band (pixels x max_iter, a fraction of a second on two cores). The CPU
 # kernel also polls a stop flag before every pair of pixels, so a cancel never waits for a band.
 CPU_BAND_WORK = 2 ** 27
+# A poster's band runs in one launch once the renderer's last band of the same picture took less
+# than this: the cuts above made a 512-row band at 20,000 iterations twenty launches, each ending
+# in a synchronisation (the GPU idle meanwhile, longer on a GPU whose worker waits for the GIL),
+# while a cancel lands between bands anyway
+QUICK_BAND_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,8 @@ class Renderer:
             self.target = CpuTarget(backend, _cuts)
         self.colourer = Colourer(backend)
         self._compiled = False
+        self.band_timings = None
+        self._last_band = None      # (the picture's place, seconds) of the last band
         self._slot = -1
         self._slot_key: list = [None] * self.VALUE_SLOTS   # geometry held by each slot
         self._slot_gen: list[int] = [0] * self.VALUE_SLOTS
@@ -314,20 +321,26 @@ class Renderer:
         if into is not None and (into.shape != shape or into.dtype != dtype):
             raise ValueError(f"band output must be {dtype.__name__} {shape}, got {into.dtype} {into.shape}")
         timer = JobTimer(self.backend, target.stream, "band")
-        self._pipeline(request, row0, vals, counts, rgba, timer, cancel)
+        place = (request.center_re, request.center_im, request.width, w, h, request.max_iter)
+        last = self._last_band
+        whole = last is not None and last[0] == place and last[1] < QUICK_BAND_S
+        started = time.perf_counter()
+        self._pipeline(request, row0, vals, counts, rgba, timer, cancel, whole=whole)
         out = into if into is not None else target.host(self.pool, "band-host", shape, dtype)
         out = target.download(vals, out, timer) if values else self._rgba_home(rgba, out, timer)
         target.sync()
-        timer.finish()
+        self._last_band = (place, time.perf_counter() - started)
+        self.band_timings = timer.finish()      # the last band's phases (tools/band_compare.py)
         return out
 
     # ---- the pipeline ------------------------------------------------------------------------
-    def _pipeline(self, request, row0, values, counts, rgba, timer, cancel, escape=True):
+    def _pipeline(self, request, row0, values, counts, rgba, timer, cancel, escape=True,
+                  whole=False):
         """Escape values for the buffers' rows (picture rows row0 ..), unless they are reused;
-        then their colours into `rgba` when one is given."""
+        then their colours into `rgba` when one is given. whole: GpuTarget.escape's."""
         if escape:
             args = PixelGrid.of(request).args(row0, request.max_iter)
-            self.target.escape(values, args, timer, cancel, counts)
+            self.target.escape(values, args, timer, cancel, counts, whole)
         if rgba is not None:
             self._colour(values, rgba, request, timer)
 

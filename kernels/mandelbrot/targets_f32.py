@@ -42,9 +42,9 @@ class CpuTarget32(CpuTarget):
 
     rows_kernel = staticmethod(e32.escape_rows_cpu32)
 
-    def escape(self, values, args, timer, cancel, counts):
+    def escape(self, values, args, timer, cancel, counts, whole=False):
         rows, cols = values.shape
-        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts)
+        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts, whole)
 
 
 class GpuTarget32(GpuTarget):
@@ -75,8 +75,9 @@ class GpuTarget32(GpuTarget):
         GpuTarget.escape(self, values, dargs, timer, None, counts)
         self._escape_sliced(values, 0, values.shape[0], dargs, 12, timer, None)
 
-    def escape(self, values, args, timer, cancel, counts):
-        super().escape(values, self._device_args(values, args, timer), timer, cancel, counts)
+    def escape(self, values, args, timer, cancel, counts, whole=False):
+        super().escape(values, self._device_args(values, args, timer), timer, cancel, counts,
+                       whole)
 
 
 class WarpLaunch32(WarpLaunch):
