@@ -128,12 +128,6 @@ class DeepFrameRenderer:
         gpu = self.backend.is_gpu
         key = _place_key(request)
         recolour = self._last is not None and self._last[0] == key
-        stream = self._stream()
-        timer = JobTimer(self.backend, stream, "colour")
-        homes = []      # (frame_rgba, host_values) once the colouring is queued
-
-        def colour(values):
-            homes.append(self._colour_home(values, request, timer, stream))
         if recolour:        # only the colouring changed: the values are still where they were
             res = self._last[1]
             timings = Timings(backend=self.backend.name,
@@ -141,21 +135,32 @@ class DeepFrameRenderer:
         else:
             self._last = None
             self.deep.number_type = request.number_type
-            # on a GPU the colouring is queued behind the pixels, before the frame's wait
-            res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu,
-                                          then=colour if gpu else None)
+            res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
             self._last = (key, res)
             timings = res.timings
         if compile_ms:
             timings.add("compile", compile_ms)
-        queued = bool(homes)        # coloured inside the frame's total already
-        after = time.perf_counter()
-        if not queued:
-            colour(res.values)
-        frame_rgba, host_values = homes[0]
+        stream = self._stream()
+        timer = JobTimer(self.backend, stream, "colour")
+        if gpu:
+            rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
+        else:
+            rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
+        self.colourer.colour(res.values, rgba, request, request.max_iter, timer, stream)
+        host_values = None
+        if gpu:
+            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
+            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
+                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
+            if request.want_values:
+                host_values = self.pool.host("values", (h, w), np.float64, ring=3)
+                with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
+                    res.values.copy_to_host(host_values, stream=stream)
+        else:
+            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
+            if request.want_values:
+                host_values = res.values
         colour_t = timer.finish()
-        if queued:                  # the colouring's phases, but only the wall time after the frame
-            colour_t.phases_ms["total"] = (time.perf_counter() - after) * 1e3
         _merge(timings, colour_t)
         if recolour:
             timings.phases_ms["total"] = colour_t.phases_ms["total"]
@@ -170,26 +175,6 @@ class DeepFrameRenderer:
                            "reference_period": getattr(res.reference, "period", None),
                            "max_iter": request.max_iter, "backend": self.backend.label,
                            "number_type": res.number_type})
-
-    def _colour_home(self, values, request, timer, stream):
-        """Colour `values` (where the backend keeps them) and, on a GPU, queue the copies home:
-        (uint8 RGBA (h, w, 4), float64 values or None), valid once the stream is done."""
-        w, h = int(request.size[0]), int(request.size[1])
-        if not self.backend.is_gpu:
-            rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
-            self.colourer.colour(values, rgba, request, request.max_iter, timer, stream)
-            return rgba.view(np.uint8).reshape(h, w, 4), (values if request.want_values else None)
-        rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
-        self.colourer.colour(values, rgba, request, request.max_iter, timer, stream)
-        frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
-        with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
-            rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
-        host_values = None
-        if request.want_values:
-            host_values = self.pool.host("values", (h, w), np.float64, ring=3)
-            with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
-                values.copy_to_host(host_values, stream=stream)
-        return frame_rgba, host_values
 
     def _fetcher(self, values, h, w):
         """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The

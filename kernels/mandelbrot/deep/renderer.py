@@ -223,7 +223,7 @@ class DeepRenderer:
         return self._compiled and fmt in self._warm
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
-                      to_host: bool = True, layers=None, then=None) -> DeepResult:
+                      to_host: bool = True, layers=None) -> DeepResult:
         """Smooth counts of `request` on the host, with the job's timings.
 
         cancel: an object whose check() raises to stop (checked inside the reference orbit every
@@ -233,11 +233,7 @@ class DeepRenderer:
         to_host=False (GPU): DeepResult.values is the device array (H, W) float64, valid until the
         next call, so a colouring kernel can read it where it is; only the counts are copied.
         layers: (5, H, W) int32 where the loop runs (device or host) for each pixel's counts
-        (overlay_loops.py), or None for the loop without them.
-        then(values) (GPU, to_host=False): called with the device values once the pixels' kernels
-        are launched, before the frame's one wait for the device, to queue what reads them (the
-        colouring and its copy back) on the same stream: the GPU goes on from the pixels to the
-        colours instead of idling while the host reads the counts and launches the colouring."""
+        (overlay_loops.py), or None for the loop without them."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         fmt = request.format
@@ -275,8 +271,6 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        if then is not None and not to_host:
-            then(run_out[0])
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timings = timer.finish()
         # which engine made the orbit (the Python fallback says why it runs)
