@@ -71,6 +71,11 @@ class BandJob:
         shape = (self.rows, w) if self.values else (self.rows, w, 4)
         return self.render_into(worker, np.empty(shape, np.float64 if self.values else np.uint8))
 
+    def render(self, worker) -> np.ndarray:
+        """The band in its renderer's own buffer (valid until that renderer's next band)."""
+        return renderer_of(worker, self.request, ROLE).band(self.request, self.row0, self.rows,
+                                                            self.values, cancel=worker.cancel)
+
     def render_into(self, worker, out: np.ndarray) -> np.ndarray:
         """Render the band straight into `out` (the band's rows of a picture in this process:
         no copy in between for a float64 picture, one from the pinned frame for a deep one)."""
@@ -93,10 +98,13 @@ class BandInto:
 
 @dataclass(frozen=True)
 class BandIntoFile:
-    """A BandJob whose rows go straight into the picture's file (a memory-mapped array at `path`,
-    its data from byte `offset`, of `shape` and `dtype`): for cluster workers on this machine,
-    which then hand back nothing but the order instead of the band's bytes through the cluster's
-    comms. The rows are flushed to the file before the job returns."""
+    """A BandJob whose rows go straight into the picture's file (a .npy at `path`, its data from
+    byte `offset`, of `shape` and `dtype`): for cluster workers on this machine, which then hand
+    back nothing but the order instead of the band's bytes through the cluster's comms. The rows
+    are written from the renderer's own buffer with one write before the job returns (into the
+    page cache the poster's own mapping shares; the poster flushes it when it marks the band
+    done): a memory map of the rows made for each band paid a page fault for every 4 kB page of
+    it, which cost a GPU's band more than its pixels (docs/PERFORMANCE.md)."""
     job: BandJob
     path: str
     offset: int
@@ -105,14 +113,17 @@ class BandIntoFile:
 
     def __call__(self, worker) -> None:
         j = self.job
+        want = (j.rows,) + tuple(self.shape[1:])
+        band = j.render(worker)
+        if band.shape != want or band.dtype != np.dtype(self.dtype):
+            raise ValueError(f"band of rows {j.row0}..{j.row0 + j.rows} came out as {band.dtype} "
+                             f"{band.shape}, not the file's {np.dtype(self.dtype)} {want}")
         row_bytes = int(np.prod(self.shape[1:], dtype=np.int64)) * np.dtype(self.dtype).itemsize
-        rows = np.memmap(self.path, dtype=self.dtype, mode="r+", offset=self.offset + j.row0 * row_bytes,
-                         shape=(j.rows,) + tuple(self.shape[1:]))
-        try:
-            j.render_into(worker, rows)
-            rows.flush()
-        finally:
-            del rows
+        data = memoryview(np.ascontiguousarray(band)).cast("B")
+        with open(self.path, "r+b", buffering=0) as fh:
+            fh.seek(self.offset + j.row0 * row_bytes)
+            while data:             # a raw write may take less than it was given
+                data = data[fh.write(data):]
 
     @staticmethod
     def into(job: BandJob, picture: np.memmap) -> BandIntoFile:
