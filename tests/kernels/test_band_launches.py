@@ -30,7 +30,7 @@ def _counting(renderer):
 
 def test_a_posters_next_band_is_one_launch_with_the_same_pixels(gpu_backend, simulated,
                                                                 monkeypatch):
-    w, h, iters = (24, 16, 300) if simulated else (1024, 512, 4000)
+    w, h, iters = (16, 8, 200) if simulated else (1024, 512, 4000)
     rows = h // 2
     # every band cut into launches of two rows
     monkeypatch.setattr(m, "GPU_BAND_WORK", 2 * w * iters)
@@ -56,7 +56,7 @@ def test_a_posters_next_band_is_one_launch_with_the_same_pixels(gpu_backend, sim
 
 
 def test_a_slow_last_band_keeps_the_cuts(gpu_backend, simulated, monkeypatch):
-    w, h, iters = (24, 16, 300) if simulated else (1024, 512, 4000)
+    w, h, iters = (16, 8, 200) if simulated else (1024, 512, 4000)
     monkeypatch.setattr(m, "GPU_BAND_WORK", 2 * w * iters)
     monkeypatch.setattr(m, "SIM_BAND_WORK", 2 * w * iters)
     monkeypatch.setattr(m, "GPU_MIN_BAND_PIXELS", 1)
