@@ -47,9 +47,8 @@ SIM_BAND_PIXELS = 256
 # kernel also polls a stop flag before every pair of pixels, so a cancel never waits for a band.
 CPU_BAND_WORK = 2 ** 27
 # A poster's band runs in one launch once the renderer's last band of the same picture took less
-# than this: the cuts above made a 512-row band at 20,000 iterations twenty launches, each ending
-# in a synchronisation (the GPU idle meanwhile, longer on a GPU whose worker waits for the GIL),
-# while a cancel lands between bands anyway
+# than this: the cuts above end each launch in a synchronisation that idles the GPU, and a cancel
+# lands between a poster's bands anyway
 QUICK_BAND_S = 0.1
 
 
