@@ -10,12 +10,12 @@ import numpy as np
 
 class _Band:
     """Band `index` of the poster into `picture`, noting (index, worker, wall s, GPU ms, table
-    reused) into `log`. A deep band renders as DeepFrameRenderer.band does (its frame, then the
+    reused, copy-back ms) into `log`. A deep band renders as DeepFrameRenderer.band does (its frame, then the
     copy into the picture), keeping the frame's timings."""
 
-    def __init__(self, request, index, row0, rows, picture, log, log_d2h):
+    def __init__(self, request, index, row0, rows, picture, log):
         self.request, self.index, self.row0, self.rows = request, index, row0, rows
-        self.picture, self.log, self.log_d2h = picture, log, log_d2h
+        self.picture, self.log = picture, log
 
     def __call__(self, worker):
         from kernels.mandelbrot.deep_frames import band_request
@@ -35,19 +35,17 @@ class _Band:
             BandJob(self.request, self.row0, self.rows).render_into(worker, into)
             p = renderer_of(worker, self.request, ROLE).band_timings.phases_ms
         gpu = sum(p.get(x) or 0.0 for x in ("kernel", "h2d", "d2h"))
-        self.log_d2h.append((self.index, p.get("d2h") or 0.0))
         self.log.append((self.index, threading.current_thread().name,
-                         time.perf_counter() - t, gpu, reused))
+                         time.perf_counter() - t, gpu, reused, p.get("d2h") or 0.0))
 
 
 def _run(pool, request, cut, picture):
     log: list = []
-    d2h: list = []
-    jobs = [_Band(request, i, r0, n, picture, log, d2h) for i, (r0, n) in enumerate(cut)]
+    jobs = [_Band(request, i, r0, n, picture, log) for i, (r0, n) in enumerate(cut)]
     t = time.perf_counter()
     for _ in pool.ordered(jobs):
         pass
-    return time.perf_counter() - t, log, sum(ms for _, ms in d2h)
+    return time.perf_counter() - t, log, sum(x[5] for x in log)
 
 
 def compare(poster: str, size: int, gpus: str, repeats: int) -> int:
@@ -78,7 +76,7 @@ def compare(poster: str, size: int, gpus: str, repeats: int) -> int:
 
 def _report(best, n):
     one, many = list(best)
-    by = {case: {i: (who, s, g, r) for i, who, s, g, r in log} for case, (_, log, _) in best.items()}
+    by = {case: {i: (who, s, g, r) for i, who, s, g, r, _ in log} for case, (_, log, _) in best.items()}
     for case, (took, log, d2h) in best.items():
         workers = sorted({who for _, who, *_ in log})
         parts = []

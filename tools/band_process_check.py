@@ -32,8 +32,8 @@ def _half(gpu, share, parts, poster, size, repeats, start, results):
     warm(pool, request, w)
     best = None
     for _ in range(repeats):
-        log, d2h = [], []
-        jobs = [_Band(request, i, r0, n, picture, log, d2h) for i, (r0, n) in enumerate(cut)
+        log: list = []
+        jobs = [_Band(request, i, r0, n, picture, log) for i, (r0, n) in enumerate(cut)
                 if i % parts == share]
         start.wait()
         t = time.perf_counter()

@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     with LocalPool(be) as pool:
         pool.broadcast(warm_job(movie, 1))
         prof = cProfile.Profile()
-        for label, run in (("timed", jobs), ("cProfile", [_Profiled(j, prof) for j in jobs])):
+        for label, run in (("timed", jobs), ("cProfile", [Profiled(j, prof) for j in jobs])):
             renders = []
             t0 = time.perf_counter()
             for _, (rgba, render_s) in pool.ordered(run):
@@ -59,15 +59,20 @@ def main(argv=None) -> int:
         gpu = _gpu_ms(pool, jobs)
         print(f"GPU phases of {len(gpu)} frames (timed again): {sum(gpu) / max(1, len(gpu)):.2f} ms "
               "a frame")
-    out = io.StringIO()
-    st = pstats.Stats(prof, stream=out).strip_dirs()
-    st.sort_stats("tottime").print_stats(args.top)
-    st.sort_stats("cumulative").print_stats(args.top)
-    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:20000])
+    print_profile(prof, args.top)
     return 0
 
 
-class _Profiled:
+def print_profile(prof, top: int) -> None:
+    """The `top` functions by their own time, then by their cumulative time."""
+    out = io.StringIO()
+    st = pstats.Stats(prof, stream=out).strip_dirs()
+    st.sort_stats("tottime").print_stats(top)
+    st.sort_stats("cumulative").print_stats(top)
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:20000])
+
+
+class Profiled:
     """A job run under `prof` on the worker's thread (cProfile sees only the thread it runs on)."""
 
     def __init__(self, job, prof):

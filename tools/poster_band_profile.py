@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import os
-import pstats
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from movie_job_profile import Profiled, print_profile  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
         for _ in pool.ordered(jobs[:2]):        # compile, the reference orbit, the buffers
             pass
         prof = cProfile.Profile()
-        for label, run in (("timed", jobs), ("cProfile", [_Profiled(j, prof) for j in jobs])):
+        for label, run in (("timed", jobs), ("cProfile", [Profiled(j, prof) for j in jobs])):
             t0 = time.perf_counter()
             for _ in pool.ordered(run, window=1):
                 pass
@@ -68,26 +69,8 @@ def main(argv=None) -> int:
         gpu = _gpu_ms(pool, request, cut)
         if gpu:
             print(f"GPU phases of {len(gpu)} bands (timed again): {sum(gpu) / len(gpu):.2f} ms a band")
-    out = io.StringIO()
-    st = pstats.Stats(prof, stream=out).strip_dirs()
-    st.sort_stats("tottime").print_stats(args.top)
-    st.sort_stats("cumulative").print_stats(args.top)
-    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:20000])
+    print_profile(prof, args.top)
     return 0
-
-
-class _Profiled:
-    """A job run under `prof` on the worker's thread (cProfile sees only the thread it runs on)."""
-
-    def __init__(self, job, prof):
-        self.job, self.prof = job, prof
-
-    def __call__(self, worker):
-        self.prof.enable()
-        try:
-            return self.job(worker)
-        finally:
-            self.prof.disable()
 
 
 def _gpu_ms(pool, request, cut):

@@ -13,7 +13,7 @@ falls on all of them.
 from __future__ import annotations
 
 import argparse
-import gc
+import contextlib
 import json
 import os
 import platform
@@ -29,6 +29,7 @@ from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
 from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
 from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
+from cli.heap import heap_frozen  # noqa: E402
 
 
 def posters(size: int):
@@ -220,16 +221,14 @@ def main() -> int:
                   f"{time.perf_counter() - t:.2f} s", flush=True)
         times = {case: [] for case in cases}
         busy: dict = {}
-        if a.heap == "frozen":
-            gc.freeze()
-        for _ in range(a.repeats):
-            for case, pool in pools.items():
-                s, nb, per = time_poster(pool, req, picture, file_picture=shared)
-                times[case].append(s)
-                if s <= min(times[case]):
-                    busy[case] = per
-                print(f"{name} / {case}: {s:.3f} s ({nb} bands)", flush=True)
-        gc.unfreeze()
+        with heap_frozen() if a.heap == "frozen" else contextlib.nullcontext():
+            for _ in range(a.repeats):
+                for case, pool in pools.items():
+                    s, nb, per = time_poster(pool, req, picture, file_picture=shared)
+                    times[case].append(s)
+                    if s <= min(times[case]):
+                        busy[case] = per
+                    print(f"{name} / {case}: {s:.3f} s ({nb} bands)", flush=True)
         for pool in pools.values():
             pool.close()
         best = {case: min(v) for case, v in times.items() if v}
