@@ -15,7 +15,9 @@ import sys
 from collections import Counter
 
 
-def summarise(lines, top: int, rate: float, only: str | None = None) -> list[str]:
+def summarise(lines, top: int, rate: float, only: str | None = None, leaf: bool = False
+              ) -> list[str]:
+    """leaf: count each sample for its innermost function only (where the time is spent)."""
     threads: Counter = Counter()
     inclusive: Counter = Counter()
     for line in lines:
@@ -27,7 +29,7 @@ def summarise(lines, top: int, rate: float, only: str | None = None) -> list[str
         threads[thread] += int(n)
         if only and not re.search(only, thread):
             continue
-        for f in {re.sub(r":\d+\)$", ")", f) for f in frames[1:]}:
+        for f in {re.sub(r":\d+\)$", ")", f) for f in (frames[-1:] if leaf else frames[1:])}:
             inclusive[(thread, f)] += int(n)
     out = [f"samples {sum(threads.values())} ({sum(threads.values()) / rate:.1f} s at {rate:g} Hz)"]
     out += [f"  {n / rate:7.2f} s  {t}" for t, n in threads.most_common(12)]
@@ -49,9 +51,10 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--rate", type=float, default=250.0)
     ap.add_argument("--thread", default=None)
+    ap.add_argument("--leaf", action="store_true", help="innermost functions only")
     a = ap.parse_args()
     with open(a.profile) as fh:
-        print("\n".join(summarise(fh, a.top, a.rate, a.thread)))
+        print("\n".join(summarise(fh, a.top, a.rate, a.thread, a.leaf)))
     return 0
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterator, Sequence
 
 from ..backend import Backend
 from ..scheduler import Cancelled, CancelToken
+from . import handover
 from .base import Job, Pool
 from .worker import Worker
 
@@ -76,6 +77,7 @@ class LocalPool(Pool):
         self._collected = threading.Barrier(self.workers + 1)
         self._start_errors: list[BaseException] = []
         self._release = True
+        self._short_switch = False
         self._start()
 
     def describe(self) -> str:
@@ -92,6 +94,9 @@ class LocalPool(Pool):
     def _start(self):
         if len(self.devices) > 1 and not self.backend.simulated:
             _quiet_exit()
+        if len(self.devices) > 1:
+            handover.shorten()          # the workers hand the GIL to each other sooner
+            self._short_switch = True
         slots = self.devices if self.backend.is_gpu else (None,)
         for device in slots:
             t = threading.Thread(target=self._serve, args=(device,), daemon=True,
@@ -236,6 +241,9 @@ class LocalPool(Pool):
         """Stop the workers. release=False (a process about to end without its interpreter's
         shutdown: cli/quick_exit.py) leaves their renderers, device memory and contexts to the
         process's end instead of freeing them one by one."""
+        if self._short_switch:
+            self._short_switch = False
+            handover.restore()
         if not self._threads:
             return
         self._release = release

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Where a poster's time goes on one GPU and on several, worker by worker: each band's start and
+end on its worker's clock, so that the poster's wall time splits into the workers' busy time,
+their waits between bands and the tail (a worker done while another still renders). Rounds
+alternate the cases; `--switch` also times each case with the interpreter's thread switch
+interval set to that many seconds (sys.setswitchinterval), the GIL's hand-over between workers.
+
+    python3 tools/poster_timeline.py --poster deep-1e100 --repeats 5 [--switch 0.0002]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Timed:
+    """A band job noting (worker thread, start, end, its deep frame's phases) into `log`."""
+
+    def __init__(self, job, log):
+        self.job, self.log = job, log
+
+    def __call__(self, worker):
+        t = time.perf_counter()
+        out = self.job(worker)
+        self.log.append((threading.current_thread().name, t, time.perf_counter(), _phases(worker)))
+        return out
+
+
+def _phases(worker) -> str:
+    """The last deep frame's values phases of the worker's pool renderer (ms), or ''."""
+    from kernels.mandelbrot.tiles import ROLE
+    for key, r in worker._renderers.items():
+        last = getattr(r, "_last", None)
+        if key[-1] == ROLE and last is not None:
+            t = last[1].timings
+            ph = {k: v for k, v in t.phases_ms.items() if v}
+            ph.update({k: v for k, v in t.detail.items() if isinstance(v, float) and v > 0.05})
+            return " ".join(f"{k} {v:.1f}" for k, v in ph.items())
+    return ""
+
+
+def split(took: float, t0: float, log) -> dict:
+    """The poster's wall time split per worker: busy, waits between its bands, tail after its
+    last band, and its bands' count."""
+    per = {}
+    for name, a, b, ph in log:
+        per.setdefault(name, []).append((a - t0, b - t0, ph))
+    out = {}
+    for name, spans in sorted(per.items(), key=lambda kv: kv[0]):
+        spans.sort()
+        busy = sum(b - a for a, b, _ in spans)
+        waits = spans[0][0] + sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1))
+        each = sorted(b - a for a, b, _ in spans)
+        by = sorted(spans, key=lambda x: x[0] - x[1])
+        out.setdefault("phases", []).extend(
+            f"{name} {(b - a) * 1e3:.1f} ms at {a * 1e3:.0f} ms: {ph}" for a, b, ph in by[:2] + by[-1:])
+        out[name] = {"bands": len(spans), "busy": busy, "waits": waits, "tail": took - spans[-1][1],
+                     "median": each[len(each) // 2], "longest": each[-3:][::-1]}
+    return out
+
+
+def main() -> int:
+    from cli.heap import heap_frozen
+    from kernels.mandelbrot.tiles import BandInto, BandJob, bands, picture_rows
+    from kernels.spread import open_pool
+    from spread_bench import posters, warm
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--poster", default="deep-1e100")
+    ap.add_argument("--size", type=int, default=16384)
+    ap.add_argument("--gpus", default="0,1")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--switch", type=float, default=None)
+    ap.add_argument("--phases", action="store_true",
+                    help="print the phases of each case's longest bands and its shortest")
+    ap.add_argument("--many-only", action="store_true",
+                    help="time only the pool of several GPUs (a profiler's run)")
+    a = ap.parse_args()
+    request = posters(a.size)[a.poster]
+    w, h = request.size
+    cut = bands(h, picture_rows(request))
+    picture = np.zeros((h, w, 4), np.uint8)
+    pools = {"1 GPU": open_pool("cuda", gpus=a.gpus.split(",")[0]),
+             f"GPUs {a.gpus}": open_pool("cuda", gpus=a.gpus)}
+    switches = [None] + ([a.switch] if a.switch else [])
+    default_switch = sys.getswitchinterval()
+    times: dict = {}
+    try:
+        for pool in pools.values():
+            warm(pool, request, w)
+        print("timing", flush=True)     # a profiler may attach from here
+        with heap_frozen():
+            for rep in range(a.repeats):
+                for sw in switches:
+                    sys.setswitchinterval(sw or default_switch)
+                    for case, pool in pools.items():
+                        if a.many_only and pool.workers == 1:
+                            continue
+                        log: list = []
+                        jobs = [_Timed(BandInto(BandJob(request, r0, n), picture), log)
+                                for r0, n in cut]
+                        t0 = time.perf_counter()
+                        for _ in pool.ordered(jobs):
+                            pass
+                        took = time.perf_counter() - t0
+                        key = (case, sw)
+                        times.setdefault(key, []).append(took)
+                        parts = split(took, t0, log)
+                        detail = "; ".join(f"{n}: {p['bands']} bands busy {p['busy']:.3f} waits "
+                                           f"{p['waits'] * 1e3:.1f} ms tail {p['tail'] * 1e3:.1f} ms, "
+                                           f"bands median {p['median'] * 1e3:.1f} ms longest "
+                                           + "/".join(f"{x * 1e3:.1f}" for x in p["longest"])
+                                           for n, p in parts.items() if n != "phases")
+                        print(f"rep {rep} switch {sw or default_switch:g} {case}: {took:.3f} s "
+                              f"[{detail}]", flush=True)
+                        if a.phases:        # the two longest bands and the shortest
+                            print("    " + "\n    ".join(parts["phases"]), flush=True)
+    finally:
+        sys.setswitchinterval(default_switch)
+        for pool in pools.values():
+            pool.close()
+    one, many = list(pools)
+    for sw in switches if not a.many_only else ():
+        t1, t2 = times[(one, sw)], times[(many, sw)]
+        ratios = [x / y for x, y in zip(t1, t2)]
+        print(f"switch {sw or default_switch:g}: 1 GPU best {min(t1):.3f} median {np.median(t1):.3f}; "
+              f"{many} best {min(t2):.3f} median {np.median(t2):.3f}; best/best {min(t1) / min(t2):.2f}x, "
+              f"per round {' '.join(f'{r:.2f}' for r in ratios)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
