@@ -2,8 +2,9 @@
 """Where a poster's time goes on one GPU and on several, worker by worker: each band's start and
 end on its worker's clock, so that the poster's wall time splits into the workers' busy time,
 their waits between bands and the tail (a worker done while another still renders). Rounds
-alternate the cases; `--switch` also times each case with the interpreter's thread switch
-interval set to that many seconds (sys.setswitchinterval), the GIL's hand-over between workers.
+alternate the cases. A pool of several GPUs sets its own thread switch interval while open
+(kernels/spread/handover.py); `--switch S` also times each case with the interval set to S seconds
+(0.005: the interpreter's default), the GIL's hand-over between workers.
 
     python3 tools/poster_timeline.py --poster deep-1e100 --repeats 5 [--switch 0.0002]
 """
@@ -47,24 +48,25 @@ def _phases(worker) -> str:
     return ""
 
 
-def split(took: float, t0: float, log) -> dict:
-    """The poster's wall time split per worker: busy, waits between its bands, tail after its
-    last band, and its bands' count."""
+def split(took: float, t0: float, log) -> tuple[dict, list]:
+    """The poster's wall time split per worker (busy, waits between its bands, tail after its
+    last band, its bands' count, median and longest), and lines naming the phases of each
+    worker's two longest bands and its shortest."""
     per = {}
     for name, a, b, ph in log:
         per.setdefault(name, []).append((a - t0, b - t0, ph))
-    out = {}
+    out, lines = {}, []
     for name, spans in sorted(per.items(), key=lambda kv: kv[0]):
         spans.sort()
         busy = sum(b - a for a, b, _ in spans)
         waits = spans[0][0] + sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1))
         each = sorted(b - a for a, b, _ in spans)
         by = sorted(spans, key=lambda x: x[0] - x[1])
-        out.setdefault("phases", []).extend(
-            f"{name} {(b - a) * 1e3:.1f} ms at {a * 1e3:.0f} ms: {ph}" for a, b, ph in by[:2] + by[-1:])
+        lines.extend(
+            f"{name} {(b - a) * 1e3:.1f} ms at {a * 1e3:.0f} ms: {ph}" for a, b, ph in (by[:2] + by[-1:] if len(by) > 3 else by))
         out[name] = {"bands": len(spans), "busy": busy, "waits": waits, "tail": took - spans[-1][1],
                      "median": each[len(each) // 2], "longest": each[-3:][::-1]}
-    return out
+    return out, lines
 
 
 def main() -> int:
@@ -112,16 +114,16 @@ def main() -> int:
                         took = time.perf_counter() - t0
                         key = (case, sw)
                         times.setdefault(key, []).append(took)
-                        parts = split(took, t0, log)
+                        parts, phases = split(took, t0, log)
                         detail = "; ".join(f"{n}: {p['bands']} bands busy {p['busy']:.3f} waits "
                                            f"{p['waits'] * 1e3:.1f} ms tail {p['tail'] * 1e3:.1f} ms, "
                                            f"bands median {p['median'] * 1e3:.1f} ms longest "
                                            + "/".join(f"{x * 1e3:.1f}" for x in p["longest"])
-                                           for n, p in parts.items() if n != "phases")
+                                           for n, p in parts.items())
                         print(f"rep {rep} switch {sw or default_switch:g} {case}: {took:.3f} s "
                               f"[{detail}]", flush=True)
                         if a.phases:        # the two longest bands and the shortest
-                            print("    " + "\n    ".join(parts["phases"]), flush=True)
+                            print("    " + "\n    ".join(phases), flush=True)
     finally:
         sys.setswitchinterval(default_switch)
         for pool in pools.values():
