@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
 import time
 
 import numpy as np
@@ -22,30 +21,21 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-class _Timed:
-    """A band job noting (worker thread, start, end, its deep frame's phases) into `log`."""
-
-    def __init__(self, job, log):
-        self.job, self.log = job, log
-
-    def __call__(self, worker):
-        t = time.perf_counter()
-        out = self.job(worker)
-        self.log.append((threading.current_thread().name, t, time.perf_counter(), _phases(worker)))
-        return out
-
-
-def _phases(worker) -> str:
-    """The last deep frame's values phases of the worker's pool renderer (ms), or ''."""
+def _phases(request):
+    """extra= for TimedBand: the phases (ms) of the deep frame a worker's pool renderer made last
+    for `request`'s picture, or ''."""
+    from kernels.mandelbrot.jobs import renderer_of
     from kernels.mandelbrot.tiles import ROLE
-    for key, r in worker._renderers.items():
-        last = getattr(r, "_last", None)
-        if key[-1] == ROLE and last is not None:
-            t = last[1].timings
-            ph = {k: v for k, v in t.phases_ms.items() if v}
-            ph.update({k: v for k, v in t.detail.items() if isinstance(v, float) and v > 0.05})
-            return " ".join(f"{k} {v:.1f}" for k, v in ph.items())
-    return ""
+
+    def phases(worker) -> str:
+        last = getattr(renderer_of(worker, request, ROLE), "_last", None)
+        if last is None:
+            return ""
+        t = last[1].timings
+        ph = {k: v for k, v in t.phases_ms.items() if v}
+        ph.update({k: v for k, v in t.detail.items() if isinstance(v, float) and v > 0.05})
+        return " ".join(f"{k} {v:.1f}" for k, v in ph.items())
+    return phases
 
 
 def split(took: float, t0: float, log) -> tuple[dict, list]:
@@ -73,7 +63,7 @@ def main() -> int:
     from cli.heap import heap_frozen
     from kernels.mandelbrot.tiles import BandInto, BandJob, bands, picture_rows
     from kernels.spread import open_pool
-    from spread_bench import posters, warm
+    from spread_bench import TimedBand, posters, warm
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--poster", default="deep-1e100")
     ap.add_argument("--size", type=int, default=16384)
@@ -94,6 +84,7 @@ def main() -> int:
     switches = [None] + ([a.switch] if a.switch else [])
     default_switch = sys.getswitchinterval()
     times: dict = {}
+    note = _phases(request)
     try:
         for pool in pools.values():
             warm(pool, request, w)
@@ -106,8 +97,8 @@ def main() -> int:
                         if a.many_only and pool.workers == 1:
                             continue
                         log: list = []
-                        jobs = [_Timed(BandInto(BandJob(request, r0, n), picture), log)
-                                for r0, n in cut]
+                        jobs = [TimedBand(BandInto(BandJob(request, r0, n), picture), log,
+                                          note) for r0, n in cut]
                         t0 = time.perf_counter()
                         for _ in pool.ordered(jobs):
                             pass

@@ -60,15 +60,18 @@ def warm(pool, request, w):
 
 
 class TimedBand:
-    """A band job that notes how long its worker was busy with it (whose thread, seconds)."""
+    """A band job that notes when its worker was busy with it into `busy`: (whose thread, start,
+    end, extra(worker) or None), `extra` telling more of the band once it is done."""
 
-    def __init__(self, job, busy):
-        self.job, self.busy = job, busy
+    def __init__(self, job, busy, extra=None):
+        self.job, self.busy, self.extra = job, busy, extra
 
     def __call__(self, worker):
         t = time.perf_counter()
         out = self.job(worker)
-        self.busy.append((threading.current_thread().name, time.perf_counter() - t))
+        end = time.perf_counter()
+        self.busy.append((threading.current_thread().name, t, end,
+                          None if self.extra is None else self.extra(worker)))
         return out
 
 
@@ -92,8 +95,8 @@ def time_poster(pool, request, picture, file_picture=None):
             picture[r0:r0 + n] = band
     took = time.perf_counter() - t
     per: dict = {}
-    for name, s in busy:
-        per[name] = per.get(name, 0.0) + s
+    for name, start, end, _ in busy:
+        per[name] = per.get(name, 0.0) + end - start
     return took, len(cut), per
 
 
