@@ -77,6 +77,8 @@ class JobTimer:
         timings = timer.finish()   # synchronises the stream, resolves events
 
     `detail` names sub-phases (e.g. colourise) that are also summed into their main phase.
+    `queued()` once the job's work is all queued lets later work follow on the same stream
+    before finish(), which then waits for this job's work only (a poster's next band).
     """
 
     def __init__(self, backend, stream=None, label: str = ""):
@@ -85,6 +87,7 @@ class JobTimer:
         self.timings = Timings(backend=getattr(backend, "name", str(backend)), label=label)
         self._events: list[tuple[str, str | None, object, object]] = []
         self._t0 = time.perf_counter()
+        self._end = None            # queued()'s event: what finish() waits for instead of the stream
         self._events_ok = bool(getattr(backend, "is_gpu", False)) and not getattr(backend, "simulated", False)
 
     @contextmanager
@@ -115,8 +118,19 @@ class JobTimer:
         if detail:
             self.timings.detail[detail] = self.timings.detail.get(detail, 0.0) + ms
 
+    def queued(self) -> None:
+        """Mark the end of this job's work on its stream (a real GPU's; elsewhere finish()
+        synchronises the stream as before)."""
+        if self._events_ok and self.stream is not None and self._end is None:
+            self._end = _take_event()
+            self._end.record(self.stream)
+
     def finish(self) -> Timings:
-        if getattr(self.backend, "is_gpu", False):
+        if self._end is not None:
+            self._end.synchronize()
+            _give_events((self._end,))
+            self._end = None
+        elif getattr(self.backend, "is_gpu", False):
             if self.stream is not None:
                 self.stream.synchronize()
             else:

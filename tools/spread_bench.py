@@ -74,6 +74,22 @@ class TimedBand:
                           None if self.extra is None else self.extra(worker)))
         return out
 
+    def start(self, worker):
+        """The job's start (LocalPool's two halves), timed from it to its finish's end."""
+        start = getattr(self.job, "start", None)
+        if start is None:
+            out = self(worker)
+            return lambda: out
+        t = time.perf_counter()
+        finish = start(worker)
+
+        def done():
+            out = finish()
+            self.busy.append((threading.current_thread().name, t, time.perf_counter(),
+                              None if self.extra is None else self.extra(worker)))
+            return out
+        return done
+
 
 def time_poster(pool, request, picture, file_picture=None):
     """(seconds, bands, {worker thread: busy seconds}) of the whole poster into `picture`, cut as

@@ -115,9 +115,17 @@ class DeepFrameRenderer:
         for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
         precision_bits, reference_period (None unless the orbit stopped at its period), max_iter,
         backend."""
-        if request.overlay:             # a frame of its own kernels (overlay_frames.py)
+        return self.start(request, cancel, progress)()
+
+    def start(self, request: DeepFrameRequest, cancel=None, progress=None):
+        """render() queued on the GPU without waiting for it: a callable that waits for this
+        frame's work alone and gives its Frame, so that the next frame's host part (its
+        reference check, its launches) runs while this one's pixels do. Call it before starting
+        a second frame after this one (the frames' host buffers are a ring of 3)."""
+        if request.overlay:             # a frame of its own kernels (overlay_frames.py), waited for
             from .overlay_frames import deep_frame
-            return deep_frame(self, request, cancel, progress)
+            frame = deep_frame(self, request, cancel, progress)
+            return lambda: frame
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = None
@@ -129,24 +137,22 @@ class DeepFrameRenderer:
         key = _place_key(request)
         recolour = self._last is not None and self._last[0] == key
         if recolour:        # only the colouring changed: the values are still where they were
-            res = self._last[1]
-            timings = Timings(backend=self.backend.name,
-                              label=f"deep mandelbrot {w}×{h}, recolour ({res.format})")
+            pending = self._last[1]
         else:
             self._last = None
             self.deep.number_type = request.number_type
-            res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu)
-            self._last = (key, res)
-            timings = res.timings
-        if compile_ms:
-            timings.add("compile", compile_ms)
+            pending = self.deep.start_values(request, cancel=cancel, progress=progress,
+                                             to_host=not gpu)
+            self._last = (key, pending)
+        source = self.deep.reference_source
+        fetch_value = self._fetcher(pending.values, h, w)
         stream = self._stream()
         timer = JobTimer(self.backend, stream, "colour")
         if gpu:
             rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
         else:
             rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
-        self.colourer.colour(res.values, rgba, request, request.max_iter, timer, stream)
+        self.colourer.colour(pending.values, rgba, request, request.max_iter, timer, stream)
         host_values = None
         if gpu:
             frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
@@ -155,26 +161,40 @@ class DeepFrameRenderer:
             if request.want_values:
                 host_values = self.pool.host("values", (h, w), np.float64, ring=3)
                 with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
-                    res.values.copy_to_host(host_values, stream=stream)
+                    pending.values.copy_to_host(host_values, stream=stream)
         else:
             frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
             if request.want_values:
-                host_values = res.values
-        colour_t = timer.finish()
-        _merge(timings, colour_t)
-        if recolour:
-            timings.phases_ms["total"] = colour_t.phases_ms["total"]
-        return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
-                     fetch_value=self._fetcher(res.values, h, w),
-                     meta={"format": res.format, "stats": dict(res.stats),
-                           "reused": res.reused or recolour, "recoloured": recolour,
-                           "reference_source": self.deep.reference_source,
-                           "table_reused": res.table_reused,
-                           "reference_points": getattr(res.reference, "length", None),
-                           "precision_bits": getattr(res.reference, "precision", None),
-                           "reference_period": getattr(res.reference, "period", None),
-                           "max_iter": request.max_iter, "backend": self.backend.label,
-                           "number_type": res.number_type})
+                host_values = pending.values
+        timer.queued()
+
+        def finish() -> Frame:
+            try:
+                res = pending.result()
+            except BaseException:
+                if self._last is not None and self._last[1] is pending:
+                    self._last = None       # nothing to recolour
+                raise
+            timings = res.timings if not recolour else Timings(
+                backend=self.backend.name, label=f"deep mandelbrot {w}×{h}, recolour ({res.format})")
+            if compile_ms:
+                timings.add("compile", compile_ms)
+            colour_t = timer.finish()
+            _merge(timings, colour_t)
+            if recolour:
+                timings.phases_ms["total"] = colour_t.phases_ms["total"]
+            return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+                         fetch_value=fetch_value,
+                         meta={"format": res.format, "stats": dict(res.stats),
+                               "reused": res.reused or recolour, "recoloured": recolour,
+                               "reference_source": source,
+                               "table_reused": res.table_reused,
+                               "reference_points": getattr(res.reference, "length", None),
+                               "precision_bits": getattr(res.reference, "precision", None),
+                               "reference_period": getattr(res.reference, "period", None),
+                               "max_iter": request.max_iter, "backend": self.backend.label,
+                               "number_type": res.number_type})
+        return finish
 
     def _fetcher(self, values, h, w):
         """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The
@@ -224,12 +244,22 @@ class DeepFrameRenderer:
         Renderer.band gives them: uint8 RGBA (rows, w, 4), or with `values` float64 smooth counts
         (rows, w); a deep frame of its own, cut as strips are (band_request). Copied into `into`
         when given, else returned in the frame's buffer (valid until the next frame)."""
-        frame = self.render(band_request(request, row0, rows, values), cancel=cancel)
-        got = frame.values if values else frame.rgba
-        if into is None:
-            return got
-        np.copyto(into, got)
-        return into
+        return self.band_start(request, row0, rows, values, cancel)(into)
+
+    def band_start(self, request: DeepFrameRequest, row0: int, rows: int, values: bool,
+                   cancel=None):
+        """band() queued as start() queues a frame: a callable finish(into=None) that waits for
+        the band and gives it as band() does."""
+        finish = self.start(band_request(request, row0, rows, values), cancel=cancel)
+
+        def band(into: np.ndarray | None = None) -> np.ndarray:
+            frame = finish()
+            got = frame.values if values else frame.rgba
+            if into is None:
+                return got
+            np.copyto(into, got)
+            return into
+        return band
 
     def _strips(self, request, want_values, rows, cancel, told=None):
         h = int(request.size[1])

@@ -83,6 +83,18 @@ class BandJob:
                                                      cancel=worker.cancel, into=out)
         return out
 
+    def start_into(self, worker, out: np.ndarray):
+        """render_into queued where the renderer can queue it (a deep band on a GPU: its host
+        part then overlaps the band before it): a callable that waits for it and returns `out`.
+        A renderer that cannot renders the band here."""
+        renderer = renderer_of(worker, self.request, ROLE)
+        start = getattr(renderer, "band_start", None)
+        if start is None:
+            self.render_into(worker, out)
+            return lambda: out
+        finish = start(self.request, self.row0, self.rows, self.values, cancel=worker.cancel)
+        return lambda: finish(out)
+
 
 @dataclass(frozen=True)
 class BandInto:
@@ -94,6 +106,16 @@ class BandInto:
     def __call__(self, worker) -> None:
         j = self.job
         self.job.render_into(worker, self.picture[j.row0:j.row0 + j.rows])
+
+    def start(self, worker):
+        """The job in two halves, as LocalPool runs it: this queues the band, the callable it
+        returns waits for it (after the worker has queued its next band) and returns None."""
+        j = self.job
+        finish = j.start_into(worker, self.picture[j.row0:j.row0 + j.rows])
+
+        def done() -> None:
+            finish()
+        return done
 
 
 @dataclass(frozen=True)

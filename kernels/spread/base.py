@@ -5,7 +5,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..backend import Backend
 
-Job = Callable[[Any], Any]     # job(worker) -> result; picklable for a cluster
+# job(worker) -> result; picklable for a cluster. A job may also have start(worker) -> finish, with
+# finish() -> result: LocalPool then starts the worker's next job before calling finish (local.py)
+Job = Callable[[Any], Any]
 
 
 class Pool:

@@ -4,6 +4,11 @@ own renderers (so its own streams and buffers), or one CPU thread.
 Jobs are handed out one at a time from a shared queue, so a fast GPU takes more of them and a band
 that costs more than others delays nobody; results are put back in job order. Contexts are made
 when the pool starts, before any job, so a measurement of the jobs does not include them.
+
+A job with start(worker) runs in two halves: start queues its work (a deep band's launches, its
+colouring, its copy back) and returns a callable that waits for it; a worker calls that only after
+starting its next job, so its GPU has the next band queued while the host finishes this one and
+the other workers hold the GIL.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from .base import Job, Pool
 from .worker import Worker
 
 _STOP = object()
-WINDOW_PER_WORKER = 3
+WINDOW_PER_WORKER = 4        # jobs fed ahead per worker: enough for _ahead() to find
 CLOSE_MEET_S = 30.0         # how long close() and the workers wait for each other
 BROADCAST_MEET_S = 600.0    # how long a broadcast job waits for the other workers' copies
 _exit_hook = []             # [True] once _quiet_exit is registered
@@ -124,13 +129,26 @@ class LocalPool(Pool):
             _meet(self._collected)
             return
         self._started.wait()
+        held = None             # a job started, not yet finished: (run, index, finish)
         try:
             while True:
-                task = self._tasks.get()
+                task = None
+                if held is not None:
+                    task = self._ahead()
+                    if task is None:
+                        self._settle(*held)
+                        held = None
+                if task is None:
+                    task = self._tasks.get()
                 if task is _STOP:
+                    if held is not None:
+                        self._settle(*held)
                     return
                 run, index = task
-                self._do(worker, run, index)
+                began = self._begin(worker, run, index)
+                if held is not None:    # its GPU has the next job queued behind it now
+                    self._settle(*held)
+                held = began
         finally:
             # the renderers' device and pinned buffers are freed while their context is still
             # this thread's: freed after it was popped, they would be released at interpreter
@@ -147,15 +165,44 @@ class LocalPool(Pool):
                 finally:
                     ctx.__exit__(None, None, None)
 
-    @staticmethod
-    def _do(worker: Worker, run: _Run, index: int):
+    def _ahead(self):
+        """The next task for a worker that holds a started job, or None (the worker finishes
+        that job first): taken only while every other worker would still find one too, so the
+        last jobs go to idle workers rather than queue behind a busy one's."""
+        if self._tasks.qsize() < self.workers:
+            return None
+        try:
+            return self._tasks.get_nowait()
+        except queue.Empty:
+            return None
+
+    def _begin(self, worker: Worker, run: _Run, index: int):
+        """Run job `index` of `run`, or with a job that has start(worker) (a deep poster band:
+        tiles.BandInto) only start it: then (run, index, finish) for _settle, after the worker
+        has started its next job. None when done (or not run: cancelled, an earlier job failed)."""
         with run.cond:
             if run.token.cancelled or (run.error is not None and index > run.error_index):
-                return
+                return None
             run.running += 1
+        job = run.jobs[index]
+        start = getattr(job, "start", None)
         worker.cancel = run.token
         try:
-            result = run.jobs[index](worker)
+            if start is not None:
+                try:
+                    return run, index, start(worker)
+                except BaseException as exc:
+                    failed = exc
+                    return self._settle(run, index, lambda: _raise(failed))
+            return self._settle(run, index, lambda: job(worker))
+        finally:
+            worker.cancel = None
+
+    @staticmethod
+    def _settle(run: _Run, index: int, work) -> None:
+        """Job `index`'s result (work()) or error into `run`; it no longer runs."""
+        try:
+            result = work()
             with run.cond:
                 run.results[index] = result
         except BaseException as exc:
@@ -164,7 +211,6 @@ class LocalPool(Pool):
                 if not isinstance(exc, Cancelled) and (run.error is None or index < run.error_index):
                     run.error, run.error_index = exc, index
         finally:
-            worker.cancel = None
             with run.cond:
                 run.running -= 1
                 run.cond.notify_all()
@@ -261,6 +307,10 @@ class LocalPool(Pool):
         for t in self._threads:
             t.join(timeout=5.0)
         self._threads = []
+
+
+def _raise(exc: BaseException):
+    raise exc
 
 
 def _meet(barrier: threading.Barrier) -> None:

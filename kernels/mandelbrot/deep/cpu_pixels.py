@@ -19,6 +19,7 @@ class CpuPixels:
 
     def __init__(self, backend):
         self.backend = backend
+        self.started = None
 
     def stream(self):
         return None
@@ -50,7 +51,11 @@ class CpuPixels:
                 progress((r0 + n) / h, "pixels")
         return values, stats
 
-    def fetch(self, pool, run_out, shape, timer, to_host=True):
-        """(values, stats summed over the frame) on the host."""
+    def fetch(self, pool, run_out, shape, timer, to_host=True, wait=True):
+        """(values, stats summed over the frame) on the host (there once computed: `wait` is
+        the GPU's)."""
         values, stats = run_out
         return values, stats.sum(axis=0)
+
+    def settled(self, started) -> None:
+        """GpuPixels' note of a frame's time: nothing to note here."""

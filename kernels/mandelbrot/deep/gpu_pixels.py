@@ -58,6 +58,7 @@ class GpuPixels:
         self._launchers = None
         self._placed = {}       # slot -> (key, device arrays)
         self._started = None    # perf_counter() when run() began the frame fetch() ends
+        self.started = None     # ... that of the frame fetch() queued last
         self.last_frame_s = None  # run() to fetch() of the last frame, seconds
 
     def stream(self):
@@ -146,21 +147,28 @@ class GpuPixels:
                                                   nredo)
         return values, stats
 
-    def fetch(self, pool, run_out, shape, timer, to_host=True):
+    def fetch(self, pool, run_out, shape, timer, to_host=True, wait=True):
         """(values, stats) on the host; to_host=False leaves the values on the device (valid
-        until the next frame) and copies only the counts."""
+        until the next frame) and copies only the counts. wait=False queues the copies without
+        waiting for them: the counts (one of a ring of 3) are there once the caller's timer has
+        finished (JobTimer.queued), which then calls settled(started) with self.started."""
         values, stats = run_out
         h, w = shape
         s = self.stream()
         host = pool.host("values-host", (h, w), np.float64, ring=3) if to_host else None
-        host_stats = pool.host("stats-host", (N_STATS,), np.int64)
+        host_stats = pool.host("stats-host", (N_STATS,), np.int64, ring=3)
         nbytes = host_stats.nbytes + (host.nbytes if to_host else 0)
         with timer.phase("d2h", gpu=True, nbytes=nbytes):
             if to_host:
                 values.copy_to_host(host, stream=s)
             stats.copy_to_host(host_stats, stream=s)
-        s.synchronize()
-        if self._started is not None:
-            self.last_frame_s = time.perf_counter() - self._started
-            self._started = None
+        self.started, self._started = self._started, None
+        if wait:
+            s.synchronize()
+            self.settled(self.started)
         return (host if to_host else values), host_stats
+
+    def settled(self, started: float | None) -> None:
+        """A frame whose run() began at `started` has come back: note how long it took."""
+        if started is not None:
+            self.last_frame_s = time.perf_counter() - started

@@ -84,6 +84,20 @@ class DeepResult:
     number_type: str = "float64"        # the deltas' type the loop ran
 
 
+class PendingValues:
+    """A frame queued by DeepRenderer.start_values: `values` where its values will be (as
+    DeepResult.values), result() waits for it (once) -> DeepResult."""
+
+    def __init__(self, values, settle):
+        self.values = values
+        self._settle, self._result = settle, None
+
+    def result(self) -> DeepResult:
+        if self._result is None:
+            self._result, self._settle = self._settle(), None
+        return self._result
+
+
 @dataclass(frozen=True)
 class FrameGeometry(PixelGrid):
     """Where the frame's pixels sit relative to the reference (PixelGrid), and a bound on |δc|."""
@@ -224,7 +238,8 @@ class DeepRenderer:
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
                       to_host: bool = True, layers=None) -> DeepResult:
-        """Smooth counts of `request` on the host, with the job's timings.
+        """Smooth counts of `request` on the host, with the job's timings: start_values'
+        frame waited for at once.
 
         cancel: an object whose check() raises to stop (checked inside the reference orbit every
         few thousand iterations and between bands of pixels). progress(fraction, stage): stage
@@ -234,6 +249,14 @@ class DeepRenderer:
         next call, so a colouring kernel can read it where it is; only the counts are copied.
         layers: (5, H, W) int32 where the loop runs (device or host) for each pixel's counts
         (overlay_loops.py), or None for the loop without them."""
+        return self.start_values(request, cancel, progress, to_host, layers).result()
+
+    def start_values(self, request: DeepRequest, cancel=None, progress=None,
+                     to_host: bool = True, layers=None) -> PendingValues:
+        """render_values' frame queued on the GPU without waiting for it (on the CPU: done):
+        its result() waits for this frame's work alone, so the host part of a next frame may
+        be queued behind it meanwhile (a poster's bands). The values on the device and the
+        counts stay valid until the frame after that next one is started."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         fmt = request.format
@@ -271,16 +294,23 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
-        timings = timer.finish()
-        # which engine made the orbit (the Python fallback says why it runs)
-        timings.detail["reference engine"] = orbit.engine_name
-        st = self._stats_dict(stats)
-        record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
-                                   + table_nbytes(*table[1:])))
-        return DeepResult(values=values, timings=timings, format=fmt, stats=st, reference=orbit,
-                          reused=reused, table_reused=table_reused,
-                          number_type="float32" if self._f32 else "float64")
+        values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host,
+                                          wait=False)
+        timer.queued()
+        started, f32 = self.pixels.started, self._f32
+
+        def settle() -> DeepResult:
+            timings = timer.finish()
+            self.pixels.settled(started)
+            # which engine made the orbit (the Python fallback says why it runs)
+            timings.detail["reference engine"] = orbit.engine_name
+            st = self._stats_dict(stats)
+            record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
+                                       + table_nbytes(*table[1:])))
+            return DeepResult(values=values, timings=timings, format=fmt, stats=st,
+                              reference=orbit, reused=reused, table_reused=table_reused,
+                              number_type="float32" if f32 else "float64")
+        return PendingValues(values, settle)
 
     # ---- reference and table --------------------------------------------------------------------
     def _reference(self, request: DeepRequest, cancel, progress):
