@@ -42,19 +42,23 @@ def split(took: float, t0: float, log) -> tuple[dict, list]:
     """The poster's wall time split per worker (busy, waits between its bands, tail after its
     last band, its bands' count, median and longest), and lines naming the phases of each
     worker's two longest bands and its shortest."""
+    from spread_bench import covered
     per = {}
     for name, a, b, ph in log:
         per.setdefault(name, []).append((a - t0, b - t0, ph))
     out, lines = {}, []
     for name, spans in sorted(per.items(), key=lambda kv: kv[0]):
         spans.sort()
-        busy = sum(b - a for a, b, _ in spans)
-        waits = spans[0][0] + sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1))
+        busy = covered([(a, b) for a, b, _ in spans])      # a band started ahead overlaps
+        waits, reach = 0.0, 0.0
+        for a, b, _ in spans:
+            waits += max(0.0, a - reach)
+            reach = max(reach, b)
         each = sorted(b - a for a, b, _ in spans)
         by = sorted(spans, key=lambda x: x[0] - x[1])
         lines.extend(
             f"{name} {(b - a) * 1e3:.1f} ms at {a * 1e3:.0f} ms: {ph}" for a, b, ph in (by[:2] + by[-1:] if len(by) > 3 else by))
-        out[name] = {"bands": len(spans), "busy": busy, "waits": waits, "tail": took - spans[-1][1],
+        out[name] = {"bands": len(spans), "busy": busy, "waits": waits, "tail": took - reach,
                      "median": each[len(each) // 2], "longest": each[-3:][::-1]}
     return out, lines
 

@@ -28,7 +28,7 @@ sys.path.insert(0, ".")
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
 from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
-from kernels.spread import LocalPool, gpu_list, open_pool  # noqa: E402
+from kernels.spread import LocalPool, Ready, gpu_list, open_pool  # noqa: E402
 from cli.heap import heap_frozen  # noqa: E402
 
 
@@ -69,26 +69,29 @@ class TimedBand:
     def __call__(self, worker):
         t = time.perf_counter()
         out = self.job(worker)
-        end = time.perf_counter()
-        self.busy.append((threading.current_thread().name, t, end,
-                          None if self.extra is None else self.extra(worker)))
+        self._note(worker, t)
         return out
 
     def start(self, worker):
         """The job's start (LocalPool's two halves), timed from it to its finish's end."""
         start = getattr(self.job, "start", None)
         if start is None:
-            out = self(worker)
-            return lambda: out
+            return Ready(self(worker))
         t = time.perf_counter()
         finish = start(worker)
+        if isinstance(finish, Ready):
+            self._note(worker, t)
+            return finish
 
         def done():
             out = finish()
-            self.busy.append((threading.current_thread().name, t, time.perf_counter(),
-                              None if self.extra is None else self.extra(worker)))
+            self._note(worker, t)
             return out
         return done
+
+    def _note(self, worker, t):
+        self.busy.append((threading.current_thread().name, t, time.perf_counter(),
+                          None if self.extra is None else self.extra(worker)))
 
 
 def time_poster(pool, request, picture, file_picture=None):
@@ -110,10 +113,24 @@ def time_poster(pool, request, picture, file_picture=None):
             r0, n = cut[i]
             picture[r0:r0 + n] = band
     took = time.perf_counter() - t
-    per: dict = {}
+    spans: dict = {}
     for name, start, end, _ in busy:
-        per[name] = per.get(name, 0.0) + end - start
-    return took, len(cut), per
+        spans.setdefault(name, []).append((start, end))
+    return took, len(cut), {name: covered(s) for name, s in spans.items()}
+
+
+def covered(spans) -> float:
+    """Seconds that (start, end) spans cover, overlaps counted once: a worker's bands overlap
+    when it starts the next before finishing the last (LocalPool's two halves)."""
+    total, reach = 0.0, None
+    for a, b in sorted(spans):
+        if reach is None or a > reach:
+            total += b - a
+            reach = b
+        elif b > reach:
+            total += b - reach
+            reach = b
+    return total
 
 
 MOVIE_PLACE = ("-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "1e-12")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..spread.base import Ready
 from .jobs import DEEP, renderer_kind, renderer_of
 from .request import DeepFrameRequest, MandelbrotRequest
 from .strips import strip_rows
@@ -86,12 +87,11 @@ class BandJob:
     def start_into(self, worker, out: np.ndarray):
         """render_into queued where the renderer can queue it (a deep band on a GPU: its host
         part then overlaps the band before it): a callable that waits for it and returns `out`.
-        A renderer that cannot renders the band here."""
+        A renderer that cannot renders the band here (and returns it as a spread.Ready)."""
         renderer = renderer_of(worker, self.request, ROLE)
         start = getattr(renderer, "band_start", None)
         if start is None:
-            self.render_into(worker, out)
-            return lambda: out
+            return Ready(self.render_into(worker, out))
         finish = start(self.request, self.row0, self.rows, self.values, cancel=worker.cancel)
         return lambda: finish(out)
 
@@ -112,6 +112,8 @@ class BandInto:
         returns waits for it (after the worker has queued its next band) and returns None."""
         j = self.job
         finish = j.start_into(worker, self.picture[j.row0:j.row0 + j.rows])
+        if isinstance(finish, Ready):
+            return Ready()
 
         def done() -> None:
             finish()

@@ -9,15 +9,16 @@ Dask cluster, with the results handed back in job order.
 - cluster.py: the same jobs on Dask distributed (a local cluster with one worker per GPU, or a
   scheduler's address); imported only when asked for, since Dask is an optional extra.
 
-A job is a picklable callable `job(worker) -> result`; workload packages define their jobs (the
-Mandelbrot package's poster tiles and movie frames). This package knows no workload and no Qt.
+A job is a picklable callable `job(worker) -> result`, or in two halves `job.start(worker)` ->
+finish (base.py, local.py); workload packages define their jobs (the Mandelbrot package's poster
+tiles and movie frames). This package knows no workload and no Qt.
 """
 from __future__ import annotations
 
 from .devices import GpuInfo, gpu_list, parse_gpus
 from .local import LocalPool
-from .base import Pool
+from .base import Pool, Ready
 from .pool import open_pool
 from .worker import Worker
 
-__all__ = ["GpuInfo", "LocalPool", "Pool", "Worker", "gpu_list", "open_pool", "parse_gpus"]
+__all__ = ["GpuInfo", "LocalPool", "Pool", "Ready", "Worker", "gpu_list", "open_pool", "parse_gpus"]

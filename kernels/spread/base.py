@@ -6,8 +6,21 @@ from typing import Any, Callable, Iterator, Sequence
 from ..backend import Backend
 
 # job(worker) -> result; picklable for a cluster. A job may also have start(worker) -> finish, with
-# finish() -> result: LocalPool then starts the worker's next job before calling finish (local.py)
+# finish() -> result: LocalPool then starts the worker's next job before calling finish (local.py),
+# unless finish is a Ready (the work was done in start)
 Job = Callable[[Any], Any]
+
+
+class Ready:
+    """What a job's start(worker) returns when it has done the work already (a renderer that
+    cannot queue it): its result, delivered at once rather than after the worker's next job."""
+    ready = True
+
+    def __init__(self, result: Any = None):
+        self.result = result
+
+    def __call__(self) -> Any:
+        return self.result
 
 
 class Pool:

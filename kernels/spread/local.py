@@ -19,7 +19,7 @@ from typing import Any, Iterator, Sequence
 from ..backend import Backend
 from ..scheduler import Cancelled, CancelToken
 from . import handover
-from .base import Job, Pool
+from .base import Job, Pool, Ready
 from .worker import Worker
 
 _STOP = object()
@@ -188,13 +188,16 @@ class LocalPool(Pool):
         start = getattr(job, "start", None)
         worker.cancel = run.token
         try:
-            if start is not None:
-                try:
-                    return run, index, start(worker)
-                except BaseException as exc:
-                    failed = exc
-                    return self._settle(run, index, lambda: _raise(failed))
-            return self._settle(run, index, lambda: job(worker))
+            if start is None:
+                return self._settle(run, index, lambda: job(worker))
+            try:
+                finish = start(worker)
+            except BaseException as exc:
+                failed = exc
+                return self._settle(run, index, lambda: _raise(failed))
+            if isinstance(finish, Ready):
+                return self._settle(run, index, finish)
+            return run, index, finish
         finally:
             worker.cancel = None
 

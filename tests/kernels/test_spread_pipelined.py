@@ -11,7 +11,7 @@ import pytest
 
 from kernels.backend import Backend
 from kernels.scheduler import Cancelled, CancelToken
-from kernels.spread import LocalPool
+from kernels.spread import LocalPool, Ready
 from kernels.timing import JobTimer
 from kernels import timing
 
@@ -88,6 +88,29 @@ def test_jobs_without_halves_still_run_whole(cpu_backend):
         jobs = [whole(0), Halves(1, []), whole(2), Halves(3, [])]
         assert [v for _, v in pool.ordered(jobs)] == [0, 10, -2, 30]
     assert log == [0, 2]
+
+
+def test_a_job_done_in_its_start_is_delivered_at_once(cpu_backend):
+    # a band whose renderer cannot queue it (float64) is rendered in start: its result must not
+    # wait for the worker's next job
+    log = []
+
+    class Done(Ready):
+        def __call__(self):
+            log.append(("finish", self.result))
+            return self.result
+
+    class Whole:
+        def __init__(self, i):
+            self.i = i
+
+        def start(self, worker):
+            time.sleep(0.005)
+            log.append(("start", self.i))
+            return Done(self.i)
+    with LocalPool(cpu_backend) as pool:
+        assert [v for _, v in pool.ordered([Whole(i) for i in range(16)])] == list(range(16))
+    assert log == [(half, i) for i in range(16) for half in ("start", "finish")]
 
 
 @pytest.mark.parametrize("half", ["start", "finish"])
