@@ -244,15 +244,15 @@ class DeepFrameRenderer:
         Renderer.band gives them: uint8 RGBA (rows, w, 4), or with `values` float64 smooth counts
         (rows, w); a deep frame of its own, cut as strips are (band_request). Copied into `into`
         when given, else returned in the frame's buffer (valid until the next frame)."""
-        return self.band_start(request, row0, rows, values, cancel)(into)
+        return self.band_start(request, row0, rows, values, cancel, into)()
 
     def band_start(self, request: DeepFrameRequest, row0: int, rows: int, values: bool,
-                   cancel=None):
-        """band() queued as start() queues a frame: a callable finish(into=None) that waits for
-        the band and gives it as band() does."""
+                   cancel=None, into: np.ndarray | None = None):
+        """band() queued as start() queues a frame: a callable that waits for the band and gives
+        it as band() does (copied into `into` when given)."""
         finish = self.start(band_request(request, row0, rows, values), cancel=cancel)
 
-        def band(into: np.ndarray | None = None) -> np.ndarray:
+        def band() -> np.ndarray:
             frame = finish()
             got = frame.values if values else frame.rgba
             if into is None:

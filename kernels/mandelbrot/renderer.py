@@ -96,6 +96,21 @@ def _bytes(words: np.ndarray) -> np.ndarray:
     return words.view(np.uint8).reshape(*words.shape, 4)
 
 
+class _Band:
+    """A band queued by Renderer._queue_band: its buffers, its timer, and done() once it is back
+    (notes the band's time, which decides whether the next runs whole, and its phases)."""
+
+    def __init__(self, renderer, place, shape, dtype, vals, rgba, timer):
+        self.renderer, self.place, self.shape, self.dtype = renderer, place, shape, dtype
+        self.vals, self.rgba, self.timer = vals, rgba, timer
+        self.started = time.perf_counter()
+
+    def done(self) -> None:
+        r = self.renderer
+        r.band_timings = self.timer.finish()    # the last band's phases (tools/band_compare.py)
+        r._last_band = (self.place, time.perf_counter() - self.started)
+
+
 class Renderer:
     """Renders MandelbrotRequests on one backend, reusing its buffers frame after frame.
 
@@ -306,6 +321,41 @@ class Renderer:
         Written into `into` when given (an array of that shape and type: straight from the device,
         no second host copy), else returned in a buffer that the next band of this renderer
         reuses. Device buffers are kept for the next band of the same shape."""
+        band = self._queue_band(request, row0, rows, values, cancel, into)
+        target, timer = self.target, band.timer
+        out = into if into is not None else target.host(self.pool, "band-host", band.shape,
+                                                         band.dtype)
+        out = target.download(band.vals, out, timer) if values else self._rgba_home(band.rgba, out,
+                                                                                   timer)
+        target.sync()
+        band.done()
+        return out
+
+    def band_start(self, request: MandelbrotRequest, row0: int, rows: int, values: bool,
+                   cancel=None, into: np.ndarray | None = None):
+        """band() queued on a GPU without waiting for it: a callable that waits for the band and
+        returns it as band() does, so the next band's launches are queued meanwhile. The band
+        comes back through a ring of 3 pinned buffers and is copied into `into` by the callable:
+        call it before starting a second band after this one. On the CPU: rendered here."""
+        if not self.backend.is_gpu:
+            out = self.band(request, row0, rows, values, cancel, into)
+            return lambda: out
+        band = self._queue_band(request, row0, rows, values, cancel, into)
+        ring = self.target.host(self.pool, "band-ring", band.shape, band.dtype, ring=3)
+        got = (self.target.download(band.vals, ring, band.timer) if values
+               else self._rgba_home(band.rgba, ring, band.timer))
+        band.timer.queued()
+
+        def finish() -> np.ndarray:
+            band.done()
+            if into is None:
+                return got
+            np.copyto(into, got)
+            return into
+        return finish
+
+    def _queue_band(self, request, row0, rows, values, cancel, into) -> _Band:
+        """A band's pixels and colours queued (band() and band_start() copy them back)."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         row0, rows = int(row0), int(rows)
@@ -323,14 +373,9 @@ class Renderer:
         place = (request.center_re, request.center_im, request.width, w, h, request.max_iter)
         last = self._last_band
         whole = last is not None and last[0] == place and last[1] < QUICK_BAND_S
-        started = time.perf_counter()
+        band = _Band(self, place, shape, np.dtype(dtype), vals, rgba, timer)
         self._pipeline(request, row0, vals, counts, rgba, timer, cancel, whole=whole)
-        out = into if into is not None else target.host(self.pool, "band-host", shape, dtype)
-        out = target.download(vals, out, timer) if values else self._rgba_home(rgba, out, timer)
-        target.sync()
-        self._last_band = (place, time.perf_counter() - started)
-        self.band_timings = timer.finish()      # the last band's phases (tools/band_compare.py)
-        return out
+        return band
 
     # ---- the pipeline ------------------------------------------------------------------------
     def _pipeline(self, request, row0, values, counts, rgba, timer, cancel, escape=True,

@@ -85,15 +85,15 @@ class BandJob:
         return out
 
     def start_into(self, worker, out: np.ndarray):
-        """render_into queued where the renderer can queue it (a deep band on a GPU: its host
-        part then overlaps the band before it): a callable that waits for it and returns `out`.
-        A renderer that cannot renders the band here (and returns it as a spread.Ready)."""
+        """render_into queued where the renderer can queue it (a band on a GPU: its host part
+        then overlaps the band before it): a callable that waits for it and returns `out`.
+        Elsewhere the band is rendered here (and returned as a spread.Ready)."""
         renderer = renderer_of(worker, self.request, ROLE)
         start = getattr(renderer, "band_start", None)
-        if start is None:
+        if start is None or not renderer.backend.is_gpu:
             return Ready(self.render_into(worker, out))
-        finish = start(self.request, self.row0, self.rows, self.values, cancel=worker.cancel)
-        return lambda: finish(out)
+        return start(self.request, self.row0, self.rows, self.values, cancel=worker.cancel,
+                     into=out)
 
 
 @dataclass(frozen=True)

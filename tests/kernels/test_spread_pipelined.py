@@ -198,51 +198,71 @@ def test_queued_is_nothing_on_the_cpu(cpu_backend):
     assert np.isfinite(timer.timings.phases_ms["total"])
 
 
-# ---- deep bands in two halves: the same pixels as one by one ---------------------------------
+# ---- bands in two halves: the same pixels as one by one -------------------------------------
 
-def deep_bands(backend, simulated):
-    """(picture one band at a time, picture with each band started before the last finished,
-    picture from a pool of every GPU running BandInto's halves)."""
+def deep_picture(simulated):
     pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     from decimal import Decimal
 
     from kernels.mandelbrot.deep.request import add_decimal
     from kernels.mandelbrot.deep_frames import DeepFrameRenderer
     from kernels.mandelbrot.request import DeepFrameRequest
-    from kernels.mandelbrot.tiles import BandInto, BandJob, bands
-    from kernels.spread import open_pool
     w = Decimal("1e-40")
     size = (8, 12) if simulated else (512, 384)
     req = DeepFrameRequest(str(w * Decimal("0.1234567")), add_decimal(1, w * Decimal("-0.0765432")),
                            "1e-40", size, 400 if simulated else 3000)
-    cut = bands(size[1], 3 if simulated else 32)
-    shape = (size[1], size[0], 4)
-    one = DeepFrameRenderer(backend)
-    single = np.concatenate([one.band(req, r0, n, False).copy() for r0, n in cut])
-    ahead = np.zeros(shape, np.uint8)
-    two = DeepFrameRenderer(backend)
+    return DeepFrameRenderer, req, 3 if simulated else 32
+
+
+def float64_picture(simulated):
+    from kernels.mandelbrot.renderer import Renderer
+    from kernels.mandelbrot.request import MandelbrotRequest
+    size = (13, 9) if simulated else (1000, 700)
+    req = MandelbrotRequest(-0.75, 0.1, 0.05, size, 120 if simulated else 2000)
+    return Renderer, req, 4 if simulated else 64
+
+
+def pictures(backend, make, req, rows, values=False):
+    """(the picture one band at a time, with each band started before the last is finished,
+    from a pool of every GPU running BandInto's halves)."""
+    from kernels.mandelbrot.tiles import BandInto, BandJob, bands
+    from kernels.spread import open_pool
+    w, h = req.size
+    cut = bands(h, rows)
+    shape, dtype = ((h, w), np.float64) if values else ((h, w, 4), np.uint8)
+    one = make(backend)
+    single = np.concatenate([one.band(req, r0, n, values).copy() for r0, n in cut])
+    ahead = np.zeros(shape, dtype)
+    two = make(backend)
     held = None
     for r0, n in cut:
-        finish = two.band_start(req, r0, n, False)
+        finish = two.band_start(req, r0, n, values, into=ahead[r0:r0 + n])
         if held is not None:
             held()
-        held = (lambda f, rows: lambda: f(rows))(finish, ahead[r0:r0 + n])
+        held = finish
     held()
-    pooled = np.zeros(shape, np.uint8)
+    pooled = np.zeros(shape, dtype)
     with open_pool(backend, gpus="all" if backend.is_gpu else None) as pool:
-        jobs = [BandInto(BandJob(req, r0, n), pooled) for r0, n in cut]
+        jobs = [BandInto(BandJob(req, r0, n, values), pooled) for r0, n in cut]
         assert all(v is None for _, v in pool.ordered(jobs))
     return single, ahead, pooled
 
 
-def test_deep_bands_started_ahead_are_the_same_pixels_on_the_cpu(cpu_backend):
-    single, ahead, pooled = deep_bands(cpu_backend, False)
+@pytest.mark.parametrize("kind", ["deep", "float64"])
+def test_bands_started_ahead_are_the_same_pixels_on_the_cpu(cpu_backend, kind):
+    make, req, rows = (deep_picture if kind == "deep" else float64_picture)(False)
+    single, ahead, pooled = pictures(cpu_backend, make, req, rows)
     assert single.any()
     assert np.array_equal(ahead, single) and np.array_equal(pooled, single)
 
 
 @pytest.mark.gpu
-def test_deep_bands_started_ahead_are_the_same_pixels_on_the_gpu(gpu_backend, simulated):
-    single, ahead, pooled = deep_bands(gpu_backend, simulated)
-    assert len(np.unique(single.reshape(-1, 4), axis=0)) > 8       # a picture, not one colour
+@pytest.mark.parametrize("kind, values", [("deep", False), ("float64", False), ("float64", True)])
+def test_bands_started_ahead_are_the_same_pixels_on_the_gpu(gpu_backend, simulated, kind, values):
+    make, req, rows = (deep_picture if kind == "deep" else float64_picture)(simulated)
+    single, ahead, pooled = pictures(gpu_backend, make, req, rows, values)
+    if not values:
+        assert len(np.unique(single.reshape(-1, 4), axis=0)) > 8    # a picture, not one colour
+    else:
+        assert len(np.unique(single)) > 8
     assert np.array_equal(ahead, single) and np.array_equal(pooled, single)
