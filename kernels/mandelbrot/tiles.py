@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..spread.base import Ready
-from .jobs import DEEP, renderer_kind, renderer_of
+from .jobs import renderer_of
 from .request import DeepFrameRequest, MandelbrotRequest
 from .strips import strip_rows
 
@@ -32,20 +32,13 @@ def band_rows(width: int, height: int) -> int:
     return max(1, min(rows, fair, int(height)))
 
 
-# a light picture's bands (float64 or float32, not deep) may be this many strips tall: each band
-# has fixed costs (its launches, its copy back, its worker's turn at the GIL) that weigh more where
-# the pixels are cheap; a deep picture's pixels dwarf them
-LIGHT_STRIPS = 2
-
-
 def picture_rows(request) -> int:
-    """Rows per band of `request`'s picture (a poster's, an export's over GPUs): band_rows, with
-    bands up to LIGHT_STRIPS strips tall for a light picture (still at least MIN_BANDS bands)."""
-    w, h = int(request.size[0]), int(request.size[1])
-    if renderer_kind(request) == DEEP:
-        return band_rows(w, h)
-    fair = -(-h // MIN_BANDS)
-    return max(1, min(LIGHT_STRIPS * strip_rows(w), fair, h))
+    """Rows per band of `request`'s picture (a poster's, an export's over GPUs): band_rows for
+    every kind. Light pictures once took bands two strips tall, to spread each band's fixed costs
+    (launches, copy back, the worker's turn at the GIL) over more pixels; with the next band
+    queued before the last is waited for (LocalPool's two halves) those costs are hidden, and
+    shorter bands even out the workers' last bands (docs/PERFORMANCE.md)."""
+    return band_rows(int(request.size[0]), int(request.size[1]))
 
 
 def bands(height: int, rows: int) -> list[tuple[int, int]]:
