@@ -51,9 +51,8 @@ class CpuPixels:
                 progress((r0 + n) / h, "pixels")
         return values, stats
 
-    def fetch(self, pool, run_out, shape, timer, to_host=True, wait=True):
-        """(values, stats summed over the frame) on the host (there once computed: `wait` is
-        the GPU's)."""
+    def fetch(self, pool, run_out, shape, timer, to_host=True):
+        """(values, stats summed over the frame) on the host."""
         values, stats = run_out
         return values, stats.sum(axis=0)
 

@@ -147,11 +147,11 @@ class GpuPixels:
                                                   nredo)
         return values, stats
 
-    def fetch(self, pool, run_out, shape, timer, to_host=True, wait=True):
-        """(values, stats) on the host; to_host=False leaves the values on the device (valid
-        until the next frame) and copies only the counts. wait=False queues the copies without
-        waiting for them: the counts (one of a ring of 3) are there once the caller's timer has
-        finished (JobTimer.queued), which then calls settled(started) with self.started."""
+    def fetch(self, pool, run_out, shape, timer, to_host=True):
+        """(values, stats) on the host, their copies queued without waiting for them: they are
+        there once the caller's timer has finished (JobTimer.queued), which then calls
+        settled(self.started). to_host=False leaves the values on the device (this frame's until
+        the next frame's kernels) and copies only the counts (one of a ring of 3)."""
         values, stats = run_out
         h, w = shape
         s = self.stream()
@@ -163,9 +163,6 @@ class GpuPixels:
                 values.copy_to_host(host, stream=s)
             stats.copy_to_host(host_stats, stream=s)
         self.started, self._started = self._started, None
-        if wait:
-            s.synchronize()
-            self.settled(self.started)
         return (host if to_host else values), host_stats
 
     def settled(self, started: float | None) -> None:

@@ -255,8 +255,9 @@ class DeepRenderer:
                      to_host: bool = True, layers=None) -> PendingValues:
         """render_values' frame queued on the GPU without waiting for it (on the CPU: done):
         its result() waits for this frame's work alone, so the host part of a next frame may
-        be queued behind it meanwhile (a poster's bands). The values on the device and the
-        counts stay valid until the frame after that next one is started."""
+        be queued behind it meanwhile (a poster's bands). Values on the device are this
+        frame's until the next frame's kernels run (work queued before them reads them first);
+        the counts and host values (rings of 3) until the second frame after this one."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
         fmt = request.format
@@ -294,8 +295,7 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host,
-                                          wait=False)
+        values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
 
