@@ -14,7 +14,6 @@ Job = Callable[[Any], Any]
 class Ready:
     """What a job's start(worker) returns when it has done the work already (a renderer that
     cannot queue it): its result, delivered at once rather than after the worker's next job."""
-    ready = True
 
     def __init__(self, result: Any = None):
         self.result = result
