@@ -40,6 +40,16 @@ def gpu_backend():
 
 
 @pytest.fixture
+def numba_cuda():
+    """numba.cuda itself, for tests that compile GPU code or stand in for its parts without a GPU;
+    a skip that says why where it does not import (no CUDA runtime library on the machine)."""
+    cuda = _backend.numba_cuda()
+    if not _backend.cuda_imported():
+        pytest.skip(f"numba.cuda does not import here: {_backend.import_failure(cuda.error)}")
+    return cuda
+
+
+@pytest.fixture
 def simulated():
     """True under the CUDA simulator: tests shrink their sizes."""
     return SIMULATED

@@ -32,8 +32,8 @@ def test_without_numba_cuda_reason_says_so(monkeypatch):
         backend.resolve("cuda")
 
 
-def test_no_device_reason(monkeypatch):
-    from numba import cuda
+def test_no_device_reason(monkeypatch, numba_cuda):
+    cuda = numba_cuda
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
     monkeypatch.setattr(cuda, "is_available", lambda: False)
     monkeypatch.setattr(cuda, "cuda_error", lambda: None)
@@ -43,8 +43,8 @@ def test_no_device_reason(monkeypatch):
     assert avail["cpu"].name == "cpu" and avail["cuda"] == st.reason
 
 
-def test_missing_driver_reason_is_plain(monkeypatch):
-    from numba import cuda
+def test_missing_driver_reason_is_plain(monkeypatch, numba_cuda):
+    cuda = numba_cuda
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
     monkeypatch.setattr(cuda, "is_available", lambda: False)
     monkeypatch.setattr(cuda, "cuda_error", lambda: "\nCUDA driver library cannot be found.\nEnsure…\n")

@@ -127,13 +127,13 @@ _F64 = re.compile(r"^\s*(?:@!?%p\d+\s+)?(?:add|sub|mul|fma|div|neg|abs|min|max|s
 
 
 @pytest.mark.gpu
-def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch):
+def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch, numba_cuda):
     """The loop's only float64 work is the smooth value at the end (a logarithm per pixel): a
     kernel running the loop compiles to as many float64 instructions as one running the smooth
     value alone."""
     if simulator_enabled():
         pytest.skip("the simulator compiles no PTX")
-    from numba import cuda
+    cuda = numba_cuda
     from numba.cuda import dispatcher
 
     from kernels.mandelbrot.deep import perturbation_f32 as p32

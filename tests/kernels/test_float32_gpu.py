@@ -63,10 +63,10 @@ _F64_ARITHMETIC = re.compile(r"^\s*(?:@!?%p\d+\s+)?(add|sub|mul|fma|div|neg|abs|
                              r"|rcp|sqrt)[a-z0-9.]*\.f64\b", re.M)
 
 
-def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch):
+def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch, numba_cuda):
     if simulator_enabled():
         pytest.skip("the simulator compiles no PTX")
-    from numba import cuda
+    cuda = numba_cuda
     from numba.cuda import dispatcher
 
     from kernels.mandelbrot import escape_warp_f32 as ew32
@@ -109,10 +109,9 @@ def test_float32_blocks_variant_keeps_the_counts(gpu_backend, cpu_backend, simul
           req.max_iter)
 
 
-def _ptx(monkeypatch, fn, sig):
+def _ptx(monkeypatch, cuda, fn, sig):
     if simulator_enabled():
         pytest.skip("the simulator compiles no PTX")
-    from numba import cuda
     from numba.cuda import dispatcher
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
@@ -122,7 +121,7 @@ def _ptx(monkeypatch, fn, sig):
         pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
 
 
-def test_float32_step_loop_is_float32_arithmetic(monkeypatch):
+def test_float32_step_loop_is_float32_arithmetic(monkeypatch, numba_cuda):
     """At the default grouping, the loop that iterates between two looks at the warp (the look's
     blocks of steps): nearly all float32 arithmetic, no 64-bit integer work (two instructions an
     operation)."""
@@ -130,7 +129,7 @@ def test_float32_step_loop_is_float32_arithmetic(monkeypatch):
     from tools.ptx_loops import arithmetic_share, loops
     sig = ("float64[:, ::1], int32[:, ::1], uint32[::1], int64, int64, int64, float32[::1], "
            "float32[::1], int64")
-    found = loops(_ptx(monkeypatch, ew32.escape_warp_kernel32.py_func, sig))
+    found = loops(_ptx(monkeypatch, numba_cuda, ew32.escape_warp_kernel32.py_func, sig))
     # the smallest loop that looks at the warp and holds a block's 7 operations a step
     loop = min((lo for lo in found if arithmetic_share(lo[1], "f32")[0] >= 7 * int(ew32._BLOCK)
                 and lo[1]["vote.sync.ballot.b32"]), key=lambda lo: sum(lo[1].values()))

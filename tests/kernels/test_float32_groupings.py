@@ -71,7 +71,7 @@ def test_unknown_kernel_and_grouping_are_refused():
         targets_f32.warp_kernel32("blocks", 3, 5)
 
 
-def test_default_kernel_is_the_cached_one(simulated):
+def test_default_kernel_is_the_cached_one(simulated, numba_cuda):
     """The app's kernel is the module's own (cached on disk like the other kernels); another
     grouping is a copy built once a process, outside the cache, and the blocks variant is another
     kernel."""
@@ -90,7 +90,7 @@ def test_default_kernel_is_the_cached_one(simulated):
         assert not isinstance(other._cache, CUDACache)
 
 
-def test_branchless_look_is_float32_arithmetic(monkeypatch):
+def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
     """The loop between two votes (the look's blocks, unrolled): nine in ten instructions are the
     float32 steps and escape tests, none 64-bit, one vote and at most two branches."""
     from kernels.backend import simulator_enabled
@@ -98,8 +98,8 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch):
         pytest.skip("the simulator compiles no PTX")
     import types
 
-    from numba import cuda
     from numba.cuda import dispatcher
+    cuda = numba_cuda
 
     from kernels.mandelbrot import escape_warp_f32 as ew32
     from tools.ptx_loops import arithmetic_share, loops

@@ -2,9 +2,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from numba import cuda
 
+from kernels.backend import numba_cuda as _numba_cuda
 from kernels.launch import PreparedKernel
+
+# where numba.cuda does not import, @cuda.jit still decorates (its GPU tests then skip)
+cuda = _numba_cuda()
 
 
 @cuda.jit
@@ -109,7 +112,7 @@ class _FakeKernel:
         params.append((self.name, val.dtype.name if hasattr(val, "dtype") else val))
 
 
-def test_prepared_launch_picks_the_overload_of_each_call_without_a_gpu(monkeypatch):
+def test_prepared_launch_picks_the_overload_of_each_call_without_a_gpu(monkeypatch, numba_cuda):
     """PreparedKernel's own logic, with numba's compiled overloads and launch stood in for: each
     call launches the overload of its arguments' types with parameters that overload made, a
     kept array's type is remembered, and a scalar's type follows its class."""
@@ -145,7 +148,7 @@ def test_prepared_launch_picks_the_overload_of_each_call_without_a_gpu(monkeypat
 
 
 
-def test_forgotten_arrays_are_no_longer_kept_without_a_gpu(monkeypatch):
+def test_forgotten_arrays_are_no_longer_kept_without_a_gpu(monkeypatch, numba_cuda):
     """Launchers.forget lets a renderer's replaced orbit and table go: the prepared launches kept
     their converted parameters (and so the arrays) until then; the next call converts anew."""
     from kernels.backend import simulator_enabled

@@ -187,7 +187,7 @@ def test_the_target_check_on_the_gpu(gpu_backend, simulated):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind", ["f32", "f64", "int32"])
-def test_gpu_chain_loops_are_multiply_adds(kind, monkeypatch):
+def test_gpu_chain_loops_are_multiply_adds(kind, monkeypatch, numba_cuda):
     """Compiled to PTX (needs NVVM), each chain kernel's loop is nearly all multiply-adds: its
     counter and branch must not take the issue slots the peak is made of."""
     import types
@@ -196,7 +196,7 @@ def test_gpu_chain_loops_are_multiply_adds(kind, monkeypatch):
     from tools.ptx_loops import arithmetic_share, loops
     if simulator_enabled():
         pytest.skip("the simulator compiles no PTX")
-    from numba import cuda
+    cuda = numba_cuda
     from numba.cuda import dispatcher
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))

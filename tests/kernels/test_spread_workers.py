@@ -103,7 +103,7 @@ def test_closing_collects_once_for_all_workers_after_every_one_dropped_its_rende
     assert len(calls) == 1
 
 
-def test_a_worker_that_fails_to_start_does_not_hold_up_the_close(monkeypatch):
+def test_a_worker_that_fails_to_start_does_not_hold_up_the_close(monkeypatch, numba_cuda):
     # a real (non-simulated) backend whose second GPU cannot be opened: the pool's start fails
     # with one line, and the workers that did start end at once instead of waiting for it
     be = Backend("cuda", simulated=False, device="test")
@@ -130,7 +130,7 @@ def test_a_worker_that_fails_to_start_does_not_hold_up_the_close(monkeypatch):
             def clear():
                 pass
 
-    from numba import cuda
+    cuda = numba_cuda
     monkeypatch.setattr(cuda, "gpus", FakeGpus(), raising=False)
     monkeypatch.setattr(cuda, "current_context", lambda: FakeContext, raising=False)
     monkeypatch.setattr(local_mod, "_quiet_exit", lambda: None)

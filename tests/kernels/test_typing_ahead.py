@@ -10,7 +10,7 @@ from kernels.backend import Backend
 from kernels.spread import typing_ahead
 
 
-def test_refresh_runs_on_its_own_thread_under_the_compiler_lock(monkeypatch):
+def test_refresh_runs_on_its_own_thread_under_the_compiler_lock(monkeypatch, numba_cuda):
     descriptor = pytest.importorskip("numba.cuda.descriptor")
     from numba.core.compiler_lock import global_compiler_lock
     seen = []
@@ -30,6 +30,6 @@ def test_nothing_for_the_cpu_or_the_simulator():
     assert typing_ahead.start(Backend("cuda", simulated=True, device="test")) is None
 
 
-def test_the_real_refresh_runs_without_a_gpu():
+def test_the_real_refresh_runs_without_a_gpu(numba_cuda):
     pytest.importorskip("numba.cuda.descriptor")
     assert typing_ahead.refresh_typing() is True
