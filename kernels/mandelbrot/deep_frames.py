@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from decimal import Decimal
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ..frame import Frame
 from ..timing import JobTimer, Timings
 from .colour import Colourer
 from .picture_colour import needs_whole_picture, whole_strips
-from .deep.request import add_decimal
+from .deep.request import add_decimal, band_shift
 from .request import DeepFrameRequest
 from .strips import strip_rows
 
@@ -280,14 +279,13 @@ def band_request(request: DeepFrameRequest, row0: int, rows: int, want_values: b
     """Rows row0 .. row0 + rows of `request`'s picture as a deep frame of its own: the same width
     per pixel, the centre moved down by an exact decimal amount. Exports in strips and posters in
     bands (tiles.py) both cut a picture this way, so equal cuts give equal pixels."""
-    w, h = int(request.size[0]), int(request.size[1])
-    tall, base = request.within if request.within is not None else (h, 0)   # a band of a band
-    step = request.width_decimal / w
-    # the band's centre row sits (row0 + rows/2) rows down from the top; the frame's at h/2
-    shift = (Decimal(h) / 2 - Decimal(row0) - Decimal(rows) / 2) * step
-    return dataclasses.replace(request, center_im=add_decimal(request.center_im, shift),
-                               size=(w, rows), want_values=want_values,
-                               within=(tall, base + int(row0)))
+    w = int(request.size[0])
+    tall, base = request.within if request.within is not None else (int(request.size[1]), 0)
+    # from the picture's centre (a band of a band too): DeepRequest.picture() takes it back
+    row0 = int(base) + int(row0)
+    shift = band_shift(request.width_decimal, w, int(tall), row0, int(rows))
+    return dataclasses.replace(request, center_im=add_decimal(request.picture().center_im, shift),
+                               size=(w, rows), want_values=want_values, within=(tall, row0))
 
 
 def _place_key(r: DeepFrameRequest) -> tuple:

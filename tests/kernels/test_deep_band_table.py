@@ -36,14 +36,19 @@ def _own_bounds(request, centre_re, centre_im):
 
 
 def _crossing_picture():
-    """A picture whose bands' own bounds, for an orbit at the first band's centre, do not all
-    round to one table bound."""
+    """A picture whose bands' own bounds, for an orbit at the picture's centre (every band's
+    reference, renderer._reference), do not all round to one table bound."""
     for k in range(20, 40):
         req = DeepFrameRequest(CRE, CIM, f"1e-{k}", (W, H), ITERS)
-        top = band_request(req, 0, ROWS, False)
-        if len(set(_own_bounds(req, top.center_re, top.center_im))) > 1:
+        if len(set(_own_bounds(req, req.center_re, req.center_im))) > 1:
             return req
     raise AssertionError("no width in 1e-20 .. 1e-39 makes the bands' own bounds differ")
+
+
+def _own_centre(req, bits):
+    import gmpy2
+    with gmpy2.context(precision=bits):
+        return gmpy2.mpc(gmpy2.mpfr(str(req.center_re)), gmpy2.mpfr(str(req.center_im)))
 
 
 def test_every_band_of_a_picture_is_drawn_with_one_table(cpu_backend):
@@ -56,9 +61,8 @@ def test_every_band_of_a_picture_is_drawn_with_one_table(cpu_backend):
         reused.append(frame.meta["table_reused"])
         if r0 == 0:
             orbit = r.deep.orbit
-            # the case is one where the bands' own bounds differ for the orbit actually taken
-            re_, im_ = orbit.centre.real, orbit.centre.imag
-            assert len(set(_own_bounds(req, re_, im_))) > 1
+            # the band's reference is the picture's, whose bands' own bounds differ
+            assert orbit.centre == _own_centre(req, orbit.precision)
     assert reused[0] is False and all(reused[1:]), reused
 
 
@@ -68,9 +72,9 @@ def test_a_band_of_a_band_is_the_band_of_the_picture():
     inner = band_request(outer, 8, ROWS, False)
     direct = band_request(req, 24, ROWS, False)
     assert inner.within == direct.within == (H, 24)
-    # the same centre (to the last digits of the decimal step, which width / W rounds)
-    step = Decimal("1e-30") / W
-    assert abs(Decimal(str(inner.center_im)) - Decimal(str(direct.center_im))) < step * Decimal("1e-20")
+    # the same centre to the last digit, and the picture's centre back from either exactly
+    assert Decimal(str(inner.center_im)) == Decimal(str(direct.center_im))
+    assert Decimal(str(inner.picture().center_im)) == Decimal(CIM)
 
 
 @pytest.mark.parametrize("within", [(H, H - 4), (4, 0), (H, -1), ("96", 0), (H,)])

@@ -39,7 +39,7 @@ from .layout import (
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
-from .reference import ReferenceOrbit, gmpy2_module, warm_engine
+from .reference import ReferenceOrbit, gmpy2_module, to_mpc, warm_engine
 from .request import DeepRequest
 from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
 from .table_ahead import cached as ahead_cached
@@ -109,26 +109,34 @@ class FrameGeometry(PixelGrid):
 
     @staticmethod
     def of(request: DeepRequest, orbit: ReferenceOrbit) -> FrameGeometry:
+        """The grid of `request`'s pixels as places in its whole picture (DeepRequest.picture): a
+        band's δc are its picture's, the same doubles by the same operations (half_h moves the
+        band's rows to the picture's), and its bound on |δc| is the picture's, so one table
+        serves every band, whichever worker draws which."""
         gmpy2 = gmpy2_module()
-        w, h = int(request.size[0]), int(request.size[1])
+        whole = request.picture()
+        w, h = int(whole.size[0]), int(whole.size[1])
         with gmpy2.context(precision=orbit.precision):
-            step = gmpy2.mpfr(str(request.width_decimal)) / w
+            step = gmpy2.mpfr(str(whole.width_decimal)) / w
             cexp, mant = gmpy2.frexp(step)
-            centre = gmpy2.mpc(gmpy2.mpfr(str(request.center_re).strip()),
-                               gmpy2.mpfr(str(request.center_im).strip()))
+            centre = gmpy2.mpc(gmpy2.mpfr(str(whole.center_re).strip()),
+                               gmpy2.mpfr(str(whole.center_im).strip()))
             d = centre - orbit.centre
             d0r = float(gmpy2.mul_2exp(d.real, -cexp))
             d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
         step_m = float(mant)
         cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
-        if request.within is not None:
-            # the whole picture's bound (its centre is this band's moved back up by the band's
-            # shift): one table for all of its bands, whichever worker draws which
-            tall, row0 = int(request.within[0]), int(request.within[1])
-            up = (tall / 2.0 - row0 - h / 2.0) * step_m
-            cmax = math.hypot(d0r, d0i - up) + math.hypot(w / 2.0, tall / 2.0) * step_m
-        return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0,
+        row0 = 0 if request.within is None else int(request.within[1])
+        return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0 - row0,
                              int(cexp) + math.ceil(math.log2(cmax)))
+
+
+def _centred(orbit: ReferenceOrbit, place: DeepRequest) -> bool:
+    """Whether `orbit` is the reference of `place`'s own centre (not one an earlier frame left
+    nearby: a cut picture's values must not depend on what its worker drew before)."""
+    gmpy2 = gmpy2_module()
+    with gmpy2.context(precision=orbit.precision):
+        return to_mpc(place.center_re, place.center_im, orbit.precision) == orbit.centre
 
 
 class DeepRenderer:
@@ -314,22 +322,26 @@ class DeepRenderer:
 
     # ---- reference and table --------------------------------------------------------------------
     def _reference(self, request: DeepRequest, cancel, progress):
-        need = request.precision
-        width_log2 = request.width_log10 * math.log2(10.0)
+        # a band's reference is its whole picture's: the same orbit whichever band a worker
+        # draws first, so that one piece and any cut of it give the same values
+        place = request.picture()
+        need = place.precision
+        width_log2 = place.width_log10 * math.log2(10.0)
         orbit = self.orbit
         reused = (orbit is not None and
-                  orbit.serves(request.center_re, request.center_im, width_log2, need))
+                  orbit.serves(place.center_re, place.center_im, width_log2, need)
+                  and (request.within is None or _centred(orbit, place)))
         found = None
         if not reused and self.references is not None:    # a movie's pinned orbit, the disk
-            found = self.references.find(request, need)
+            found = self.references.find(place, need)
             reused = found is not None
             orbit = found[0] if reused else orbit
         if not reused:
-            orbit = ReferenceOrbit(request.center_re, request.center_im,
-                                   request.precision_deeper(self.precision_headroom))
+            orbit = ReferenceOrbit(place.center_re, place.center_im,
+                                   place.precision_deeper(self.precision_headroom))
         report = None if progress is None else (lambda f: progress(f, "reference"))
-        # the period stop's ball: every pixel of the frame, seen from the orbit's centre
-        geo = FrameGeometry.of(request, orbit)
+        # the period stop's ball: every pixel of the whole picture, seen from the orbit's centre
+        geo = FrameGeometry.of(place, orbit)
         radius = radius_log2(geo) if self.period_stop else None
         ahead = None
         if self._ahead is not None:     # a frame that stopped between its orbit and its table

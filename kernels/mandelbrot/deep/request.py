@@ -85,6 +85,21 @@ def add_decimal(*terms) -> str:
     return str(out)
 
 
+# digits of a band's row spacing (band_shift): any fixed number does, it only has to be the same
+# each time so that a band's centre gives its picture's back exactly (DeepRequest.picture)
+BAND_STEP_DIGITS = 60
+
+
+def band_shift(width: Decimal, w: int, tall: int, row0: int, rows: int) -> Decimal:
+    """How far up (in im) the centre of rows row0 .. row0 + rows sits from the centre of its picture
+    `tall` rows high and `w` pixels wide: (tall/2 - row0 - rows/2) row spacings, the spacing
+    rounded to BAND_STEP_DIGITS and the product exact, so bands of bands add up and a band's
+    centre minus its shift is its picture's centre to the last digit."""
+    step = Context(prec=BAND_STEP_DIGITS).divide(width, Decimal(int(w)))
+    half_rows = Decimal(int(tall) - 2 * int(row0) - int(rows)) / 2       # exact: a half-integer
+    return Context(prec=2 * BAND_STEP_DIGITS + 20).multiply(half_rows, step)
+
+
 def parse_width(width) -> Decimal:
     """The width as a Decimal: a decimal string, a number, or (mantissa, exponent) = mantissa × 10^exponent."""
     if isinstance(width, (tuple, list)):
@@ -202,6 +217,18 @@ class DeepRequest:
                                  f"(picture rows, first row) = {self.within!r}")
         self.check_reference_memory()
         return self
+
+    def picture(self) -> DeepRequest:
+        """The whole picture this frame is a band of (itself when it is no band): its centre
+        exactly (band_shift), its size; what the reference orbit and the pixels' places are
+        taken from, so that a pixel's value does not depend on how its picture was cut."""
+        if self.within is None:
+            return self
+        import dataclasses
+        tall, row0 = int(self.within[0]), int(self.within[1])
+        shift = band_shift(self.width_decimal, int(self.size[0]), tall, row0, int(self.size[1]))
+        return dataclasses.replace(self, center_im=add_decimal(self.center_im, shift.copy_negate()),
+                                   size=(int(self.size[0]), tall), within=None)
 
     # ---- derived quantities (call validate() first) ---------------------------------------------
     @property
