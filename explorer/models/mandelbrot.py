@@ -111,6 +111,7 @@ class MandelbrotModel:
         self.previewed = False           # the NumPy preview of a first start was shown
         self.compile_ahead = False       # compile the deep-zoom kernels once the window is up
         self.deep_warming: set = set()   # backends whose deep kernels compile in the background
+        self.deep_ready: set = set()     # backends whose deep kernels are known to be in memory or on disk
         self.started = False             # the view has been shown: frames are wanted
         self.dirty = False               # the camera or colouring changed since the last submit
         self.deep_slow = False           # the last deep frame was slow: coarse first

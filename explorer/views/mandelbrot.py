@@ -176,7 +176,7 @@ class MandelbrotView(BaseView):
                 self.splitter.setSizes([max(0, self.width() - panel), panel])
             m.dirty = True
             if self.in_flight and not m.is_warm():
-                self.status_message.emit("Compiling kernels…", 0)  # said again: the window listens now
+                self.status_message.emit("Loading the kernels…", 0)  # said again: the window listens now
             self.frames.pump()
 
     def request_render(self):

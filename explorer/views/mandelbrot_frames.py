@@ -13,16 +13,17 @@ from PyQt6.QtCore import QRectF
 from kernels.frame import Frame
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot import warm
-from kernels.mandelbrot.preview import PreviewRequest
+from kernels.mandelbrot.preview import PreviewRequest, render_preview
 from kernels.scheduler import ColdStart, Compiled, Warmup
 from kernels.timing import Timings
 
 from ..models.mandelbrot import Ticket, mapping_for
+from .wait_line import WaitLine
 
 
 def deep_compile_words(fmt: str, mapping: str) -> str:
-    """What a deep frame's compile waits for, and roughly how long (the parts not yet compiled;
-    the format's own when the cache cannot be read)."""
+    """What a deep frame's compile waits for (the parts not yet compiled; the format's own when
+    the cache cannot be read)."""
     fmt = fmt if fmt in warm.DEEP_FORMATS else "perturbation"
     parts = warm.parts_of(fmt, mapping_for(mapping, fmt))
     return warm.waiting_words(warm.missing(parts) or parts)
@@ -34,6 +35,8 @@ class FramePump:
     def __init__(self, view):
         self.view = view
         self.model = view.model
+        # a compile's line counts its seconds up until the compile ends
+        self.wait = WaitLine(view, view.status_message.emit)
 
     def pump(self):
         """Submit the next job if none is in flight: the kernels' warm-up first (it needs no
@@ -54,46 +57,42 @@ class FramePump:
     def _warm_up(self):
         """The kernels, in three steps on a first start: ask what numba's disk cache holds (a
         warm start loads it there and then); where they must compile, a NumPy preview of the
-        picture first (kernels/mandelbrot/preview.py), then the compile."""
+        picture drawn here on the GUI thread (kernels/mandelbrot/preview.py: tenths of a second,
+        and no job of another view can hold it up), then the compile on the worker."""
         view, m = self.view, self.model
         be = view.backend
         mapping = mapping_for(m.colouring.mapping, "float64")
         if be not in m.checked:
             m.checked.add(be)
-            view.status_message.emit("Compiling kernels…", 0)
+            view.status_message.emit("Loading the kernels…", 0)
             view.submit(Warmup("mandelbrot", be, (mapping,), cached_only=True))
             return
         if m.cold is None:
-            view.status_message.emit("Compiling kernels…", 0)
+            view.status_message.emit("Compiling the kernels…", 0)
         else:
             if not m.previewed and not m.started:
                 return              # the preview comes first, once the view is shown
-            if not m.previewed and self._submit_preview():
-                return
-            view.status_message.emit(
-                f"Compiling the kernels, first time only, about {m.cold:.0f} s: a quick preview "
-                "is shown until then", 0)
+            if not m.previewed:
+                self._show_preview()
+            self.wait.start("Compiling the kernels, first time only",
+                            ": a quick preview is shown until then" if m.previewed else "")
         view.submit(Warmup("mandelbrot", be, (mapping,)))
 
-    def _submit_preview(self) -> bool:
-        """A NumPy preview of the current float64 view (no compile), when the view is shown."""
+    def _show_preview(self):
+        """A NumPy preview of the current float64 view (no compile), once the view is shown."""
         view, m = self.view, self.model
         w, h = view.canvas_size()
-        if not m.started or w <= 0 or h <= 0:
-            return False
+        if w <= 0 or h <= 0:
+            return
         try:
             req = m.build_request(w, h)
             req.validate()
         except ValueError:
-            return False
+            return
         if not isinstance(req, km.MandelbrotRequest):
-            return False                # a deep place: its frame follows the compile
+            return                  # a deep place: its frame follows the compile
         m.previewed = True
-        view.status_message.emit(
-            f"Compiling the kernels, first time only, about {m.cold:.0f} s: drawing a quick "
-            "preview first", 0)
-        m.submitted(view.submit(PreviewRequest(req)), Ticket(m.camera.state, w, h, coarse=True))
-        return True
+        self.display(Ticket(m.camera.state, w, h, coarse=True), render_preview(PreviewRequest(req)))
 
     def _compile_ahead(self, backend):
         """Once the view's own kernels are ready: the deep-zoom kernels in the background, one
@@ -111,6 +110,22 @@ class FramePump:
             self.view.status_message.emit(f"Cannot render this view: {exc}", 5000)
             return
         self.model.submitted(self.view.submit(req, replace_running=replace_running), ticket)
+        self._say_deep_wait(req)
+
+    def _say_deep_wait(self, req):
+        """A deep CPU frame whose kernels are not compiled yet waits for them (behind a
+        background compile step, then its own): said at once, not when its job starts."""
+        m = self.model
+        full = getattr(req, "full", req)
+        if (not isinstance(full, km.DeepFrameRequest) or self.view.backend.is_gpu
+                or self.view.backend in m.deep_ready):
+            return
+        fmt = m.format if m.format in warm.DEEP_FORMATS else "perturbation"
+        need = warm.missing(warm.parts_of(fmt, mapping_for(m.colouring.mapping, fmt)))
+        if need:
+            self.wait.start(f"Deep frame: {warm.waiting_words(need)}", "…   (Esc cancels)")
+        else:
+            m.deep_ready.add(self.view.backend)     # loaded from the disk cache: not asked again
 
     def on_result(self, result):
         view, m = self.view, self.model
@@ -119,6 +134,7 @@ class FramePump:
             self.pump()
             return
         if isinstance(result, Compiled):
+            self.wait.stop()
             m.warm.add(result.backend)
             t = Timings(backend=result.backend.name, label="mandelbrot: compile kernels")
             t.add("compile", result.ms)
@@ -130,13 +146,11 @@ class FramePump:
             self._compile_ahead(result.backend)
             return
         assert isinstance(result, Frame), result
-        if result.meta.get("preview"):
-            ticket = m.current_ticket()
-            self.pump()             # the compile, while the preview is painted
-            self.display(ticket, result)
-            return
+        self.wait.stop()
         ticket = m.current_ticket()
         fmt = m.frame_arrived(result)
+        if fmt != "float64":
+            m.deep_ready.add(view.backend)
         job, m.job = m.job, None
         done = job.done_text(time.perf_counter(), fmt) if job is not None else None
         if done:                # a long job ends in a status, whatever its depth
@@ -160,6 +174,7 @@ class FramePump:
                 self._submit_frame(w, h, replace_running=True)
 
     def on_failed(self, message):
+        self.wait.stop()
         self.model.job = None
         if not self.model.is_warm():
             self.model.warm.add(self.view.backend)    # do not retry a failing compile in a loop
@@ -176,9 +191,11 @@ class FramePump:
             return              # a GPU frame's pixels take milliseconds: no message for them
         # one bar for the whole frame: stages map to fixed shares, so it only goes forward
         text = m.job.update(p.stage, p.fraction)
-        if p.stage == "compile" and not self.view.backend.is_gpu:
+        if p.stage == "compile":
             words = deep_compile_words(m.format, m.colouring.mapping)
-            text = f"Deep frame: {words}…   (Esc cancels)"
+            self.wait.start(f"Deep frame: {words}", "…   (Esc cancels)")
+            return
+        self.wait.stop()
         self.view.status_message.emit(text, 0)
 
     def cancel(self) -> bool:
@@ -191,6 +208,7 @@ class FramePump:
         m.dirty = False
         view.cancel()
         m.job = None
+        self.wait.stop()
         shown = m.shown
         if shown is not None and shown.coarse and shown.state == m.camera.state:
             what = "showing the coarse preview (the full frame was stopped)"

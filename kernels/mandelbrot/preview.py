@@ -23,12 +23,21 @@ from .colour import HIST_BINS, phase_scale
 from .escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
 from .request import MandelbrotRequest
 
-SCALE = 4                  # the preview has 1/SCALE of the frame's width and height
+SCALE = 4                  # the preview has at most 1/SCALE of the frame's width and height
+# pixel-iterations at most (every pixel run to the limit), ~2.5 ns each in NumPy here: at most
+# about 0.25 s on the GUI thread; a high iteration count shrinks the preview instead of delaying it
+BUDGET = 1e8
+
+
+def preview_scale(w: int, h: int, max_iter: int) -> int:
+    """The divisor of the frame's sides for its preview: SCALE, more where the budget needs."""
+    need = math.sqrt(max(1, w) * max(1, h) * max(1, int(max_iter)) / BUDGET)
+    return max(SCALE, math.ceil(need))
 
 
 @dataclass(frozen=True)
 class PreviewRequest:
-    """A NumPy preview of `frame` (a MandelbrotRequest) at 1/SCALE of its size."""
+    """A NumPy preview of `frame` (a MandelbrotRequest) at 1/preview_scale() of its size."""
     frame: MandelbrotRequest
 
     @property
@@ -38,8 +47,9 @@ class PreviewRequest:
     @property
     def small(self) -> MandelbrotRequest:
         w, h = self.frame.size
+        k = preview_scale(w, h, self.frame.max_iter)
         return MandelbrotRequest(self.frame.center_re, self.frame.center_im, self.frame.width,
-                                 (max(1, w // SCALE), max(1, h // SCALE)), self.frame.max_iter,
+                                 (max(1, w // k), max(1, h // k)), self.frame.max_iter,
                                  self.frame.palette, self.frame.density, self.frame.offset,
                                  self.frame.interior, mapping=self.frame.mapping)
 
@@ -126,7 +136,8 @@ def colour(values: np.ndarray, req: MandelbrotRequest) -> np.ndarray:
 
 
 def render_preview(req: PreviewRequest, cancel=None, backend=None) -> Frame:
-    """The preview frame: 1/SCALE of the size, meta["preview"] True."""
+    """The preview frame: 1/preview_scale() of the size, meta["preview"] True. Fast enough for
+    the GUI thread (BUDGET), where a first start draws it while the worker compiles."""
     small = req.small
     t0 = time.perf_counter()
     cx, cy = grid(small)

@@ -1,9 +1,10 @@
-"""What a first start compiles, and how long that takes: whether numba's disk cache already holds
-the CPU kernels a frame needs, a rough estimate of the wait where it does not, and the words for
-it. Only the check imports the kernels (numba); the estimates and words are plain data.
+"""What a first start compiles: whether numba's disk cache already holds the CPU kernels a frame
+needs, a rough estimate of the wait where it does not, and the words for it. Only the check
+imports the kernels (numba); the estimates and words are plain data.
 
-The estimates are a 2-core laptop's compile times (docs/PERFORMANCE.md, "Cold and warm start"),
-rounded up: they tell a user whether to wait seconds or a minute, not to the second.
+The estimates are an idle 2-core laptop's compile times (docs/PERFORMANCE.md, "Cold and warm
+start"), rounded up. Under load the same compile took two to three times as long, so the words
+shown to a user carry no number: the window counts the seconds up instead (wait_line.py).
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def waiting_words(parts) -> str:
     """What a wait for compiling `parts` is, in the status bar's words."""
     deep = any(p in DEEP_FORMATS or p == "table" for p in parts)
     what = "the deep-zoom kernels" if deep else "the kernels"
-    return f"compiling {what}, first time only, about {estimate_s(parts):.0f} s"
+    return f"compiling {what}, first time only"
 
 
 def compile_notice(request, backend) -> str | None:

@@ -71,8 +71,8 @@ def test_missing_parts_and_the_words_for_the_wait(monkeypatch):
     assert warm.missing(warm.parts_of("extended", "log")) == ("extended",)
     assert warm.missing(warm.parts_of("float64", "sqrt")) == ()
     words = warm.waiting_words(("table", "perturbation", "log"))
-    seconds = sum(warm.ESTIMATE_S[p] for p in ("table", "perturbation", "log"))
-    assert words == f"compiling the deep-zoom kernels, first time only, about {seconds:.0f} s"
+    # no number: under load a compile takes two to three times the idle estimate
+    assert words == "compiling the deep-zoom kernels, first time only"
     assert warm.waiting_words(("float64", "sqrt")).startswith("compiling the kernels, first time")
 
 
@@ -82,7 +82,7 @@ def test_render_says_what_it_compiles_first_and_nothing_when_cached(tmp_path, ca
     monkeypatch.setattr(warm, "missing", lambda parts: tuple(parts))
     assert main.main(args) == 0
     out = capsys.readouterr().out
-    assert "Compiling the kernels, first time only, about 6 s…" in out
+    assert "Compiling the kernels, first time only…" in out
     monkeypatch.setattr(warm, "missing", lambda parts: ())
     assert main.main(args) == 0
     assert "first time only" not in capsys.readouterr().out
