@@ -1,7 +1,7 @@
 """What the export dialogs share: where file dialogs start (the folder last used in this session,
 else the user's Pictures folder, else home: never the folder the app was started from), a size
-list that follows typed sizes, an error shown beside the field that caused it, and the size a
-large output will take, asked about before it is written.
+list that follows typed sizes, an error shown beside the field that caused it, the size a
+large output will take, asked about before it is written, and a file it would replace.
 """
 from __future__ import annotations
 
@@ -102,6 +102,21 @@ def confirm_large_output(parent, w: int, h: int, path: str) -> bool:
             else f"a {human_bytes(n)} picture in memory ({w}×{h} RGBA; the PNG file is smaller)")
     answer = QMessageBox.question(parent, "Large export", f"This export writes {what} to {path}. "
                                                           "Go on?")
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def confirm_replace(parent, path: str) -> bool:
+    """Ask before an export replaces a file that exists (a typed name gives no warning of its
+    own); True to go on, and at once when nothing is there."""
+    if not os.path.isfile(path):
+        return True
+    import datetime
+    st = os.stat(path)
+    when = datetime.datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M")
+    answer = QMessageBox.question(
+        parent, "Replace file?", f"{path} already exists ({human_bytes(st.st_size)}, written "
+        f"{when}). Replace it?", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No)
     return answer == QMessageBox.StandardButton.Yes
 
 

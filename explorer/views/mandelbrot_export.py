@@ -1,7 +1,7 @@
 """The export dialog: an output size independent of the window, and a file to write. The path
 and size are checked before the dialog closes (the problem beside its field, the dialog still
-open), a large output is asked about with its size, and the next dialog of the session opens with
-what was typed last."""
+open), a large output is asked about with its size, a file that exists before it is replaced, and
+the next dialog of the session opens with what was typed last."""
 from __future__ import annotations
 
 import os
@@ -11,8 +11,8 @@ from PyQt6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, 
 
 from services.files import check_export_path, ensure_host_fits
 
-from .export_fields import (confirm_large_output, error_label, remember_folder, show_error,
-                            start_path, sync_size_list)
+from .export_fields import (confirm_large_output, confirm_replace, error_label, remember_folder,
+                            show_error, start_path, sync_size_list)
 
 DEFAULT_SIZE = (3840, 2160)
 PRESETS = (("4K UHD 3840×2160", (3840, 2160)), ("Full HD 1920×1080", (1920, 1080)),
@@ -55,6 +55,7 @@ class ExportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export Mandelbrot picture")
         self._window_size = window_size
+        self._browsed = None        # the path Browse… chose (its dialog asked about replacing)
         form = QFormLayout(self)
         self.preset = QComboBox()
         for label, _ in PRESETS:
@@ -131,6 +132,9 @@ class ExportDialog(QDialog):
         if found:
             return
         path, (w, h), _ = self.choice()
+        # the file dialog of Browse… has asked already about the file it chose
+        if path != self._browsed and not confirm_replace(self, path):
+            return
         if not confirm_large_output(self, w, h, path):
             return
         _last.update(path=path, size=(w, h))
@@ -155,6 +159,7 @@ class ExportDialog(QDialog):
                                               "PNG picture (*.png);;Raw values (*.npy)")
         if path:
             self.path.setText(path)
+            self._browsed = self.choice()[0]
             show_error(self.path_error, None)
 
     def choice(self):

@@ -142,3 +142,32 @@ def test_movie_problem_names_the_field(qtbot, tmp_path, monkeypatch):
     field, why = mm.movie_problem(dict(choice, out=str(tmp_path / "z.mp4"), size=(65, 36)), View)
     assert field == "size" and "even" in why
     assert mm.movie_problem(dict(choice, out=str(tmp_path / "z.mp4")), View) is None
+
+
+def test_an_export_asks_before_it_replaces_a_file(qtbot, tmp_path, monkeypatch):
+    asked = []
+    answer = [QMessageBox.StandardButton.No]
+
+    def question(parent, title, text, *a):
+        asked.append(text)
+        return answer[0]
+    monkeypatch.setattr(QMessageBox, "question", question)
+    there = tmp_path / "poster.png"
+    there.write_bytes(b"x" * 3000)
+    dlg = export_dialog(qtbot)
+    dlg.w.setValue(800)
+    dlg.h.setValue(600)
+    dlg.path.setText(str(there))
+    dlg.accept()                             # No: the dialog stays, the file is kept
+    assert asked and str(there) in asked[0] and "already exists" in asked[0]
+    assert dlg.isVisible() and dlg.result() != QDialog.DialogCode.Accepted
+    answer[0] = QMessageBox.StandardButton.Yes
+    dlg.accept()
+    assert dlg.result() == QDialog.DialogCode.Accepted
+    asked.clear()
+    fresh = export_dialog(qtbot)
+    fresh.w.setValue(800)
+    fresh.h.setValue(600)
+    fresh.path.setText(str(tmp_path / "new.png"))
+    fresh.accept()                           # nothing to replace: nothing asked
+    assert not asked and fresh.result() == QDialog.DialogCode.Accepted
