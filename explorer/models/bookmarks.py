@@ -1,8 +1,8 @@
 """Bookmarks of the Mandelbrot view: named places read from JSON files (the shipped ones, then the
 user's own), each entry checked with the limits a pasted location meets. Qt-free: the side panel
 lists what these functions return, and says what was skipped. The user's own file is edited here
-too (add, rename, remove), written atomically, and keeps every entry it held, skipped ones
-included (UserBookmarks).
+too (add, rename, remove, and remove's undo), written atomically under a lock on the file, and
+keeps every entry it held, skipped ones included (UserBookmarks).
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Callable
 
 from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from services.file_lock import file_lock
 from services.requests import MAX_CENTRE, MAX_VIEW_WIDTH
 
 from ..shipped_data import shipped_file
@@ -177,10 +178,12 @@ def read_bookmark_files(shipped: str, user: str | None,
 
 
 class UserBookmarks:
-    """The user's own bookmark file, edited in place: add, rename and remove an entry by its
-    index (Bookmark.user), every other entry kept as written (the skipped ones too, and any other
-    key of the file). Each change is written at once, atomically (services.files.write_text):
-    a failed write leaves the file as it was and raises OSError."""
+    """The user's own bookmark file, edited in place: add, rename and remove an entry, every other
+    entry kept as written (the skipped ones too, and any other key of the file). Each change is
+    read, made and written (atomically, services.files.write_text) under a lock on the file, so
+    two windows or processes editing it at once both keep their changes; a failed write leaves
+    the file as it was and raises OSError. Rename and remove take the Bookmark a window listed:
+    when another window changed the file since, the entry is found again by what it holds."""
 
     def __init__(self, path: str):
         self.path = path
@@ -190,15 +193,20 @@ class UserBookmarks:
             return {"about": "Your own Mandelbrot bookmarks (the app's Bookmarks panel edits this "
                              "file): center = [re, im], width, iterations (null = automatic).",
                     "bookmarks": []}
-        with open(self.path, encoding="utf-8") as fh:
-            data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
+        name = os.path.basename(self.path)
+        if os.path.getsize(self.path) > MAX_BOOKMARKS_BYTES:
+            raise BadBookmarkFile(f"{name} is larger than {MAX_BOOKMARKS_BYTES // 2 ** 20} MiB")
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh, parse_float=Decimal, parse_int=Decimal)
+        except (ValueError, RecursionError) as exc:   # it changed since the window read it
+            raise BadBookmarkFile(f"{name} is not valid JSON ({first_words(exc)})") from None
         if not isinstance(data, dict) or not isinstance(data.get("bookmarks"), list):
-            raise BadBookmarkFile(f"{os.path.basename(self.path)} holds no list under \"bookmarks\"")
+            raise BadBookmarkFile(f"{name} holds no list under \"bookmarks\"")
         return data
 
     def _write(self, data: dict) -> None:
         from services.files import write_text
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         write_text(self.path, to_json(data) + "\n")
 
     def add(self, name: str, center_re, center_im, width, iterations: int | None,
@@ -210,32 +218,72 @@ class UserBookmarks:
         if note:
             entry["note"] = note
         bookmark_from_entry(entry)      # ValueError in plain words when it is not one
-        data = self._read()
-        data["bookmarks"].append(entry)
-        self._write(data)
-        return len(data["bookmarks"]) - 1
+        return self.insert(None, entry)
 
-    def rename(self, index: int, name: str) -> None:
+    def insert(self, index: int | None, entry: dict) -> int:
+        """Put `entry` (as the file held it: remove's undo) at `index` (None or past the end:
+        last); its index in the file."""
+        with file_lock(self.path):
+            data = self._read()
+            entries = data["bookmarks"]
+            at = len(entries) if index is None else max(0, min(int(index), len(entries)))
+            entries.insert(at, entry)
+            self._write(data)
+        return at
+
+    def rename(self, which: Bookmark | int, name: str) -> int:
+        """Rename the bookmark (or the entry at an index); its index in the file now."""
         name = (name or "").strip()
         if not name:
             raise ValueError("a bookmark needs a name")
-        data = self._read()
-        entry = self._entry(data, index)
-        entry["name"] = name
-        self._write(data)
+        with file_lock(self.path):
+            data = self._read()
+            index = self._find(data, which)
+            data["bookmarks"][index]["name"] = name
+            self._write(data)
+        return index
 
-    def remove(self, index: int) -> None:
-        data = self._read()
-        self._entry(data, index)
-        del data["bookmarks"][index]
-        self._write(data)
+    def remove(self, which: Bookmark | int) -> tuple[int, dict]:
+        """Remove the bookmark (or the entry at an index); (its index, the entry as the file held
+        it), for an undo through insert()."""
+        with file_lock(self.path):
+            data = self._read()
+            index = self._find(data, which)
+            entry = data["bookmarks"].pop(index)
+            self._write(data)
+        return index, entry
 
-    def _entry(self, data: dict, index: int) -> dict:
+    def _find(self, data: dict, which: Bookmark | int) -> int:
+        """The index of the entry `which` names: an index as it is; a Bookmark at its own index
+        when the entry there is still it, else the one entry elsewhere that is (the nearest if
+        several are the same)."""
         entries = data["bookmarks"]
-        if not 0 <= index < len(entries) or not isinstance(entries[index], dict):
-            raise ValueError(f"{os.path.basename(self.path)} changed since it was read; "
-                             "nothing was changed")
-        return entries[index]
+        here = os.path.basename(self.path)
+        if not isinstance(which, Bookmark):
+            if not 0 <= which < len(entries) or not isinstance(entries[which], dict):
+                raise ValueError(f"{here} changed since it was read; nothing was changed")
+            return which
+        same = [i for i, e in enumerate(entries) if _holds(e, which)]
+        if not same:
+            raise ValueError(f"{which.name!r} is no longer in {here} (it changed since this "
+                             "window read it); nothing was changed")
+        return min(same, key=lambda i: abs(i - (which.user or 0)))
+
+
+def _holds(entry, b: Bookmark) -> bool:
+    """True when a file's entry is the bookmark `b` (its name and place; the index aside)."""
+    try:
+        e = bookmark_from_entry(entry)
+    except (ValueError, ArithmeticError):
+        return False
+    return (e.name, e.center_re, e.center_im, e.width, e.iterations) == \
+        (b.name, b.center_re, b.center_im, b.width, b.iterations)
+
+
+def first_words(exc: BaseException, limit: int = 80) -> str:
+    """An exception's message cut to `limit` characters (json's can quote the whole line)."""
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def to_json(v, depth: int = 0) -> str:

@@ -1,7 +1,8 @@
 """The Bookmarks box of the Mandelbrot side panel: the shipped places, then the user's own, names
 wrapped to the panel's width, a tooltip with the note and the centre wrapped to lines, and Add,
 Rename and Remove for the user's own bookmarks (explorer.models.bookmarks.UserBookmarks writes
-them, atomically, to the user's bookmarks.json). Shipped bookmarks cannot be renamed or removed.
+them, atomically, to the user's bookmarks.json), and Undo for the last Remove. Shipped bookmarks
+cannot be renamed or removed.
 """
 from __future__ import annotations
 
@@ -73,13 +74,20 @@ class BookmarkBox(QGroupBox):
         self.rename_btn = QPushButton("Rename…")
         self.rename_btn.setToolTip("Rename the selected bookmark (your own ones only)")
         self.remove_btn = QPushButton("Remove")
-        self.remove_btn.setToolTip("Remove the selected bookmark (your own ones only)")
-        for b in (self.add_btn, self.rename_btn, self.remove_btn):
+        self.remove_btn.setToolTip("Remove the selected bookmark (your own ones only; Undo puts "
+                                   "it back)")
+        # Remove asks nothing: the last removed bookmark can be put back, as it was, until the
+        # next Remove (a question before every remove is one more click for the common case)
+        self.undo_btn = QPushButton("Undo")
+        self.undo_btn.setVisible(False)
+        self._removed: tuple[int, dict, str] | None = None    # (index, entry, name) for Undo
+        for b in (self.add_btn, self.rename_btn, self.remove_btn, self.undo_btn):
             row.addWidget(b)
         lay.addLayout(row)
         self.add_btn.clicked.connect(self.add_requested)
         self.rename_btn.clicked.connect(self._ask_rename)
         self.remove_btn.clicked.connect(self._ask_remove)
+        self.undo_btn.clicked.connect(self.undo_remove)
         self.fill()
 
     # ---- the list ---------------------------------------------------------------------------
@@ -154,23 +162,52 @@ class BookmarkBox(QGroupBox):
 
     def rename(self, b: Bookmark, name: str) -> bool:
         try:
-            UserBookmarks(self._user_path()).rename(b.user, name)
+            index = UserBookmarks(self._user_path()).rename(b, name)
         except (ValueError, OSError, TypeError) as exc:
-            self.message.emit(f"Bookmark not renamed: {getattr(exc, 'strerror', None) or exc}")
+            self._refused("renamed", exc)
             return False
-        self.fill(select_user=b.user)
+        self.fill(select_user=index)
         self.message.emit(f"Bookmark renamed to {name.strip()!r}")
         return True
 
     def remove(self, b: Bookmark) -> bool:
         try:
-            UserBookmarks(self._user_path()).remove(b.user)
+            index, entry = UserBookmarks(self._user_path()).remove(b)
         except (ValueError, OSError, TypeError) as exc:
-            self.message.emit(f"Bookmark not removed: {getattr(exc, 'strerror', None) or exc}")
+            self._refused("removed", exc)
             return False
+        self._removed = (index, entry, b.name)
+        self.undo_btn.setToolTip(f"Put back the bookmark {b.name!r}, as it was")
+        self.undo_btn.setVisible(True)
         self.fill()
-        self.message.emit(f"Bookmark {b.name!r} removed")
+        self.message.emit(f"Bookmark {b.name!r} removed (Undo puts it back)")
         return True
+
+    def undo_remove(self) -> bool:
+        """Put the last removed bookmark back where it was (as the file held it, every digit)."""
+        if self._removed is None:
+            return False
+        index, entry, name = self._removed
+        try:
+            if not self.user_editable:
+                raise ValueError("your bookmarks.json could not be read, so it is not written "
+                                 "over; fix it first")
+            at = UserBookmarks(self._user_path()).insert(index, entry)
+        except (ValueError, OSError) as exc:
+            self._refused("put back", exc)
+            return False
+        self._removed = None
+        self.undo_btn.setVisible(False)
+        self.fill(select_user=at)
+        self.message.emit(f"Bookmark {name!r} put back")
+        return True
+
+    def _refused(self, what: str, exc: BaseException):
+        """Say why an edit was refused, and list the file as it is now (another window may
+        have changed it: that is often why)."""
+        found = self.fill()
+        notes = "".join(f"; {n}" for n in found.notes if n.startswith("Your bookmarks"))
+        self.message.emit(f"Bookmark not {what}: {getattr(exc, 'strerror', None) or exc}{notes}")
 
     def ask_name(self, title: str, default: str) -> str | None:
         name, ok = QInputDialog.getText(self, title, "Name:", QLineEdit.EchoMode.Normal, default)

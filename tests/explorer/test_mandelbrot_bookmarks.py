@@ -116,6 +116,33 @@ def test_add_rename_remove_round_trip(qtbot, scheduler, cpu_backend, user_file):
     assert not [p for p in os.listdir(user_file.parent) if p.endswith(".tmp")]
 
 
+def test_undo_puts_a_removed_bookmark_back_as_it_was(qtbot, tmp_path):
+    """Remove asks nothing; Undo (shown only after a Remove) puts the entry back at its place
+    with every digit, and goes again."""
+    from explorer.views.mandelbrot_bookmarks import BookmarkBox
+    path = tmp_path / "bookmarks.json"
+    long_re = "-1." + "1234567890" * 30
+    path.write_text('{"bookmarks": [{"name": "a", "center": [0, 0], "width": 1}, '
+                    f'{{"name": "b", "center": [{long_re}, 0], "width": 1e-290, "note": "n"}}, '
+                    '{"name": "c", "center": [0, 0], "width": 2}]}')
+    UserBookmarks(str(path)).rename(0, "a")         # the file as the app writes it
+    before = path.read_bytes()
+    box = BookmarkBox(lambda: read_bookmark_files(BOOKMARKS_PATH, str(path)), lambda: str(path))
+    qtbot.addWidget(box)
+    assert box.undo_btn.isHidden() and not box.undo_remove()
+    b = next(box.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(box.list.count())
+             if box.list.item(i).text() == "b")
+    with qtbot.waitSignal(box.message) as said:
+        assert box.remove(b)
+    assert "Undo" in said.args[0] and not box.undo_btn.isHidden()
+    assert [e["name"] for e in json.loads(path.read_text())["bookmarks"]] == ["a", "c"]
+    with qtbot.waitSignal(box.message) as said:
+        box.undo_btn.click()
+    assert "'b' put back" in said.args[0] and box.undo_btn.isHidden()
+    assert path.read_bytes() == before
+    assert box.selected().name == "b" and box.selected().user == 1
+
+
 def test_shipped_bookmarks_cannot_be_renamed_or_removed(qtbot, scheduler, cpu_backend, user_file):
     v = make_view(qtbot, scheduler, cpu_backend)
     items = v.controls.bookmarks
