@@ -62,6 +62,11 @@ class MainWindow(QMainWindow):
         lay.setSpacing(0)
         lay.addWidget(self.info_bar)
         lay.addWidget(self.tabs, 1)
+        # over the status bar: a result or error stays here until dismissed or replaced, where
+        # the status bar's line gives way to the next frame's progress within a second
+        self.notice_bar = InfoBar()
+        self.notice_bar.setAccessibleName("Last result or error")
+        lay.addWidget(self.notice_bar)
         self.setCentralWidget(central)
         self.views: dict[str, BaseView] = {}
         for view_id, title, klass in VIEWS:
@@ -69,6 +74,7 @@ class MainWindow(QMainWindow):
             v.timings_ready.connect(self._on_timings)
             v.status_message.connect(self.show_status)
             v.error_message.connect(self.show_error)
+            v.notice.connect(self.show_notice)
             self.views[view_id] = v
             self.tabs.addTab(v, _no_mnemonic(title))
             self.startup_notes += list(getattr(v, "load_notes", ()))
@@ -268,6 +274,11 @@ class MainWindow(QMainWindow):
     def show_error(self, text: str):
         log.warning("%s", text)
         self.statusBar().showMessage(f"Error: {text}", 15000)
+        self.show_notice(f"Error: {text}")
+
+    def show_notice(self, text: str):
+        """A result or error, kept on show over the status bar until dismissed or replaced."""
+        self.notice_bar.show_text(text)
 
     def _export_picture(self):
         view = self.views.get("mandelbrot")

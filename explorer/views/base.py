@@ -31,6 +31,8 @@ class BaseView(QWidget):
     timings_ready = pyqtSignal(object)          # kernels.timing.Timings
     status_message = pyqtSignal(str, int)        # text, timeout ms (0 = until replaced)
     error_message = pyqtSignal(str)              # a failure the user should read
+    # a result or failure kept on show until read: a frame's progress overwrites the status bar
+    notice = pyqtSignal(str)
     busy = pyqtSignal(bool)
 
     def __init__(self, scheduler: QtScheduler, backend: Backend, parent=None):

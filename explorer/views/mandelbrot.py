@@ -212,6 +212,7 @@ class MandelbrotView(BaseView):
         if not ok:
             if self.camera.refusal:
                 self.status_message.emit(self.camera.refusal, 5000)
+                self.notice.emit(self.camera.refusal)
             return
         if not self._jumping:             # moved off the bookmark: no longer highlighted
             self.controls.bookmark_box.clear_selection()

@@ -39,6 +39,7 @@ class ExportRunner:
             job = model.export_job(path, w, h, gpus)
         except ValueError as exc:
             view.status_message.emit(f"Cannot export: {exc}", 6000)
+            view.notice.emit(f"Cannot export: {exc}")
             view.export_failed.emit(str(exc))
             return False
         if model.exporting:
@@ -78,6 +79,7 @@ class ExportRunner:
         elif isinstance(result, Exported):
             self._ended()
             self.view.status_message.emit(f"Exported {result.path}", 5000)
+            self.view.notice.emit(f"Exported {result.path}")    # kept: frames' progress follows
             self.view.export_finished.emit(result.path)
 
     def on_failed(self, message: str | None):

@@ -64,7 +64,8 @@ class FramePump:
         mapping = mapping_for(m.colouring.mapping, "float64")
         if be not in m.checked:
             m.checked.add(be)
-            view.status_message.emit("Loading the kernels…", 0)
+            # the CPU's check loads numba's disk cache; a GPU compiles (the driver caches)
+            view.status_message.emit("Compiling the kernels…" if be.is_gpu else "Loading the kernels…", 0)
             view.submit(Warmup("mandelbrot", be, (mapping,), cached_only=True))
             return
         if m.cold is None:

@@ -4,9 +4,12 @@ of the view (the lowest nucleus period in the disc inscribed in it); Shift+N, th
 the nucleus by Newton's method) runs on the worker under the view's "minibrot" key, a step at a
 time so that frames still render; the status bar follows it, Esc cancels it (the view stays where
 it was), and when it ends the view goes to the minibrot: centred on its nucleus, about twice the
-minibrot's extent wide, with iterations enough to show it.
+minibrot's extent wide, with iterations enough to show it. It never zooms out: a minibrot wider than
+the view is named instead.
 """
 from __future__ import annotations
+
+from decimal import Decimal
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QKeySequence
@@ -111,8 +114,14 @@ class MinibrotZoom:
 
     def _refuse(self, why: str) -> bool:
         self.failed = why
-        self.view.status_message.emit(f"Zoom to minibrot: {why}", 8000)
+        self._say(f"Zoom to minibrot: {why}")
         return False
+
+    def _say(self, text: str):
+        """A search's end stays on show (the window's notice bar) until read: a deep frame's
+        progress takes the status bar within a second."""
+        self.view.status_message.emit(text, 10000)
+        self.view.notice.emit(text)
 
     def cancel(self) -> bool:
         """Esc: stop the search (the view stays where it is) or forget an armed box; False when
@@ -138,11 +147,18 @@ class MinibrotZoom:
         self.running = False
         if not isinstance(item, MinibrotFound):
             return
+        width = self.view.model.camera.state.width
+        if item.width >= width:     # never a zoom out: the minibrot is in sight already
+            self._refuse(f"the minibrot found ({item.summary()}, nucleus at "
+                         f"{_short(item.center_re)}{_signed(item.center_im)}i) needs a view "
+                         f"{item.width:.3g} wide, wider than this one ({width:.3g}): zoom out "
+                         "to see it whole, or look nearer a smaller one")
+            return
         self.found = item
         # the minibrot's iterations when the automatic limit there would be too few to show it
         iters = item.iterations if item.iterations > auto_iterations(item.width) else None
         if self.view.go_to(item.center_re, item.center_im, item.width, iters):
-            self.view.status_message.emit(f"Minibrot found: {item.summary()}", 10000)
+            self._say(f"Minibrot found: {item.summary()}")
 
     def on_failed(self, message: str | None):
         """The search failed (message) or was cancelled (None)."""
@@ -152,3 +168,13 @@ class MinibrotZoom:
             return
         if was:
             self._refuse(message)
+
+
+def _short(v: str) -> str:
+    """A nucleus coordinate (hundreds of digits at depth) in a dozen."""
+    return f"{Decimal(v):.10g}"
+
+
+def _signed(v: str) -> str:
+    d = Decimal(v)
+    return f"{'-' if d.is_signed() else '+'}{abs(d):.10g}"

@@ -1,6 +1,7 @@
 """The Mandelbrot view's place in and out of the window: copy and paste it as text (the
 clipboard), open and save Kalles Fraktaler .kfr files. The model reads and writes the text
-(explorer.models.mandelbrot); this says in the status bar what happened.
+(explorer.models.mandelbrot); this says in the status bar what happened, and keeps a failure on
+show until it is read (the window's notice bar).
 """
 from __future__ import annotations
 
@@ -26,11 +27,16 @@ class PlaceActions:
     def _say(self, text: str, ms: int):
         self.view.status_message.emit(text, ms)
 
+    def _fail(self, text: str):
+        """A failure stays on show until read: a frame's progress overwrites the status bar."""
+        self.view.status_message.emit(text, 6000)
+        self.view.notice.emit(text)
+
     def copy(self):
         try:
             text = self.view.model.location_text()
         except (ValueError, ArithmeticError) as exc:     # never expected: the camera is checked
-            self._say(f"Cannot copy the location: {exc}", 6000)
+            self._fail(f"Cannot copy the location: {exc}")
             return
         QGuiApplication.clipboard().setText(text)
         self._say(f"Copied: {text}", 4000)
@@ -44,10 +50,10 @@ class PlaceActions:
         try:
             loc = model.place_from_text(text)
         except (ValueError, ArithmeticError) as exc:   # an exception must never leave a slot
-            self._say(f"Cannot paste location: {exc}", 6000)
+            self._fail(f"Cannot paste location: {exc}")
             return False
         if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
-            self._say(f"Cannot paste location: {model.camera.refusal}", 6000)
+            self._fail(f"Cannot paste location: {model.camera.refusal}")
             return False
         self._say("Pasted location", 2000)
         return True
@@ -60,15 +66,15 @@ class PlaceActions:
         try:
             text = read_location_text(path)
         except ValueError as exc:       # missing, a folder, huge, binary: it names the file
-            self._say(f"Cannot open the location: {exc}", 6000)
+            self._fail(f"Cannot open the location: {exc}")
             return False
         try:
             re_, im_, width, iterations = model.place_from_kfr(text)
         except (OSError, ValueError, ArithmeticError) as exc:
-            self._say(f"Cannot open {path}: {_reason(exc)}", 6000)
+            self._fail(f"Cannot open {path}: {_reason(exc)}")
             return False
         if not self.view.go_to(re_, im_, width, iterations):
-            self._say(f"Cannot open {path}: {model.camera.refusal}", 6000)
+            self._fail(f"Cannot open {path}: {model.camera.refusal}")
             return False
         self._say(f"Opened {path}", 3000)
         return True
@@ -79,7 +85,7 @@ class PlaceActions:
             text = self.view.model.kfr_text()
             write_text(path, text, newline="")   # whole or not at all: a failure keeps the old file
         except (OSError, ValueError, ArithmeticError) as exc:
-            self._say(f"Cannot save {path}: {_reason(exc)}", 6000)
+            self._fail(f"Cannot save {path}: {_reason(exc)}")
             return False
         self._say(f"Saved {path}", 3000)
         return True

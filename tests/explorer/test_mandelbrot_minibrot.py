@@ -65,7 +65,7 @@ def search_ended(view):
 
 
 def test_n_zooms_to_the_minibrot_in_view(qtbot, view):
-    assert view.go_to("-1.75", "0.001", "0.05", 300)
+    assert view.go_to("-1.75", "0.001", "0.2", 300)     # wider than the minibrot's view: a zoom in
     wait_frame(qtbot, view)
     msgs = messages(view)
     view.canvas.setFocus()
@@ -76,7 +76,7 @@ def test_n_zooms_to_the_minibrot_in_view(qtbot, view):
     assert found is not None and found.period == 3
     s = view.camera.state
     assert abs(s.center_re - P3) < Decimal("1e-10") and abs(s.center_im) < Decimal("1e-10")
-    assert s.width == found.width
+    assert s.width == found.width < Decimal("0.2")
     frame = wait_frame(qtbot, view)
     # the nucleus in the middle of the picture: its pixels are inside (the interior colour)
     h, w = frame.rgba.shape[:2]
@@ -174,3 +174,18 @@ def test_the_readout_shows_the_period_of_an_orbit_that_carries_one(qtbot, view, 
     assert "reference" in view.readout.full_text()
     wait_frame(qtbot, view)
     assert "period" not in view.readout.full_text()
+
+
+def test_n_never_zooms_out_and_says_why(qtbot, view):
+    # the period-6 component found here needs a view 0.0435 wide: more than this one
+    assert view.go_to("-1.7690", "0.0", "0.02", 300)
+    wait_frame(qtbot, view)
+    before = view.camera.state
+    notices = []
+    view.notice.connect(notices.append)
+    view.canvas.setFocus()
+    qtbot.keyClick(view.canvas, Qt.Key.Key_N)
+    qtbot.waitUntil(search_ended(view), timeout=WAIT_MS)
+    assert view.minibrot.found is None and view.camera.state == before
+    assert "period 6" in view.minibrot.failed and "wider than this one" in view.minibrot.failed
+    assert notices and "zoom out to see it whole" in notices[-1]
