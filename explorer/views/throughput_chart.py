@@ -36,32 +36,21 @@ KEY_COLUMNS, KEY_SPACING = 6, 12
 KEY_GREY = "#444"              # the legend's mode samples: line style and symbol only
 
 
+def _label_places(box: QRectF, y: float, w: float, h: float) -> list[QRectF]:
+    """Where a label w×h may sit against a line at scene y inside box, best first: above the
+    line, then under it; at the right end, the left end, then every eighth in between."""
+    left, right = box.left() + LABEL_MARGIN_PX, box.right() - LABEL_MARGIN_PX - w
+    xs = [right, left] + [left + (right - left) * k / 8 for k in range(7, 0, -1)]
+    out = [QRectF(x, top, w, h) for top in (y - h, y + 1) for x in xs]
+    inside = [r for r in out if r.top() >= box.top() and r.bottom() <= box.bottom()]
+    return inside or [QRectF(right, min(max(y - h, box.top()), box.bottom() - h), w, h)]
+
+
 def _inside(points: np.ndarray, rect: QRectF) -> int:
     """How many of the (n, 2) scene points lie in rect."""
     x, y = points[:, 0], points[:, 1]
     return int(np.count_nonzero((x >= rect.left()) & (x <= rect.right())
                                 & (y >= rect.top()) & (y <= rect.bottom())))
-
-
-def _stack(rows, box) -> list[float]:
-    """Scene y of each label's bottom edge, rows being (line's scene y, line) at one end of the
-    plot, lowest line first: each label above its line or above the label below it, whichever is
-    higher; labels pushed past the top come back down as far as the labels above them allow,
-    under their line rather than across it."""
-    rows = sorted(rows, key=lambda r: -r[0])
-    bottoms, ceiling = [], math.inf
-    for y, line in rows:
-        bottom = min(y, ceiling, box.bottom())
-        bottoms.append(bottom)
-        ceiling = bottom - line.label.size_px()[1]
-    floor = box.top()
-    for i in range(len(rows) - 1, -1, -1):
-        h = rows[i][1].label.size_px()[1]
-        bottoms[i] = max(bottoms[i], floor + h)
-        if bottoms[i] > rows[i][0] + 1:        # it would cross its own line: under it instead
-            bottoms[i] = max(bottoms[i], rows[i][0] + h + 1)
-        floor = bottoms[i]
-    return bottoms
 
 
 def _si(n: float) -> str:
@@ -318,33 +307,29 @@ class ThroughputChart(pg.PlotWidget):
         self.place_reference_labels()
 
     def place_reference_labels(self):
-        """Each reference's label just above its line, in front of the curves (a curve drawn over
-        a label hid it: "CPU copy" under the CPU curves), at the right end of the plot, or at the
-        left end where fewer curve points would sit behind it there. Where lines are closer than a
-        label is tall (h→d and d→h often are), the labels stack upwards instead of printing on top
-        of each other; none leaves the plot."""
+        """Each reference's label just above or just under its line, in front of the curves (a
+        curve drawn over a label hid it), where it covers the least of them: at the right end,
+        the left end or between, the first place where no curve runs (one covering a curve hid
+        the curve instead: "CPU copy" over the CPU curves). Labels never cover each other or
+        leave the plot."""
         vb = self.getPlotItem().vb
         box = vb.sceneBoundingRect()
         if not self._ref_items or box.height() <= 0 or box.width() <= 0:
             return
         to_scene = self._view_to_scene(vb, box)
         points = self._curve_points(to_scene)
-        ends = {"right": [], "left": []}
-        for line in self._ref_items:
+        taken: list[QRectF] = []
+        for line in sorted(self._ref_items, key=lambda item: -item.value()):
             y = float(to_scene(np.zeros(1), np.array([line.value()]))[1][0])
             w, h = line.label.size_px()
-            right = QRectF(box.right() - LABEL_MARGIN_PX - w, y - h, w, h)
-            left = QRectF(box.left() + LABEL_MARGIN_PX, y - h, w, h)
-            end = "left" if _inside(points, left) < _inside(points, right) else "right"
-            ends[end].append((y, line))
-        for end, rows in ends.items():
-            x_scene = box.right() - LABEL_MARGIN_PX if end == "right" else box.left() + LABEL_MARGIN_PX
-            x_view = vb.mapSceneToView(QPointF(x_scene, box.top())).x()
-            for line, bottom in zip([r[1] for r in sorted(rows, key=lambda r: -r[0])],
-                                    _stack(rows, box)):
-                line.label.setAnchor((1, 1) if end == "right" else (0, 1))
-                line.label.setPos(x_view, vb.mapSceneToView(QPointF(box.left(), bottom)).y())
-                line.label.end = end
+            rect = min(_label_places(box, y, w, h),
+                       key=lambda r: (sum(r.intersects(t) for t in taken), _inside(points, r)))
+            taken.append(rect)
+            line.label.setAnchor((0, 0))
+            line.label.setPos(vb.mapSceneToView(rect.topLeft()))
+            line.label.end = ("right" if rect.right() >= box.right() - LABEL_MARGIN_PX - 1
+                              else "left" if rect.left() <= box.left() + LABEL_MARGIN_PX + 1
+                              else "middle")
 
     @staticmethod
     def _view_to_scene(vb, box):

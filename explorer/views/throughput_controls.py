@@ -20,7 +20,8 @@ from .throughput_chart import IMPL_COLOURS
 
 MODE_TIPS = {"kernel": "data already on the device: only the compute is timed",
              "pinned": "end to end: copy in from page-locked host memory, compute, copy back",
-             "pageable": "end to end from ordinary NumPy arrays (the seed's way)"}
+             "pageable": "end to end from ordinary (pageable) NumPy arrays, as a plain script "
+                         "does"}
 LINE_HINTS = {"kernel": "───", "pinned": "– – –", "pageable": "·······"}
 
 
@@ -86,7 +87,8 @@ class ThroughputControls(QWidget):
         self.cancel_button.setToolTip("Stop the sweep after the current point (Esc)")
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
-        self.progress.setFormat("%v / %m points")
+        # a count only once a sweep runs: "0 / 100 points" read as a stalled run
+        self.progress.setFormat("No sweep run yet (F5)")
         self.progress.setValue(0)
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.setToolTip("Save the table of the last sweep (Ctrl+E)")
@@ -145,6 +147,7 @@ class ThroughputControls(QWidget):
             self.progress.setValue(m.progress)
         elif event in ("started", "finished"):
             if event == "started":
+                self.progress.setFormat("%v / %m points")
                 self.progress.setMaximum(max(m.total, 1))
                 self.progress.setValue(0)
             self.run_button.setEnabled(not m.running)

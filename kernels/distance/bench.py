@@ -39,7 +39,7 @@ def _bench(workload: str, bounds, ref, size):
 
 def workloads() -> list[Workload]:
     return [
-        Workload("distance-seed", "the seed's 1000×1000 mesh (lat 29–31, lon 99–101, point 30,101) "
+        Workload("distance-seed", "a 1000×1000 mesh (lat 29–31, lon 99–101, point 30,101) "
                  "→ RGBA in pinned host memory, per strategy", _bench("distance-seed", SEED_BOUNDS,
                                                                       SEED_REF, (1000, 1000))),
         Workload("distance-world", "4096×2048 whole world from London → RGBA, per strategy",

@@ -3,7 +3,7 @@ lines, and the spread of the repeats drawn at every point."""
 import itertools
 
 import pytest
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QPointF, Qt
 from PyQt6.QtGui import QColor
 from PyQt6.QtWidgets import QApplication
 
@@ -162,3 +162,24 @@ def test_the_key_wraps_in_a_narrow_window_so_the_plot_keeps_its_right_end(qtbot,
             assert item.vb.sceneBoundingRect().contains(_label_rect(line))
         columns.append(view.legend.columnCount)
     assert columns[0] == columns[2] > columns[1] >= 1
+
+
+def test_a_reference_label_covers_no_curve_when_curves_cross_its_line_at_both_ends(view):
+    """The first hour's case: one CPU curve crosses the CPU copy line at small N, the other
+    falls back under it at large N; neither end is free, the middle is."""
+    view.on_progress(vector_sweep.SweepReferences({"cpu-copy": 32.0}, 2**22))
+    for k in range(10, 23):
+        n = 2 ** k
+        for impl, gbs in (("numpy", 12.0 if k < 12 else 90.0),
+                          ("cpu-numba", 140.0 if k < 21 else 20.0)):
+            ms = 12 * n / (gbs * 1e9) * 1e3
+            view.on_progress(vector_sweep.SweepPoint("add", impl, "kernel", n, time_ms=ms,
+                                                     kernel_ms=ms, gbs=gbs, gelems=gbs / 12,
+                                                     repeats=1))
+    QApplication.processEvents()
+    (line,) = view.plot.reference_lines()
+    vb = view.plot.getPlotItem().vb
+    points = view.plot._curve_points(view.plot._view_to_scene(vb, vb.sceneBoundingRect()))
+    rect = _label_rect(line)
+    assert not any(rect.contains(QPointF(float(x), float(y))) for x, y in points)
+    assert line.label.end == "middle"

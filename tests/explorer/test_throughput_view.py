@@ -68,6 +68,7 @@ def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
     assert len(view.plot.reference_lines()) == 1 and "CPU copy" in view.plot.reference_lines()[0].label.toPlainText()
     assert len(timings) == 6 and all(t.phases_ms["kernel"] > 0 for t in timings)
     assert view.progress.value() == view.progress.maximum() == 6
+    assert view.progress.text() == "6 / 6 points"
     assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
 
     path = tmp_path / "sweep.csv"
@@ -226,3 +227,9 @@ def test_dot_is_offered_and_swept(qtbot, view):
     assert len(view.model.points) == 4 and view.table.rowCount() == 4
     assert all(p.op == "dot" and p.gbs > 0 and p.bytes == 8 * p.N for p in view.model.points)
     assert view.table_rows()[0][:4] == ["dot", "cpu-numba", "kernel", "1024"]
+
+
+def test_before_a_sweep_the_counter_says_none_ran_and_no_tip_speaks_of_history(view):
+    assert view.progress.text() == "No sweep run yet (F5)"       # not "0 / 100 points"
+    from explorer.views.throughput_controls import MODE_TIPS
+    assert not any("seed" in tip for tip in MODE_TIPS.values())
