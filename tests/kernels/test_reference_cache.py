@@ -77,7 +77,7 @@ def _corrupt(data: bytes, how: str) -> bytes:
     if how == "foreign":
         return b"PK\x03\x04 a zip file, not ours" + data[40:]
     if how == "other version":
-        return data.replace(b'"version":1', b'"version":7', 1)
+        return data.replace(b'"version":%d' % rc.VERSION, b'"version":7', 1)
     if how == "bad header":
         return data.replace(b'"length"', b'"lenxth"', 1)
     raise AssertionError(how)

@@ -5,22 +5,28 @@ the platform's convention: $XDG_CACHE_HOME or ~/.cache on Linux, ~/Library/Cache
 %LOCALAPPDATA% on Windows; then gpu-explorer/references). A file is named by a hash of the centre
 and the precision, and holds:
 
-    MAGIC (8 bytes) | header length (4 bytes, little-endian) | header (JSON) | payload
+    MAGIC (8 bytes) | header length (4 bytes, little-endian) | header (JSON) | payload | SHA-256
 
 The header names the format version, the centre strings, precision, iterations, the orbit's
-length and the payload's size and SHA-256; the payload is the orbit's float64 points and the
-exact form of its tiny points (orbit_snapshot.py). A file is trusted only when the magic, the
-version, the sizes, the checksum, the snapshot's own consistency check and the centre all agree;
-anything else (corrupt, truncated, foreign, another version) is ignored with a note in `notes`
-and the log, and never read again this run. The folder is held to `max_bytes`: after each save
-the least recently used files go (a load touches its file).
+length, its last point and the payload's size; the payload is the orbit's float64 points and
+the exact form of its tiny points (orbit_snapshot.py); the SHA-256 (32 bytes) is of everything
+before it, header included. A file is trusted only when the magic, the version, the header's
+fields (each of its type and range), the sizes, the checksum, the snapshot's own consistency
+check and the centre all agree. It is read a part at a time, each checked before the next is
+read: the magic and header first, then the file's size against what the header announces, so
+a huge file or a named pipe under an entry's name is refused without reading it. Anything else
+(corrupt, truncated, foreign, another version, not a regular file) is ignored with a note in
+`notes` and the log, and never read again this run. The folder is held to `max_bytes`: after
+each save the least recently used files go (a load touches its file).
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
+import stat
 import tempfile
 import threading
 
@@ -30,11 +36,17 @@ from ...user_cache import ENV_FOLDER, platform_cache_folder
 from .orbit_snapshot import OrbitSnapshot
 
 MAGIC = b"GXREFORB"
-VERSION = 1
+# 2: the checksum covers the header too (version 1's covered the payload alone)
+VERSION = 2
 SUFFIX = ".ref"
 DEFAULT_MAX_BYTES = 1 << 30
 # the header holds two centres of up to 20,000 characters and the last point in hex
 MAX_HEADER_BYTES = 1 << 20
+_START = len(MAGIC) + 4
+_DIGEST = hashlib.sha256().digest_size
+# bounds of the header's counts: far past any orbit the app makes, short of any overflow
+MAX_PRECISION = 1 << 24
+MAX_COUNT = 1 << 48
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +77,10 @@ def encode(s: OrbitSnapshot) -> bytes:
               "escaped": bool(s.escaped), "period": s.period, "length": int(s.length),
               "tiny": int(s.tiny_n.shape[0]), "last_re": s.last_re, "last_im": s.last_im,
               "deriv": [float(s.deriv[0]), float(s.deriv[1]), int(s.deriv[2])],
-              "payload_bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
+              "payload_bytes": len(payload)}
     head = json.dumps(header, separators=(",", ":")).encode()
-    return MAGIC + len(head).to_bytes(4, "little") + head + payload
+    body = MAGIC + len(head).to_bytes(4, "little") + head + payload
+    return body + hashlib.sha256(body).digest()
 
 
 class BadFile(ValueError):
@@ -76,47 +89,93 @@ class BadFile(ValueError):
 
 def decode(data: bytes) -> OrbitSnapshot:
     """The snapshot in a cache file's bytes; BadFile saying what is wrong."""
-    if data[:len(MAGIC)] != MAGIC:
+    return read_snapshot(io.BytesIO(data), len(data))
+
+
+def read_snapshot(fh, size: int) -> OrbitSnapshot:
+    """The snapshot in the open cache file `fh` of `size` bytes, read a part at a time (the
+    magic, the header, then the rest once the size is the header's); BadFile saying what is
+    wrong."""
+    start = fh.read(_START)
+    if start[:len(MAGIC)] != MAGIC:
         raise BadFile("not a reference cache file (wrong magic)")
-    if len(data) < len(MAGIC) + 4:
+    if len(start) < _START:
         raise BadFile("truncated (no header)")
-    n = int.from_bytes(data[len(MAGIC):len(MAGIC) + 4], "little")
-    if n > MAX_HEADER_BYTES or len(MAGIC) + 4 + n > len(data):
+    n = int.from_bytes(start[len(MAGIC):], "little")
+    if n > MAX_HEADER_BYTES or _START + n + _DIGEST > size:
         raise BadFile(f"truncated or damaged header ({n:,} bytes announced)")
+    head = fh.read(n)
+    h = _header(head)
+    expected = _START + n + h["payload_bytes"] + _DIGEST
+    if size != expected:
+        raise BadFile(f"{size:,} bytes, expected {expected:,} (truncated or damaged)")
+    payload = fh.read(h["payload_bytes"])
+    digest = fh.read(_DIGEST)
+    if hashlib.sha256(start + head + payload).digest() != digest:
+        raise BadFile("checksum mismatch (damaged)")
+    return _snapshot(h, payload)
+
+
+def _shown(v) -> str:
+    """A header value for a message: a number or short text as it is, anything else by type."""
+    if isinstance(v, (int, float)) or (isinstance(v, str) and len(v) <= 40):
+        return repr(v)
+    return f"a {type(v).__name__}"
+
+
+def _header(raw: bytes) -> dict:
+    """The header's fields, each checked for its type and range before anything uses it (a
+    number such as 1e999 or a nesting 200,000 deep is a BadFile, not an overflow later)."""
     try:
-        h = json.loads(data[len(MAGIC) + 4:len(MAGIC) + 4 + n].decode())
-        if not isinstance(h, dict):
-            raise ValueError("not an object")
-    except ValueError as exc:
-        raise BadFile(f"unreadable header ({exc})") from None
+        h = json.loads(raw.decode())
+    except (ValueError, RecursionError) as exc:     # UnicodeDecodeError is a ValueError
+        raise BadFile(f"unreadable header ({str(exc)[:80]})") from None
+    if not isinstance(h, dict):
+        raise BadFile(f"unreadable header ({_shown(h)}, not an object)")
     if h.get("version") != VERSION:
-        raise BadFile(f"format version {h.get('version')!r}, this app reads {VERSION}")
+        raise BadFile(f"format version {_shown(h.get('version'))}, this app reads {VERSION}")
+    counts = {"precision": MAX_PRECISION, "iterations": MAX_COUNT, "length": MAX_COUNT,
+              "tiny": MAX_COUNT, "payload_bytes": MAX_COUNT}
+    for key, top in counts.items():
+        v = h.get(key)
+        if type(v) is not int or not 0 <= v <= top:
+            raise BadFile(f"damaged header ({key} is {_shown(v)})")
+    period = h.get("period")
+    if period is not None and (type(period) is not int or not 0 <= period <= MAX_COUNT):
+        raise BadFile(f"damaged header (period is {_shown(period)})")
+    for key in ("centre_re", "centre_im", "last_re", "last_im"):
+        if not isinstance(h.get(key), str):
+            raise BadFile(f"damaged header ({key} is {_shown(h.get(key))})")
+    d = h.get("deriv")
+    if not (isinstance(d, list) and len(d) == 3 and all(type(x) in (int, float) for x in d[:2])
+            and type(d[2]) is int and abs(d[2]) <= MAX_COUNT):
+        raise BadFile("damaged header (deriv)")
+    if not isinstance(h.get("escaped"), bool):
+        raise BadFile(f"damaged header (escaped is {_shown(h.get('escaped'))})")
+    if h["payload_bytes"] != 16 * h["length"] + 28 * h["tiny"]:
+        raise BadFile(f"damaged header (payload of {h['payload_bytes']:,} bytes for "
+                      f"{h['length']:,} points)")
+    return h
+
+
+def _snapshot(h: dict, payload: bytes) -> OrbitSnapshot:
+    """The snapshot of a checked header and its payload; BadFile when they do not fit."""
+    length, k = h["length"], h["tiny"]
+    sizes = (16 * length, 8 * k, 16 * k, 4 * k)
     try:
-        length, k = int(h["length"]), int(h["tiny"])
-        sizes = (16 * length, 8 * k, 16 * k, 4 * k)
-        payload = data[len(MAGIC) + 4 + n:]
-        if length < 1 or k < 0 or len(payload) != sum(sizes) or h["payload_bytes"] != sum(sizes):
-            raise BadFile(f"payload of {len(payload):,} bytes, expected {sum(sizes):,} "
-                          f"(truncated or damaged)")
-        if hashlib.sha256(payload).hexdigest() != h["sha256"]:
-            raise BadFile("checksum mismatch (damaged)")
         parts, at = [], 0
         for size, dt in zip(sizes, ("<c16", "<i8", "<f8", "<i4")):
             parts.append(np.frombuffer(payload, dtype=dt, count=size // np.dtype(dt).itemsize,
                                        offset=at).astype(dt[1:]))
             at += size
-        period = h["period"]
         s = OrbitSnapshot(
-            centre_re=str(h["centre_re"]), centre_im=str(h["centre_im"]),
-            precision=int(h["precision"]), iterations=int(h["iterations"]),
-            escaped=bool(h["escaped"]), period=None if period is None else int(period),
+            centre_re=h["centre_re"], centre_im=h["centre_im"], precision=h["precision"],
+            iterations=h["iterations"], escaped=h["escaped"], period=h["period"],
             length=length, z=parts[0], tiny_n=parts[1], tiny_m=parts[2].reshape(k, 2),
-            tiny_e=parts[3], last_re=str(h["last_re"]), last_im=str(h["last_im"]),
-            deriv=(float(h["deriv"][0]), float(h["deriv"][1]), int(h["deriv"][2])))
+            tiny_e=parts[3], last_re=h["last_re"], last_im=h["last_im"],
+            deriv=(float(h["deriv"][0]), float(h["deriv"][1]), h["deriv"][2]))
         return s.check()
-    except BadFile:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (ValueError, ArithmeticError) as exc:
         raise BadFile(f"damaged header or orbit ({exc})") from None
 
 
@@ -174,14 +233,11 @@ class ReferenceCache:
     def load(self, path: str) -> OrbitSnapshot | None:
         """The snapshot in the file at `path`, or None (with a note) when it is not to be trusted."""
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            s = self._read(path)
         except OSError as exc:
             self._note(f"{path} ignored: {exc.strerror or exc}")
             self._bad.add(path)
             return None
-        try:
-            s = decode(data)
         except BadFile as exc:
             self._note(f"{os.path.basename(path)} ignored: {exc}")
             self._bad.add(path)
@@ -191,6 +247,18 @@ class ReferenceCache:
         except OSError:
             pass
         return s
+
+    def _read(self, path: str) -> OrbitSnapshot:
+        # O_NONBLOCK: opening a named pipe waits for a writer otherwise (a regular file ignores it)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise BadFile("not a regular file (a folder, a pipe or a device)")
+            if st.st_size > self.max_bytes:
+                raise BadFile(f"{st.st_size:,} bytes, more than the whole cache may hold "
+                              f"({self.max_bytes:,})")
+            return read_snapshot(fh, st.st_size)
 
     def save(self, s: OrbitSnapshot) -> str | None:
         """Write the snapshot (whole or not at all), then evict the oldest files past max_bytes;
