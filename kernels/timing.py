@@ -1,17 +1,70 @@
 """One Timings record per job: where the time went and how many bytes crossed the bus.
 
-GPU phases are timed with CUDA events recorded on the job's stream; host phases with a wall clock.
-Under the CUDA simulator there are no real events, so GPU phases are recorded as None: a number
-that was not measured is never shown.
+GPU phases are timed with CUDA events recorded on the job's stream, each phase queued behind a gate
+(kernels/stream_gate.py) that the host opens only once the phase's start event, work and end event
+are all queued: no host pause (a GIL switch, a repaint, a compile on another thread) can enter the
+span. Host phases are timed with a wall clock. Under the CUDA simulator there are no real events, so
+GPU phases are recorded as None: a number that was not measured is never shown.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 PHASES = ("compile", "h2d", "kernel", "d2h", "host", "total")
+
+# how a job's GPU phases were timed, as the timing panel and the bench say it
+CUPTI = "CUPTI activity records"
+GATED = "CUDA events behind a gate"
+EVENTS = "CUDA events"
+GAVE_UP = "CUDA events (gate timed out)"
+WALL = "wall clock"
+UNTIMED = "not timed (simulator)"
+
+METHODS = ("auto", "cupti", "gate", "events")
+# GPU_EXPLORER_TIMING: auto (CUPTI where cupti-python runs, else the gate), cupti, gate, or events
+# (bare events, as before the gate: for A/B runs)
+_method = os.environ.get("GPU_EXPLORER_TIMING", "auto")
+_method = _method if _method in METHODS else "auto"
+# (label, phase) whose body waited on its own stream: gating them would stall until the timeout
+_ungated: set = set()
+_slow: dict = {}
+
+
+def set_method(method: str) -> str:
+    """How later GPU phases are timed (benches compare them in one process); returns the
+    previous setting."""
+    global _method
+    if method not in METHODS:
+        raise ValueError(f"timing method {method!r}; choose one of {', '.join(METHODS)}")
+    before, _method = _method, method
+    return before
+
+
+def method_setting() -> str:
+    return _method
+
+
+def _use_cupti() -> bool:
+    if _method not in ("auto", "cupti"):
+        return False
+    from . import cupti_records
+    return cupti_records.start()
+
+
+def gpu_method_note() -> str:
+    """What times GPU phases in this process, and why not CUPTI where it does not (for the panel)."""
+    if _method == "events":
+        return EVENTS + " (chosen: GPU_EXPLORER_TIMING=events)"
+    if _method == "gate":
+        return GATED
+    from . import cupti_records
+    if cupti_records.start():
+        return CUPTI
+    return f"{GATED} ({cupti_records.why()})"
 
 
 @dataclass
@@ -23,6 +76,7 @@ class Timings:
     label: str = ""            # what the job was, e.g. "mandelbrot 1920×1080"
     detail: dict = field(default_factory=dict)  # sub-phases, e.g. {"colourise": 0.05}
     work: list = field(default_factory=list)    # counted work (kernels.roofs.work.Work)
+    method: str = WALL                           # how the GPU phases were timed (GATED, ...)
 
     def get(self, phase: str):
         return self.phases_ms.get(phase)
@@ -38,7 +92,7 @@ class Timings:
     def as_dict(self) -> dict:
         return {"phases_ms": dict(self.phases_ms), "bytes": dict(self.bytes),
                 "backend": self.backend, "label": self.label, "detail": dict(self.detail),
-                "work": [w.as_dict() for w in self.work]}
+                "work": [w.as_dict() for w in self.work], "method": self.method}
 
     def bandwidth_gbs(self, direction: str):
         """GB/s of a copy phase, or None when it moved nothing or was not timed."""
@@ -76,6 +130,10 @@ class JobTimer:
         with timer.phase("d2h", gpu=True, nbytes=out.nbytes): out.copy_to_host(pinned, stream=stream)
         timings = timer.finish()   # synchronises the stream, resolves events
 
+    A GPU phase's body only queues work; where it must wait for the GPU midway (a progress or
+    cancel check between bands), it calls `timer.wait()` instead of synchronising the stream, so
+    the host's time between the wait and the next launch stays out of the span. A body that waits
+    on its own stream anyway (a copy to or from pageable memory) says `gate=False`.
     `detail` names sub-phases (e.g. colourise) that are also summed into their main phase.
     `queued()` once the job's work is all queued lets later work follow on the same stream
     before finish(), which then waits for this job's work only (a poster's next band).
@@ -84,14 +142,31 @@ class JobTimer:
     def __init__(self, backend, stream=None, label: str = ""):
         self.backend = backend
         self.stream = stream
+        gpu = bool(getattr(backend, "is_gpu", False))
         self.timings = Timings(backend=getattr(backend, "name", str(backend)), label=label)
-        self._events: list[tuple[str, str | None, object, object]] = []
+        # (phase, detail, start event, end event, CUPTI phase id or None)
+        self._events: list[tuple[str, str | None, object, object, int | None]] = []
         self._t0 = time.perf_counter()
         self._end = None            # queued()'s event: what finish() waits for instead of the stream
-        self._events_ok = bool(getattr(backend, "is_gpu", False)) and not getattr(backend, "simulated", False)
+        self._events_ok = gpu and not getattr(backend, "simulated", False)
+        self._open = None           # the gated phase being queued: [name, detail, start, gate]
+        self._gate = None           # this thread's gate, once a phase used it
+        self._given_up = 0          # the gate's count of timed-out holds when first used
+        self._methods: set = set()
+        if gpu and not self._events_ok:
+            self.timings.method = UNTIMED
+
+    def _close_gate(self):
+        from .stream_gate import gate_for_thread
+        if self._gate is None:
+            self._gate = gate_for_thread()
+            self._given_up = self._gate.given_up()
+        self._gate.close(self.stream)
+        return self._gate
 
     @contextmanager
-    def phase(self, name: str, *, gpu: bool = False, nbytes: int = 0, detail: str | None = None):
+    def phase(self, name: str, *, gpu: bool = False, nbytes: int = 0, detail: str | None = None,
+              gate: bool = True):
         if name in ("h2d", "d2h"):
             self.timings.bytes[name] += int(nbytes)
         if gpu and getattr(self.backend, "is_gpu", False):
@@ -100,11 +175,54 @@ class JobTimer:
                 if detail:
                     self.timings.detail.setdefault(detail, None)
                 return
-            start, end = _take_event(), _take_event()
-            start.record(self.stream) if self.stream is not None else start.record()
-            yield
-            end.record(self.stream) if self.stream is not None else end.record()
-            self._events.append((name, detail, start, end))
+            if _use_cupti():
+                from . import cupti_records
+                start = _take_event()
+                self._record(start)
+                self._methods.add(CUPTI)
+                pid = cupti_records.push()
+                try:
+                    yield
+                finally:
+                    cupti_records.pop()
+                    end = _take_event()
+                    self._record(end)
+                    self._events.append((name, detail, start, end, pid))
+                return
+            key = (self.timings.label, name)
+            gated = _method != "events" and gate and key not in _ungated and self._open is None
+            g = self._close_gate() if gated else None
+            start = _take_event()
+            self._record(start)
+            self._methods.add(GATED if gated else EVENTS)
+            if not gated:
+                try:
+                    yield
+                finally:
+                    end = _take_event()
+                    self._record(end)
+                    self._events.append((name, detail, start, end, None))
+                return
+            self._open = [name, detail, start, g]
+            t = time.perf_counter()
+            from numba import cuda
+            try:
+                with cuda.defer_cleanup():  # freeing device memory would wait for the gate
+                    yield
+            finally:
+                name, detail, start, g = self._open
+                self._open = None
+                end = _take_event()
+                self._record(end)
+                g.open()
+                self._events.append((name, detail, start, end, None))
+            from .stream_gate import TIMEOUT_NS
+            if time.perf_counter() - t > 0.9 * TIMEOUT_NS * 1e-9:
+                # the body waited on its own stream (or compiled): thrice, and it is never gated
+                # again (a compile happens once or twice, a wait every time)
+                _slow[key] = _slow.get(key, 0) + 1
+                if _slow[key] >= 3:
+                    _ungated.add(key)
         else:
             t = time.perf_counter()
             yield
@@ -112,6 +230,34 @@ class JobTimer:
             self.timings.add(name, ms)
             if detail:
                 self.timings.detail[detail] = self.timings.detail.get(detail, 0.0) + ms
+
+    def _record(self, event):
+        event.record(self.stream) if self.stream is not None else event.record()
+
+    def wait(self) -> None:
+        """Wait for the work queued so far (a progress or cancel check midway through a phase),
+        keeping the time until the phase's next launch out of its span: the span so far is
+        closed and the gate opened, and after the wait a new span starts behind a new gate."""
+        if self._open is None:
+            self._sync()
+            return
+        name, detail, start, g = self._open
+        end = _take_event()
+        self._record(end)
+        g.open()
+        self._events.append((name, detail, start, end, None))
+        self._sync()
+        self._close_gate()
+        start = _take_event()
+        self._record(start)
+        self._open = [name, detail, start, g]
+
+    def _sync(self):
+        if self.stream is not None:
+            self.stream.synchronize()
+        elif getattr(self.backend, "is_gpu", False):
+            from numba import cuda
+            cuda.synchronize()
 
     def add_host_ms(self, name: str, ms: float, detail: str | None = None):
         self.timings.add(name, ms)
@@ -131,17 +277,24 @@ class JobTimer:
             _give_events((self._end,))
             self._end = None
         elif getattr(self.backend, "is_gpu", False):
-            if self.stream is not None:
-                self.stream.synchronize()
-            else:
-                from numba import cuda
-                cuda.synchronize()
-        for name, detail, start, end in self._events:
-            ms = start.elapsed_time(end)
+            self._sync()
+        pids = [e[4] for e in self._events if e[4] is not None]
+        busy = {}
+        if pids:
+            from . import cupti_records
+            busy = cupti_records.busy_ms(pids)
+            if len(busy) < len(pids):
+                self._methods.add(EVENTS)   # records missing: those phases keep their events
+        for name, detail, start, end, pid in self._events:
+            ms = busy[pid] if pid in busy else start.elapsed_time(end)
             self.timings.add(name, ms)
             if detail:
                 self.timings.detail[detail] = self.timings.detail.get(detail, 0.0) + ms
             _give_events((start, end))
         self._events.clear()
+        if self._methods:
+            gave_up = self._gate is not None and self._gate.given_up() > self._given_up
+            self.timings.method = GAVE_UP if gave_up else (
+                next(iter(self._methods)) if len(self._methods) == 1 else EVENTS)
         self.timings.phases_ms["total"] = (time.perf_counter() - self._t0) * 1e3
         return self.timings

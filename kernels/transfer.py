@@ -72,7 +72,7 @@ class TransferProbe:
         a, _, pin, _ = self._device()
         src = pin if pinned else self.src_host
         t = JobTimer(self.backend, self.stream, "h2d copy")
-        with t.phase("h2d", gpu=True, nbytes=self.nbytes):
+        with t.phase("h2d", gpu=True, nbytes=self.nbytes, gate=pinned):
             a.copy_to_device(src, stream=self.stream)
         return t.finish()
 
@@ -80,7 +80,7 @@ class TransferProbe:
         a, _, pin, page = self._device()
         dst = pin if pinned else page
         t = JobTimer(self.backend, self.stream, "d2h copy")
-        with t.phase("d2h", gpu=True, nbytes=self.nbytes):
+        with t.phase("d2h", gpu=True, nbytes=self.nbytes, gate=pinned):
             a.copy_to_host(dst, stream=self.stream)
         return t.finish()
 

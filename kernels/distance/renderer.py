@@ -110,7 +110,7 @@ class Renderer:
         if d is None:
             from numba import cuda
             host = np.ascontiguousarray(palettes.lut(name, LUT_SIZE)).view(np.uint32).reshape(-1)
-            with timer.phase("h2d", gpu=True, nbytes=host.nbytes):
+            with timer.phase("h2d", gpu=True, nbytes=host.nbytes, gate=False):   # allocates
                 d = cuda.to_device(host, stream=stream)
             self._device_luts[name] = d
         return d

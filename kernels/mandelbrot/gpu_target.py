@@ -188,7 +188,7 @@ class GpuTarget:
                     values, zx, zy, alive_dev, b0, n, *args[:-1], n0, n1, max_iter)
                 alive_dev.copy_to_host(alive_host, stream=stream)
                 timer.timings.bytes["d2h"] += alive_host.nbytes
-                stream.synchronize()
+                timer.wait()
                 total = int(alive_host[0])
                 running, counted, n0 = total - counted, total, n1
                 if cancel is not None and running > 0:

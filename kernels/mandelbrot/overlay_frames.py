@@ -71,7 +71,7 @@ def _download_layers(layers, gpu, pool, stream, timer):
     if not gpu:
         return np.array(layers)
     host = np.empty(layers.shape, layers.dtype)
-    with timer.phase("d2h", gpu=True, nbytes=host.nbytes):
+    with timer.phase("d2h", gpu=True, nbytes=host.nbytes, gate=False):     # pageable
         layers.copy_to_host(host, stream=stream)
     stream.synchronize()
     return host

@@ -103,7 +103,7 @@ def histogram_part(colourer, pool, values: np.ndarray, rows: int, max_iter: int,
     dhist = colourer.pool.device("hist", (HIST_BINS,), np.int64, stream=stream)
     scratch = colourer.pool.device("stats", (N_STATS,), np.float64, stream=stream)
     bx, by = SIM_BLOCK if sim else COLOUR_BLOCK
-    with timer.phase("h2d", gpu=True, nbytes=values.nbytes + rng.nbytes):
+    with timer.phase("h2d", gpu=True, nbytes=values.nbytes + rng.nbytes, gate=False):
         dev.copy_to_device(np.ascontiguousarray(values), stream=stream or 0)
         drng.copy_to_device(np.ascontiguousarray(rng, np.float64), stream=stream or 0)
     with timer.phase("kernel", gpu=True, detail="colourise"):
@@ -111,7 +111,7 @@ def histogram_part(colourer, pool, values: np.ndarray, rows: int, max_iter: int,
         histogram_kernel[SIM_REDUCE_GRID if sim else REDUCE_GRID, (bx, by), stream or 0](
             dev, max_iter, drng, dhist)
     hist = np.empty(HIST_BINS, np.int64)
-    with timer.phase("d2h", gpu=True, nbytes=hist.nbytes):
+    with timer.phase("d2h", gpu=True, nbytes=hist.nbytes, gate=False):
         dhist.copy_to_host(hist, stream=stream or 0)
     _sync(stream)
     return hist
@@ -130,10 +130,10 @@ def colour_part(colourer, pool, values: np.ndarray, rows: int, spec, max_iter: i
         return out
     dev = _device_rows(pool, "part-values", n, rows, w, np.float64, stream)
     rgba = _device_rows(pool, "part-rgba", n, rows, w, np.uint32, stream)
-    with timer.phase("h2d", gpu=True, nbytes=values.nbytes):
+    with timer.phase("h2d", gpu=True, nbytes=values.nbytes, gate=False):
         dev.copy_to_device(np.ascontiguousarray(values), stream=stream or 0)
     colourer.colour(dev, rgba, spec, max_iter, timer, stream, fixed=fixed)
-    with timer.phase("d2h", gpu=True, nbytes=out.nbytes):
+    with timer.phase("d2h", gpu=True, nbytes=out.nbytes, gate=False):
         rgba.copy_to_host(words, stream=stream or 0)
     _sync(stream)
     return out

@@ -172,7 +172,7 @@ class GpuWorkspace(Workspace):
         with timer.phase("host", detail="seed-states"):
             host = X.initial_states(seed, threads)
         states = cuda.device_array(threads, dtype=X.state_dtype(), stream=self.stream())
-        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="seed-copy"):
+        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="seed-copy", gate=False):
             states.copy_to_device(host, stream=self.stream())
         self._seed_states[key] = states
         return states
@@ -190,7 +190,7 @@ class GpuWorkspace(Workspace):
     def take(self, data, n: int, dtype: str, timer):
         x = self.data_buffer(n, dtype)
         host = np.ascontiguousarray(data)
-        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="copy-in"):
+        with timer.phase("h2d", gpu=True, nbytes=host.nbytes, detail="copy-in", gate=False):
             x.copy_to_device(host, stream=self.stream())
         return x
 

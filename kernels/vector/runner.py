@@ -90,12 +90,13 @@ class PointRunner:
             return t.finish()
         host_ins = d.pin_in if mode == "pinned" else d.host_in
         host_out = d.host_out_for(op, mode)
-        with t.phase("h2d", gpu=True, nbytes=sum(a.nbytes for a in ins)):
+        pinned = mode == "pinned"       # a pageable copy waits for its stream: no gate then
+        with t.phase("h2d", gpu=True, nbytes=sum(a.nbytes for a in ins), gate=pinned):
             for dev, host in zip(ins, host_ins):
                 dev.copy_to_device(host, stream=st)
         with t.phase("kernel", gpu=True):
             fn(ins, out, SCALAR, st)
-        with t.phase("d2h", gpu=True, nbytes=out.nbytes):
+        with t.phase("d2h", gpu=True, nbytes=out.nbytes, gate=pinned):
             out.copy_to_host(host_out, stream=st)
         return t.finish()
 

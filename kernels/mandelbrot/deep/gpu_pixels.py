@@ -85,7 +85,7 @@ class GpuPixels:
         if what is not None:
             ensure_device_fits(nbytes, what=what)
         s = self.stream()
-        with timer.phase("h2d", gpu=True, nbytes=nbytes):
+        with timer.phase("h2d", gpu=True, nbytes=nbytes, gate=False):   # allocates
             dev = tuple(cuda.to_device(a, stream=s) for a in arrays)
         self._placed[slot] = (key, dev)
         return dev
@@ -134,7 +134,7 @@ class GpuPixels:
                 launch(kernel, nblocks, threads)(values, counters, b, p0, p1, dynamic, *args,
                                                  stats, redo, nredo)
                 if nbands > 1 and (cancel is not None or progress is not None):
-                    s.synchronize()
+                    timer.wait()
                     if cancel is not None:
                         cancel.check()
                     if progress is not None:

@@ -1,0 +1,112 @@
+"""A gate that holds a stream while a timed phase is queued (the blocking-kernel method of NVIDIA's
+nvbench), so that no host pause can enter a phase's CUDA-event span.
+
+Events time what lies between them on the stream, idle time included. If the timing thread loses
+the GIL between recording the start event and its launch (another Python thread, a repaint, a
+compile), the span holds that pause: a 0.1 ms kernel read as 5-10 ms. With the gate, a one-thread
+kernel spinning on a flag in mapped host memory is queued first; the start event, the phase's work
+and the end event queue behind it; only then does the host raise the flag. The GPU meets the start
+event, the work and the end event back to back, whatever the host did meanwhile.
+
+The spinning kernel gives up after TIMEOUT_NS (a body that waits on its own stream, e.g. a copy to
+pageable memory, would otherwise never return) and says so: that phase's time is then the plain
+event span, and the timer reports it as such.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+TIMEOUT_NS = 1_000_000_000      # longer than any queueing a phase does, short of a hang
+_POLL_NS = 200                  # the spinning thread's pause between reads of the flag
+
+_kernel = None
+_local = threading.local()
+
+
+def _build():
+    """The spinning kernel, compiled on first use (numba-cuda imports only where a GPU runs)."""
+    from llvmlite import ir
+    from numba import cuda, types
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def load_volatile(typingctx, arr):
+        # a volatile load of arr[0]: read from memory each time, never hoisted out of the loop
+        sig = types.int64(arr)
+
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
+            asm = ir.InlineAsm(fnty, "ld.volatile.global.s64 $0, [$1];", "=l,l",
+                               side_effect=True)
+            addr = builder.ptrtoint(ary.data, ir.IntType(64))
+            return builder.call(asm, [addr])
+        return sig, codegen
+
+    @intrinsic
+    def global_timer(typingctx):
+        sig = types.int64()
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(ir.IntType(64), [])
+            asm = ir.InlineAsm(fnty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
+            return builder.call(asm, [])
+        return sig, codegen
+
+    @cuda.jit("void(int64[::1], int64, int64)")
+    def hold(flag, generation, timeout_ns):
+        start = global_timer()
+        while load_volatile(flag) < generation:
+            if global_timer() - start > timeout_ns:
+                flag[1] += 1               # given up: the timer reads the count at its end
+                return
+            cuda.nanosleep(_POLL_NS)
+    return hold
+
+
+class Gate:
+    """One thread's gate on one device: `close(stream)` before a phase's start event, `open()`
+    once its end event is queued. Generations only grow, so a flag never needs resetting and an
+    open reaches every earlier close."""
+
+    def __init__(self):
+        from numba import cuda
+        global _kernel
+        if _kernel is None:
+            _kernel = _build()
+        self.flag = cuda.mapped_array(2, dtype=np.int64)   # [released generation, holds given up]
+        self.flag[:] = 0
+        self.generation = 0
+        self._launch: dict = {}
+
+    def close(self, stream) -> None:
+        """Hold `stream` (None: the default stream) until open()."""
+        from .launch import PreparedKernel
+        self.generation += 1
+        key = id(stream) if stream is not None else 0
+        got = self._launch.get(key)
+        if got is None or got[0] is not stream:
+            got = self._launch[key] = (stream, PreparedKernel(_kernel, 1, 1, stream or 0))
+        got[1](self.flag, np.int64(self.generation), np.int64(TIMEOUT_NS))
+
+    def open(self) -> None:
+        self.flag[0] = self.generation
+
+    def given_up(self) -> int:
+        """How many holds have timed out so far (read once the stream has passed them)."""
+        return int(self.flag[1])
+
+
+def gate_for_thread() -> Gate:
+    """This thread's gate for its current device: mapped memory belongs to a context."""
+    from numba import cuda
+    dev = cuda.get_current_device().id
+    gates = getattr(_local, "gates", None)
+    if gates is None:
+        gates = _local.gates = {}
+    g = gates.get(dev)
+    if g is None:
+        g = gates[dev] = Gate()
+    return g

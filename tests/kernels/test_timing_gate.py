@@ -1,0 +1,166 @@
+"""A GPU phase's time is the GPU's own: host pauses while a phase is queued (a sleep, another
+Python thread holding the GIL) stay out of it (kernels/stream_gate.py, JobTimer)."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from kernels import timing
+from kernels.timing import JobTimer
+from kernels.vector.registry import implementations
+from kernels.vector.runner import PointRunner
+
+PAUSE_S = 0.02
+
+
+def _real(gpu_backend):
+    if gpu_backend.simulated:
+        pytest.skip("the simulator times nothing: the gate is for real events")
+
+
+def _kernel():
+    from numba import cuda
+
+    @cuda.jit
+    def add_one(x):
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] += 1.0
+    return cuda, add_one
+
+
+def test_cpu_phases_say_wall_clock(cpu_backend):
+    t = JobTimer(cpu_backend, None, "cpu job")
+    with t.phase("kernel"):
+        sum(range(1000))
+    got = t.finish()
+    assert got.method == timing.WALL
+    assert got.as_dict()["method"] == timing.WALL
+    assert got.get("kernel") is not None
+
+
+def test_set_method_returns_what_it_replaced():
+    before = timing.set_method("events")
+    try:
+        assert timing.method_setting() == "events"
+        assert timing.set_method("gate") == "events"
+        assert timing.method_setting() == "gate"
+        with pytest.raises(ValueError, match="auto, cupti, gate, events"):
+            timing.set_method("guess")
+    finally:
+        timing.set_method(before)
+
+
+@pytest.mark.gpu
+def test_simulator_says_not_timed(gpu_backend):
+    if not gpu_backend.simulated:
+        pytest.skip("the simulator's case")
+    t = JobTimer(gpu_backend, None, "sim job")
+    with t.phase("kernel", gpu=True):
+        pass
+    got = t.finish()
+    assert got.get("kernel") is None and got.method == timing.UNTIMED
+
+
+@pytest.mark.gpu
+def test_a_pause_while_queueing_stays_out_of_the_kernel_time(gpu_backend):
+    _real(gpu_backend)
+    cuda, add_one = _kernel()
+    x = cuda.to_device(np.zeros(1 << 16))
+    stream = cuda.stream()
+    add_one[256, 256, stream](x)       # compiled outside the timed phases
+    stream.synchronize()
+    from kernels import cupti_records
+    settings = [("gate", timing.GATED), ("events", timing.EVENTS)]
+    if cupti_records.start():
+        settings.append(("cupti", timing.CUPTI))
+    for setting, method in settings:
+        before = timing.set_method(setting)
+        try:
+            t = JobTimer(gpu_backend, stream, f"pause {setting}")
+            with t.phase("kernel", gpu=True):
+                time.sleep(PAUSE_S)    # the GIL lost between the start event and the launch
+                add_one[256, 256, stream](x)
+            got = t.finish()
+        finally:
+            timing.set_method(before)
+        assert got.method == method
+        if setting != "events":
+            assert got.get("kernel") < 0.25 * PAUSE_S * 1e3, got.phases_ms
+        else:                          # what events alone measure: the pause
+            assert got.get("kernel") > 0.9 * PAUSE_S * 1e3, got.phases_ms
+    assert np.all(x.copy_to_host() == 1.0 + len(settings))   # every launch ran once
+
+
+@pytest.fixture
+def gated():
+    before = timing.set_method("gate")
+    yield
+    timing.set_method(before)
+
+
+@pytest.mark.gpu
+def test_wait_midway_keeps_the_host_time_after_it_out(gpu_backend, gated):
+    _real(gpu_backend)
+    cuda, add_one = _kernel()
+    x = cuda.to_device(np.zeros(1 << 16))
+    stream = cuda.stream()
+    add_one[256, 256, stream](x)
+    stream.synchronize()
+    t = JobTimer(gpu_backend, stream, "two launches, a wait between")
+    with t.phase("kernel", gpu=True):
+        add_one[256, 256, stream](x)
+        t.wait()                        # a progress check between bands
+        time.sleep(PAUSE_S)
+        add_one[256, 256, stream](x)
+    got = t.finish()
+    assert got.method == timing.GATED
+    assert got.get("kernel") < 0.25 * PAUSE_S * 1e3, got.phases_ms
+    assert x.copy_to_host()[0] == 3.0
+
+
+@pytest.mark.gpu
+def test_a_body_that_waits_on_its_stream_is_released_and_named(gpu_backend, gated):
+    _real(gpu_backend)
+    from kernels.stream_gate import TIMEOUT_NS
+    cuda, add_one = _kernel()
+    x = cuda.to_device(np.zeros(1 << 10))
+    stream = cuda.stream()
+    t = JobTimer(gpu_backend, stream, "waits inside")
+    t0 = time.perf_counter()
+    with t.phase("kernel", gpu=True):
+        add_one[4, 256, stream](x)
+        stream.synchronize()            # what a pageable copy does: would wait for the gate
+    got = t.finish()
+    assert time.perf_counter() - t0 < 3 * TIMEOUT_NS * 1e-9   # released by the timeout
+    assert got.method == timing.GAVE_UP
+    assert x.copy_to_host()[0] == 1.0
+
+
+def _busy(stop):
+    n = 0
+    while not stop.is_set():            # plain Python, as a repainting GUI thread runs
+        for i in range(2000):
+            n += i
+    return n
+
+
+@pytest.mark.gpu
+def test_a_busy_thread_does_not_enter_vector_kernel_times(gpu_backend):
+    """The issue's case: `add` through PointRunner alone, then beside a thread running Python."""
+    _real(gpu_backend)
+    impl = next(i for i in implementations(gpu_backend) if i.name == "cuda-jit")
+    runner = PointRunner(gpu_backend, repeats=7, budget_s=5.0)
+    n = 1 << 22
+    alone = runner.measure("add", impl, "kernel", n).kernel_ms
+    stop = threading.Event()
+    worker = threading.Thread(target=_busy, args=(stop,))
+    worker.start()
+    try:
+        busy = runner.measure("add", impl, "kernel", n).kernel_ms
+    finally:
+        stop.set()
+        worker.join()
+    assert alone and busy
+    assert busy < 1.5 * alone + 0.01, (alone, busy)
