@@ -65,6 +65,11 @@ def check_writable(path) -> None:
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
+    name, limit = os.path.basename(real), name_max(folder)
+    if len(os.fsencode(name)) > limit:
+        raise ValueError(f"cannot write {path}: the file name is too long ("
+                         f"{len(os.fsencode(name)):,} bytes; this file system takes at most "
+                         f"{limit}); choose a shorter name")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"cannot write {path}: no permission to create files in {folder}")
 
@@ -81,6 +86,25 @@ def check_export_path(path) -> str:
     return path
 
 
+def name_max(folder) -> int:
+    """The longest file name, in bytes, that the file system holding `folder` takes."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):      # no pathconf (Windows): the usual limit
+        return 255
+
+
+def temporary_name(name: str, limit: int) -> str:
+    """`.NAME.xxxxxxxx.tmp` beside a file called `name`, NAME cut short when the whole would be
+    longer than `limit` bytes: a name near the limit can still be written through it."""
+    tail = f".{secrets.token_hex(4)}.tmp"
+    room = limit - 1 - len(tail)
+    encoded = os.fsencode(name)
+    if len(encoded) > room:     # cut on a whole character (a cut one would be dropped anyway)
+        name = encoded[:room].decode("utf-8", errors="ignore")
+    return f".{name}{tail}"
+
+
 @contextlib.contextmanager
 def atomic_path(path, folder: str | None = None):
     """Yield a temporary file name beside `path`; on a clean exit it replaces `path`, on an
@@ -91,8 +115,9 @@ def atomic_path(path, folder: str | None = None):
     path = target_of(path)
     beside, name = os.path.split(os.path.abspath(path))
     folder = folder or beside
+    limit = name_max(folder)
     while True:
-        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        tmp = os.path.join(folder, temporary_name(name, limit))
         try:
             # 0o666 and O_EXCL like a plain open(): the umask applies, nothing is overwritten
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

@@ -211,3 +211,35 @@ def test_the_window_kfr_save_failing_midway_keeps_the_earlier_file(qtbot, view, 
         assert not view.places.save_kfr(str(kfr))
     assert "File too large" in sig.args[0]
     assert kfr.read_bytes() == EARLIER and leftovers(tmp_path) == []
+
+
+# ---- names near the file system's limit (issue 35) -----------------------------------------------
+def render(out):
+    import main
+    return main.main(["--render", "mandelbrot", "--size", "16x12", "--iters", "20", "--backend",
+                      "cpu", "--out", str(out)])
+
+
+def test_a_name_of_250_characters_is_written(tmp_path, capsys):
+    """The temporary name beside it (`.NAME.xxxxxxxx.tmp`) is shortened to fit the file system's
+    255 bytes; the file gets its own name."""
+    out = tmp_path / ("a" * 246 + ".png")
+    assert render(out) == 0, capsys.readouterr().err
+    assert out.read_bytes().startswith(b"\x89PNG") and leftovers(tmp_path) == []
+    files.write_text(tmp_path / ("é" * 125 + ".kfr"), "Re: 0\n")      # 254 bytes in UTF-8
+    assert (tmp_path / ("é" * 125 + ".kfr")).read_text() == "Re: 0\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_name_longer_than_the_file_system_takes_is_refused_before_the_render(tmp_path, capsys,
+                                                                                monkeypatch):
+    import cli.render
+
+    def no_render(*a, **k):
+        raise AssertionError("the render started before the name was checked")
+    monkeypatch.setattr(cli.render, "view_renderer", no_render)
+    out = tmp_path / ("b" * 296 + ".png")
+    assert render(out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "too long" in err and "255" in err, err
+    assert os.listdir(tmp_path) == []
