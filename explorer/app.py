@@ -126,7 +126,6 @@ class MainWindow(QMainWindow):
         self.act_cpu.setShortcut(QKeySequence("Ctrl+Shift+C"))
         self.act_cpu.setToolTip("Render on the CPU (numba, all cores)  [Ctrl+Shift+C]")
         self.act_gpu = QAction("GPU", self, checkable=True)
-        self.act_gpu.setShortcut(QKeySequence("Ctrl+Shift+G"))
         for a in (self.act_cpu, self.act_gpu):
             group.addAction(a)
             tb.addAction(a)
@@ -163,7 +162,15 @@ class MainWindow(QMainWindow):
         m_compute.addAction(self.act_cpu)
         m_compute.addAction(self.act_gpu)
         m_help = menu.addMenu("&Help")
+        act_keys = m_help.addAction("&Keys and guide", lambda: self.show_help("keys"))
+        act_keys.setShortcut(QKeySequence("F1"))
+        m_help.addAction("&Getting started", lambda: self.show_help("guide"))
+        m_help.addSeparator()
         m_help.addAction("About GPU Explorer", self._about)
+        # without a GPU the GPU action is disabled and its key would do nothing: this one says why
+        self.act_gpu_why = QAction("Why there is no GPU", self)
+        self.act_gpu_why.triggered.connect(self._say_no_gpu)
+        self.addAction(self.act_gpu_why)
 
     def _build_status_bar(self):
         sb = self.statusBar()
@@ -217,6 +224,10 @@ class MainWindow(QMainWindow):
     def _update_backend_ui(self):
         gpu_ok = self.gpu_backend is not None
         self.act_gpu.setEnabled(gpu_ok)
+        # one of the two carries Ctrl+Shift+G: the switch, or the reason there is none
+        key = QKeySequence("Ctrl+Shift+G")
+        self.act_gpu.setShortcut(key if gpu_ok else QKeySequence())
+        self.act_gpu_why.setShortcut(QKeySequence() if gpu_ok else key)
         if gpu_ok:
             self.act_gpu.setToolTip(f"Render on the GPU: {self.gpu_backend.device}  [Ctrl+Shift+G]")
         else:
@@ -231,6 +242,14 @@ class MainWindow(QMainWindow):
                 self.info_bar.show_text(f"Running on the CPU: {self.cuda_status.reason}")
         else:
             self.backend_label.setToolTip(where)
+
+    def _say_no_gpu(self):
+        self.show_notice(f"No GPU to switch to: {self.cuda_status.reason}")
+
+    def show_help(self, page: str = "keys"):
+        from .help import HelpDialog
+        self.help_dialog = HelpDialog(self, page)     # kept: tests and scripts look at it
+        self.help_dialog.show()
 
     def set_backend(self, name: str):
         if name == "cuda":
