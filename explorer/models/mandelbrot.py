@@ -279,7 +279,14 @@ class MandelbrotModel:
         return self._moved(self.camera.centre_on(x, y, *self.canvas_size()))
 
     def reset(self) -> bool:
-        return self._moved(self.camera.reset())
+        """Home: the whole set, with the automatic iterations (a count set for a deep place
+        would make the whole set slow for nothing)."""
+        ok = self.camera.reset()
+        if self.fixed_iterations is not None:
+            self.fixed_iterations = None
+            self.observers.notify(ITERATIONS, None)
+            ok = True           # at home already: the new count still needs a frame
+        return self._moved(ok)
 
     def back(self) -> bool:
         """The view before the last gesture; False (and no notice) when there is none."""

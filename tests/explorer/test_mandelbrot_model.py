@@ -289,3 +289,15 @@ def test_a_bad_user_bookmark_file_is_set_aside(tmp_path):
     assert got.notes[1] == got.skipped[0]
     missing = read_bookmark_files(str(tmp_path / "gone.json"), None)
     assert missing.items == [] and missing.notes[0].startswith("Bookmarks unavailable: cannot read")
+
+
+def test_home_goes_back_to_the_automatic_iterations(model):
+    assert model.go_to(*SEAHORSE, "1e-6", 50_000)
+    assert model.fixed_iterations == 50_000
+    seen = events(model)
+    assert model.reset()
+    assert model.fixed_iterations is None and model.iterations() == model.auto_iterations()
+    assert (ITERATIONS, None) in seen and (CAMERA, True) in seen
+    model.set_colouring(model.colouring, 777)       # set by hand at home: Home undoes it too
+    seen.clear()
+    assert model.reset() and model.fixed_iterations is None and (ITERATIONS, None) in seen
