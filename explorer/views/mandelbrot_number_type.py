@@ -28,7 +28,7 @@ from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, choose_deep, de
 
 TYPE_COLOURS = {"float32": "#00838f", "float64": "#2e7d32"}
 COMPARE_SHORTCUT = "Ctrl+Shift+F"
-PANEL_PIXELS = 320          # the comparison's pictures are shown this wide at most
+PANEL_PIXELS = 320          # the comparison's pictures are shown this wide and tall at most
 
 
 class NumberTypeBox(QGroupBox):
@@ -150,10 +150,15 @@ class ComparisonDialog(QDialog):
         for key, rgba in (("f64", comparison.rgba64), ("f32", comparison.rgba32),
                           ("marked", comparison.marked())):
             pix = _pixmap(rgba)
-            if pix.width() > PANEL_PIXELS:
-                pix = pix.scaledToWidth(PANEL_PIXELS, Qt.TransformationMode.FastTransformation)
+            # within a square box, portrait or landscape, and never smaller than the picture: a
+            # QLabel squeezed by the layout crops its pixmap (a portrait view lost its ends)
+            if pix.width() > PANEL_PIXELS or pix.height() > PANEL_PIXELS:
+                pix = pix.scaled(PANEL_PIXELS, PANEL_PIXELS, Qt.AspectRatioMode.KeepAspectRatio,
+                                 Qt.TransformationMode.FastTransformation)
             self.pictures[key].setPixmap(pix)
+            self.pictures[key].setMinimumSize(pix.size())
         self.summary.setText(summary_text(comparison))
+        self.layout().activate()        # the new pictures' sizes first, then the dialog's
         self.adjustSize()
 
 

@@ -4,6 +4,7 @@ number_type.RATES_SOURCE), and the comparison mode's window (CPU backend)."""
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
+from PyQt6.QtWidgets import QApplication
 
 from kernels.mandelbrot import number_type as nt
 from kernels.mandelbrot import renderer as m
@@ -112,3 +113,19 @@ def test_deep_view_uses_and_compares_float32_deltas(qtbot, view, monkeypatch):
     assert c.departed_fraction <= 0.001
     assert "float32 deltas are exact enough" in dialog.summary.text()
     assert "extended exponents" in dialog.summary.text()
+
+
+def test_a_portrait_view_is_compared_whole(qtbot, scheduler, cpu_backend):
+    v = make_view(qtbot, scheduler, cpu_backend, size=(300, 700), iters=40)
+    wait_full_frame(qtbot, v)
+    v.number_types.compare()
+    dialog = v.number_types.dialog
+    qtbot.waitUntil(lambda: dialog.comparison is not None, timeout=60000)
+    QApplication.processEvents()
+    h, w = dialog.comparison.rgba64.shape[:2]
+    for pic in dialog.pictures.values():
+        pix = pic.pixmap()
+        assert max(pix.width(), pix.height()) <= 320          # shrunk into its box, both ways
+        assert abs(pix.width() / pix.height() - w / h) < 0.02   # the view's shape, nothing cut
+        assert pic.width() >= pix.width() and pic.height() >= pix.height()
+    v.number_types.close()
