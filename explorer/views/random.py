@@ -208,6 +208,8 @@ class RandomView(BaseView):
         self.mc_plot.showGrid(x=True, y=True, alpha=0.2)
         self.mc_plot.getAxis("left").enableAutoSIPrefix(False)
         self.mc_plot.getAxis("bottom").enableAutoSIPrefix(False)
+        # room round the points: the first and the last sat on the frame, their symbols cut
+        self.mc_plot.getViewBox().setDefaultPadding(0.08)
         self.mc_legend = self.mc_plot.addLegend(offset=(-10, 10), labelTextColor="k")
         self.mc_curve = pg.PlotDataItem(pen=pg.mkPen("#e6550d", width=2), symbol="o", symbolSize=6,
                                         symbolBrush="#e6550d", name="fused kernel")
