@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ..escape import BAILOUT2
 from .floatexp import make_floatexp
-from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
 from .reference import EZERO
 from .step_helpers import make_offset, make_step_helpers
@@ -64,6 +64,8 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
         sf = math.ldexp(1.0, shift)
         # a BLA step's error: up to ε·2^-shift of |δ| <= sqrt(2)·max(|Re δ|, |Im δ|); 2 for sqrt(2)
         inj = math.ldexp(eps, 1 - shift)
+        if shift >= LAST_SHIFT:     # the last pass's bound counts round-off (guard.py)
+            inj = max(inj, ROUND_INJ)
         fe = extended
         dr = 0.0
         di = 0.0
@@ -227,8 +229,10 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
             bla += b
             skipped += sk
             rebases += rb
-            if not doubt or shift >= LAST_SHIFT:
+            if not doubt:
                 return v, steps, bla, skipped, rebases, shift
+            if shift >= LAST_SHIFT:     # float64 cannot place it: handed back for an exact redo
+                return -1.0 - v, steps, bla, skipped, rebases, shift
             shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
     @loop

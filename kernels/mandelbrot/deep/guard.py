@@ -16,6 +16,12 @@ BLA at all would, on the GPU, leave one thread iterating a deep pixel's 10^4-10^
 while the frame waits for it). docs/PERFORMANCE.md ("BLA accuracy", "The accuracy guard"): the
 guard catches every pixel that BLA got wrong in the seahorse-valley frames.
 
+The last pass's bound also stands for round-off, which the bound does not follow step by step: its
+BLA steps add at least ROUND_INJ·max(|Re δ|, |Im δ|). A pixel still doubtful then is one float64
+deltas cannot place at all (its count moves with the last bits of δ and δc: KF's 5e227 has ~2 % of
+them, wrong by hundreds of iterations in plain perturbation too): the loops hand its value back as
+-1 - value (`untrusted`), and the renderer iterates it exactly (exact_redo.py).
+
 The loops import the constants and compile them in: tools/deep_guard_sweep.py, which tries other
 settings, sets them in each loop module before the loops first compile.
 """
@@ -34,3 +40,14 @@ ERR_TOL2 = 1.0
 # dearly (a factor is at most 4·BAILOUT2 = 2^18, so g2 cannot overflow between two checks)
 G_HI = 2.0 ** 600
 G_LO = 2.0 ** -600
+# the last pass's BLA steps add at least this much of |δ| to the bound: a perturbation step's
+# round-off is ~2^-53 of each of its operations, and ~10 of them run between two BLA steps. On KF's
+# 5e227 at 16x16 the pixels float64 gets wrong end with bounds 2^4..2^13 times |z| at this setting,
+# the right ones at most 2^-0.8 (tools/deep_audit.py; docs/PERFORMANCE.md, "Exact where doubles fail")
+ROUND_INJ = 2.0 ** -51
+
+
+def untrusted(value: float) -> float:
+    """How the loops hand back a pixel their last pass still doubts: -1 - value, below 0 where
+    no count is (exact_redo.trusted undoes it)."""
+    return -1.0 - value

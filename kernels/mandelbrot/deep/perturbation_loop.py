@@ -49,7 +49,7 @@ from numba import njit, prange
 
 from ..escape import BAILOUT2
 from .flat_build import loop_layout
-from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .step_helpers import make_delta_c, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
@@ -85,7 +85,8 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     (perturbation steps, BLA steps, iterations skipped, rebases), whether doubtful (guard.py).
     passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on:
     while one is doubtful, the next with radii 2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose
-    result stands. Value, summed counts, the last pass's shift. `loop_jit` (default `jit`)
+    result stands, as guard.untrusted(value) when still doubtful. Value, summed counts, the last
+    pass's shift. `loop_jit` (default `jit`)
     compiles passes, with walk inlined into it (targets.py). `limits`: (G_LO, G_HI, tiny2, scale,
     zero, one) for a narrower type than float64 (perturbation_f32.py; zero and one of that type
     start its variables), default guard.py's and step_helpers'."""
@@ -188,13 +189,17 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
         while True:
             sf = math.ldexp(1.0, shift)
             inj = math.ldexp(eps, 1 - shift)
+            if shift >= LAST_SHIFT:     # the last pass's bound counts round-off (guard.py)
+                inj = max(inj, ROUND_INJ)
             v, a, b, sk, rb, doubt = walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj)
             steps += a
             bla += b
             skipped += sk
             rebases += rb
-            if not doubt or shift >= LAST_SHIFT:
+            if not doubt:
                 return v, steps, bla, skipped, rebases, shift
+            if shift >= LAST_SHIFT:     # float64 cannot place it: handed back for an exact redo
+                return -one - v, steps, bla, skipped, rebases, shift
             shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
     return walk, passes

@@ -343,6 +343,12 @@ class ReferenceOrbit:
                 return True
             return float(gmpy2.log2(far)) <= width_log2 + math.log2(REUSE_WIDTHS)
 
+    def centred_at(self, centre_re, centre_im) -> bool:
+        """Whether this is the orbit of that very centre (a cut picture's reference: not one an
+        earlier frame left nearby, so its values do not depend on what its worker drew before)."""
+        with self._gmpy2.context(precision=self.precision):
+            return to_mpc(centre_re, centre_im, self.precision) == self.centre
+
     def nbytes(self) -> int:
         return self.length * (4 * 8 + 4)
 

@@ -23,7 +23,7 @@ from ...roofs.work import record
 from ...timing import JobTimer, Timings
 from ..deep_work import frame_work
 from ..number_type import float32_deltas_reach
-from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
+from . import exact_redo, extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .gpu_pixels import GpuPixels
@@ -39,7 +39,7 @@ from .layout import (
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
-from .reference import ReferenceOrbit, gmpy2_module, to_mpc, warm_engine
+from .reference import ReferenceOrbit, gmpy2_module, warm_engine
 from .request import DeepRequest
 from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
 from .table_ahead import cached as ahead_cached
@@ -72,8 +72,9 @@ class DeepResult:
     """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
     timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
     made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
-    pixels done again because their count was doubtful, see guard.py); reference: the
-    ReferenceOrbit used; reused: whether it came from an earlier frame."""
+    pixels done again because their count was doubtful, see guard.py; exact_pixels iterated in
+    MPFR, marked_pixels left doubtful, exact_redo.py); reference: the ReferenceOrbit used;
+    reused: whether it came from an earlier frame."""
     values: np.ndarray
     timings: Timings
     format: str
@@ -131,14 +132,6 @@ class FrameGeometry(PixelGrid):
                              int(cexp) + math.ceil(math.log2(cmax)))
 
 
-def _centred(orbit: ReferenceOrbit, place: DeepRequest) -> bool:
-    """Whether `orbit` is the reference of `place`'s own centre (not one an earlier frame left
-    nearby: a cut picture's values must not depend on what its worker drew before)."""
-    gmpy2 = gmpy2_module()
-    with gmpy2.context(precision=orbit.precision):
-        return to_mpc(place.center_re, place.center_im, orbit.precision) == orbit.centre
-
-
 class DeepRenderer:
     """Renders DeepRequests on one backend ("cpu" or "cuda"), keeping the last reference orbit and
     its table (and their device copies) for the next frame. Use from one thread."""
@@ -164,6 +157,7 @@ class DeepRenderer:
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
+        self.exact_redo = True      # pixels float64 cannot place iterated in MPFR (off: marked)
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
@@ -304,6 +298,10 @@ class DeepRenderer:
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
+        exact = {}
+        if not self.backend.is_gpu:     # the pixels float64 cannot place, exactly (exact_redo.py)
+            with timer.phase("host", detail="exact pixels"):
+                exact = exact_redo.settle(request, values, self.exact_redo)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
 
@@ -312,7 +310,7 @@ class DeepRenderer:
             self.pixels.settled(started)
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
-            st = self._stats_dict(stats)
+            st = {**self._stats_dict(stats), "exact_pixels": 0, "marked_pixels": 0, **exact}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
             return DeepResult(values=values, timings=timings, format=fmt, stats=st,
@@ -330,7 +328,7 @@ class DeepRenderer:
         orbit = self.orbit
         reused = (orbit is not None and
                   orbit.serves(place.center_re, place.center_im, width_log2, need)
-                  and (request.within is None or _centred(orbit, place)))
+                  and (request.within is None or orbit.centred_at(place.center_re, place.center_im)))
         found = None
         if not reused and self.references is not None:    # a movie's pinned orbit, the disk
             found = self.references.find(place, need)

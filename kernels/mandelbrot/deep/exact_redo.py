@@ -1,0 +1,49 @@
+"""The pixels float64 deltas cannot place, iterated exactly: the per-pixel loops hand back a pixel
+their last pass still doubts as guard.untrusted(value) (below 0), and `settle` gives each the
+count MPFR gives at the precision its conditioning needs (mpfr_escape.settled_value), on all the
+host's cores. A pixel whose count has not settled by the largest precision tried keeps that
+answer and is counted as marked.
+
+Cost: about one reference orbit's time per such pixel (0.7 s for KF's 5e227 at 864 bits, twice
+that and more to confirm the count at a higher precision); KF's 5e227 has ~2 % of them, the other
+KF files and the test frames far fewer (docs/PERFORMANCE.md, "Exact where doubles fail"). Paid
+only where the loop's own bound says float64 failed, never per pixel of the frame.
+
+A pixel is iterated as a place of its whole picture (DeepRequest.picture), so a band's answer is
+the one-piece picture's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import mpfr_escape
+
+
+def untrusted_pixels(values: np.ndarray) -> np.ndarray:
+    """(row, col) of the pixels the loop handed back (values below 0), as an (N, 2) array."""
+    return np.argwhere(values < 0)
+
+
+def trusted(value):
+    """The loop's own value of a pixel it handed back (guard.untrusted undone)."""
+    return -1.0 - value
+
+
+def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None) -> dict:
+    """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
+    by its exact value (`exact`) or by the loop's own (not exact: all of them marked). Returns
+    {"exact_pixels": iterated in MPFR, "marked_pixels": left doubtful}."""
+    where = untrusted_pixels(values)
+    if len(where) == 0:
+        return {"exact_pixels": 0, "marked_pixels": 0}
+    if not exact:
+        values[where[:, 0], where[:, 1]] = trusted(values[where[:, 0], where[:, 1]])
+        return {"exact_pixels": 0, "marked_pixels": int(len(where))}
+    whole = request.picture()
+    row0 = 0 if request.within is None else int(request.within[1])
+    got = mpfr_escape.settled_values(whole, [(row0 + r, c) for r, c in where], threads=threads)
+    marked = 0
+    for (r, c), (v, _bits, settled) in zip(where, got):
+        values[r, c] = v
+        marked += 0 if settled else 1
+    return {"exact_pixels": int(len(where)), "marked_pixels": marked}

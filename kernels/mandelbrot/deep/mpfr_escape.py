@@ -1,0 +1,124 @@
+"""One point's escape by brute force in MPFR, compiled (MPFR's C API from numba, as mpfr_engine.py):
+the truth for deep pixels that perturbation in doubles cannot place (guard.py) and the audit's
+yardstick (audit.py). exact.py is the same iteration in gmpy2's Python, ~10x slower.
+
+A pixel whose count hangs on its point to 2^-1000 of a pixel or finer (it lies that close to a
+minibrot or a filament) needs the point and the iteration at that many bits: `settled_value`
+grows the precision until two precisions give the same count. The loop holds no GIL, so
+`settled_values` runs pixels on all the host's cores with threads.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+from numba import njit
+
+from ..escape import BAILOUT2
+from . import mpfr_lib as M
+from .exact import smooth_value
+
+# rows of the numbers: z, c, the squares and a scratch
+X, Y, CX, CY, X2, Y2, T = range(7)
+# a doubtful count is checked at this many times the bits; the precision grows so at most
+# MAX_GROWTHS times past the first (1e227 frames: 864 bits, then 1,296 .. 6,561)
+GROWTH = 1.5
+MAX_GROWTHS = 5
+
+
+@njit(nogil=True, cache=True)
+def _escape(a, max_iter):
+    """(n, |z_n|^2) at the first n with |z_n|^2 > BAILOUT2, or (max_iter + 1, 0) while bounded;
+    z and c at rows X, Y, CX, CY of the numbers at addresses `a`."""
+    x, y, cx, cy, x2, y2, t = a[X], a[Y], a[CX], a[CY], a[X2], a[Y2], a[T]
+    rn = M.RNDN
+    for n in range(1, max_iter + 1):
+        M.sqr(x2, x, rn)
+        M.sqr(y2, y, rn)
+        M.add(t, x, y, rn)
+        M.sqr(t, t, rn)
+        M.sub(t, t, x2, rn)
+        M.sub(t, t, y2, rn)
+        M.add(y, t, cy, rn)
+        M.sub(x, x2, y2, rn)
+        M.add(x, x, cx, rn)
+        zr = M.get_d(x, rn)
+        zi = M.get_d(y, rn)
+        r2 = zr * zr + zi * zi
+        if r2 > BAILOUT2:
+            return n, r2
+    return max_iter + 1, 0.0
+
+
+def escape(cre_hex: str, cim_hex: str, bits: int, max_iter: int) -> tuple[int, float]:
+    """(n, value) of c = cre + i*cim (MPFR hex strings) iterated at `bits`: n the escape
+    iteration (max_iter + 1 while bounded), value the smooth count as the kernels give it."""
+    nums = M.MpfrNumbers(7, int(bits))
+    nums.set_hex(CX, cre_hex)
+    nums.set_hex(CY, cim_hex)
+    nums.set_hex(X, "0")
+    nums.set_hex(Y, "0")
+    n, r2 = _escape(nums.addr, int(max_iter))
+    if n > max_iter:
+        return n, float(max_iter)
+    return n, smooth_value(r2, n)
+
+
+def point_hex(request, row: int, col: int, bits: int) -> tuple[str, str]:
+    """Pixel (row, col) of `request`'s picture (exact.pixel_point) at `bits`, as hex strings."""
+    from .exact import pixel_point
+    from .reference import gmpy2_module
+    gmpy2 = gmpy2_module()
+    with gmpy2.context(precision=int(bits)):
+        cre, cim = pixel_point(request, row, col)
+        return format(cre, "a"), format(cim, "a")
+
+
+def settled_value(request, row: int, col: int, bits: int | None = None) -> tuple[float, int, bool]:
+    """(value, bits, settled) of pixel (row, col): brute force from `bits` (default the request's
+    precision + 32, exact.py's), the precision grown GROWTH-fold until two precisions in a row
+    agree on the escape iteration (settled), MAX_GROWTHS times at most (the last answer then
+    stands, not settled)."""
+    bits = int(bits or request.precision + 32)
+    prev = None
+    for _ in range(MAX_GROWTHS + 1):
+        n, v = escape(*point_hex(request, row, col, bits), bits, request.max_iter)
+        if prev is not None and prev == n:
+            return v, bits, True
+        prev, last = n, bits
+        bits = int(bits * GROWTH) // 64 * 64 + 64
+    return v, last, False
+
+
+def workers() -> int:
+    """Threads for the host's MPFR pixels: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:     # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def settled_values(request, pixels, bits: int | None = None, threads: int | None = None):
+    """settled_value of each (row, col) in `pixels`, on `threads` threads (default every core):
+    a list of (value, bits, settled) in the order given."""
+    pixels = [(int(r), int(c)) for r, c in pixels]
+    if not pixels:
+        return []
+    n = min(len(pixels), threads or workers())
+    if n == 1:
+        return [settled_value(request, r, c, bits) for r, c in pixels]
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(lambda p: settled_value(request, p[0], p[1], bits), pixels))
+
+
+def escapes_at(request, pixels, bits: int, threads: int | None = None):
+    """(n, value) of each pixel at `bits` alone (no doubling), on all cores."""
+    pixels = [(int(r), int(c)) for r, c in pixels]
+
+    def one(p):
+        return escape(*point_hex(request, p[0], p[1], bits), bits, request.max_iter)
+    with ThreadPoolExecutor(min(max(1, len(pixels)), threads or workers())) as pool:
+        return list(pool.map(one, pixels))
+
+
+
