@@ -10,7 +10,9 @@ Every problem is a ValueError with one plain line that names the file.
 from __future__ import annotations
 
 import os
+import select
 import stat
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,6 +22,8 @@ from .location_text import Location, parse_location
 MAX_LOCATION_FILE_BYTES = MAX_KFR_BYTES
 # control characters a text file may hold (tab, line feed, carriage return, form feed)
 _TEXT_CONTROLS = {9, 10, 12, 13}
+# a pipe (a shell's <(…)) whose writer sends nothing for this long is given up on
+PIPE_WAIT_S = 10.0
 
 
 def read_location_text(path) -> str:
@@ -35,12 +39,14 @@ def read_location_text(path) -> str:
     if stat.S_ISREG(st.st_mode) and st.st_size > MAX_LOCATION_FILE_BYTES:
         raise ValueError(_too_large(path, st.st_size))
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_LOCATION_FILE_BYTES + 1)
+        data = _read_bounded(path, MAX_LOCATION_FILE_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_LOCATION_FILE_BYTES:     # a pipe or a file that grew while read
         raise ValueError(_too_large(path, None))
+    if not data and stat.S_ISFIFO(st.st_mode):
+        raise ValueError(f"{path} is a named pipe and nothing was writing to it: give a "
+                         "location file (or a pipe something writes a location into)")
     bad = next((i for i, b in enumerate(data) if b < 32 and b not in _TEXT_CONTROLS), None)
     if bad is not None:
         raise ValueError(f"{path} is not a text file (byte {bad:,} is the control code "
@@ -51,6 +57,38 @@ def read_location_text(path) -> str:
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path} is not a text file (byte {exc.start:,} is not UTF-8): a location "
                          "file holds lines such as 'Re: …', 'Im: …', 'Zoom: …'") from None
+
+
+def _read_bounded(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of the file at `path`. A pipe is opened without waiting for a
+    writer (a named pipe nothing writes to reads as empty at once, instead of waiting for good)
+    and read while its writer sends something at least every PIPE_WAIT_S seconds."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
+            os.set_blocking(fd, True)
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                return fh.read(limit)
+        chunks, got, poll = [], 0, select.poll()
+        poll.register(fd, select.POLLIN)
+        deadline = time.monotonic() + PIPE_WAIT_S
+        while got < limit:
+            try:
+                chunk = os.read(fd, min(1 << 16, limit - got))
+            except BlockingIOError:      # the writer is there but sent nothing yet
+                left = deadline - time.monotonic()
+                if left <= 0 or not poll.poll(left * 1000):
+                    raise ValueError(f"nothing came from {path} for {PIPE_WAIT_S:.0f} s: give "
+                                     "a location file") from None
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            deadline = time.monotonic() + PIPE_WAIT_S
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _too_large(path: str, size: int | None) -> str:

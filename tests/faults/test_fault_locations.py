@@ -116,3 +116,37 @@ def test_a_bookmark_deeper_than_the_deepest_width_is_refused(qtbot, view):
     view.status_message.connect(lambda t, ms: msgs.append(t))
     view.go_to_bookmark(deep)
     assert view.camera.state == before and "1e-10000" in msgs[-1]
+
+
+# ---- a named pipe as the location file (issue 35) ------------------------------------------------
+def test_a_named_pipe_nothing_writes_to_is_refused_at_once(tmp_path):
+    """`--location FIFO` with no writer waited for one for good; the command now says why, exit
+    status 2, and the pipe is left as it was."""
+    import os
+    import stat
+
+    from faultkit import run_python
+    fifo = tmp_path / "place.kfr"
+    os.mkfifo(fifo)
+    r = run_python("import main, sys; sys.exit(main.main(sys.argv[1:]))",
+                   args=["--render", "mandelbrot", "--size", "16x12", "--backend", "cpu",
+                         "--location", str(fifo), "--out", str(tmp_path / "x.png")], timeout=60)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert r.stderr.count("\n") == 1 and "pipe" in r.stderr and "nothing" in r.stderr, r.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and not (tmp_path / "x.png").exists()
+
+
+def test_a_pipe_with_a_place_in_it_is_still_read(tmp_path):
+    """What a shell's <(…) gives: a pipe whose writer is there; its text is the location."""
+    import os
+
+    from services.location_file import load_location_file
+    r, w = os.pipe()
+    try:
+        os.write(w, b"center=-0.75,0.1 width=0.01 iters=300\n")
+        os.close(w)
+        found = load_location_file(f"/dev/fd/{r}")
+    finally:
+        os.close(r)
+    loc = found.place((4, 3))
+    assert (str(loc.center_re), str(loc.width), loc.iterations) == ("-0.75", "0.01", 300)
