@@ -180,24 +180,25 @@ class MandelbrotModel:
         self.observers.notify(COLOURING)
 
     # ---- number format and requests --------------------------------------------------------------
-    def number_format(self, w: int | None = None) -> str:
+    def number_format(self, w: int | None = None, width: Decimal | None = None) -> str:
         """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use
-        at `w` pixels across (default: the canvas's)."""
+        at `w` pixels across (default: the canvas's), `width` wide (default: the camera's)."""
         s = self.camera.state
         if w is None:
             w = max(self.canvas_size()[0], 1)
-        return number_format(s.center_re, s.center_im, s.width, w)
+        return number_format(s.center_re, s.center_im, s.width if width is None else width, w)
 
-    def build_request(self, w: int, h: int):
+    def build_request(self, w: int, h: int, width: Decimal | None = None):
         """A MandelbrotRequest where float64 suffices, else a DeepFrameRequest (the centre's and
-        width's digits as decimal strings)."""
+        width's digits as decimal strings); `width` in the plane, default the camera's."""
         s = self.camera.state
+        width = s.width if width is None else width
         c = self.colouring
-        fmt = self.number_format(w)
+        fmt = self.number_format(w, width)
         colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
                   "want_values": False, "backend": self.backend}
-        req = place_request(s.center_re, s.center_im, s.width, (w, h), self.iterations(), **colour)
+        req = place_request(s.center_re, s.center_im, width, (w, h), self.iterations(), **colour)
         req, self.number_choice = resolve_number_type(req, self.backend, self.number_type)
         return with_usable_overlay(req, self.overlay)
 
@@ -343,9 +344,21 @@ class MandelbrotModel:
         `gpus`: spread the picture's bands over these GPUs. ValueError when the path cannot be
         written (checked first: it must not cost a whole render) or the place not rendered."""
         check_export_path(path)
-        req = dataclasses.replace(self.build_request(w, h), want_values=path.lower().endswith(".npy"))
+        req = dataclasses.replace(self.build_request(w, h, self.export_width(w, h)),
+                                  want_values=path.lower().endswith(".npy"))
         req.validate()
         return MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None)
+
+    def export_width(self, w: int, h: int) -> Decimal:
+        """The width of a w×h export that holds everything the canvas shows: the camera's, or
+        more where the export is wider in shape than the canvas (a 16:9 export of a square view
+        lost the view's top and bottom)."""
+        s = self.camera.state
+        cw, ch = self.canvas_size()
+        if cw <= 0 or ch <= 0 or w <= 0 or h <= 0:
+            return s.width
+        need = s.width * Decimal(ch * w) / Decimal(cw * h)
+        return s.width if need <= s.width else Decimal(f"{need:.6e}")
 
     def movie_place(self) -> dict:
         """The place and colouring as a zoom movie's fields (services.movie.MovieSpec)."""

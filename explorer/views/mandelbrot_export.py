@@ -60,7 +60,9 @@ class ExportDialog(QDialog):
         self.preset = QComboBox()
         for label, _ in PRESETS:
             self.preset.addItem(label)
-        self.preset.setToolTip("Common picture sizes; the window's size does not limit the export")
+        self.preset.setToolTip("Common picture sizes; the window's size does not limit the export. "
+                               "The picture holds all of the view: a shape other than the "
+                               "window's adds to its sides or to its top and bottom")
         form.addRow("Size", self.preset)
         self.w, self.h = QSpinBox(), QSpinBox()
         for spin, tip in ((self.w, "Width in pixels"), (self.h, "Height in pixels")):

@@ -301,3 +301,16 @@ def test_home_goes_back_to_the_automatic_iterations(model):
     model.set_colouring(model.colouring, 777)       # set by hand at home: Home undoes it too
     seen.clear()
     assert model.reset() and model.fixed_iterations is None and (ITERATIONS, None) in seen
+
+
+def test_an_export_holds_everything_the_canvas_shows_whatever_its_shape(model, tmp_path):
+    assert model.go_to(*SEAHORSE, "0.01")
+    width = model.camera.state.width
+    same = model.export_job(str(tmp_path / "a.png"), 4 * W, 4 * H).request
+    assert Decimal(repr(same.width)) == width                # the canvas's shape: its framing
+    wide = model.export_job(str(tmp_path / "b.png"), 1600, 900).request
+    # 16:9 from 4:3: as tall in the plane as the canvas, so wider than it
+    assert float(wide.width) * 900 / 1600 >= float(width) * H / W * (1 - 1e-6)
+    assert float(wide.width) > float(width)
+    tall = model.export_job(str(tmp_path / "c.png"), 300, 400).request
+    assert Decimal(repr(tall.width)) == width                # taller: more above and below
