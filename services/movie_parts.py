@@ -16,6 +16,7 @@ import math
 import os
 import secrets
 import shutil
+import stat
 
 from .movie import Movie, MovieError, OtherMovie, frame_file, is_png_pattern
 from .parts import PLAN_VERSION, PartsFolder, checked_cut, set_aside
@@ -74,6 +75,20 @@ class OutputLock:
         self.mark = f"{os.getpid()} {secrets.token_hex(8)}\n"
         self.held = False
 
+    def _check_kind(self) -> None:
+        """MovieError naming the lock's path when something other than a file lies there (a
+        folder cannot be locked or removed as a lock; a named pipe would wait for a writer)."""
+        try:
+            mode = os.lstat(self.path).st_mode
+        except OSError:
+            return
+        if stat.S_ISREG(mode):
+            return
+        what = ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                else "a link" if stat.S_ISLNK(mode) else "not a regular file")
+        raise MovieError(f"cannot lock {self.out}: {self.path} (where its lock file goes) is "
+                         f"{what}; move it away", unusable=True)
+
     def holder(self) -> int | None:
         """The live process other than this one that holds the lock, or None."""
         try:
@@ -84,6 +99,7 @@ class OutputLock:
         return pid if pid > 0 and pid != os.getpid() and _alive(pid) else None
 
     def check(self) -> None:
+        self._check_kind()
         pid = self.holder()
         if pid is not None:
             raise MovieBusy(f"another run (process {pid}) is making {self.out}; wait for it to "

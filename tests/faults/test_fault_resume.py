@@ -98,6 +98,20 @@ def test_a_second_run_on_one_output_refuses(tmp_path, capsys):
     assert not (tmp_path / ".m.mp4.lock").exists() and frames_of(out)[0] == 8
 
 
+@pytest.mark.parametrize("what", ["folder", "pipe"])
+def test_something_else_where_the_lock_file_goes_is_named_before_any_work(tmp_path, capsys, what):
+    """A folder (or a named pipe, which would wait for a writer) at `.NAME.lock`: the message
+    names that path and what is there, not the parts folder, and nothing is made."""
+    out = tmp_path / "m.mp4"
+    lock = tmp_path / ".m.mp4.lock"
+    lock.mkdir() if what == "folder" else os.mkfifo(lock)
+    assert movie(out) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(lock) in err and what in err, err
+    assert ".parts" not in err and not os.path.exists(movie_parts.parts_dir(str(out)))
+    assert sorted(os.listdir(tmp_path)) == [".m.mp4.lock"]
+
+
 def test_the_writer_holds_the_lock_while_it_works(tmp_path):
     from services.movie import MovieSpec, prepare
     spec = MovieSpec(out=str(tmp_path / "m.mp4"), size=(32, 18), fps=4, seconds=2.0)
