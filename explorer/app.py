@@ -14,7 +14,7 @@ from PyQt6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QPr
 from kernels import backend as backends
 from kernels.extras import app_version
 
-from . import persisted
+from . import kept_places, persisted
 from .info_bar import InfoBar
 from .roofline_panel import RooflineDock
 from .scheduler_qt import QtScheduler
@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
 
         # every saved value is checked: a wrong type is dropped with a note, never raised
         notes = self.startup_notes
+        kept_places.restore(self.settings, self.views, notes)    # before any view is shown
         start = view or persisted.read_choice(self.settings, "view", VIEW_IDS, notes) or VIEW_IDS[0]
         if start in self.views:
             self.tabs.setCurrentIndex(list(self.views).index(start))
@@ -328,6 +329,7 @@ class MainWindow(QMainWindow):
         if view is not None:       # the tab as well: a start on the saved view needs it
             self.settings.setValue("view", view.view_id)
         self.settings.setValue("geometry", self.saveGeometry())
+        kept_places.save(self.settings, self.views)
         self.settings.setValue("windowState", self.saveState())
         problem = persisted.write_problem(self.settings)
         if problem:
