@@ -54,6 +54,22 @@ def frame_file(pattern: str, k: int) -> str:
     return pattern % k
 
 
+def make_frames_folder(out: str) -> None:
+    """A PNG sequence's folder is its output: made when only its last level is missing (a new
+    folder beside existing ones, as `frames/z%05d.png` asks for). A path missing higher up is
+    left for check_writable to name: a typo there must not build a tree of folders."""
+    folder = os.path.dirname(os.path.abspath(os.fspath(out)))
+    if not is_png_pattern(out) or os.path.isdir(folder) or not os.path.isdir(os.path.dirname(folder)):
+        return
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise MovieError(f"cannot make the folder {folder} for the frames: "
+                         f"{exc.strerror or exc}") from None
+
+
 def check_output(out: str) -> str:
     """"video" or "png" for a movie written to `out`; MovieError naming what is wrong."""
     out = os.fspath(out)
@@ -65,6 +81,7 @@ def check_output(out: str) -> str:
         if a is None or a == b or "%" in os.path.dirname(out):
             raise MovieError(f"--movie {out}: a PNG sequence needs one number pattern in the file "
                              "name, such as DIR/frame%05d.png")
+        make_frames_folder(out)
         try:
             check_writable(a)
         except ValueError as exc:

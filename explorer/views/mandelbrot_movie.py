@@ -26,6 +26,7 @@ from services.movie import (
     MovieError,
     MovieSpec,
     OtherMovie,
+    make_frames_folder,
     prepare,
 )
 from services.movie_parts import Parts, parts_dir
@@ -312,8 +313,10 @@ def movie_problem(choice: dict, view) -> tuple[str, str] | None:
     mapping = choice.get("mapping") or view_mapping(view)
     out = choice["out"]
     try:
+        if choice["codec"] is None:
+            make_frames_folder(out)     # PNG frames: a new folder of them is made
         check_writable(out)
-    except ValueError as exc:
+    except (MovieError, ValueError) as exc:
         return "path", str(exc)
     w, h = choice["size"]
     if choice["codec"] is not None and (w % 2 or h % 2):

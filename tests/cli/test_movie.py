@@ -218,6 +218,12 @@ def test_an_output_that_cannot_be_written_is_refused_first(tmp_path, capsys, mon
     assert "must end in .mp4, .mkv, .mov" in capsys.readouterr().err
     assert movie(tmp_path / "frame.png") == 2
     assert "needs one number pattern" in capsys.readouterr().err
+    # PNG frames: a new folder of them is made, one level only (a typo higher up is named)
+    assert movie(tmp_path / "a" / "b" / "f%05d.png") == 2
+    assert "does not exist" in capsys.readouterr().err and not (tmp_path / "a").exists()
+    from services.movie import check_output
+    assert check_output(str(tmp_path / "frames" / "f%05d.png")) == "png"
+    assert (tmp_path / "frames").is_dir()
 
 
 def test_nvenc_without_an_encoder_is_refused_in_one_line(tmp_path, capsys, monkeypatch):

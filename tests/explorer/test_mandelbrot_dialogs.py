@@ -171,3 +171,17 @@ def test_an_export_asks_before_it_replaces_a_file(qtbot, tmp_path, monkeypatch):
     fresh.path.setText(str(tmp_path / "new.png"))
     fresh.accept()                           # nothing to replace: nothing asked
     assert not asked and fresh.result() == QDialog.DialogCode.Accepted
+
+
+def test_png_frames_into_a_new_folder_are_accepted_and_the_folder_made(qtbot, scheduler,
+                                                                       cpu_backend, tmp_path):
+    from explorer.views.mandelbrot import MandelbrotView
+    view = MandelbrotView(scheduler, cpu_backend)      # not shown: its place is all that is read
+    qtbot.addWidget(view)
+    choice = {"out": str(tmp_path / "frames" / "zoom%05d.png"), "size": (64, 48), "fps": 4,
+              "seconds": 1.0, "zoom": "in", "codec": None, "mapping": "sqrt"}
+    assert mm.movie_problem(choice, view) is None
+    assert (tmp_path / "frames").is_dir()
+    deeper = dict(choice, out=str(tmp_path / "a" / "b" / "zoom%05d.png"))
+    kind, why = mm.movie_problem(deeper, view)
+    assert kind == "path" and "does not exist" in why and not (tmp_path / "a").exists()
