@@ -19,6 +19,7 @@ from .location import apply_location
 from .newton import move_to_minibrot
 from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
+from .reference_line import reference_line
 
 
 # what a deep picture's bar says it is doing, by its renderer's stage
@@ -143,6 +144,9 @@ def run_render(args) -> int:
         progress.close()
         return fail(UNUSABLE, str(exc))
     progress.close()
+    line = reference_line(renderer)
+    if line:                 # what the deep picture's first seconds went to, and whence
+        note(line)
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     if args.overlay:
         try:

@@ -59,7 +59,8 @@ def make_frames_folder(out: str) -> None:
     folder beside existing ones, as `frames/z%05d.png` asks for). A path missing higher up is
     left for check_writable to name: a typo there must not build a tree of folders."""
     folder = os.path.dirname(os.path.abspath(os.fspath(out)))
-    if not is_png_pattern(out) or os.path.isdir(folder) or not os.path.isdir(os.path.dirname(folder)):
+    if (not is_png_pattern(out) or os.path.isdir(folder)
+            or not os.path.isdir(os.path.dirname(folder))):
         return
     try:
         os.mkdir(folder)

@@ -65,7 +65,8 @@ class FramePump:
         if be not in m.checked:
             m.checked.add(be)
             # the CPU's check loads numba's disk cache; a GPU compiles (the driver caches)
-            view.status_message.emit("Compiling the kernels…" if be.is_gpu else "Loading the kernels…", 0)
+            view.status_message.emit(
+                "Compiling the kernels…" if be.is_gpu else "Loading the kernels…", 0)
             view.submit(Warmup("mandelbrot", be, (mapping,), cached_only=True))
             return
         if m.cold is None:

@@ -221,8 +221,13 @@ class ReferenceCache:
         best = None
         for bits, path in sorted(cands):        # the least precise first: the cheapest to extend
             s = self.load(path)
-            if s is None or s.centre_re != str(centre_re).strip() or \
-                    s.centre_im != str(centre_im).strip():
+            if s is None:
+                continue
+            if s.centre_re != str(centre_re).strip() or s.centre_im != str(centre_im).strip():
+                # a sound file under another centre's name (copied, renamed): said, as README has it
+                self._bad.add(path)
+                self._note(f"{os.path.basename(path)} ignored: it holds the orbit of another "
+                           "centre")
                 continue
             if s.escaped or s.iterations >= max_iter:
                 return s
