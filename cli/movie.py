@@ -30,6 +30,7 @@ from services.requests import DEFAULT_RENDER_SIZE
 from .failures import UNUSABLE, USAGE, fail, interrupted, note
 from .location import apply_location
 from .movie_timeline import Timeline
+from .reference_line import orbit_line
 
 
 def _failed(exc: MovieError) -> int:
@@ -210,6 +211,9 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhe
           f"{what}, on {pool.describe()}) in {wall:.1f} s: {made / max(wall, 1e-9):.1f} frames/s")
     if made:
         print(summary(times, writer))
+    line = orbit_line(ahead.wait())         # done by now: the deep frames' one orbit
+    if line:
+        note(line)
     return 0
 
 

@@ -11,18 +11,24 @@ def reference_line(renderer) -> str | None:
     """'reference orbit: 3,424 bits, 671,046 points, period 139, engine fixed, computed in 2.1 s'
     for the renderer's last deep frame; None for a renderer without one (float64)."""
     deep = getattr(renderer, "deep", None)
-    orbit = getattr(deep, "orbit", None)
+    return orbit_line(getattr(deep, "orbit", None), getattr(deep, "reference_source", None))
+
+
+def orbit_line(orbit, source: str | None = "") -> str | None:
+    """The line for `orbit` (None: no line). `source`: "disk" | "pinned" where it was found, None
+    when computed, "" when unknown (an orbit loaded from disk has spent no time computing)."""
     if orbit is None:
         return None
     parts = [f"{int(orbit.precision):,} bits", f"{int(orbit.length):,} points"]
     if getattr(orbit, "period", None):
         parts.append(f"period {int(orbit.period):,}")
     parts.append(f"engine {getattr(orbit, 'engine_name', '?')}")
-    source = getattr(deep, "reference_source", None)
+    ms = getattr(orbit, "compute_ms", None)
+    if source == "":
+        source = None if ms else "disk"
     if source in SOURCES:
         parts.append(SOURCES[source])
     else:
-        ms = getattr(orbit, "compute_ms", None)
         parts.append("computed" if not ms else f"computed in {ms:.0f} ms" if ms < 1e3
                      else f"computed in {ms / 1e3:.1f} s")
     return "reference orbit: " + ", ".join(parts)

@@ -60,3 +60,14 @@ def test_the_disk_cache_serves_a_second_run_and_sets_a_foreign_file_aside(
         (third,) = render(tmp_path, OTHER, capsys)
     assert "computed" in third
     assert any("holds the orbit of another centre" in r.getMessage() for r in caplog.records)
+
+
+def test_a_deep_movie_notes_its_one_reference_orbit(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(reference_store, "_shared", None)
+    code = main.main(["--movie", str(tmp_path / "f%05d.png"), "--backend", "cpu", "--size",
+                      "16x12", "--seconds", "0.5", "--fps", "4", "--center", ",".join(CENTRE),
+                      "--width", "1e-40", "--iters", "1000"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    (line,) = [ln for ln in err.splitlines() if "reference orbit:" in ln]
+    assert " bits, " in line and "engine " in line and "computed" in line
