@@ -55,8 +55,13 @@ def _use_cupti() -> bool:
     return cupti_records.start()
 
 
-def gpu_method_note() -> str:
-    """What times GPU phases in this process, and why not CUPTI where it does not (for the panel)."""
+def gpu_method_note(backend=None) -> str:
+    """What times `backend`'s phases in this process (default: a GPU's), and why not CUPTI where
+    it does not (for the panel and the benches)."""
+    if backend is not None and not getattr(backend, "is_gpu", False):
+        return WALL
+    if backend is not None and getattr(backend, "simulated", False):
+        return UNTIMED
     if _method == "events":
         return EVENTS + " (chosen: GPU_EXPLORER_TIMING=events)"
     if _method == "gate":
@@ -258,6 +263,15 @@ class JobTimer:
         elif getattr(self.backend, "is_gpu", False):
             from numba import cuda
             cuda.synchronize()
+
+    def native(self, name: str, kernel, *args, detail: str | None = None) -> None:
+        """Run a numba CPU kernel timed by the clock inside compiled code (native_clock): the
+        wait for the GIL after it, which a busy window thread makes up to 5 ms, stays out."""
+        from .native_clock import NATIVE, timed_cached
+        ms = timed_cached(kernel)(*args)
+        self.add_host_ms(name, ms, detail)
+        if not getattr(self.backend, "is_gpu", False):
+            self.timings.method = NATIVE
 
     def add_host_ms(self, name: str, ms: float, detail: str | None = None):
         self.timings.add(name, ms)

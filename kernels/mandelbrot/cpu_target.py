@@ -70,8 +70,8 @@ class CpuTarget:
         try:
             for b0 in range(0, rows, band):
                 n = min(band, rows - b0)
-                with timer.phase("kernel"):
-                    self.rows_kernel(values, b0, n, mk.row_stride(n), *args, stop)
+                timer.native("kernel", self.rows_kernel, values, b0, n, mk.row_stride(n),
+                             *args, stop)
                 if cancel is not None:
                     cancel.check()
                 if stop[0]:       # stopped part-way: the token raises above, but never go on

@@ -1,5 +1,6 @@
 """The vector ops on the CPU: numba parallel loops (the GPU kernels' twins) and NumPy ufuncs writing
-into the caller's arrays. Both take NumPy arrays and ignore the stream argument.
+into the caller's arrays. Both take NumPy arrays and ignore the stream argument, and return the
+milliseconds they ran by a clock no wait for the GIL enters (None: time them from outside).
 
 dot: the numba loop sums float64 products of the float32 inputs, as the GPU kernel does; NumPy's
 np.dot on float32 vectors is BLAS sdot, which sums in float32 (what a NumPy user gets), so its
@@ -11,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit, prange
 
+from ..native_clock import thread_ms, timed
 from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 
 
@@ -61,14 +63,18 @@ def _cpu_dot(a, b, out):
 
 
 def numba_ops() -> dict[str, Callable]:
+    """Each op returns the milliseconds it ran, read inside compiled code (native_clock.timed):
+    a wait for the GIL after the loop is not the loop's time."""
+    copy, scale, add, triad = (timed(k) for k in (_cpu_copy, _cpu_scale, _cpu_add, _cpu_triad))
+    saxpy, seed, dot = (timed(k) for k in (_cpu_saxpy, _cpu_seed, _cpu_dot))
     return {
-        "copy": lambda ins, out, s, stream=None: _cpu_copy(ins[0], out),
-        "scale": lambda ins, out, s, stream=None: _cpu_scale(ins[0], out, np.float32(s)),
-        "add": lambda ins, out, s, stream=None: _cpu_add(ins[0], ins[1], out),
-        "triad": lambda ins, out, s, stream=None: _cpu_triad(ins[0], ins[1], out, np.float32(s)),
-        "saxpy": lambda ins, out, s, stream=None: _cpu_saxpy(ins[0], ins[1], np.float32(s)),
-        "seed-expr": lambda ins, out, s, stream=None: _cpu_seed(ins[0], ins[1], out),
-        "dot": lambda ins, out, s, stream=None: _cpu_dot(ins[0], ins[1], out),
+        "copy": lambda ins, out, s, stream=None: copy(ins[0], out),
+        "scale": lambda ins, out, s, stream=None: scale(ins[0], out, np.float32(s)),
+        "add": lambda ins, out, s, stream=None: add(ins[0], ins[1], out),
+        "triad": lambda ins, out, s, stream=None: triad(ins[0], ins[1], out, np.float32(s)),
+        "saxpy": lambda ins, out, s, stream=None: saxpy(ins[0], ins[1], np.float32(s)),
+        "seed-expr": lambda ins, out, s, stream=None: seed(ins[0], ins[1], out),
+        "dot": lambda ins, out, s, stream=None: dot(ins[0], ins[1], out),
     }
 
 
@@ -107,9 +113,20 @@ def numpy_ops() -> dict[str, Callable]:
     def dot(ins, out, s, stream=None):
         out[0] = np.dot(ins[0], ins[1])
 
-    return {
-        "copy": lambda ins, out, s, stream=None: np.copyto(out, ins[0]),
-        "scale": lambda ins, out, s, stream=None: np.multiply(ins[0], np.float32(s), out=out),
-        "add": lambda ins, out, s, stream=None: np.add(ins[0], ins[1], out=out),
-        "triad": triad, "saxpy": saxpy, "seed-expr": seed, "dot": dot,
-    }
+    def copy(ins, out, s, stream=None):
+        np.copyto(out, ins[0])
+
+    def scale(ins, out, s, stream=None):
+        np.multiply(ins[0], np.float32(s), out=out)
+
+    def add(ins, out, s, stream=None):
+        np.add(ins[0], ins[1], out=out)
+
+    # ufuncs run on the calling thread: its CPU time is theirs, without a wait for the GIL;
+    # np.dot may run on BLAS's own threads, so it keeps the caller's wall clock (None)
+    ops = {"copy": copy, "scale": scale, "add": add, "triad": triad, "saxpy": saxpy,
+           "seed-expr": seed}
+    out = {name: (lambda fn: lambda ins, o, s, stream=None: thread_ms(fn, ins, o, s))(fn)
+           for name, fn in ops.items()}
+    out["dot"] = dot
+    return out

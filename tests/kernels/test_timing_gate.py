@@ -164,3 +164,42 @@ def test_a_busy_thread_does_not_enter_vector_kernel_times(gpu_backend):
         worker.join()
     assert alone and busy
     assert busy < 1.5 * alone + 0.01, (alone, busy)
+
+
+@pytest.fixture
+def long_switch_interval():
+    """A busy thread keeps the GIL 100 ms at a time: a kernel that lets go of it waits that long
+    before its caller's Python runs again."""
+    import sys
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.1)
+    stop = threading.Event()
+    worker = threading.Thread(target=_busy, args=(stop,))
+    yield worker
+    stop.set()
+    if worker.is_alive():
+        worker.join()
+    sys.setswitchinterval(before)
+
+
+@pytest.mark.parametrize("impl_name, method", [("cpu-numba", "native clock"),
+                                                ("numpy", "thread CPU time")])
+def test_cpu_kernel_times_leave_the_wait_for_the_gil_out(cpu_backend, long_switch_interval,
+                                                         impl_name, method):
+    import numba
+    impl = next(i for i in implementations(cpu_backend) if i.name == impl_name)
+    runner = PointRunner(cpu_backend, repeats=3, budget_s=5.0)
+    runner.measure("add", impl, "kernel", 4096)        # compiled before the busy thread starts
+    # one numba thread: what is tested is the wait for the GIL, not how a parallel runtime's
+    # threads fare on a machine whose cores the busy thread and other work share
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    long_switch_interval.start()
+    t0 = time.perf_counter()
+    try:
+        point = runner.measure("add", impl, "kernel", 4096, repeats=3)
+    finally:
+        numba.set_num_threads(threads)
+    wall = (time.perf_counter() - t0) * 1e3
+    assert point.timings.method.startswith(method)
+    assert point.kernel_ms < 25, (point.kernel_ms, wall)   # a wall clock reads ~100 ms each

@@ -43,8 +43,8 @@ class CpuPixels:
             # rows handed out one at a time (numba's dynamic scheduling): on a machine shared with
             # other work a thread that loses its core leaves its rows to the other one instead of
             # the band waiting for its fixed half
-            with timer.phase("kernel"), parallel_chunksize(CPU_CHUNK_ROWS):
-                code.cpu_rows(values, stats, r0, n, row_stride(n), *args)
+            with parallel_chunksize(CPU_CHUNK_ROWS):
+                timer.native("kernel", code.cpu_rows, values, stats, r0, n, row_stride(n), *args)
             if cancel is not None:
                 cancel.check()
             if progress is not None:
