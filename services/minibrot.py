@@ -108,6 +108,19 @@ def minibrot_view(nucleus: Nucleus) -> tuple[Decimal, int]:
     return width, int(min(iters, MAX_ITER_LIMIT))
 
 
+def interior_component(center_re, center_im) -> str | None:
+    """"the main cardioid" or "the period-2 bulb" when the point lies inside one (the escape
+    kernels' own shortcut test), else None."""
+    x, y = float(center_re), float(center_im)
+    xq = x - 0.25
+    q = xq * xq + y * y
+    if q * (q + xq) <= 0.25 * y * y:
+        return "the main cardioid"
+    if (x + 1.0) ** 2 + y * y <= 0.0625:
+        return "the period-2 bulb"
+    return None
+
+
 def search_steps(search: MinibrotSearch):
     """A generator of MinibrotProgress; returns MinibrotFound or raises MinibrotNotFound."""
     limit = int(search.max_period)
@@ -125,10 +138,18 @@ def search_steps(search: MinibrotSearch):
         raise MinibrotNotFound(str(exc)) from None
     if found.period is None:
         if found.escaped:
+            n = int(found.iterations)
+            when = ("at its first iteration (the centre lies far outside the set)" if n <= 1
+                    else f"after {n:,} iterations")
             raise MinibrotNotFound(
-                f"no minibrot found: the centre's orbit escapes after {found.iterations:,} "
-                f"iterations, before any nucleus period showed; centre the view nearer a minibrot "
-                f"or draw a box around one")
+                f"no minibrot found: the centre's orbit escapes {when}, before any nucleus period "
+                "showed; centre the view nearer a minibrot or draw a box around one")
+        inside = interior_component(search.center_re, search.center_im)
+        if inside:      # more iterations would find nothing: say where the view is instead
+            raise MinibrotNotFound(
+                f"no minibrot here: the centre lies inside {inside}, where every point stays "
+                "bounded and no minibrot is at any period; centre the view on the set's edge "
+                "or draw a box there")
         raise MinibrotNotFound(f"no minibrot period up to {limit:,} (the iteration limit) in "
                                "this region; raise the iterations or choose a smaller region")
     p = found.period

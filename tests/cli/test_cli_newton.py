@@ -66,7 +66,10 @@ def test_box_search_keeps_every_digit_of_a_deep_box():
 
 @pytest.mark.parametrize("centre, width, limit, words", [
     (("0.3", "0.6"), "0.002", 1000, "escapes after"),
-    (("-0.1", "0.1"), "1e-9", 50, "no minibrot period up to 50"),
+    (("-0.1", "0.1"), "1e-9", 50, "inside the main cardioid, where every point stays bounded"),
+    (("-1.01", "0.02"), "1e-9", 5000, "inside the period-2 bulb"),
+    (("3", "3"), "0.01", 1000, "escapes at its first iteration"),
+    (("0.2925", "0.015"), "1e-7", 20, "no minibrot period up to 20"),
 ])
 def test_no_minibrot_is_a_plain_message(centre, width, limit, words):
     with pytest.raises(MinibrotNotFound, match=words):
@@ -138,7 +141,7 @@ def test_newton_after_location_finds_the_minibrot_of_a_kf_file(tmp_path, capsys)
     (["--render", "mandelbrot", "--newton", "--center", "0.3,0.6", "--width", "0.002",
       "--iters", "1000"], 1, "escapes after"),
     (["--render", "mandelbrot", "--newton", "--center", "-0.1,0.1", "--width", "1e-9",
-      "--iters", "50"], 1, "no minibrot period up to 50"),
+      "--iters", "50"], 1, "inside the main cardioid"),
     (["--render", "distance", "--newton"], 2, "only to --render mandelbrot"),
     (["--newton"], 2, "--newton does not apply when opening the window"),
 ])
