@@ -32,6 +32,7 @@ _method = _method if _method in METHODS else "auto"
 # (label, phase) whose body waited on its own stream: gating them would stall until the timeout
 _ungated: set = set()
 _slow: dict = {}
+_native_failed: list = []       # why copies from compiled code could not run here, once seen
 
 
 def set_method(method: str) -> str:
@@ -264,6 +265,31 @@ class JobTimer:
             from numba import cuda
             cuda.synchronize()
 
+    def copies(self, name: str, pairs, *, to_device: bool) -> None:
+        """A phase of copies between device arrays and pageable host arrays ((device, host)
+        pairs): on a GPU issued with its events from compiled code (native_copy.py), so no wait
+        for the GIL enters it; elsewhere, or if that fails, an ordinary ungated phase."""
+        nbytes = sum(int(d.nbytes) for d, _ in pairs)
+        if self._events_ok and not _use_cupti() and _method != "events" and not _native_failed:
+            from . import native_copy
+            start, end = _take_event(), _take_event()
+            try:
+                native_copy.copies(start, end, self.stream, pairs, to_device)
+            except Exception as exc:   # a driver or numba without these symbols: the plain way
+                _native_failed.append(repr(exc))
+                _give_events((start, end))
+            else:
+                self.timings.bytes[name] += nbytes
+                self._events.append((name, None, start, end, None))
+                self._methods.add(native_copy.NATIVE_COPY)
+                return
+        with self.phase(name, gpu=True, nbytes=nbytes, gate=False):
+            for dev, host in pairs:
+                if to_device:
+                    dev.copy_to_device(host, stream=self.stream)
+                else:
+                    dev.copy_to_host(host, stream=self.stream)
+
     def native(self, name: str, kernel, *args, detail: str | None = None) -> None:
         """Run a numba CPU kernel timed by the clock inside compiled code (native_clock): the
         wait for the GIL after it, which a busy window thread makes up to 5 ms, stays out."""
@@ -308,7 +334,12 @@ class JobTimer:
         self._events.clear()
         if self._methods:
             gave_up = self._gate is not None and self._gate.given_up() > self._given_up
-            self.timings.method = GAVE_UP if gave_up else (
-                next(iter(self._methods)) if len(self._methods) == 1 else EVENTS)
+            if gave_up:
+                self.timings.method = GAVE_UP
+            elif EVENTS in self._methods or len(self._methods) == 1:
+                self.timings.method = EVENTS if EVENTS in self._methods else \
+                    next(iter(self._methods))
+            else:
+                self.timings.method = " + ".join(sorted(self._methods))
         self.timings.phases_ms["total"] = (time.perf_counter() - self._t0) * 1e3
         return self.timings

@@ -72,16 +72,22 @@ class TransferProbe:
         a, _, pin, _ = self._device()
         src = pin if pinned else self.src_host
         t = JobTimer(self.backend, self.stream, "h2d copy")
-        with t.phase("h2d", gpu=True, nbytes=self.nbytes, gate=pinned):
-            a.copy_to_device(src, stream=self.stream)
+        if pinned:
+            with t.phase("h2d", gpu=True, nbytes=self.nbytes):
+                a.copy_to_device(src, stream=self.stream)
+        else:
+            t.copies("h2d", [(a, src)], to_device=True)
         return t.finish()
 
     def d2h(self, pinned: bool) -> Timings:
         a, _, pin, page = self._device()
         dst = pin if pinned else page
         t = JobTimer(self.backend, self.stream, "d2h copy")
-        with t.phase("d2h", gpu=True, nbytes=self.nbytes, gate=pinned):
-            a.copy_to_host(dst, stream=self.stream)
+        if pinned:
+            with t.phase("d2h", gpu=True, nbytes=self.nbytes):
+                a.copy_to_host(dst, stream=self.stream)
+        else:
+            t.copies("d2h", [(a, dst)], to_device=False)
         return t.finish()
 
     def cpu_copy(self, parallel: bool = False) -> Timings:

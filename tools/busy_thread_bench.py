@@ -46,6 +46,10 @@ def _vector_rows(be, n, repeats):
         if not impl.available or "add" not in impl.ops:
             continue
         yield impl.name, lambda impl=impl: runner.measure("add", impl, "kernel", n).kernel_ms
+        if impl.name == "cuda-jit":      # end to end: copies in, kernel, copy out
+            for mode in ("pinned", "pageable"):
+                yield f"{impl.name} {mode}", \
+                    lambda impl=impl, mode=mode: runner.measure("add", impl, mode, n).time_ms
 
 
 def _frame_rows(be, repeats):

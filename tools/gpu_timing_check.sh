@@ -16,3 +16,5 @@ echo "== timing tests, CUPTI"
 python3 -m pytest -q -p no:cacheprovider tests/kernels/test_timing_gate.py --tb=short 2>&1 | grep -v Deprecation | tail -40
 echo "== busy thread"
 python3 tools/busy_thread_bench.py --backend cuda --json "$OUT/busy.json" "$@" 2>&1 | tail -40
+echo "== first frame"
+python3 tools/first_frame_split.py --backend cuda --size 1920x1080 --top 30 2>&1 | tail -50

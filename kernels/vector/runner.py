@@ -96,14 +96,19 @@ class PointRunner:
             return t.finish()
         host_ins = d.pin_in if mode == "pinned" else d.host_in
         host_out = d.host_out_for(op, mode)
-        pinned = mode == "pinned"       # a pageable copy waits for its stream: no gate then
-        with t.phase("h2d", gpu=True, nbytes=sum(a.nbytes for a in ins), gate=pinned):
-            for dev, host in zip(ins, host_ins):
-                dev.copy_to_device(host, stream=st)
+        if mode == "pinned":
+            with t.phase("h2d", gpu=True, nbytes=sum(a.nbytes for a in ins)):
+                for dev, host in zip(ins, host_ins):
+                    dev.copy_to_device(host, stream=st)
+        else:                       # a pageable copy waits for its stream: it cannot be gated
+            t.copies("h2d", list(zip(ins, host_ins)), to_device=True)
         with t.phase("kernel", gpu=True):
             fn(ins, out, SCALAR, st)
-        with t.phase("d2h", gpu=True, nbytes=out.nbytes, gate=pinned):
-            out.copy_to_host(host_out, stream=st)
+        if mode == "pinned":
+            with t.phase("d2h", gpu=True, nbytes=out.nbytes):
+                out.copy_to_host(host_out, stream=st)
+        else:
+            t.copies("d2h", [(out, host_out)], to_device=False)
         return t.finish()
 
     def measure(self, op_name: str, impl: Impl, mode: str, n: int, cancel=None,

@@ -203,3 +203,27 @@ def test_cpu_kernel_times_leave_the_wait_for_the_gil_out(cpu_backend, long_switc
     wall = (time.perf_counter() - t0) * 1e3
     assert point.timings.method.startswith(method)
     assert point.kernel_ms < 25, (point.kernel_ms, wall)   # a wall clock reads ~100 ms each
+
+
+@pytest.mark.gpu
+def test_pageable_copies_are_issued_with_their_events_from_compiled_code(gpu_backend):
+    _real(gpu_backend)
+    from numba import cuda
+
+    from kernels.native_copy import NATIVE_COPY
+    stream = cuda.stream()
+    host = np.random.default_rng(1).random(1 << 18)
+    back = np.zeros_like(host)
+    dev = cuda.device_array_like(host, stream=stream)
+    before = timing.set_method("gate")
+    try:
+        t = JobTimer(gpu_backend, stream, "pageable round trip")
+        t.copies("h2d", [(dev, host)], to_device=True)
+        t.copies("d2h", [(dev, back)], to_device=False)
+        got = t.finish()
+    finally:
+        timing.set_method(before)
+    np.testing.assert_array_equal(back, host)
+    assert got.method == NATIVE_COPY
+    assert got.bytes == {"h2d": host.nbytes, "d2h": host.nbytes}
+    assert got.get("h2d") > 0 and got.get("d2h") > 0
