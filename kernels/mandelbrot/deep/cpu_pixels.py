@@ -6,6 +6,7 @@ import numpy as np
 from numba import parallel_chunksize
 
 from ..escape import row_stride
+from . import exact_redo
 from .layout import N_STATS
 
 # rows per band at least this many pixels, for a cancellation check between bands
@@ -50,6 +51,11 @@ class CpuPixels:
             if progress is not None:
                 progress((r0 + n) / h, "pixels")
         return values, stats
+
+    def exact(self, pool, run_out, request, exact: bool, timer) -> dict:
+        """The pixels the loop handed back, iterated exactly (exact_redo.py)."""
+        with timer.phase("host", detail="exact pixels"):
+            return exact_redo.settle(request, run_out[0], exact)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats summed over the frame) on the host."""

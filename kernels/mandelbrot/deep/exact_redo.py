@@ -29,21 +29,27 @@ def trusted(value):
     return -1.0 - value
 
 
+def exact_at(request, rows, cols, threads: int | None = None) -> tuple[np.ndarray, int]:
+    """MPFR's values of pixels (rows[k], cols[k]) of `request`'s frame, as places of its whole
+    picture, and how many of them did not settle (marked)."""
+    whole = request.picture()
+    row0 = 0 if request.within is None else int(request.within[1])
+    got = mpfr_escape.settled_values(whole, [(row0 + int(r), int(c)) for r, c in zip(rows, cols)],
+                                     threads=threads)
+    return (np.array([v for v, _, _ in got], dtype=np.float64),
+            sum(0 if settled else 1 for _, _, settled in got))
+
+
 def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by its exact value (`exact`) or by the loop's own (not exact: all of them marked). Returns
     {"exact_pixels": iterated in MPFR, "marked_pixels": left doubtful}."""
     where = untrusted_pixels(values)
+    rows, cols = where[:, 0], where[:, 1]
     if len(where) == 0:
         return {"exact_pixels": 0, "marked_pixels": 0}
     if not exact:
-        values[where[:, 0], where[:, 1]] = trusted(values[where[:, 0], where[:, 1]])
+        values[rows, cols] = trusted(values[rows, cols])
         return {"exact_pixels": 0, "marked_pixels": int(len(where))}
-    whole = request.picture()
-    row0 = 0 if request.within is None else int(request.within[1])
-    got = mpfr_escape.settled_values(whole, [(row0 + r, c) for r, c in where], threads=threads)
-    marked = 0
-    for (r, c), (v, _bits, settled) in zip(where, got):
-        values[r, c] = v
-        marked += 0 if settled else 1
+    values[rows, cols], marked = exact_at(request, rows, cols, threads)
     return {"exact_pixels": int(len(where)), "marked_pixels": marked}

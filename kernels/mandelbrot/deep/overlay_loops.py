@@ -43,7 +43,10 @@ def with_layers(code, records: tuple, layers):
 
 @njit(inline="always")
 def _iteration(v, max_iter):
-    """The escape iteration of smooth value v (escape.py's convention), max_iter inside."""
+    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
+    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own."""
+    if v < 0:
+        v = -1.0 - v
     if v >= max_iter:
         return max_iter
     return int(math.floor(v)) + 1

@@ -23,7 +23,7 @@ from ...roofs.work import record
 from ...timing import JobTimer, Timings
 from ..deep_work import frame_work
 from ..number_type import float32_deltas_reach
-from . import exact_redo, extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
+from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .gpu_pixels import GpuPixels
@@ -297,11 +297,9 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
+        # the pixels float64 cannot place, exactly (exact_redo.py)
+        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
-        exact = {}
-        if not self.backend.is_gpu:     # the pixels float64 cannot place, exactly (exact_redo.py)
-            with timer.phase("host", detail="exact pixels"):
-                exact = exact_redo.settle(request, values, self.exact_redo)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
 

@@ -1,0 +1,75 @@
+"""The GPU's side of exact_redo.py: the pixels a frame's redo kernel handed back (values below 0,
+guard.untrusted) listed on the device, and their exact values put back where the frame's values
+are, so the colouring and the copy back read them. Only pixels of the redo list can be handed
+back, so the listing reads that list, not the frame."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import exact_redo
+from .targets import cuda, zero_kernel
+
+THREADS = 128
+# the listing kernel's blocks (a grid-stride loop to nredo[0], which only the device knows)
+BLOCKS = 64
+
+if cuda is not None:
+    @cuda.jit(cache=True)
+    def list_untrusted(values, redo, nredo, out, nout):
+        """out[:nout[0]] = the indices among redo[:nredo[0]] whose value is below 0."""
+        cols = values.shape[1]
+        k = cuda.grid(1)
+        while k < nredo[0]:
+            i = redo[k]
+            r = i // cols
+            if values[r, i - r * cols] < 0.0:
+                out[cuda.atomic.add(nout, 0, 1)] = i
+            k += cuda.gridsize(1)
+
+    @cuda.jit(cache=True)
+    def put_values(values, index, new, decode):
+        """values at the flat indices `index` = `new`, or (decode) their loop's own value back."""
+        k = cuda.grid(1)
+        if k < index.shape[0]:
+            i = index[k]
+            r = i // values.shape[1]
+            c = i - r * values.shape[1]
+            values[r, c] = -1.0 - values[r, c] if decode else new[k]
+else:  # pragma: no cover - only where numba-cuda is broken
+    list_untrusted = put_values = None
+
+
+def settle_on_device(pixels, pool, values, redo, nredo, request, exact: bool, timer) -> dict:
+    """exact_redo.settle for a frame whose values are on the device: list the handed-back pixels
+    (one wait for their count: 8 bytes), iterate them on the host, put the answers back."""
+    s = pixels.stream()
+    launch = pixels.launchers()
+    total = values.shape[0] * values.shape[1]
+    out = pool.device("untrusted", (max(total, 1),), np.int64, stream=s)
+    nout = pool.device("nuntrusted", (1,), np.int64, stream=s)
+    count = pool.host("nuntrusted-host", (1,), np.int64)
+    with timer.phase("kernel", gpu=True):
+        launch(zero_kernel, 1, 32)(nout)
+        blocks = 2 if pixels.backend.simulated else BLOCKS
+        launch(list_untrusted, blocks, 4 if pixels.backend.simulated else THREADS)(
+            values, redo, nredo, out, nout)
+    with timer.phase("d2h", gpu=True, nbytes=8):
+        nout.copy_to_host(count, stream=s)
+    s.synchronize()
+    n = int(count[0])
+    if n == 0:
+        return {"exact_pixels": 0, "marked_pixels": 0}
+    index = out[:n].copy_to_host(stream=s)
+    s.synchronize()
+    index = np.sort(index)      # the listing's order is the atomics': sorted, the same each run
+    w = values.shape[1]
+    if exact:
+        with timer.phase("host", detail="exact pixels"):
+            new, marked = exact_redo.exact_at(request, index // w, index % w)
+        got = {"exact_pixels": n, "marked_pixels": marked}
+    else:
+        new, got = np.zeros(n), {"exact_pixels": 0, "marked_pixels": n}
+    idx, new_d = cuda.to_device(index, stream=s), cuda.to_device(new, stream=s)
+    with timer.phase("kernel", gpu=True):
+        launch(put_values, -(-n // THREADS), THREADS)(values, idx, new_d, not exact)
+    return got
