@@ -7,7 +7,7 @@ import datetime as _dt
 import json
 from collections.abc import Callable
 
-from kernels.roofs.report import roof_percent
+from kernels.roofs.report import roof_percent, roofs_summary
 from kernels.timing import PHASES
 from services.files import check_writable, write_json
 
@@ -51,6 +51,8 @@ def run_bench(args) -> int:
     if stopped:
         report["partial"] = True
     print(table(report))
+    if roofs_summary(report):       # the roofs, how they were set, and any result above them
+        print(roofs_summary(report))
     if stopped and not results:       # nothing measured: an earlier report at --json stays
         return interrupted("no workload had finished; nothing was written")
     code = _write_json(args.json, report)

@@ -3,8 +3,13 @@
 Log–log: arithmetic intensity (operations per byte) across, achieved operations per second up.
 The bandwidth slope and the float32, float64 and int32 ceilings are the roofs of the backend shown
 (kernels/roofs: measured once per device and kept); each job's counted work (kernels/roofs/work.py)
-is a point, the newest job's drawn larger. Hover or click a point: its kernel, work, time and % of
-the roof that bounds it. The model (explorer/models/roofline.py) holds the data and the words.
+is a point, the newest job's drawn larger; the legend names the roofs and the markers. Hover or
+click a point: its kernel, work, time and % of the roof that bounds it. The model
+(explorer/models/roofline.py) holds the data and the words.
+
+Roofs kept for this device and driver are read at once; roofs to measure (none kept, the button,
+or a point that beat them beyond their spread) wait until the scheduler has been idle for
+`quiet_ms`, then run as a background job a probe at a time: never beside the app's own work.
 """
 from __future__ import annotations
 
@@ -12,10 +17,11 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PyQt6.QtCore import Qt, QTimer
+from PyQt6.QtCore import QElapsedTimer, Qt, QTimer
 from PyQt6.QtWidgets import (QComboBox, QDockWidget, QHBoxLayout, QLabel, QPushButton,
                              QVBoxLayout, QWidget)
 
+import kernels.roofs as roofs_pkg
 from kernels.roofs import KIND_TITLES
 from kernels.roofs.jobs import RoofsRequest
 from kernels.scheduler import Delivered, Failed, Stopped
@@ -28,6 +34,10 @@ EXECUTED_SYMBOL, POINT_SYMBOL = "s", "o"
 OFF_EDGE_SYMBOL = "t2"          # a triangle pointing off the edge: its intensity lies beyond
 KEY = "roofline"
 DEFAULT_Y = (1e6, 1e14)         # operations per second shown before anything is measured
+# the scheduler idle this long before roofs are measured: a view's next frame, a sweep's next
+# point or a warm-up's next compile usually follows within it
+QUIET_MS = 1000
+LEGEND_GREY = "#777777"
 
 
 def _log(v):
@@ -45,8 +55,12 @@ class RooflinePanel(QWidget):
         self.model = RooflineModel()
         self.model.gpu_present = backends.get("cuda") is not None
         self._generations: dict[str, int] = {}
+        self._remeasure: dict[str, bool] = {}   # backend -> its waiting measurement ignores the cache
         self._items: list = []          # (Point, Placement) of the scatter's spots, by index
         self._dirty = True
+        self.quiet_ms = QUIET_MS
+        self._quiet = QElapsedTimer()   # since when the scheduler has been idle
+        self._quiet.start()
 
         self.backend_combo = QComboBox()
         self.backend_combo.setToolTip("Whose roofs and jobs are drawn: it follows the newest "
@@ -57,7 +71,8 @@ class RooflinePanel(QWidget):
         self.backend_combo.activated.connect(self._on_pick)
         self.remeasure_btn = QPushButton("Re-measure roofs")
         self.remeasure_btn.setToolTip("Measure this device's bandwidth and float32, float64 and "
-                                      "int32 peaks again (a second or so; kept for next time)")
+                                      "int32 peaks again once the app is idle (a few seconds; "
+                                      "kept for next time)")
         self.remeasure_btn.clicked.connect(self.remeasure)
         self.clear_btn = QPushButton("Clear")
         self.clear_btn.setToolTip("Remove the points of the backend shown")
@@ -111,7 +126,7 @@ class RooflinePanel(QWidget):
         scheduler.event.connect(self._on_event)
         self._timer = QTimer(self)
         self._timer.setInterval(100)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._tick)
         self._timer.start()
         # until a job arrives: the GPU's roofs where there is one
         self._preferred = "cuda" if "cuda" in self.backends else "cpu"
@@ -127,19 +142,59 @@ class RooflinePanel(QWidget):
     def shown_backend(self) -> str:
         return self.model.shown or self._preferred
 
-    def ensure_roofs(self, backend: str | None = None, remeasure: bool = False):
-        """Ask for the roofs of `backend` (kept ones come back at once) unless they are here."""
+    def ensure_roofs(self, backend: str | None = None, remeasure: bool = False, why: str = "",
+                     stale: bool = False):
+        """Have the roofs of `backend`: those kept for its device at once, else measured once
+        the app is idle (as `remeasure` always is)."""
         backend = backend or self.shown_backend()
         be = self.backends.get(backend)
         if be is None:
             return
+        m = self.model
         # a measurement that failed is tried again only when asked (the button), never per job
-        if not remeasure and (backend in self.model.roofs or backend in self.model.measuring
-                              or backend in self.model.failed):
+        if not remeasure and (backend in m.roofs or backend in m.measuring
+                              or backend in m.failed or backend in m.waiting):
             return
-        self.model.measuring.add(backend)
-        self._generations[backend] = self.scheduler.submit(
-            f"{KEY}:{backend}", RoofsRequest(be, remeasure=remeasure))
+        if remeasure and (backend in m.measuring or backend in m.waiting):
+            return
+        if not remeasure:
+            kept = roofs_pkg.kept_roofs(be)
+            if kept is not None:
+                m.set_roofs(backend, kept)
+                self._dirty = True
+                self.refresh()
+                return
+        m.failed.pop(backend, None)
+        m.want(backend, why, stale=stale)
+        self._remeasure[backend] = remeasure
+        self._dirty = True
+        self.refresh()
+
+    def _idle(self) -> bool:
+        idle = getattr(self.scheduler, "idle", None)
+        return bool(idle()) if idle is not None else True
+
+    def _tick(self):
+        self.refresh()
+        self.measure_if_idle()
+
+    def measure_if_idle(self):
+        """Submit the roofs waiting to be measured once the scheduler has been idle for
+        quiet_ms; returns nothing (the timer calls it, tests too)."""
+        if not self._idle():
+            self._quiet.restart()
+            return
+        if not self.model.waiting or self._quiet.elapsed() < self.quiet_ms:
+            return
+        for backend in list(self.model.waiting):
+            be = self.backends.get(backend)
+            if be is None:
+                self.model.waiting.pop(backend)
+                continue
+            self.model.start_measuring(backend)
+            self._generations[backend] = self.scheduler.submit(
+                f"{KEY}:{backend}", RoofsRequest(be, remeasure=self._remeasure.get(backend, True),
+                                                 background=True))
         self._dirty = True
         self.refresh()
 
@@ -163,7 +218,7 @@ class RooflinePanel(QWidget):
         elif isinstance(ev, Failed):
             self.model.set_failed(backend, ev.message)
         elif isinstance(ev, Stopped):
-            self.model.measuring.discard(backend)
+            self.model.stopped(backend)
         else:
             return
         self._dirty = True
@@ -206,14 +261,21 @@ class RooflinePanel(QWidget):
         i = self.backend_combo.findData(backend)
         if i >= 0 and i != self.backend_combo.currentIndex():
             self.backend_combo.setCurrentIndex(i)
+        # a point above its roof beyond the roof's spread: the roofs are stale, measured again
+        why = self.model.stale_reason(backend)
+        if why and self.isVisible():
+            self.ensure_roofs(backend, remeasure=True, why=why, stale=True)
+            return                      # ensure_roofs refreshed
         caption = self.model.roofs_text(backend)
         self.caption.setText(caption)
         self.caption.setVisible(bool(caption))
+        self.caption.setToolTip(self.model.roofs_tooltip(backend))
         note = self.model.note(backend)
         self.note_label.setText(note)
         self.note_label.setVisible(bool(note))
         self.remeasure_btn.setEnabled(backend in self.backends
-                                      and backend not in self.model.measuring)
+                                      and backend not in self.model.measuring
+                                      and backend not in self.model.waiting)
         self._draw_roofs(backend)
         self._draw_points(backend)
 
@@ -221,6 +283,7 @@ class RooflinePanel(QWidget):
         for item in self._roof_items:
             self.plot.removeItem(item)
         self._roof_items = []
+        self._legend_samples = []       # the point markers' samples, redrawn with the roofs
         self.legend.clear()
         for name, xs, ys in self.model.roof_lines(backend):
             colour = ROOF_COLOURS[name]
@@ -253,10 +316,35 @@ class RooflinePanel(QWidget):
                           "symbol": OFF_EDGE_SYMBOL if moved else symbol,
                           "pen": pg.mkPen("k", width=1.5) if latest else pg.mkPen(None)})
         self.scatter.setData(spots)
+        self._add_point_legend(backend)
         if items and newest is not None and items[-1][0].serial == newest:
             self.details.setText(self._tip(data=len(items) - 1))
         elif not items:
             self.details.setText(self.model.empty_text(backend))
+
+    def _add_point_legend(self, backend):
+        """The markers' meanings, after the roofs' lines: a colour per number type, the executed
+        lane-iterations' square, the off-the-axis triangle, the newest job's outline."""
+        what = self.model.point_legend(backend)
+        if not what["any"]:
+            return
+        grey = pg.mkBrush(LEGEND_GREY)
+        entries = [(POINT_SYMBOL, pg.mkBrush(KIND_COLOURS[k]), None, 8,
+                    f"{KIND_TITLES[k]} work (counted)") for k in what["kinds"]]
+        if what["executed"]:
+            entries.append((EXECUTED_SYMBOL, grey, None, 8, "executed lane-iterations"))
+        if what["moved"]:
+            entries.append((OFF_EDGE_SYMBOL, grey, None, 8, "intensity beyond the axis"))
+        entries.append((POINT_SYMBOL, grey, pg.mkPen("k", width=1.5), 12, "newest job"))
+        for symbol, brush, pen, size, title in entries:
+            sample = pg.ScatterPlotItem(symbol=symbol, brush=brush, pen=pen or pg.mkPen(None),
+                                        size=size)
+            self.legend.addItem(sample, title)
+            self._legend_samples.append(sample)
+
+    def legend_titles(self) -> list[str]:
+        """The legend's entries, roofs first (tests)."""
+        return [label.text for _, label in self.legend.items]
 
     def spots(self) -> np.ndarray:
         """(x, y) in log10 of every point drawn (tests)."""

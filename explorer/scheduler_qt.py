@@ -74,3 +74,6 @@ class QtScheduler(QObject):
     @property
     def running(self) -> bool:
         return self.core.running
+
+    def idle(self) -> bool:
+        return self.core.idle()

@@ -313,6 +313,12 @@ class Scheduler:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def idle(self) -> bool:
+        """No job waits, runs or has steps left (a warm-up's compiles, a sweep): the moment for
+        work that must not share the device, such as measuring the roofs."""
+        with self._cond:
+            return not self._pending and not self._running
+
     def drain(self, max_steps: int | None = None) -> bool:
         """Synchronous mode: run queued jobs (and what they submit), at most `max_steps` jobs or
         generator steps. True when work remains (the Qt adapter drains one step per event-loop

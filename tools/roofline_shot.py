@@ -32,7 +32,8 @@ def settle(app, win, view, limit_ms=LIMIT_MS):
     while clock.elapsed() < limit_ms:
         app.processEvents()
         if (win.scheduler.core.running and win.busy_bar.isVisible()) or view.in_flight \
-                or getattr(view, "queue", None) or panel.model.measuring:
+                or getattr(view, "queue", None) or panel.model.measuring \
+                or panel.model.waiting:     # roofs to measure once the app is idle
             quiet.restart()
             continue
         if quiet.elapsed() > QUIET_MS:

@@ -2,7 +2,10 @@
 
 Free of Qt: the panel (explorer/roofline_panel.py) draws what this holds. Jobs arrive as Timings
 with counted work (kernels/roofs/work.py); each work is kept with its measured time, and placed
-under the roofs of the backend it ran on whenever the roofs arrive or change.
+under the roofs of the backend it ran on whenever the roofs arrive or change. A point above its
+roof by more than the roof's spread (kernels/roofs/hold.py) makes the roofs stale: `stale_reason`
+says so, the panel asks for them again once the app is idle, and a point that still beats the
+roofs measured after it is said in the note, not measured against again.
 """
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from collections import deque
 from dataclasses import dataclass
 
 from kernels.roofs import KIND_TITLES, KINDS, Roofs
-from kernels.roofs.work import Placement, describe, place_one, work_seconds
+from kernels.roofs.hold import UPPER_BOUND, beats
+from kernels.roofs.work import Placement, describe, place_one, si, work_seconds
 
 HISTORY = 200               # points kept per backend
 WHERE = {"cuda": "GPU", "cpu": "CPU"}
@@ -36,6 +40,12 @@ class RooflineModel:
         self.roofs: dict[str, Roofs | None] = {}
         self.measuring: set[str] = set()
         self.failed: dict[str, str] = {}
+        # backend -> why its roofs are to be measured: asked for, measured once the app is idle
+        self.waiting: dict[str, str] = {}
+        # backend -> the newest point when a stale roof's re-measure was asked; points up to it
+        # that beat the new roofs too are said, never a reason to measure yet again
+        self._asked_at: dict[str, int] = {}
+        self._excused: dict[str, int] = {}
         self.shown: str | None = None          # the backend drawn
         self.gpu_present = True
         self._serial = 0
@@ -59,11 +69,58 @@ class RooflineModel:
     def set_roofs(self, backend: str, roofs: Roofs | None):
         self.roofs[backend] = roofs
         self.measuring.discard(backend)
+        self.waiting.pop(backend, None)
         self.failed.pop(backend, None)
+        if backend in self._asked_at:
+            self._excused[backend] = self._asked_at.pop(backend)
 
     def set_failed(self, backend: str, message: str):
         self.measuring.discard(backend)
+        self.waiting.pop(backend, None)
+        self._asked_at.pop(backend, None)
         self.failed[backend] = message
+
+    def want(self, backend: str, why: str = "", stale: bool = False):
+        """Ask for `backend`'s roofs to be measured once the app is idle; `stale`: because a
+        point beat them."""
+        self.waiting[backend] = why
+        if stale:
+            self._asked_at[backend] = self._serial
+
+    def start_measuring(self, backend: str):
+        self.waiting.pop(backend, None)
+        self.measuring.add(backend)
+
+    def stopped(self, backend: str):
+        """The measurement was cancelled: wanted again at the next idle moment."""
+        if backend in self.measuring:
+            self.measuring.discard(backend)
+            self.waiting.setdefault(backend, "")
+
+    # ---- roofs that hold ----------------------------------------------------------------------
+    def beaten(self, backend: str | None = None) -> list[tuple[Point, Placement, object]]:
+        """The points above their roof by more than its spread: (point, placement, Beaten)."""
+        roofs = self.roofs.get(backend or self.shown)
+        out = []
+        for p, pl in self.placements(backend):
+            b = beats(pl, roofs)
+            if b is not None:
+                out.append((p, pl, b))
+        return out
+
+    def stale_reason(self, backend: str | None = None) -> str | None:
+        """Why `backend`'s roofs should be measured again (a point beats them beyond their
+        spread, and not one that beat roofs measured after it), or None."""
+        backend = backend or self.shown
+        roofs = self.roofs.get(backend)
+        if roofs is None or roofs.simulated or backend in self.measuring \
+                or backend in self.waiting:
+            return None
+        done = self._excused.get(backend, -1)
+        for p, pl, b in self.beaten(backend):
+            if p.serial > done:
+                return b.words(f"{p.label} — {p.work.name}")
+        return None
 
     def clear(self, backend: str | None = None):
         for b in ([backend] if backend else list(self.points)):
@@ -134,6 +191,10 @@ class RooflineModel:
         roofs = self.roofs.get(backend)
         if backend in self.measuring:
             parts.append(f"measuring the {where}'s roofs…")
+        elif backend in self.waiting:
+            why = self.waiting[backend]
+            parts.append(f"the {where}'s roofs are measured once the app is idle"
+                         + (f" (stale: {why})" if why else ""))
         elif backend in self.failed:
             parts.append(f"the {where}'s roofs could not be measured: {self.failed[backend]}")
         elif roofs is None:
@@ -142,6 +203,12 @@ class RooflineModel:
             parts.append("simulator: roofs not measured")
         elif roofs.note:
             parts.append(roofs.note)
+        still = [(p, b) for p, _, b in self.beaten(backend)
+                 if p.serial <= self._excused.get(backend, -1)]
+        if still and backend not in self.measuring and backend not in self.waiting:
+            p, b = still[0]
+            parts.append(f"{len(still)} point(s) above their roof after it was measured again: "
+                         + b.words(f"{p.label} — {p.work.name}"))
         return "; ".join(parts)
 
     def empty_text(self, backend: str | None = None) -> str:
@@ -157,14 +224,64 @@ class RooflineModel:
                "kernel, work, time and % of its roof."
 
     def roofs_text(self, backend: str | None = None) -> str:
-        """One line of the measured roofs, for the panel's caption."""
+        """The measured roofs with their spreads, then how and when they were measured, for the
+        panel's caption."""
         roofs = self.roofs.get(backend or self.shown)
         if roofs is None or not roofs.measured:
             return ""
-        from kernels.roofs.work import si
-        parts = [f"bandwidth {si(roofs.bandwidth_Bps, 'B/s')}"]
+        parts = [f"bandwidth {si(roofs.bandwidth_Bps, 'B/s')}{_pm(roofs, 'bandwidth')}"]
         for k in KINDS:
             unit = "op/s" if k == "int32" else "flop/s"
-            parts.append(f"{KIND_TITLES[k]} {si(roofs.peak(k), unit)}")
+            parts.append(f"{KIND_TITLES[k]} {si(roofs.peak(k), unit)}{_pm(roofs, k)}")
         when = roofs.measured_at.replace("T", " ")[:16]
-        return f"{roofs.device}: " + ", ".join(parts) + (f" (measured {when} UTC)" if when else "")
+        how = [f"measured {when} UTC" if when else "measured"]
+        if roofs.method:
+            how.append(f"timed by {roofs.method}")
+        bw = roofs.how("bandwidth")
+        if bw.get("probe"):
+            of = f", the best of {bw['probes']} probes" if bw.get("probes") else ""
+            how.append(f"bandwidth set by {bw['probe']}{of}")
+        return f"{roofs.device}: " + ", ".join(parts) + "\n" + "; ".join(how)
+
+    def roofs_tooltip(self, backend: str | None = None) -> str:
+        """Every probe behind the roofs: each bandwidth probe's best rate and spread, and the
+        probe and spread of each peak."""
+        roofs = self.roofs.get(backend or self.shown)
+        if roofs is None or not roofs.measured:
+            return ""
+        lines = ["± is each roof's spread: (slowest - fastest) / median of its probe's repeats;",
+                 "a point above its roof by more than that makes the roofs stale (re-measured)."]
+        probes = roofs.details.get("bandwidth") if isinstance(roofs.details, dict) else None
+        if isinstance(probes, list) and probes:
+            lines.append("Bandwidth probes (best run; spread):")
+            for r in sorted(probes, key=lambda r: -(r.get("Bps") or 0)):
+                if r.get("Bps"):
+                    s = f" ±{100 * r['spread']:.1f} %" if r.get("spread") else ""
+                    lines.append(f"  {r.get('probe', '?')}: {si(r['Bps'], 'B/s')}{s}")
+                else:
+                    lines.append(f"  {r.get('probe', '?')}: {r.get('error', 'not timed')}")
+        for k in KINDS:
+            h = roofs.how(k)
+            if h.get("probe"):
+                lines.append(f"{KIND_TITLES[k]} peak: {h['probe']}, {h.get('repeats', '?')} "
+                             f"repeats{_pm(roofs, k)}")
+        return "\n".join(lines)
+
+    def point_legend(self, backend: str | None = None) -> dict:
+        """What the drawn points are, for the legend: the kinds present, and whether any is an
+        executed-lane count, moved to the edge, or the newest job's."""
+        kinds, executed, moved = [], False, False
+        for p, pl in self.placements(backend):
+            if not pl.plottable:
+                continue
+            if p.work.kind not in kinds:
+                kinds.append(p.work.kind)
+            executed |= UPPER_BOUND in p.work.name
+            moved |= self.drawn_x(pl.intensity, backend)[1]
+        return {"kinds": [k for k in KINDS if k in kinds], "executed": executed, "moved": moved,
+                "any": bool(kinds)}
+
+
+def _pm(roofs: Roofs, name: str) -> str:
+    s = roofs.spread(name)
+    return f" ±{100 * s:.1f} %" if s else ""

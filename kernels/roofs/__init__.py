@@ -4,9 +4,11 @@
     roofs = device_roofs(backend, remeasure=True)
     roofs.f32_flops, roofs.f64_flops, roofs.int32_ops, roofs.bandwidth_Bps   # None: not measured
     roofs.note                                # why something is missing ("" when complete)
+    roofs.how("bandwidth")                    # the probe that set it, its spread, the method
 
 Qt-free; the window's roofline panel (explorer/roofline_panel.py) draws them. The work each job
-did is counted in kernels/roofs/work.py and recorded with its Timings.
+did is counted in kernels/roofs/work.py and recorded with its Timings; kernels/roofs/hold.py says
+which points beat their roof beyond its spread (the roofs are then re-measured).
 """
 from __future__ import annotations
 
@@ -14,13 +16,15 @@ import datetime as _dt
 import os
 import functools
 
-from .model import KIND_TITLES, KINDS, Roofs, missing_note
+from .model import KIND_TITLES, KINDS, Roofs, missing_note, run_steps
 
 # part of the cache key: a change to the microbenchmarks makes the kept roofs stale
-PROBES_VERSION = 4
+# (5: timed through JobTimer, the bandwidth the best of the device copies and stream kernels)
+PROBES_VERSION = 5
 
-__all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_key",
-           "kept_rates", "measure_roofs", "missing_note"]
+__all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_roofs_steps",
+           "device_key", "kept_rates", "kept_roofs", "measure_roofs", "measure_roofs_steps",
+           "missing_note"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -58,23 +62,24 @@ def device_key(backend) -> str:
     return f"{where}; {_versions()}; probes v{PROBES_VERSION}"
 
 
-def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0,
-                  repeats: int = 3) -> Roofs:
-    """Measure the roofs of `backend` now (a few hundred milliseconds; nothing kept).
+def measure_roofs_steps(backend, *, nbytes: int | None = None, target_ms: float = 20.0,
+                        repeats: int = 3):
+    """Measure the roofs of `backend` now, a probe at a time: yields each probe's name once it is
+    done (a scheduler job lets other work run between them); returns the Roofs (nothing kept).
 
-    `nbytes`: the bandwidth probe's array size (default 1 GiB on a GPU, less where less is free;
-    64 MiB on the CPU);
-    `target_ms`: how long one arithmetic launch should last. Under the CUDA simulator the kernels
-    run on a tiny grid and the roofs carry only the note."""
+    `nbytes`: the device copies' array size (default 1 GiB on a GPU, less where less is free;
+    64 MiB for the CPU's STREAM); `target_ms`: how long one arithmetic launch should last. Under
+    the CUDA simulator the kernels run on a tiny grid and the roofs carry only the note."""
     from ..bench import device_name
     if getattr(backend, "is_gpu", False):
         from . import gpu_probe
-        fields = gpu_probe.measure(backend, **({"nbytes": nbytes} if nbytes else {}),
-                                   target_ms=target_ms, repeats=repeats)
+        fields = yield from gpu_probe.measure_steps(
+            backend, **({"nbytes": nbytes} if nbytes else {}), target_ms=target_ms,
+            repeats=repeats)
     else:
         from . import cpu_probe
-        fields = cpu_probe.measure(**({"nbytes": nbytes} if nbytes else {}),
-                                   target_ms=target_ms, repeats=repeats)
+        fields = yield from cpu_probe.measure_steps(**({"nbytes": nbytes} if nbytes else {}),
+                                                    target_ms=target_ms, repeats=repeats)
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     roofs = Roofs(backend=backend.name, device=device_name(backend), measured_at=now,
                   key=device_key(backend), **fields)
@@ -85,9 +90,36 @@ def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0
     return roofs
 
 
+def measure_roofs(backend, *, nbytes: int | None = None, target_ms: float = 20.0,
+                  repeats: int = 3) -> Roofs:
+    """measure_roofs_steps at once (a few seconds on a GPU; nothing kept)."""
+    return run_steps(measure_roofs_steps(backend, nbytes=nbytes, target_ms=target_ms,
+                                         repeats=repeats))
+
+
 def _replace(roofs: Roofs, **kw) -> Roofs:
     import dataclasses
     return dataclasses.replace(roofs, **kw)
+
+
+def kept_roofs(backend, folder: str | None = None) -> Roofs | None:
+    """The roofs kept for `backend`'s device, driver and numba, or None; never measures (a
+    file read: the window calls it on its own thread)."""
+    from . import store
+    try:
+        return store.load(device_key(backend), folder)
+    except Exception:       # a device that cannot be named: nothing kept for it
+        return None
+
+
+def _keep(roofs: Roofs, keep: bool, folder: str | None) -> Roofs:
+    from . import store
+    if keep and roofs.measured and not roofs.simulated:
+        problem = store.save(roofs, folder)
+        if problem:
+            sep = "; " if roofs.note else ""
+            roofs = _replace(roofs, note=f"{roofs.note}{sep}{problem}")
+    return roofs
 
 
 def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
@@ -95,19 +127,23 @@ def device_roofs(backend, remeasure: bool = False, *, folder: str | None = None,
     """The roofs of `backend`'s device: those kept in the cache folder for this device, driver
     and numba, else measured now (and kept, unless `keep` is False). `remeasure` measures anew.
     Roofs from the simulator are never kept."""
-    from . import store
-    key = device_key(backend)
     if not remeasure:
-        kept = store.load(key, folder)
+        kept = kept_roofs(backend, folder)
         if kept is not None:
             return kept
-    roofs = measure_roofs(backend, **measure_kw)
-    if keep and roofs.measured and not roofs.simulated:
-        problem = store.save(roofs, folder)
-        if problem:
-            sep = "; " if roofs.note else ""
-            roofs = _replace(roofs, note=f"{roofs.note}{sep}{problem}")
-    return roofs
+    return _keep(measure_roofs(backend, **measure_kw), keep, folder)
+
+
+def device_roofs_steps(backend, remeasure: bool = False, *, folder: str | None = None,
+                       keep: bool = True, **measure_kw):
+    """device_roofs a probe at a time (a generator: yields each probe's name; returns the
+    Roofs), for a scheduler job that lets the app's own work go first between probes."""
+    if not remeasure:
+        kept = kept_roofs(backend, folder)
+        if kept is not None:
+            return kept
+    roofs = yield from measure_roofs_steps(backend, **measure_kw)
+    return _keep(roofs, keep, folder)
 
 
 # (key, roofs file, its mtime and size) -> the rates read from it: the window asks on every frame,
@@ -138,10 +174,18 @@ def kept_rates(backend) -> tuple[float, float] | None:
 
 def add_roofs(report: dict, backend, measure=None) -> dict:
     """Measure the backend's roofs now (when any result of a bench report counted work; kept for
-    the window too) and add them, and each work's rates and % of roof, to the report.
-    `measure(backend)` replaces the measurement (tests)."""
+    the window too) and add them, and each work's rates and % of roof, to the report. Where a
+    result beats its roof by more than the roof's spread, the roof is stale: measured once more
+    (and kept), and the report says which results beat it (`roofs_beaten`) and whether they still
+    do. `measure(backend)` replaces the measurement (tests)."""
     from .report import annotate, counted
-    roofs = None
-    if counted(report):
-        roofs = (measure or (lambda be: device_roofs(be, remeasure=True)))(backend)
-    return annotate(report, roofs)
+    measure = measure or (lambda be: device_roofs(be, remeasure=True))
+    roofs = measure(backend) if counted(report) else None
+    annotate(report, roofs)
+    beaten = report.get("roofs_beaten") or []
+    if beaten:
+        first = list(beaten)
+        annotate(report, measure(backend))
+        report["roofs_remeasured"] = {"because": first,
+                                      "still_beaten": report.get("roofs_beaten", [])}
+    return report

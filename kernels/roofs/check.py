@@ -1,6 +1,7 @@
 """The roofs' target check: the roofs as the window measures them, and in the same run a separate
-measurement of each — a plain copy kernel over a larger array for the bandwidth, the chain
-kernels run ten times longer for the peaks — with their ratio (target: within 10 %).
+measurement of each — the probe that set the bandwidth (a device copy or one of the app's stream
+kernels) over a larger array, the chain kernels run ten times longer for the peaks — with their
+ratio (target: within 10 %).
 
     python tools/roofs_check.py --backend cpu|cuda     (or: main.py --bench --only roofs)
 """
@@ -17,18 +18,21 @@ TOLERANCE = 0.10
 LONGER = 10                     # the check's arithmetic launches last this many times longer
 
 
-def _gpu_copy_Bps(nbytes: int, repeats: int) -> float:
-    from numba import cuda
-
-    from ..transfer import _copy
-    from .gpu_probe import _elapsed_ms, _filled
-    stream = cuda.stream()
-    a, b = _filled(cuda, nbytes, stream)
-    blocks = (a.size + 255) // 256
-    _copy[blocks, 256, stream](b, a)
-    best = min(_elapsed_ms(cuda, stream, lambda: _copy[blocks, 256, stream](b, a))
-               for _ in range(repeats))
-    return 2 * a.nbytes / (best * 1e-3)
+def _gpu_probe_Bps(backend, probe: dict, nbytes: int, repeats: int) -> tuple[float | None, str]:
+    """(B/s, how) of the probe that set the GPU's bandwidth roof, again, over larger arrays:
+    `nbytes` for a device copy, four times the probe's N for a stream kernel."""
+    if probe.get("impl"):
+        from .stream_probe import STREAM_N, stream_rows
+        rows = list(stream_rows(backend, n=4 * int(probe.get("n") or STREAM_N), repeats=repeats,
+                                ops=(probe["op"],), impls=(probe["impl"],)))
+        if not rows or not rows[0].get("Bps"):
+            return None, f"{probe['probe']}: {rows[0].get('error') if rows else 'did not run'}"
+        n = rows[0]["n"]
+        return rows[0]["Bps"], f"{probe['probe']}, N = 2^{n.bit_length() - 1}"
+    from .gpu_probe import device_copies
+    rows = {r["probe"]: r for r in device_copies(backend, nbytes, repeats)}
+    name = probe.get("probe") if probe.get("probe") in rows else "d2d-kernel"
+    return rows[name]["Bps"], f"{name} over {nbytes // 2**20} MiB"
 
 
 def _cpu_copy_Bps(nbytes: int, repeats: int) -> float:
@@ -61,15 +65,19 @@ def check(backend, *, nbytes: int | None = None, target_ms: float = 20.0, repeat
     else:
         size = nbytes or 64 * 2**20
         big = 4 * size
-    copy = _gpu_copy_Bps(big, repeats) if gpu else _cpu_copy_Bps(big, repeats)
-    rows.append(_row("bandwidth (B/s)", roofs.bandwidth_Bps, copy,
-                     f"copy kernel over {big // 2**20} MiB"))
+    if gpu:
+        copy, how = _gpu_probe_Bps(backend, roofs.how("bandwidth"), big, repeats)
+    else:
+        copy, how = _cpu_copy_Bps(big, repeats), f"copy kernel over {big // 2**20} MiB"
+    rows.append(_row("bandwidth (B/s)", roofs.bandwidth_Bps, copy, how))
     if gpu:
         from .gpu_probe import chain_rate
+        more = {"backend": backend}
     else:
         from .cpu_probe import chain_rate
+        more = {}
     for kind in KINDS:
-        rate, det = chain_rate(kind, target_ms * LONGER, repeats=3)
+        rate, det = chain_rate(kind, target_ms * LONGER, repeats=3, **more)
         rows.append(_row(f"{KIND_TITLES[kind]} peak (op/s)", roofs.peak(kind), rate,
                          f"chains {det['ms']:.0f} ms long"))
     return rows

@@ -2,7 +2,8 @@
 and chains.py's multiply-add chains for the arithmetic peaks.
 
 Bandwidth counts bytes read plus written (copy: 2 arrays, triad: 3), the best of the two kernels
-and of `repeats` runs each. The chain kernels run one prange slot per thread, each slot
+and of `repeats` runs each, timed by a wall clock (the CPU has no other), with the spread of the
+repeats of the probe that set each roof. The chain kernels run one prange slot per thread, each slot
 CPU_CHAINS scalar chains (numba's scalar code: SIMD code could go further, see the note).
 """
 from __future__ import annotations
@@ -13,7 +14,8 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from . import chains
-from .model import KINDS, PEAK_FIELDS
+from ..timing import WALL
+from .model import KIND_TITLES, KINDS, PEAK_FIELDS, roof_entry, spread
 
 TRIAD_SCALAR = 3.0
 # a parallel launch wakes the threads first: with fewer steps than this, a loaded machine's
@@ -39,9 +41,9 @@ def _once_ms(fn) -> float:
     return (time.perf_counter() - t) * 1e3
 
 
-def _best_ms(fn, repeats: int) -> float:
+def _times_ms(fn, repeats: int) -> list[float]:
     fn()                                    # compile, first touch
-    return min(_once_ms(fn) for _ in range(max(1, repeats)))
+    return [_once_ms(fn) for _ in range(max(1, repeats))]
 
 
 def stream_bandwidth(nbytes: int, repeats: int) -> tuple[float, dict]:
@@ -50,11 +52,14 @@ def stream_bandwidth(nbytes: int, repeats: int) -> tuple[float, dict]:
     rng = np.random.default_rng(7)
     b, c = rng.random(n), rng.random(n)
     a = np.ones(n)
-    copy_ms = _best_ms(lambda: _copy(a, b), repeats)
-    triad_ms = _best_ms(lambda: _triad(a, b, c, TRIAD_SCALAR), repeats)
-    rates = {"copy": 2 * 8 * n / (copy_ms * 1e-3), "triad": 3 * 8 * n / (triad_ms * 1e-3)}
-    return max(rates.values()), {"bytes": 8 * n, "B/s": rates, "ms": {"copy": copy_ms,
-                                                                       "triad": triad_ms}}
+    times = {"copy": _times_ms(lambda: _copy(a, b), repeats),
+             "triad": _times_ms(lambda: _triad(a, b, c, TRIAD_SCALAR), repeats)}
+    moved = {"copy": 2 * 8 * n, "triad": 3 * 8 * n}
+    rates = {k: moved[k] / (min(t) * 1e-3) for k, t in times.items()}
+    best = max(rates, key=rates.get)
+    return rates[best], {"bytes": 8 * n, "B/s": rates, "ms": {k: min(t) for k, t in times.items()},
+                         "set_by": best, "spread": spread(times[best]),
+                         "repeats": len(times[best])}
 
 
 def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, slots: int | None = None
@@ -65,18 +70,55 @@ def chain_rate(kind: str, target_ms: float = 20.0, repeats: int = 3, slots: int 
     x, y = chains.constants(kind)
     out = np.zeros(slots, dtype=chains.KIND_DTYPES[kind])
     k(out, 1, x, y)                         # compile
-    n, best = chains.calibrate(lambda m: _once_ms(lambda: k(out, m, x, y)), target_ms,
-                               repeats=repeats, min_n=MIN_STEPS)
+    runs: dict[int, list] = {}
+
+    def time_ms(m):
+        runs.setdefault(m, []).append(_once_ms(lambda: k(out, m, x, y)))
+        return runs[m][-1]
+    n, best = chains.calibrate(time_ms, target_ms, repeats=repeats, min_n=MIN_STEPS)
     ops = chains.ops(slots, n, gpu=False)
     return ops / (best * 1e-3), {"threads": slots, "n_iter": n, "chains": chains.CPU_CHAINS,
-                                 "ms": best, "ops": ops}
+                                 "ms": best, "ops": ops, "times_ms": runs[n], "method": WALL}
+
+
+def cache_bytes() -> int | None:
+    """The largest CPU cache (Linux's sysfs; None elsewhere): a memory-bound point that moved
+    less than twice it may have run from the cache, above the memory's slope."""
+    import glob
+    sizes = []
+    for path in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size"):
+        try:
+            text = open(path, encoding="ascii").read().strip()
+        except OSError:
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+        digits = text.rstrip("KMGkmg")
+        if digits.isdigit():
+            sizes.append(int(digits) * scale)
+    return max(sizes) if sizes else None
+
+
+def measure_steps(nbytes: int = 64 * 2**20, target_ms: float = 20.0, repeats: int = 3):
+    """Measure the CPU's roofs a probe at a time (yields each probe's name once done); returns
+    the fields for Roofs."""
+    bw, copy = stream_bandwidth(nbytes, repeats)
+    details = {"stream": copy, "threads": get_num_threads(), "cache_bytes": cache_bytes(),
+               "method": WALL,
+               "roofs": {"bandwidth": roof_entry(f"STREAM {copy['set_by']}", copy["spread"],
+                                                 copy["repeats"], WALL, bytes=copy["bytes"])}}
+    out = {"bandwidth_Bps": bw, "details": details}
+    yield "STREAM copy and triad"
+    for kind in KINDS:
+        out[PEAK_FIELDS[kind]], details[kind] = chain_rate(kind, target_ms, repeats)
+        times = details[kind]["times_ms"]
+        details["roofs"][kind] = roof_entry(f"{KIND_TITLES[kind]} multiply-add chains",
+                                            spread(times), len(times), WALL)
+        yield f"{KIND_TITLES[kind]} chains"
+    out["note"] = ""
+    return out
 
 
 def measure(nbytes: int = 64 * 2**20, target_ms: float = 20.0, repeats: int = 3) -> dict:
     """Fields for Roofs measured on the CPU."""
-    bw, copy = stream_bandwidth(nbytes, repeats)
-    out = {"bandwidth_Bps": bw, "details": {"stream": copy, "threads": get_num_threads()}}
-    for kind in KINDS:
-        out[PEAK_FIELDS[kind]], out["details"][kind] = chain_rate(kind, target_ms, repeats)
-    out["note"] = ""
-    return out
+    from .model import run_steps
+    return run_steps(measure_steps(nbytes, target_ms, repeats))

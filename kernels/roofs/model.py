@@ -14,6 +14,26 @@ KINDS = ("f32", "f64", "int32")
 KIND_TITLES = {"f32": "float32", "f64": "float64", "int32": "int32"}
 # the field of Roofs holding each kind's peak
 PEAK_FIELDS = {"f32": "f32_flops", "f64": "f64_flops", "int32": "int32_ops"}
+# the roofs by name: the bandwidth and each kind's peak (Roofs.details["roofs"] is keyed so)
+ROOF_NAMES = ("bandwidth",) + KINDS
+
+
+def spread(times) -> float | None:
+    """The spread of a probe's repeats: (slowest - fastest) / median. The roof is the fastest
+    run; a point (the median of its own runs, timed the same way) can land above it by the
+    method's own run-to-run range, and no further unless the roof is stale."""
+    times = sorted(t for t in times if t)
+    if len(times) < 2:
+        return None
+    mid = len(times) // 2
+    median = times[mid] if len(times) % 2 else (times[mid - 1] + times[mid]) / 2
+    return (times[-1] - times[0]) / median
+
+
+def roof_entry(probe: str, spread: float | None, repeats: int, method: str, **more) -> dict:
+    """How one roof was set, for Roofs.details["roofs"][name]: the probe, the spread of its
+    repeats, how many, and the timing method."""
+    return dict(probe=probe, spread=spread, repeats=int(repeats), method=method, **more)
 
 
 @dataclass(frozen=True)
@@ -69,6 +89,23 @@ class Roofs:
             return slope, "memory"
         return None, ""
 
+    def how(self, name: str) -> dict:
+        """How roof `name` ("bandwidth" or a kind) was set: {probe, spread, repeats, method}
+        ({} for roofs measured before the probes kept it)."""
+        entry = self.details.get("roofs", {}).get(name) if isinstance(self.details, dict) else None
+        return entry if isinstance(entry, dict) else {}
+
+    def spread(self, name: str) -> float:
+        """Roof `name`'s spread (0 when unknown): how far a point may sit above it."""
+        s = self.how(name).get("spread")
+        return float(s) if isinstance(s, (int, float)) and s > 0 else 0.0
+
+    @property
+    def method(self) -> str:
+        """How the probes were timed, in the timing panel's words ("" when not recorded)."""
+        m = self.details.get("method", "") if isinstance(self.details, dict) else ""
+        return m if isinstance(m, str) else ""
+
     def as_dict(self) -> dict:
         return asdict(self)
 
@@ -96,3 +133,12 @@ def missing_note(roofs: Roofs) -> str:
     gone = [n for n, v in (("bandwidth", roofs.bandwidth_Bps), ("float32", roofs.f32_flops),
                            ("float64", roofs.f64_flops), ("int32", roofs.int32_ops)) if not v]
     return f"not measured: {', '.join(gone)}" if gone else ""
+
+
+def run_steps(steps):
+    """Run a generator of probe steps to its end; its return value (a probe's fields)."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value

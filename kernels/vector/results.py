@@ -149,6 +149,7 @@ def measured_point(op, impl: str, mode: str, n: int, runs: list[Timings], compil
         t.phases_ms[p] = v
     if runs:
         t.bytes = dict(runs[0].bytes)
+        t.method = " / ".join(sorted({r.method for r in runs}))    # how the runs were timed
     # the roofline's point: the op's flops and the bytes it reads and writes in device memory
     kind = "f64" if op.reduction else "f32"          # dot sums its products in float64
     record(t, Work(f"{op.name} ({impl})", kind, op.flops * n, op.bytes_per_element * n,

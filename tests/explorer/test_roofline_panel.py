@@ -1,5 +1,6 @@
 """The roofline panel: roofs asked of the scheduler, a job's work placed with the right hover
-text, the notes for missing roofs, re-measuring, and the panel in the window."""
+text, the notes for missing roofs, re-measuring (asked, or because a point beat a roof beyond its
+spread, and only while the app is idle), the legend, and the panel in the window."""
 import dataclasses
 
 import pytest
@@ -7,6 +8,8 @@ from PyQt6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt
 from PyQt6.QtGui import QMouseEvent
 from PyQt6.QtWidgets import QApplication
 
+import explorer.roofline_panel as roofline_panel
+import kernels.roofs as roofs_pkg
 import kernels.roofs.jobs as roof_jobs
 from explorer.models.roofline import RooflineModel
 from explorer.roofline_panel import RooflinePanel
@@ -21,13 +24,21 @@ ROOFS = Roofs("cpu", "Test CPU", bandwidth_Bps=20e9, f32_flops=200e9, f64_flops=
 
 @pytest.fixture
 def fake_roofs(monkeypatch):
-    """The roofs job answers ROOFS (for the backend asked) at once; calls are recorded."""
+    """The roofs job answers ROOFS (for the backend asked) after one probe step; nothing is kept;
+    the panel measures as soon as the scheduler is idle; calls are recorded."""
     calls = []
 
     def fake(backend, remeasure=False, **kw):
         calls.append((backend.name, remeasure))
         return dataclasses.replace(ROOFS, backend=backend.name)
+
+    def fake_steps(backend, remeasure=False, **kw):
+        yield "a probe"
+        return fake(backend, remeasure, **kw)
     monkeypatch.setattr(roof_jobs, "device_roofs", fake)
+    monkeypatch.setattr(roof_jobs, "device_roofs_steps", fake_steps)
+    monkeypatch.setattr(roofs_pkg, "kept_roofs", lambda backend, folder=None: None)
+    monkeypatch.setattr(roofline_panel, "QUIET_MS", 0)
     return calls
 
 
@@ -134,8 +145,12 @@ def test_the_window_places_a_views_job(qtbot, tmp_path, fake_roofs, monkeypatch)
 
 
 @pytest.mark.gpu
-def test_gpu_roofs_in_the_panel(qtbot, scheduler, cpu_backend, gpu_backend, simulated):
+def test_gpu_roofs_in_the_panel(qtbot, scheduler, cpu_backend, gpu_backend, simulated,
+                                monkeypatch):
     """The real roofs job on the GPU backend: the simulator's roofs say so and draw nothing."""
+    from kernels.roofs import stream_probe
+    monkeypatch.setattr(stream_probe, "STREAM_OPS", ("triad",))    # one kernel of each kind
+    monkeypatch.setattr(stream_probe, "STREAM_N", 2**24)
     p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": gpu_backend})
     qtbot.addWidget(p)
     p.show()
@@ -148,6 +163,7 @@ def test_gpu_roofs_in_the_panel(qtbot, scheduler, cpu_backend, gpu_backend, simu
     else:
         assert p.model.roofs["cuda"].complete
         assert [n for n, _, _ in p.model.roof_lines("cuda")] == ["bandwidth", "f32", "f64", "int32"]
+        assert "timed by" in p.caption.text() and "bandwidth set by" in p.caption.text()
 
 
 def test_jobs_without_a_time_are_counted_not_placed(panel):
@@ -166,6 +182,9 @@ def test_a_failed_measurement_is_said_and_retried_only_when_asked(qtbot, schedul
         calls.append(remeasure)
         raise MemoryError("no room for the bandwidth probe")
     monkeypatch.setattr(roof_jobs, "device_roofs", failing)
+    monkeypatch.setattr(roof_jobs, "device_roofs_steps", failing)
+    monkeypatch.setattr(roofs_pkg, "kept_roofs", lambda backend, folder=None: None)
+    monkeypatch.setattr(roofline_panel, "QUIET_MS", 0)
     p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": None})
     qtbot.addWidget(p)
     p.show()
@@ -178,3 +197,81 @@ def test_a_failed_measurement_is_said_and_retried_only_when_asked(qtbot, schedul
     assert calls == [False]                          # no new attempt per job
     p.remeasure_btn.click()
     qtbot.waitUntil(lambda: calls == [False, True], timeout=5000)
+
+
+def test_a_point_above_its_roof_has_the_roofs_measured_again(panel, qtbot, fake_roofs):
+    assert fake_roofs == [("cpu", False)]
+    # AI 1 at 40 Gop/s: twice the 20 GB/s slope, over 1 GB (no cache holds it)
+    panel.add(job(kernel_ms=25.0, ops=1e9, nbytes=1e9, label="fast add"))
+    panel.refresh()
+    assert "stale: fast add" in panel.note_label.text()
+    assert "100.0 % above the bandwidth roof" in panel.note_label.text()
+    qtbot.waitUntil(lambda: len(fake_roofs) == 2 and "cpu" in panel.model.roofs, timeout=5000)
+    assert fake_roofs[-1] == ("cpu", True)
+    panel._dirty = True
+    panel.refresh()
+    # the same roofs again: the point is said, and not measured against once more
+    assert "1 point(s) above their roof after it was measured again" in panel.note_label.text()
+    qtbot.wait(300)
+    assert len(fake_roofs) == 2
+    panel.add(job(kernel_ms=25.0, ops=1e9, nbytes=1e9, label="a new one"))     # a new point
+    qtbot.waitUntil(lambda: len(fake_roofs) == 3, timeout=5000)
+
+
+def test_roofs_are_not_measured_while_the_apps_work_runs(qtbot, scheduler, cpu_backend,
+                                                        fake_roofs):
+    working = [True]
+
+    class Work_:                    # a job of steps, as a sweep or a warm-up's compiles are
+        pass
+
+    def steps(ctx, req):
+        while working[0]:
+            yield "a step"
+        return "done"
+    scheduler.register(Work_, steps)
+    scheduler.submit("view", Work_())
+    p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": None})
+    qtbot.addWidget(p)
+    p.show()
+    qtbot.wait(400)
+    assert fake_roofs == [] and "cpu" in p.model.waiting
+    p.refresh()
+    assert "roofs are measured once the app is idle" in p.note_label.text()
+    working[0] = False
+    qtbot.waitUntil(lambda: "cpu" in p.model.roofs, timeout=5000)
+    assert fake_roofs == [("cpu", False)]
+
+
+def test_kept_roofs_are_shown_at_once_with_how_and_when(qtbot, scheduler, cpu_backend,
+                                                       fake_roofs, monkeypatch):
+    how = dataclasses.replace(ROOFS, details={
+        "method": "wall clock", "bandwidth": [
+            {"probe": "STREAM triad", "Bps": 20e9, "spread": 0.012},
+            {"probe": "STREAM copy", "Bps": 18e9, "spread": 0.03}],
+        "roofs": {"bandwidth": {"probe": "STREAM triad", "spread": 0.012, "probes": 2},
+                  "f64": {"probe": "float64 multiply-add chains", "spread": 0.004,
+                          "repeats": 3}}})
+    monkeypatch.setattr(roofs_pkg, "kept_roofs", lambda backend, folder=None: how)
+    p = RooflinePanel(scheduler, {"cpu": cpu_backend, "cuda": None})
+    qtbot.addWidget(p)
+    p.show()
+    assert p.model.roofs["cpu"] is how and fake_roofs == []       # read, not measured
+    p.refresh()
+    text = p.caption.text()
+    assert "bandwidth 20 GB/s ±1.2 %" in text and "float64 100 Gflop/s ±0.4 %" in text
+    assert "measured 2000-01-01 00:00 UTC" in text and "timed by wall clock" in text
+    assert "bandwidth set by STREAM triad, the best of 2 probes" in text
+    tip = p.caption.toolTip()
+    assert "STREAM copy: 18 GB/s ±3.0 %" in tip and "float64 peak: float64 multiply-add" in tip
+
+
+def test_the_legend_names_the_points_markers(panel):
+    t = job()
+    record(t, Work("escape, executed lane-iterations", "f64", 2e9, 1e8))
+    panel.add(t)
+    panel.add(job(kind="int32", label="random"))
+    panel.refresh()
+    assert panel.legend_titles() == [
+        "bandwidth", "float32 peak", "float64 peak", "int32 peak", "float64 work (counted)",
+        "int32 work (counted)", "executed lane-iterations", "newest job"]

@@ -83,11 +83,25 @@ def test_cpu_roofs_are_measured(cpu_backend):
                                                  r.details["f64"]["n_iter"], gpu=False)
 
 
+@pytest.fixture
+def small_stream_probes(monkeypatch):
+    """The stream probes of the bandwidth roof cut to two kernels at N = 2^24 (tests: the roofs'
+    own default runs every implementation's ops at 2^26)."""
+    from kernels.roofs import stream_probe
+    monkeypatch.setattr(stream_probe, "STREAM_N", 2**24)
+    monkeypatch.setattr(stream_probe, "STREAM_OPS", ("copy", "triad"))
+
+
 @pytest.mark.gpu
-def test_gpu_roofs(gpu_backend, simulated):
+def test_gpu_roofs(gpu_backend, simulated, small_stream_probes):
+    from kernels import timing
     if simulated:
         r = measure_roofs(gpu_backend)
         assert r.simulated and not r.measured and "simulator" in r.note
+        # the app's stream kernels ran through the same runner, and nothing was timed
+        (probe,) = r.details["bandwidth"]
+        assert probe["probe"] == "triad (cuda-jit-ilp4)" and probe["Bps"] is None
+        assert probe["method"] == timing.UNTIMED
         from kernels.roofs.gpu_probe import simulate_chains
         got = simulate_chains(n_iter=3)
         n = len(got["int32"])
@@ -99,6 +113,14 @@ def test_gpu_roofs(gpu_backend, simulated):
         r = measure_roofs(gpu_backend, nbytes=64 << 20, target_ms=5.0)
         assert r.complete, r.note
         assert r.f32_flops > r.bandwidth_Bps / 4        # any GPU computes faster than it streams
+        # timed as the app's jobs are, no host pause inside; the bandwidth the best of every probe
+        assert r.method in (timing.CUPTI, timing.GATED), r.method
+        probes = r.details["bandwidth"]
+        assert {"d2d-memcpy", "d2d-kernel", "triad (cuda-jit-ilp4)"} <= {p["probe"] for p in probes}
+        assert r.bandwidth_Bps == max(p["Bps"] for p in probes if p.get("Bps"))
+        for name in ("bandwidth", "f32", "f64", "int32"):
+            how = r.how(name)
+            assert how["probe"] and how["repeats"] >= 3 and 0 <= how["spread"] < 0.5, (name, how)
         # the chains are the instructions counted: fused multiply-adds, 32-bit integer ones
         ptx = {k: "".join(chains.kernel(k, gpu=True).inspect_asm().values()) for k in
                ("f32", "f64", "int32")}
@@ -176,7 +198,7 @@ def test_the_target_check_measures_both_sides(cpu_backend):
 
 
 @pytest.mark.gpu
-def test_the_target_check_on_the_gpu(gpu_backend, simulated):
+def test_the_target_check_on_the_gpu(gpu_backend, simulated, small_stream_probes):
     from kernels.roofs.check import check
     rows = check(gpu_backend, nbytes=64 << 20, target_ms=5.0, repeats=3)
     if simulated:
