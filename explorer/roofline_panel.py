@@ -109,6 +109,11 @@ class RooflinePanel(QWidget):
         self.scatter.sigHovered.connect(self._on_hover)
         self.scatter.sigClicked.connect(self._on_click)
         self.plot.addItem(self.scatter)
+        self.point_key = QLabel("")         # what each marker is (the roofs' legend is in the plot)
+        self.point_key.setWordWrap(True)
+        self.point_key.setStyleSheet("color: #333;")
+        self.point_key.setVisible(False)
+        self._key: list = []
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Roofs of"))
@@ -120,6 +125,7 @@ class RooflinePanel(QWidget):
         lay.addWidget(self.caption)
         lay.addWidget(self.note_label)
         lay.addWidget(self.plot, 1)
+        lay.addWidget(self.point_key)
         lay.addWidget(self.details)
         self.setMinimumWidth(340)
 
@@ -283,7 +289,6 @@ class RooflinePanel(QWidget):
         for item in self._roof_items:
             self.plot.removeItem(item)
         self._roof_items = []
-        self._legend_samples = []       # the point markers' samples, redrawn with the roofs
         self.legend.clear()
         for name, xs, ys in self.model.roof_lines(backend):
             colour = ROOF_COLOURS[name]
@@ -323,28 +328,33 @@ class RooflinePanel(QWidget):
             self.details.setText(self.model.empty_text(backend))
 
     def _add_point_legend(self, backend):
-        """The markers' meanings, after the roofs' lines: a colour per number type, the executed
-        lane-iterations' square, the off-the-axis triangle, the newest job's outline."""
+        """The markers' key under the plot (in the plot it would cover points): a colour per
+        number type, the executed lane-iterations' square, the off-the-axis triangle, the
+        newest job's outline."""
+        self._key = self._point_key(backend)
+        # lines break between entries, never inside one
+        html = "&nbsp;&nbsp; ".join(
+            f'<span style="color:{colour}; font-size:13pt">{glyph}</span>&nbsp;'
+            + title.replace(" ", "&nbsp;").replace("-", "\u2011")
+            for glyph, colour, title in self._key)
+        self.point_key.setText(html)
+        self.point_key.setVisible(bool(self._key))
+
+    def _point_key(self, backend) -> list[tuple[str, str, str]]:
         what = self.model.point_legend(backend)
         if not what["any"]:
-            return
-        grey = pg.mkBrush(LEGEND_GREY)
-        entries = [(POINT_SYMBOL, pg.mkBrush(KIND_COLOURS[k]), None, 8,
-                    f"{KIND_TITLES[k]} work (counted)") for k in what["kinds"]]
+            return []
+        key = [("●", KIND_COLOURS[k], f"{KIND_TITLES[k]} work") for k in what["kinds"]]
         if what["executed"]:
-            entries.append((EXECUTED_SYMBOL, grey, None, 8, "executed lane-iterations"))
+            key.append(("■", LEGEND_GREY, "executed lane-iterations"))
         if what["moved"]:
-            entries.append((OFF_EDGE_SYMBOL, grey, None, 8, "intensity beyond the axis"))
-        entries.append((POINT_SYMBOL, grey, pg.mkPen("k", width=1.5), 12, "newest job"))
-        for symbol, brush, pen, size, title in entries:
-            sample = pg.ScatterPlotItem(symbol=symbol, brush=brush, pen=pen or pg.mkPen(None),
-                                        size=size)
-            self.legend.addItem(sample, title)
-            self._legend_samples.append(sample)
+            key.append(("▶", LEGEND_GREY, "intensity beyond the axis"))
+        key.append(("⬤", "#000000", "newest job (larger, outlined)"))
+        return key
 
     def legend_titles(self) -> list[str]:
-        """The legend's entries, roofs first (tests)."""
-        return [label.text for _, label in self.legend.items]
+        """The roofs' legend, then the markers' key (tests)."""
+        return [label.text for _, label in self.legend.items] + [t for _, _, t in self._key]
 
     def spots(self) -> np.ndarray:
         """(x, y) in log10 of every point drawn (tests)."""

@@ -273,5 +273,6 @@ def test_the_legend_names_the_points_markers(panel):
     panel.add(job(kind="int32", label="random"))
     panel.refresh()
     assert panel.legend_titles() == [
-        "bandwidth", "float32 peak", "float64 peak", "int32 peak", "float64 work (counted)",
-        "int32 work (counted)", "executed lane-iterations", "newest job"]
+        "bandwidth", "float32 peak", "float64 peak", "int32 peak", "float64 work", "int32 work",
+        "executed lane-iterations", "newest job (larger, outlined)"]
+    assert panel.point_key.isVisible() and "executed" in panel.point_key.text()
