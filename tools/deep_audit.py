@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python tools/deep_audit.py --location FILE --size WxH A.npy [B.npy]
         [--random 64] [--past auto|ITER] [--past-count 32] [--threads N] [--show 20]
+        [--compare-only]
 
 Draws pixels of A (at random, every pixel whose escape count B disagrees with, and pixels past the
 reference's escape: `--past auto` computes the picture's reference orbit to find it), iterates each
@@ -44,6 +45,8 @@ def main(argv=None) -> int:
     p.add_argument("--past-count", type=int, default=32)
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--show", type=int, default=20)
+    p.add_argument("--compare-only", action="store_true",
+                   help="only count where the two renders differ (exit 1 when they do)")
     a = p.parse_args(argv)
     from kernels.mandelbrot.deep.audit import choose, compare, counts, truths
     w, h = (int(v) for v in a.size.lower().split("x"))
@@ -53,6 +56,8 @@ def main(argv=None) -> int:
     if other is not None:
         print(f"values differing: {int((renders[0] != other).sum()):,}; escape counts differing: "
               f"{int((counts(renders[0]) != counts(other)).sum()):,} of {w * h:,}")
+    if a.compare_only:
+        return 0 if other is None or np.array_equal(renders[0], other) else 1
     past = a.past
     if past == "auto":
         past = reference_escape(req)

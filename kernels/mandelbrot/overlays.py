@@ -225,7 +225,10 @@ def totals_text(name: str, t: dict) -> str:
     if name == REBASES and "rebases" in t:
         return f"rebases {_g(t['rebases'])} ({t['rebases'] / px:.2f} per pixel)"
     if name == REDONE and "redone_pixels" in t:
+        # of those, the ones float64 could not place: iterated in MPFR, or marked (issue 34)
+        exact = (f"; {t['exact_pixels']:,} exact in MPFR, {t.get('marked_pixels', 0):,} marked"
+                 if t.get("exact_pixels") or t.get("marked_pixels") else "")
         return (f"redone pixels {t['redone_pixels']:,} "
-                f"({100.0 * t['redone_pixels'] / px:.3f} % of the frame)")
+                f"({100.0 * t['redone_pixels'] / px:.3f} % of the frame){exact}")
     return ""
 

@@ -66,6 +66,9 @@ def _metrics(results, size):
         "BLA steps/px": st["bla_steps"] / px,
         "BLA skip %": 100.0 * st["bla_iterations"] / max(1, st["bla_iterations"] + st["perturbation_steps"]),
         "rebases/px": st["rebases"] / px,
+        # pixels float64 could not place: iterated in MPFR, and those left doubtful (issue 34)
+        "exact pixels": st.get("exact_pixels", 0),
+        "marked pixels": st.get("marked_pixels", 0),
         "reference points": last.reference.length,
         "precision bits": last.reference.precision,
         "format": last.format,

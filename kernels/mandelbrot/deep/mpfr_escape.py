@@ -20,10 +20,12 @@ from .exact import smooth_value
 
 # rows of the numbers: z, c, the squares and a scratch
 X, Y, CX, CY, X2, Y2, T = range(7)
-# a doubtful count is checked at this many times the bits; the precision grows so at most
-# MAX_GROWTHS times past the first (1e227 frames: 864 bits, then 1,296 .. 6,561)
+# a count is confirmed at CHECK_BITS more bits (a count still hanging on the last bits moves
+# there: the iteration is that sensitive), then the precision grows GROWTH-fold at most
+# MAX_GROWTHS times (1e227 frames: 864, 928, then 1,408 .. 4,800 bits)
+CHECK_BITS = 64
 GROWTH = 1.5
-MAX_GROWTHS = 5
+MAX_GROWTHS = 4
 
 
 @njit(nogil=True, cache=True)
@@ -74,20 +76,27 @@ def point_hex(request, row: int, col: int, bits: int) -> tuple[str, str]:
         return format(cre, "a"), format(cim, "a")
 
 
+def precisions(bits: int):
+    """The precisions settled_value tries from `bits` on."""
+    yield bits
+    bits += CHECK_BITS
+    yield bits
+    for _ in range(MAX_GROWTHS):
+        bits = -(-int(bits * GROWTH) // 64) * 64
+        yield bits
+
+
 def settled_value(request, row: int, col: int, bits: int | None = None) -> tuple[float, int, bool]:
     """(value, bits, settled) of pixel (row, col): brute force from `bits` (default the request's
-    precision + 32, exact.py's), the precision grown GROWTH-fold until two precisions in a row
-    agree on the escape iteration (settled), MAX_GROWTHS times at most (the last answer then
-    stands, not settled)."""
-    bits = int(bits or request.precision + 32)
+    precision + 32, exact.py's) at each of `precisions` until two in a row agree on the escape
+    iteration (settled; the last answer stands, not settled, when none do)."""
     prev = None
-    for _ in range(MAX_GROWTHS + 1):
-        n, v = escape(*point_hex(request, row, col, bits), bits, request.max_iter)
+    for b in precisions(int(bits or request.precision + 32)):
+        n, v = escape(*point_hex(request, row, col, b), b, request.max_iter)
         if prev is not None and prev == n:
-            return v, bits, True
-        prev, last = n, bits
-        bits = int(bits * GROWTH) // 64 * 64 + 64
-    return v, last, False
+            return v, b, True
+        prev = n
+    return v, b, False
 
 
 def workers() -> int:
