@@ -64,6 +64,7 @@ def test_the_command_line_draws_a_place_past_float64_precision_deep(capsys, tmp_
                       "--center", "-0.743643887037151,0.131825904205330", "--width", "1e-17",
                       "--out", str(out)])
     assert code == 0 and out.exists()
+    assert "reference orbit:" in capsys.readouterr().err     # the deep render's note
     code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "64x48",
                       "--center", "0,1", "--width", "1e-20000", "--out", str(tmp_path / "no.png")])
     err = capsys.readouterr().err
