@@ -165,6 +165,15 @@ def device_copies(backend, nbytes: int, repeats: int) -> list[dict]:
     return rows
 
 
+def _free_now() -> None:
+    """Hand the copies' buffers back at once: the stream probes' fit check counts free memory."""
+    try:
+        from numba import cuda
+        cuda.current_context().deallocations.clear()
+    except Exception:
+        pass
+
+
 def cache_bytes() -> int | None:
     """The device's L2 size: a memory-bound point that moved less than twice it may have run
     from the cache, above the memory's slope, without the roof being wrong."""
@@ -204,6 +213,7 @@ def measure_steps(backend, nbytes: int = COPY_BYTES, target_ms: float = 20.0, re
         rows += device_copies(backend, copy_bytes(nbytes), reps)
     except (OutOfDeviceMemory, MemoryError) as exc:
         notes.append(f"device copies not measured: {exc}")
+    _free_now()
     yield "device copies"
     for row in stream_probe.stream_rows(backend, n=stream_n, repeats=reps):
         rows.append(row)
