@@ -115,6 +115,7 @@ class MandelbrotView(BaseView):
         c.bookmark_chosen.connect(self.go_to_bookmark)
         c.bookmark_box.add_requested.connect(self.add_bookmark)
         c.bookmark_box.message.connect(lambda text: self.status_message.emit(text, 6000))
+        c.bookmark_box.message.connect(self.notice.emit)    # added, removed, or why not: kept
         c.copy_requested.connect(self.copy_location)
         c.paste_requested.connect(self.paste_location)
         c.export_requested.connect(self.export_dialog)

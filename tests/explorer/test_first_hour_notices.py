@@ -75,3 +75,12 @@ def test_a_saved_place_that_cannot_be_used_is_dropped_with_a_note(qtbot, setting
     assert "saved Mandelbrot place could not be used" in notes
     assert "saved distance reference point could not be read" in notes
     assert settings.value("distance/reference") is None
+
+
+def test_a_bookmark_result_stays_on_show_too(qtbot, settings, no_gpu):
+    win = window(qtbot, settings)
+    box = win.views["mandelbrot"].controls.bookmark_box
+    box.message.emit("Bookmark not added: the disk is full")
+    win.statusBar().showMessage("Deep frame 10%: reference orbit", 0)
+    assert win.notice_bar.text() == "Bookmark not added: the disk is full"
+    assert not win.notice_bar.isHidden()
