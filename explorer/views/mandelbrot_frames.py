@@ -29,6 +29,11 @@ def deep_compile_words(fmt: str, mapping: str) -> str:
     return warm.waiting_words(warm.missing(parts) or parts)
 
 
+# canvas pixels per frame pixel past which the last frame is not stretched but faded
+MAX_STRETCH = 32
+STALE_OPACITY = 0.35
+
+
 class FramePump:
     """The render loop of a MandelbrotView: the view's result hooks land here."""
 
@@ -236,10 +241,19 @@ class FramePump:
         view.frame_displayed.emit(frame, ms)
 
     def place_image(self):
-        """Put the shown frame where its camera says, relative to the current camera."""
+        """Put the shown frame where its camera says, relative to the current camera. A frame
+        that would be stretched past MAX_STRETCH (a jump to a deep bookmark: one of its pixels
+        over the whole canvas, black or flat) says nothing of the new place: it stays where it
+        was, faded, until the new frame comes."""
         image = self.view.canvas.image
         if image.image is None:
             return
         rect = self.model.image_rect(*self.view.canvas_size())
-        if rect is not None:
-            image.setRect(QRectF(*rect))
+        if rect is None:
+            return
+        shown = self.model.shown
+        if shown is not None and rect[2] > MAX_STRETCH * max(1, shown.w):
+            image.setOpacity(STALE_OPACITY)
+            return
+        image.setOpacity(1.0)
+        image.setRect(QRectF(*rect))

@@ -204,3 +204,27 @@ def test_the_app_compiles_ahead_and_tools_do_not(qtbot, tmp_path, monkeypatch):
     w2 = MainWindow("cpu", "distance", settings=settings, synchronous=True)
     qtbot.addWidget(w2)
     assert not w2.views["mandelbrot"].model.compile_ahead
+
+
+def test_a_jump_far_deeper_fades_the_last_frame_instead_of_stretching_one_pixel(
+        qtbot, scheduler, cpu_backend, monkeypatch):
+    from explorer.models.camera import CameraState
+    from explorer.views.mandelbrot_frames import MAX_STRETCH, STALE_OPACITY
+    monkeypatch.setattr(warm, "missing", lambda parts: ())
+    v = make_view(qtbot, scheduler, cpu_backend)
+    wait_full_frame(qtbot, v)
+    image = v.canvas.image
+    before = image.mapRectToParent(image.boundingRect())
+    w, _ = v.canvas_size()
+    # the camera alone moves (the new frame not yet asked for): a deep bookmark's first moment
+    assert v.camera.go_to(CameraState.of("0", "1", "1e-50"), w)
+    v.frames.place_image()
+    assert image.opacity() == STALE_OPACITY
+    assert image.mapRectToParent(image.boundingRect()) == before     # not one pixel blown up
+    # a zoom the frame still shows: placed as ever, at full strength
+    s = v.model.shown.state
+    assert v.camera.go_to(CameraState.of(s.center_re, s.center_im, s.width / 2), w)
+    v.frames.place_image()
+    assert image.opacity() == 1.0
+    assert image.mapRectToParent(image.boundingRect()).width() > before.width() * 1.9
+    assert MAX_STRETCH > 2
