@@ -56,6 +56,17 @@ def fail(code: int, message: str) -> int:
     return code
 
 
+def cluster_failure(pool, exc: BaseException) -> str | None:
+    """One line for a job that failed on a Dask cluster's worker (the worker's own error, or
+    Dask's KilledWorker when workers died running it), or None when `pool` is no cluster: a
+    failure in this process is a bug, and its traceback is how it gets found."""
+    from kernels.spread.cluster import DaskPool
+    if not isinstance(pool, DaskPool) or not isinstance(exc, Exception):
+        return None
+    from kernels.backend import first_line
+    return f"a job failed on {pool.describe()}: {type(exc).__name__}: {first_line(exc)}"
+
+
 def interrupted(what: str = "") -> int:
     """Ctrl+C or SIGTERM: one line saying what was kept (no traceback), and the status shells
     expect (130 for Ctrl+C, 143 for SIGTERM)."""

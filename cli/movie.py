@@ -27,7 +27,7 @@ from services.movie_warm import Warming, warm_job
 from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWriter, default_lanes
 from services.requests import DEFAULT_RENDER_SIZE
 
-from .failures import UNUSABLE, USAGE, fail, interrupted, note
+from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
 from .location import apply_location
 from .movie_timeline import Timeline
 from .reference_line import orbit_line
@@ -192,11 +192,14 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhe
         return fail(UNUSABLE, f"the disk is full ({exc.strerror or exc}): "
                               f"{_kept(writer, frames, segs)}; free some space and run the same "
                               "command again to finish")
-    except (OSError, ValueError, RuntimeError, MemoryError) as exc:
+    except Exception as exc:        # a cluster worker's error (any type) is one line too
+        why = cluster_failure(pool, exc)
+        if why is None and not isinstance(exc, (OSError, ValueError, RuntimeError, MemoryError)):
+            raise
         progress.close()
         writer.abort()
         frames, segs = writer.kept()
-        return fail(UNUSABLE, f"{exc}; {_kept(writer, frames, segs)}")
+        return fail(UNUSABLE, f"{why or exc}; {_kept(writer, frames, segs)}")
     progress.close()
     times.wait_encode_s = writer.put_wait_s
     times.join_s = writer.join_s

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from services.poster import Poster
 
-from .failures import UNUSABLE, USAGE, fail, interrupted, note
+from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
 from .progress import RenderProgress
 
 
@@ -58,6 +58,15 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         progress.close()
         poster.close()
         return fail(UNUSABLE, str(exc))
+    except Exception as exc:        # whatever a cluster's worker raised: said in one line
+        why = cluster_failure(pool, exc)
+        if why is None:
+            raise
+        progress.close()
+        poster.close()
+        return fail(UNUSABLE, f"{why}; the {poster.done} finished band"
+                              f"{'s are' if poster.done != 1 else ' is'} kept in {folder}: run "
+                              "the same command again to finish")
     progress.close()
     try:
         write_s = poster.write(pool.backend)

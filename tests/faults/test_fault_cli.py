@@ -128,3 +128,42 @@ def test_no_writable_numba_cache_anywhere_moves_it_to_a_temporary_folder():
     assert r.stdout.strip() == "imported"
     assert "main.py: note: no writable folder for numba's kernel cache" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+# ---- a cluster worker whose job fails (issue 35: a malicious or broken Dask worker) -------------
+class KilledWorker(Exception):
+    """As distributed.scheduler.KilledWorker: no RuntimeError, a line of Dask's words."""
+
+
+@pytest.mark.parametrize("error", [RuntimeError("evil worker refuses\n  and a second line"),
+                                   KilledWorker("Attempted to run task '_Task' on 4 different "
+                                                "workers, but all those workers died")])
+def test_a_band_that_fails_on_a_cluster_worker_is_one_line_not_a_traceback(tmp_path, capsys,
+                                                                           monkeypatch, error):
+    import numpy as np
+
+    import kernels.spread
+    import main
+    from kernels.backend import resolve
+    from kernels.spread.cluster import DaskPool
+
+    class FailingCluster(DaskPool):
+        """A cluster whose worker renders band 0 and fails on band 1."""
+        def __init__(self, *a, **k):
+            self.backend, self.devices, self.workers = resolve("cpu"), None, 1
+            self.address, self._cluster, self.shares_files = "tcp://10.0.0.7:8786", None, False
+
+        def ordered(self, jobs, cancel=None, window=None):
+            yield 0, np.zeros((jobs[0].rows, 64), np.float64)
+            raise error
+
+        def close(self):
+            pass
+    monkeypatch.setattr(kernels.spread, "open_pool", lambda *a, **k: FailingCluster())
+    out = tmp_path / "p.npy"
+    code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "64x48", "--iters",
+                      "50", "--scheduler", "tcp://10.0.0.7:8786", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert type(error).__name__ in err and str(error).splitlines()[0] in err
+    assert "tcp://10.0.0.7:8786" in err and "1 finished band" in err and "run the same" in err
