@@ -109,6 +109,20 @@ def test_the_loop_hands_back_what_it_cannot_place_and_settle_iterates_it():
     assert values[0, 0] == 42.25
 
 
+def test_a_pixel_iterated_once_is_not_iterated_again(monkeypatch):
+    """ExactCache: a re-render (or the same pixel as part of a band) costs no second MPFR run."""
+    req = DeepRequest(CRE, CIM, "1e-30", (6, 4), 3000)
+    calls = []
+    real = mpfr_escape.settled_values
+    monkeypatch.setattr(mpfr_escape, "settled_values",
+                        lambda whole, px, **kw: calls.append(list(px)) or real(whole, px, **kw))
+    cache = exact_redo.ExactCache()
+    first, _ = exact_redo.exact_at(req, [3], [2], cache=cache)
+    band = DeepRequest(*_band_centre(req, 2, 2), "1e-30", (6, 2), 3000, within=(4, 2))
+    again, _ = exact_redo.exact_at(band, [1, 0], [2, 2], cache=cache)
+    assert calls == [[(3, 2)], [(2, 2)]] and again[0] == first[0]
+
+
 def _band_centre(req, row0, rows):
     b = band_request(DeepFrameRequest(req.center_re, req.center_im, req.width, req.size,
                                       req.max_iter), row0, rows, False)

@@ -14,6 +14,9 @@ the one-piece picture's.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+from decimal import Decimal
+
 import numpy as np
 
 from . import mpfr_escape
@@ -29,18 +32,48 @@ def trusted(value):
     return -1.0 - value
 
 
-def exact_at(request, rows, cols, threads: int | None = None) -> tuple[np.ndarray, int]:
+class ExactCache:
+    """MPFR's answers for pixels already iterated, by picture (a function of the place and the
+    pixel alone, so keeping them is safe): a re-render, a recolour or a band drawn again costs no
+    MPFR run. A renderer holds one; the last PICTURES pictures are kept."""
+    PICTURES = 4
+
+    def __init__(self):
+        self._pictures: OrderedDict = OrderedDict()
+
+    @staticmethod
+    def key(whole) -> tuple:
+        """The place by value (a band's picture() spells its centre its own way)."""
+        return (Decimal(str(whole.center_re)), Decimal(str(whole.center_im)), whole.width_decimal,
+                tuple(int(v) for v in whole.size), int(whole.max_iter))
+
+    def picture(self, whole) -> dict:
+        """{(row, col): (value, settled)} of `whole` (a DeepRequest.picture()), made on first use."""
+        k = self.key(whole)
+        got = self._pictures.pop(k, None)
+        self._pictures[k] = {} if got is None else got
+        while len(self._pictures) > self.PICTURES:
+            self._pictures.popitem(last=False)
+        return self._pictures[k]
+
+
+def exact_at(request, rows, cols, threads: int | None = None,
+             cache: ExactCache | None = None) -> tuple[np.ndarray, int]:
     """MPFR's values of pixels (rows[k], cols[k]) of `request`'s frame, as places of its whole
-    picture, and how many of them did not settle (marked)."""
+    picture, and how many of them did not settle (marked); those in `cache` not iterated again."""
     whole = request.picture()
     row0 = 0 if request.within is None else int(request.within[1])
-    got = mpfr_escape.settled_values(whole, [(row0 + int(r), int(c)) for r, c in zip(rows, cols)],
-                                     threads=threads)
-    return (np.array([v for v, _, _ in got], dtype=np.float64),
-            sum(0 if settled else 1 for _, _, settled in got))
+    places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
+    known = cache.picture(whole) if cache is not None else {}
+    todo = [p for p in places if p not in known]
+    for p, (v, _bits, settled) in zip(todo, mpfr_escape.settled_values(whole, todo, threads=threads)):
+        known[p] = (v, settled)
+    return (np.array([known[p][0] for p in places], dtype=np.float64),
+            sum(0 if known[p][1] else 1 for p in places))
 
 
-def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None) -> dict:
+def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None,
+           cache: ExactCache | None = None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by its exact value (`exact`) or by the loop's own (not exact: all of them marked). Returns
     {"exact_pixels": iterated in MPFR, "marked_pixels": left doubtful}."""
@@ -51,5 +84,5 @@ def settle(request, values: np.ndarray, exact: bool = True, threads: int | None 
     if not exact:
         values[rows, cols] = trusted(values[rows, cols])
         return {"exact_pixels": 0, "marked_pixels": int(len(where))}
-    values[rows, cols], marked = exact_at(request, rows, cols, threads)
+    values[rows, cols], marked = exact_at(request, rows, cols, threads, cache)
     return {"exact_pixels": int(len(where)), "marked_pixels": marked}

@@ -26,6 +26,7 @@ from ..number_type import float32_deltas_reach
 from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
+from .exact_redo import ExactCache
 from .gpu_pixels import GpuPixels
 from .layout import (
     N_STATS,
@@ -158,6 +159,7 @@ class DeepRenderer:
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
         self.exact_redo = True      # pixels float64 cannot place iterated in MPFR (off: marked)
+        self.exact = ExactCache()   # their values, kept for a re-render of the same picture
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
@@ -298,7 +300,7 @@ class DeepRenderer:
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         # the pixels float64 cannot place, exactly (exact_redo.py)
-        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer)
+        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer, self.exact)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
