@@ -58,8 +58,7 @@ GUIDE = (
      "location that could not be pasted, an export written) stays in the bar above it until "
      "you close it with ×."),
     ("Without a window", "python main.py --help lists the command line: one picture "
-     "(--render), a zoom movie (--movie) and the benchmarks (--bench). docs/USAGE.md and "
-     "docs/CLI.md in the source tree tell more."),
+     "(--render), a zoom movie (--movie) and the benchmarks (--bench). The README tells more."),
 )
 
 
