@@ -87,6 +87,7 @@ def check_output(out: str) -> str:
             check_writable(a)
         except ValueError as exc:
             raise MovieError(str(exc)) from None
+        _check_beside(out, (".{}.plan.json", ".{}.lock"))
         return "png"
     from .video import container_format
     try:
@@ -94,7 +95,23 @@ def check_output(out: str) -> str:
         check_writable(out)
     except ValueError as exc:
         raise MovieError(str(exc)) from None
+    _check_beside(out, ("{}.parts", ".{}.lock"))
     return "video"
+
+
+def _check_beside(out: str, patterns) -> None:
+    """MovieError when a name the movie keeps beside `out` (its parts folder, plan or lock:
+    `patterns` of its file name) is longer than the file system takes: said before any work."""
+    from .files import name_max
+    name = os.path.basename(out)
+    limit = name_max(os.path.dirname(os.path.abspath(out)))
+    longest = max(len(os.fsencode(p.format(name))) for p in patterns)
+    if longest > limit:
+        extra = longest - len(os.fsencode(name))
+        raise MovieError(f"--movie {out}: the name is too long: the movie keeps "
+                         f"{', '.join(p.format('NAME') for p in patterns)} beside it, which this "
+                         f"file system takes up to {limit} bytes; choose a name of at most "
+                         f"{limit - extra} bytes")
 
 
 @dataclass(frozen=True)

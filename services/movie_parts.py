@@ -18,6 +18,7 @@ import secrets
 import shutil
 import stat
 
+from .files import name_max, temporary_name
 from .movie import Movie, MovieError, OtherMovie, frame_file, is_png_pattern
 from .parts import PLAN_VERSION, PartsFolder, checked_cut, set_aside
 
@@ -107,7 +108,8 @@ class OutputLock:
 
     def acquire(self) -> None:
         self.check()
-        tmp = f"{self.path}.{secrets.token_hex(4)}.tmp"
+        folder, name = os.path.split(self.path)
+        tmp = os.path.join(folder, temporary_name(name, name_max(folder)))   # fits beside it
         with open(tmp, "w", encoding="ascii") as fh:
             fh.write(self.mark)
         try:

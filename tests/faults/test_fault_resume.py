@@ -112,6 +112,21 @@ def test_something_else_where_the_lock_file_goes_is_named_before_any_work(tmp_pa
     assert sorted(os.listdir(tmp_path)) == [".m.mp4.lock"]
 
 
+def test_a_movie_name_near_the_limit_is_written_and_one_past_it_refused_first(tmp_path, capsys):
+    """The parts folder (NAME.parts) and the lock (.NAME.lock) must fit the file system's 255
+    bytes too: a name that leaves them room is made whole; one that does not is refused before
+    any work, exit status 2, with the longest name that fits."""
+    ok = tmp_path / ("m" * 245 + ".mp4")                  # 249 bytes: NAME.parts is 255
+    assert movie(ok) == 0, capsys.readouterr().err
+    assert frames_of(ok)[0] == 8 and sorted(os.listdir(tmp_path)) == [ok.name]
+    capsys.readouterr()
+    long = tmp_path / ("n" * 246 + ".mp4")
+    assert movie(long) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "too long" in err and "at most 249 bytes" in err, err
+    assert sorted(os.listdir(tmp_path)) == [ok.name]
+
+
 def test_the_writer_holds_the_lock_while_it_works(tmp_path):
     from services.movie import MovieSpec, prepare
     spec = MovieSpec(out=str(tmp_path / "m.mp4"), size=(32, 18), fps=4, seconds=2.0)
