@@ -21,3 +21,11 @@ def empty_table():
     """A table with no levels (BLA off): the loops then take perturbation steps only."""
     return (np.zeros((1, N_TAB), dtype=np.float64), np.zeros((1, 3), dtype=np.int32),
             np.zeros((0, 2), dtype=np.int64))
+
+
+def stats_dict(stats) -> dict:
+    """The kernels' summed stats (N_STATS numbers) by name, as DeepResult.stats has them."""
+    st = [int(x) for x in np.asarray(stats).reshape(-1)[:N_STATS]]
+    return {"perturbation_steps": st[STAT_STEPS], "bla_steps": st[STAT_BLA],
+            "bla_iterations": st[STAT_BLA_ITERS], "rebases": st[STAT_REBASES],
+            "redone_pixels": st[STAT_REDONE]}

@@ -28,15 +28,7 @@ from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache
 from .gpu_pixels import GpuPixels
-from .layout import (
-    N_STATS,
-    STAT_BLA,
-    STAT_BLA_ITERS,
-    STAT_REBASES,
-    STAT_REDONE,
-    STAT_STEPS,
-    empty_table,
-)
+from .layout import empty_table, stats_dict
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
@@ -62,9 +54,7 @@ TABLE_SLACK_BITS = 4
 def table_bound(c_bound_exp: int) -> int:
     """The bound a frame's table is built for: the next multiple of TABLE_SLACK_BITS above the
     frame's own, so a frame's table depends on its orbit and its bound only, not on the frames
-    drawn before it (a movie's frames, all on its pinned orbit, are the same over several GPUs as
-    on one: a table's radii change the counts in their last bits). A renderer that reuses its own
-    earlier orbit still draws on that orbit."""
+    drawn before it (a table's radii change the counts in their last bits)."""
     return TABLE_SLACK_BITS * (int(c_bound_exp) // TABLE_SLACK_BITS + 1)
 
 
@@ -310,7 +300,7 @@ class DeepRenderer:
             self.pixels.settled(started)
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
-            st = {**self._stats_dict(stats), "exact_pixels": 0, "marked_pixels": 0, **exact}
+            st = {**stats_dict(stats), "exact_pixels": 0, "marked_pixels": 0, **exact}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
             return DeepResult(values=values, timings=timings, format=fmt, stats=st,
@@ -322,21 +312,28 @@ class DeepRenderer:
     def _reference(self, request: DeepRequest, cancel, progress):
         # a band's reference is its whole picture's: the same orbit whichever band a worker
         # draws first, so that one piece and any cut of it give the same values
+        # (its centre, at its own precision: an orbit's last bits move with its precision), or
+        # a movie's pinned one; not one an earlier frame left nearby
         place = request.picture()
         need = place.precision
         width_log2 = place.width_log10 * math.log2(10.0)
         orbit = self.orbit
-        reused = (orbit is not None and
-                  orbit.serves(place.center_re, place.center_im, width_log2, need)
-                  and (request.within is None or orbit.centred_at(place.center_re, place.center_im)))
+
+        def canonical(o, source):
+            return (request.within is None or source == "pinned"
+                    or (o.precision == need and o.centred_at(place.center_re, place.center_im)))
+        reused = own = (orbit is not None and
+                        orbit.serves(place.center_re, place.center_im, width_log2, need)
+                        and canonical(orbit, self.reference_source))
         found = None
         if not reused and self.references is not None:    # a movie's pinned orbit, the disk
             found = self.references.find(place, need)
+            found = found if found is not None and canonical(*found) else None
             reused = found is not None
             orbit = found[0] if reused else orbit
         if not reused:
-            orbit = ReferenceOrbit(place.center_re, place.center_im,
-                                   place.precision_deeper(self.precision_headroom))
+            orbit = ReferenceOrbit(place.center_re, place.center_im, place.precision_deeper(
+                0 if request.within is not None else self.precision_headroom))
         report = None if progress is None else (lambda f: progress(f, "reference"))
         # the period stop's ball: every pixel of the whole picture, seen from the orbit's centre
         geo = FrameGeometry.of(place, orbit)
@@ -362,7 +359,8 @@ class DeepRenderer:
         if self.references is not None and orbit.version != version:
             self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
-        self.reference_source = found[1] if found is not None else None
+        self.reference_source = (found[1] if found is not None
+                                 else self.reference_source if own else None)
         return orbit, reused
 
     def _ahead_for(self, request: DeepRequest, orbit: ReferenceOrbit, geo: FrameGeometry):
@@ -488,10 +486,3 @@ class DeepRenderer:
     # ---- device -----------------------------------------------------------------------------
     def _get_stream(self):
         return self.pixels.stream()
-
-    @staticmethod
-    def _stats_dict(stats) -> dict:
-        st = [int(x) for x in np.asarray(stats).reshape(-1)[:N_STATS]]
-        return {"perturbation_steps": st[STAT_STEPS], "bla_steps": st[STAT_BLA],
-                "bla_iterations": st[STAT_BLA_ITERS], "rebases": st[STAT_REBASES],
-                "redone_pixels": st[STAT_REDONE]}
