@@ -3,6 +3,7 @@ picture in bands over a pool of GPUs (services.poster: the bands, the parts fold
 with a progress bar, one line for what went wrong and the exit status."""
 from __future__ import annotations
 
+from services.files import check_names_beside
 from services.poster import Poster
 
 from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
@@ -18,6 +19,10 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
     from .interruptible import run_interruptibly
     if view != "mandelbrot":
         return fail(USAGE, f"--gpus and --scheduler apply to --render mandelbrot, not {view}")
+    try:        # the parts folder OUT.parts must fit beside it: said before any work
+        check_names_beside(out, ("{}.parts",))
+    except ValueError as exc:
+        return fail(USAGE, str(exc))
     poster = Poster(view, request, out)
     try:    # first: a GPU that does not exist or a cluster that does not answer stops it here
         pool = open_pool(backend, gpus=args.gpus, scheduler=args.scheduler)

@@ -74,6 +74,21 @@ def check_writable(path) -> None:
         raise ValueError(f"cannot write {path}: no permission to create files in {folder}")
 
 
+def check_names_beside(out, patterns) -> None:
+    """ValueError when a name kept beside `out` while it is made (a parts folder, a lock: each
+    pattern is such a name with {} for out's file name) is longer than the file system takes."""
+    out = os.fspath(out)
+    name = os.path.basename(out)
+    limit = name_max(os.path.dirname(os.path.abspath(out)))
+    longest = max(len(os.fsencode(p.format(name))) for p in patterns)
+    if longest > limit:
+        extra = longest - len(os.fsencode(name))
+        raise ValueError(f"{out}: the name is too long: "
+                         f"{', '.join(p.format('NAME') for p in patterns)} is kept beside it while "
+                         f"it is made, and this file system takes names of up to {limit} bytes; "
+                         f"choose a name of at most {limit - extra} bytes")
+
+
 def check_export_path(path) -> str:
     """The path to write, `~` expanded (a quoted or `--out=~/…` name reaches the app unexpanded),
     after check_writable and a name ending in .png or .npy (what write_strips can write)."""

@@ -14,7 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from .files import check_writable
+from .files import check_names_beside, check_writable
 from .requests import DEFAULT_RENDER_SIZE, mandelbrot_request
 
 # frames per second (the default, the most), the movie's length when none is given
@@ -100,18 +100,10 @@ def check_output(out: str) -> str:
 
 
 def _check_beside(out: str, patterns) -> None:
-    """MovieError when a name the movie keeps beside `out` (its parts folder, plan or lock:
-    `patterns` of its file name) is longer than the file system takes: said before any work."""
-    from .files import name_max
-    name = os.path.basename(out)
-    limit = name_max(os.path.dirname(os.path.abspath(out)))
-    longest = max(len(os.fsencode(p.format(name))) for p in patterns)
-    if longest > limit:
-        extra = longest - len(os.fsencode(name))
-        raise MovieError(f"--movie {out}: the name is too long: the movie keeps "
-                         f"{', '.join(p.format('NAME') for p in patterns)} beside it, which this "
-                         f"file system takes up to {limit} bytes; choose a name of at most "
-                         f"{limit - extra} bytes")
+    try:
+        check_names_beside(out, patterns)
+    except ValueError as exc:
+        raise MovieError(f"--movie {exc}") from None
 
 
 @dataclass(frozen=True)

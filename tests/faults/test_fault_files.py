@@ -243,3 +243,21 @@ def test_a_name_longer_than_the_file_system_takes_is_refused_before_the_render(t
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "too long" in err and "255" in err, err
     assert os.listdir(tmp_path) == []
+
+
+def test_a_poster_name_without_room_for_its_parts_folder_is_refused_first(tmp_path, capsys,
+                                                                          monkeypatch):
+    """A poster keeps NAME.parts beside its output: a name of 250 bytes leaves it no room, said
+    before the pool opens (it failed afterwards, exit 1)."""
+    import kernels.spread
+
+    def no_pool(*a, **k):
+        raise AssertionError("the pool opened before the name was checked")
+    monkeypatch.setattr(kernels.spread, "open_pool", no_pool)
+    import main
+    out = tmp_path / ("p" * 246 + ".npy")
+    code = main.main(["--render", "mandelbrot", "--size", "16x12", "--iters", "20", "--backend",
+                      "cpu", "--scheduler", "local", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "at most 249 bytes" in err, err
+    assert os.listdir(tmp_path) == []
