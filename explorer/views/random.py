@@ -49,6 +49,7 @@ from kernels.scheduler import Compiled, Warmup
 from kernels.transfer import CopyBandwidth, CopyBandwidthRequest
 
 from .base import BaseView
+from .wait_line import WaitLine
 
 COLUMNS = ("strategy", "sum", "exact", "error", "rel. error", "time ms", "G values/s", "GB/s",
            "% of copy", "note")
@@ -123,6 +124,7 @@ class RandomView(BaseView):
         self.ceiling: CopyBandwidth | None = None
         self.mc_points: list[tuple[int, float]] = []   # (N, |error|)
         self._warm: set = set()          # backends whose kernels are compiled
+        self.wait = WaitLine(self, self.status_message.emit)   # a first compile's seconds so far
         self._build()
         self.backend_changed()
 
@@ -373,7 +375,10 @@ class RandomView(BaseView):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.info.setText(f"Running {len(reqs)} steps on {self.backend.label}…")
-        self.status_message.emit("Random-numbers run started (the first run compiles the kernels)", 4000)
+        if isinstance(reqs[0], Warmup):     # its line lasts as long as the compile does
+            self.wait.start("Random numbers: compiling the kernels, first time only", "…")
+        else:
+            self.status_message.emit("Random-numbers run started", 4000)
         self._next()
 
     def _next(self):
@@ -390,12 +395,14 @@ class RandomView(BaseView):
         self._done(f"Cancelled after {len(self.results)} result(s)")
 
     def _done(self, text: str):
+        self.wait.stop()
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.info.setText(text)
         self.status_message.emit(text, 6000)
 
     def on_result(self, result):
+        self.wait.stop()
         self.results.append(result)
         self.progress.setValue(self.progress.value() + 1)
         timings = getattr(result, "timings", None)

@@ -134,3 +134,16 @@ def test_narrow_window_keeps_both_plots_whole_and_the_log_axis_readable(qtbot, s
     axis.px_per_decade = 80.0                        # a short decade: 10^k only
     labelled = [t for t in axis.tickStrings(values, 1.0, 1.0) if t]
     assert len(labelled) == 2
+
+
+def test_a_first_run_says_it_compiles_until_the_compile_ends(qtbot, scheduler, cpu_backend):
+    v = make(qtbot, scheduler, cpu_backend, k=10)
+    said = []
+    v.status_message.connect(lambda text, ms: said.append((text, ms)))
+    run(qtbot, v)
+    # no timeout: the line stays until the compile's result (then the run's end) replaces it
+    assert said[0] == ("Random numbers: compiling the kernels, first time only…", 0)
+    assert said[-1][0].startswith("Done") and not v.wait.active
+    said.clear()
+    run(qtbot, v)                          # compiled: nothing to wait for
+    assert said[0] == ("Random-numbers run started", 4000)
