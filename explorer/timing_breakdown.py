@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels.timing import Timings
+from kernels.timing import HOST_COSTS, Timings
 
 # the phases of a frame, in the order they usually run (a host-side mesh can come first: the bar
 # lays durations end to end, it is not a trace with timestamps)
@@ -31,7 +31,8 @@ SPLITS = {"kernel": "colourise", "host": "display"}
 NAMES = {"compile": "JIT compile", "h2d": "host→device copy", "kernel": "kernel / compute",
          "d2h": "device→host copy", "host": "host", "other": "unaccounted",
          "compute": "compute", "colourise": "colourise", "host-work": "host work",
-         "display": "display"}
+         "display": "display", "allocate": "allocate buffers", "launch setup": "launch setup",
+         "timing setup": "timing setup", "rest": "launches, Python, waiting"}
 EXPLAIN = {
     "h2d": "copying inputs from host memory to the device",
     "kernel": "the computation: the GPU kernels (CUDA events), or the CPU twin (wall clock)",
@@ -42,7 +43,15 @@ EXPLAIN = {
     "host-work": "work on the CPU around the kernels (e.g. building a mesh)",
     "display": "handing the frame to the screen (inside the host phase)",
     "other": "the job's wall clock outside every timed phase: kernel launches, Python between "
-             "the phases, waiting for the device",
+             "the phases, waiting for the device, and what is named under it",
+    "allocate": "allocating device and pinned host buffers (a new size's first frame only: "
+                "buffers are reused after)",
+    "launch setup": "preparing a kernel's first launch: its compiled code looked up, loaded on "
+                    "the device, its arguments' conversion kept for later launches",
+    "timing setup": "starting what times the GPU (CUPTI, or the gate's spin kernel): once "
+                    "per process",
+    "rest": "kernel launches, Python between the phases and waiting for the device: host time "
+            "that no clock of its own measured",
     "compile": "numba compiling the kernels (first use; cached on disk afterwards), kept apart",
 }
 
@@ -95,6 +104,9 @@ def frame_segments(t: Timings) -> list[Segment]:
     for phase, ms in phase_ms(t).items():
         if not ms or ms <= 0:
             continue
+        if phase == "other":
+            segs.extend(_other_segments(t, ms))
+            continue
         sub_name = SPLITS.get(phase)
         sub = _number(t.detail.get(sub_name)) if sub_name else None
         if sub is not None and 0 < sub < ms:
@@ -103,6 +115,23 @@ def frame_segments(t: Timings) -> list[Segment]:
             segs.append(Segment(sub_name, phase, sub))
         else:
             segs.append(Segment(phase, phase, ms))
+    return segs
+
+
+def _other_segments(t: Timings, ms: float) -> list[Segment]:
+    """The unaccounted rest split into the host costs noted while the job ran (allocations,
+    first launches, timing set-up: kernels.timing.HOST_COSTS), the remainder named as such.
+    Costs that add up to more than the rest (noted inside a wall-clock phase) are scaled down."""
+    costs = [(k, _number(t.detail.get(k)) or 0.0) for k in HOST_COSTS]
+    costs = [(k, v) for k, v in costs if v > 0]
+    if not costs:
+        return [Segment("other", "other", ms)]
+    named = sum(v for _, v in costs)
+    scale = min(1.0, ms / named) if named else 1.0
+    segs = [Segment(k, "other", v * scale) for k, v in costs]
+    rest = ms - named * scale
+    if rest > 0:
+        segs.append(Segment("rest", "other", rest))
     return segs
 
 

@@ -5,7 +5,7 @@ The numbers come from explorer.timing_breakdown (one frame) and explorer.timing_
 """
 from __future__ import annotations
 
-from kernels.timing import Timings
+from kernels.timing import HOST_COSTS, Timings
 
 from .timing_breakdown import (COPY_PHASES, FRAME_PHASES, NAMES, frame_segments, frame_total,
                                phase_ms, sub_phases)
@@ -13,8 +13,19 @@ from .timing_log import History
 
 COLOURS = {"h2d": "#e8a33d", "kernel": "#3d8fe8", "compute": "#3d8fe8", "colourise": "#93c5f7",
            "d2h": "#a05ad6", "host": "#6b7280", "host-work": "#6b7280", "display": "#a3aab5",
-           "other": "#d4d7dd", "compile": "#d9534f"}
+           "other": "#d4d7dd", "compile": "#d9534f", "allocate": "#c2b280",
+           "launch setup": "#b7c9a8", "timing setup": "#c9b7d6", "rest": "#d4d7dd"}
 NO_COPIES = "no host↔device copies on the CPU"
+# what each way of timing (kernels.timing, native_clock) guarantees, for the panel's note
+METHOD_WORDS = {
+    "CUPTI activity records": "the GPU's own start and end of each kernel and copy",
+    "CUDA events behind a gate": "the work was held on the GPU until all of it was queued, so "
+                                 "no pause of this program is inside",
+    "CUDA events": "a pause of this program while queuing the work may be inside",
+    "native clock (inside the compiled kernel)": "read by the kernel's own code: a wait for "
+                                                 "Python's lock after it is not inside",
+    "wall clock": "the host's clock around the work",
+}
 
 
 def fmt_ms(ms) -> str:
@@ -91,12 +102,14 @@ def listing_html(t: Timings) -> str:
         note = copy_note(t, phase) if phase in COPY_PHASES else ""
         row(phase, NAMES[phase], ms, note)
         for key in ("compute", "colourise") if phase == "kernel" else \
-                   ("host-work", "display") if phase == "host" else ():
+                   ("host-work", "display") if phase == "host" else \
+                   ("allocate", "launch setup", "timing setup", "rest") if phase == "other" else ():
             if key in segs:
                 row(key, NAMES[key], segs[key].ms, indent=True)
     rows.append(f"<tr><td><b>frame total</b></td><td align='right'><b>{fmt_ms(frame_total(t))}"
                 "</b></td><td align='right'>100 %</td></tr>")
-    notes = []
+    notes = [f"timed by: {t.method}" + (f" — {METHOD_WORDS[t.method]}"
+                                          if t.method in METHOD_WORDS else "")]
     if t.backend == "cpu":
         notes.append(NO_COPIES)
     untimed = [NAMES[p] for p in ("h2d", "kernel", "d2h") if t.backend != "cpu"
@@ -104,7 +117,8 @@ def listing_html(t: Timings) -> str:
     if untimed:
         notes.append("not timed (no CUDA events, e.g. under the simulator): "
                      + ", ".join(untimed) + "; their time is in “unaccounted”")
-    inside = {k: v for k, v in sub_phases(t).items() if k not in ("colourise", "display")}
+    inside = {k: v for k, v in sub_phases(t).items()
+              if k not in ("colourise", "display") and k not in HOST_COSTS}
     if inside:
         notes.append("timed inside the phases above: "
                      + ", ".join(f"{k} {fmt_ms(v)}" for k, v in inside.items()))

@@ -7,8 +7,11 @@ come from a small ring so the picture on screen is never overwritten while it is
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
+
+from .timing import note_host_cost
 
 
 class OutOfDeviceMemory(MemoryError):
@@ -126,6 +129,7 @@ class BufferPool:
             del self._device[name]  # release the old one before asking for a new one
         nbytes = int(np.prod(shape)) * dtype.itemsize
         ensure_device_fits(nbytes, what=f"buffer {name!r} {shape}")
+        t = time.perf_counter()
         try:
             arr = cuda.device_array(shape, dtype=dtype, stream=stream or 0)
         except Exception as exc:
@@ -135,6 +139,7 @@ class BufferPool:
             raise
         self._device[name] = (shape, dtype, arr)
         self.allocations += 1
+        note_host_cost("allocate", (time.perf_counter() - t) * 1e3)
         return arr
 
     def host(self, name: str, shape, dtype, *, pinned: bool = True, ring: int = 1) -> np.ndarray:
@@ -145,6 +150,7 @@ class BufferPool:
         if not (hit and hit[0] == shape and hit[1] == dtype and len(hit[2]) == ring):
             use_pinned = pinned and self._real_gpu()
             arrays = []
+            t = time.perf_counter()
             for _ in range(ring):
                 if use_pinned:
                     from numba import cuda
@@ -152,6 +158,7 @@ class BufferPool:
                 else:
                     arrays.append(np.empty(shape, dtype=dtype))
                 self.allocations += 1
+            note_host_cost("allocate", (time.perf_counter() - t) * 1e3)
             hit = (shape, dtype, arrays, -1)
         idx = (hit[3] + 1) % ring
         self._host[name] = (hit[0], hit[1], hit[2], idx)

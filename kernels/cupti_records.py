@@ -48,8 +48,11 @@ def start() -> bool:
         try:
             from cupti import cupti
             _cupti = cupti
+            # DRIVER too: without API records CUPTI emits no external correlation records
+            # (seen on an H200, CUPTI 13.0); theirs are dropped in _completed
             for kind in (cupti.ActivityKind.CONCURRENT_KERNEL, cupti.ActivityKind.MEMCPY,
-                         cupti.ActivityKind.MEMSET, cupti.ActivityKind.EXTERNAL_CORRELATION):
+                         cupti.ActivityKind.MEMSET, cupti.ActivityKind.EXTERNAL_CORRELATION,
+                         cupti.ActivityKind.DRIVER):
                 cupti.activity_enable(kind)
             cupti.activity_register_callbacks(_requested, _completed)
         except ImportError:
@@ -61,6 +64,11 @@ def start() -> bool:
             return False
         _state.update(on=True, why="")
         return True
+
+
+def started():
+    """True or False once start() has run, None before."""
+    return _state["on"]
 
 
 def why() -> str:

@@ -13,9 +13,12 @@ what the GPU holds at once.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 
 import numpy as np
+
+from .timing import note_host_cost
 
 try:
     from numba.cuda import types  # the type classes numba-cuda itself checks against
@@ -118,10 +121,12 @@ class PreparedKernel:
         key, fresh = self._signature(args)
         got = self._kernels.get(key)
         if got is None:
+            t = time.perf_counter()
             kernel = self._setup(args)
             # the loaded function of this stream's context, asked once: numba asks the driver
             # for the current context on every get_cufunc, holding the GIL
             got = self._kernels[key] = (kernel, kernel._codelibrary.get_cufunc().kernel)
+            note_host_cost("launch setup", (time.perf_counter() - t) * 1e3)
         kernel, function = got
         params: list = []
         retr: list = []

@@ -17,23 +17,27 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+
+from .backend import numba_cuda
+
+cuda = numba_cuda()    # a stand-in where numba.cuda does not import: the gate is never used there
+try:
+    from numba.cuda.extending import intrinsic
+except Exception:      # no CUDA runtime library: nothing here is compiled or launched
+    intrinsic = None
 
 TIMEOUT_NS = 1_000_000_000      # longer than any queueing a phase does, short of a hang
 _POLL_NS = 200                  # the spinning thread's pause between reads of the flag
 
-_kernel = None
 _local = threading.local()
 
-
-def _build():
-    """The spinning kernel, compiled on first use (numba-cuda imports only where a GPU runs)."""
-    from llvmlite import ir
-    from numba import cuda, types
-    from numba.cuda.extending import intrinsic
+if intrinsic is not None:
 
     @intrinsic
-    def load_volatile(typingctx, arr):
-        # a volatile load of arr[0]: read from memory each time, never hoisted out of the loop
+    def _load_volatile(typingctx, arr):
+        """arr[0] read from memory each time: never hoisted out of the loop, never cached."""
         sig = types.int64(arr)
 
         def codegen(context, builder, sig, args):
@@ -41,29 +45,25 @@ def _build():
             fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
             asm = ir.InlineAsm(fnty, "ld.volatile.global.s64 $0, [$1];", "=l,l",
                                side_effect=True)
-            addr = builder.ptrtoint(ary.data, ir.IntType(64))
-            return builder.call(asm, [addr])
+            return builder.call(asm, [builder.ptrtoint(ary.data, ir.IntType(64))])
         return sig, codegen
 
     @intrinsic
-    def global_timer(typingctx):
-        sig = types.int64()
-
+    def _global_timer(typingctx):
         def codegen(context, builder, sig, args):
             fnty = ir.FunctionType(ir.IntType(64), [])
             asm = ir.InlineAsm(fnty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
             return builder.call(asm, [])
-        return sig, codegen
+        return types.int64(), codegen
 
-    @cuda.jit("void(int64[::1], int64, int64)")
-    def hold(flag, generation, timeout_ns):
-        start = global_timer()
-        while load_volatile(flag) < generation:
-            if global_timer() - start > timeout_ns:
+    @cuda.jit(cache=True)
+    def _hold(flag, generation, timeout_ns):
+        start = _global_timer()
+        while _load_volatile(flag) < generation:
+            if _global_timer() - start > timeout_ns:
                 flag[1] += 1               # given up: the timer reads the count at its end
                 return
             cuda.nanosleep(_POLL_NS)
-    return hold
 
 
 class Gate:
@@ -72,10 +72,6 @@ class Gate:
     open reaches every earlier close."""
 
     def __init__(self):
-        from numba import cuda
-        global _kernel
-        if _kernel is None:
-            _kernel = _build()
         self.flag = cuda.mapped_array(2, dtype=np.int64)   # [released generation, holds given up]
         self.flag[:] = 0
         self.generation = 0
@@ -88,7 +84,7 @@ class Gate:
         key = id(stream) if stream is not None else 0
         got = self._launch.get(key)
         if got is None or got[0] is not stream:
-            got = self._launch[key] = (stream, PreparedKernel(_kernel, 1, 1, stream or 0))
+            got = self._launch[key] = (stream, PreparedKernel(_hold, 1, 1, stream or 0))
         got[1](self.flag, np.int64(self.generation), np.int64(TIMEOUT_NS))
 
     def open(self) -> None:
@@ -101,7 +97,6 @@ class Gate:
 
 def gate_for_thread() -> Gate:
     """This thread's gate for its current device: mapped memory belongs to a context."""
-    from numba import cuda
     dev = cuda.get_current_device().id
     gates = getattr(_local, "gates", None)
     if gates is None:

@@ -241,3 +241,27 @@ def test_the_log_resets_one_history_without_qt():
     assert log.wanted_source == "random" and log.reset_shown() is None
     log.add(timings(kernel=1.0, total=1.0), "mandelbrot")     # the same view as before the reset
     assert log.shown_key == ("mandelbrot", "cuda") and log.shown().count == 2
+
+
+def test_unaccounted_is_split_into_the_host_costs_noted_and_a_named_rest():
+    t = timings(kernel=5.0, total=20.0)
+    t.detail.update({"allocate": 8.0, "launch setup": 2.0})
+    segs = tb.frame_segments(t)
+    other = {s.key: s.ms for s in segs if s.phase == "other"}
+    assert other == pytest.approx({"allocate": 8.0, "launch setup": 2.0, "rest": 5.0})
+    assert sum(s.ms for s in segs) == pytest.approx(tb.frame_total(t))
+
+
+def test_host_costs_above_the_unaccounted_rest_are_scaled_to_it():
+    t = timings(kernel=5.0, total=9.0)      # 4 ms unaccounted, 8 ms of costs noted
+    t.detail.update({"allocate": 6.0, "timing setup": 2.0})
+    other = {s.key: s.ms for s in tb.frame_segments(t) if s.phase == "other"}
+    assert other == pytest.approx({"allocate": 3.0, "timing setup": 1.0})
+
+
+def test_listing_says_how_the_frame_was_timed():
+    from explorer.timing_text import listing_html
+    t = timings(kernel=5.0, total=6.0)
+    t.method = "CUDA events behind a gate"
+    html = listing_html(t)
+    assert "timed by: CUDA events behind a gate" in html and "no pause" in html

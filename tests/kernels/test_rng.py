@@ -318,7 +318,8 @@ def test_reduction_data_and_reference_are_made_once(cpu):
     first = cpu.reduce(req)
     assert {"generate", "reference", "reduce"} <= set(first.timings.detail)
     second = cpu.reduce(ReduceRequest("cpu-numba", 5000, "float32", SEED + 9))
-    assert set(second.timings.detail) == {"reduce"}       # same data, same exact sum
+    # same data, same exact sum (a first allocation of its own may be noted beside it)
+    assert set(second.timings.detail) - {"allocate"} == {"reduce"}
     assert second.reference == first.reference
     allocations = cpu.pool.allocations
     cpu.reduce(ReduceRequest("cpu-numba", 5000, "float32", SEED + 9))

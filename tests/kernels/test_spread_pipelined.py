@@ -173,6 +173,7 @@ class FakeStream:
 def test_a_queued_job_waits_for_its_own_end_event(monkeypatch):
     calls = []
     monkeypatch.setattr(timing, "_take_event", lambda: FakeEvent(calls))
+    monkeypatch.setattr(timing, "_method", "events")   # no gate or CUPTI on a fake GPU
     be = Backend("cuda", simulated=False, device="test")
     timer = JobTimer(be, FakeStream(calls), "band")
     with timer.phase("kernel", gpu=True):
