@@ -230,7 +230,9 @@ class ThroughputModel:
         self.state = "running"
         self.info = f"Measuring {op} for {len(impls)} implementation(s) up to N = 2^{kmax}…"
         self._emit("started")
-        self._emit("status", f"Throughput sweep of {op} started", 3000)
+        # kept (no timeout) and followed point by point: a first point compiles for seconds
+        self._emit("status", f"Throughput sweep of {op} started (a first run compiles its kernels)…"
+                             "   (Esc cancels)", 0)
         return SweepRequest(op, tuple(impls), tuple(modes), tuple(sizes), self.backend,
                             repeats=self.repeats, ref_bytes=self.ref_bytes, budget_s=self.budget_s)
 
@@ -252,6 +254,8 @@ class ThroughputModel:
             self.points.append(item)
             self.progress = item.index or len(self.points)
             self._emit("point", item)
+            self._emit("status", f"Throughput sweep of {self.sweep_op}: {self.progress} / "
+                                 f"{self.total} points…   (Esc cancels)", 0)
 
     def finish(self, summary):
         """The sweep's generator returned (after an error item too, which stopped it)."""

@@ -87,7 +87,7 @@ def test_results_arrive_into_table_rows_curves_and_ceilings(model):
     model.add(point("numpy", 1024, 0.01, op="triad", index=2, total=4))
     model.add(vs.SweepPoint("triad", "cpu-numba", "kernel", 2**30, skipped="does not fit",
                             index=3, total=4))
-    assert names(model) == ["references", "point", "point", "point"]
+    assert [n for n in names(model) if n != "status"] == ["references", "point", "point", "point"]
     assert model.progress == 3 and model.running
     rows = model.table_rows()
     assert rows[0] == table_row(model.points[0]) and rows[0][:4] == ["triad", "numpy", "kernel", "2048"]
@@ -193,3 +193,15 @@ def test_a_cancelled_sweeps_json_says_it_is_partial_with_how_many_points(model):
     doc = model.json_document()
     assert doc["partial"] is False and doc["state"] == "done"
     assert doc["completeness"] == "complete: 1 of 1 points"
+
+
+def test_a_running_sweep_keeps_a_status_line_until_it_ends(model):
+    model.start()
+    statuses = [e[1:] for e in model.events if e[0] == "status"]
+    assert statuses[-1][1] == 0 and "started" in statuses[-1][0]      # no timeout
+    model.add(point("numpy", 1024, 0.01, index=1))
+    text, ms = [e[1:] for e in model.events if e[0] == "status"][-1]
+    assert ms == 0 and f"1 / {model.total} points" in text
+    model.finish(None)
+    text, ms = [e[1:] for e in model.events if e[0] == "status"][-1]
+    assert text.startswith("Sweep done") and ms > 0
