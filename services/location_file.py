@@ -66,7 +66,8 @@ def _read_bounded(path: str, limit: int) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if stat.S_ISREG(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
-            os.set_blocking(fd, True)
+            if hasattr(os, "set_blocking"):    # (Windows has neither O_NONBLOCK nor this)
+                os.set_blocking(fd, True)
             with os.fdopen(os.dup(fd), "rb") as fh:
                 return fh.read(limit)
         chunks, got, poll = [], 0, select.poll()
