@@ -20,9 +20,19 @@ SIMULATED = _backend.simulator_enabled()
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: runs a CUDA code path (real GPU, or numba's simulator "
                                        "with tiny sizes under NUMBA_ENABLE_CUDASIM=1)")
+    config.addinivalue_line("markers", "toolkit: needs numba.cuda to import (it compiles PTX or stands "
+                                       "in for numba's parts) but no GPU; given to every test that "
+                                       "takes the numba_cuda fixture")
     if SIMULATED:       # ~40 % off the simulator leg; why it is safe: tests/simulator_threads.py
         from simulator_threads import pace
         pace()
+
+
+def pytest_collection_modifyitems(config, items):
+    # CI's main leg runs with no CUDA runtime, where these skip: its toolkit leg runs them (-m toolkit)
+    for item in items:
+        if "numba_cuda" in getattr(item, "fixturenames", ()):
+            item.add_marker("toolkit")
 
 
 @pytest.fixture
