@@ -141,3 +141,22 @@ def test_mpfr_escape_matches_exact_py_and_the_audit_finds_a_wrong_pixel():
     res = audit.audit(req, wrong, pixels)
     assert res.worst == 7 and res.within_one == 5
     assert audit.audit(req, truth, pixels).within_one == 6
+
+
+def test_an_exact_pixel_stops_when_cancelled():
+    """A pixel's MPFR run checks the frame's cancel every CHUNK iterations (seconds a pixel at
+    great depths: a cancelled frame must not wait for them)."""
+    class Stop(Exception):
+        pass
+
+    class Cancel:
+        checks = 0
+
+        def check(self):
+            Cancel.checks += 1
+            raise Stop
+
+    req = DeepRequest("-0.1", "0.05", "1e-20", (2, 2), 3 * mpfr_escape.CHUNK)   # inside: no escape
+    with pytest.raises(Stop):
+        mpfr_escape.settled_values(req, [(0, 0), (1, 1)], cancel=Cancel())
+    assert Cancel.checks >= 1

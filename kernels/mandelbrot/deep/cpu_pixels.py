@@ -52,10 +52,10 @@ class CpuPixels:
                 progress((r0 + n) / h, "pixels")
         return values, stats
 
-    def exact(self, pool, run_out, request, exact: bool, timer, cache=None) -> dict:
+    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None) -> dict:
         """The pixels the loop handed back, iterated exactly (exact_redo.py)."""
         with timer.phase("host", detail="exact pixels"):
-            return exact_redo.settle(request, run_out[0], exact, cache=cache)
+            return exact_redo.settle(request, run_out[0], exact, cache=cache, cancel=cancel)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats summed over the frame) on the host."""

@@ -58,7 +58,7 @@ class ExactCache:
 
 
 def exact_at(request, rows, cols, threads: int | None = None,
-             cache: ExactCache | None = None) -> tuple[np.ndarray, int]:
+             cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, int]:
     """MPFR's values of pixels (rows[k], cols[k]) of `request`'s frame, as places of its whole
     picture, and how many of them did not settle (marked); those in `cache` not iterated again."""
     whole = request.picture()
@@ -66,14 +66,15 @@ def exact_at(request, rows, cols, threads: int | None = None,
     places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
     known = cache.picture(whole) if cache is not None else {}
     todo = [p for p in places if p not in known]
-    for p, (v, _bits, settled) in zip(todo, mpfr_escape.settled_values(whole, todo, threads=threads)):
+    got = mpfr_escape.settled_values(whole, todo, threads=threads, cancel=cancel)
+    for p, (v, _bits, settled) in zip(todo, got):
         known[p] = (v, settled)
     return (np.array([known[p][0] for p in places], dtype=np.float64),
             sum(0 if known[p][1] else 1 for p in places))
 
 
 def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None,
-           cache: ExactCache | None = None) -> dict:
+           cache: ExactCache | None = None, cancel=None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by its exact value (`exact`) or by the loop's own (not exact: all of them marked). Returns
     {"exact_pixels": iterated in MPFR, "marked_pixels": left doubtful}."""
@@ -84,5 +85,5 @@ def settle(request, values: np.ndarray, exact: bool = True, threads: int | None 
     if not exact:
         values[rows, cols] = trusted(values[rows, cols])
         return {"exact_pixels": 0, "marked_pixels": int(len(where))}
-    values[rows, cols], marked = exact_at(request, rows, cols, threads, cache)
+    values[rows, cols], marked = exact_at(request, rows, cols, threads, cache, cancel)
     return {"exact_pixels": int(len(where)), "marked_pixels": marked}

@@ -148,14 +148,15 @@ class GpuPixels:
                                                   nredo)
         return values, stats
 
-    def exact(self, pool, run_out, request, exact: bool, timer, cache=None) -> dict:
+    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None) -> dict:
         """The pixels the redo kernel handed back, iterated exactly where the values are
         (gpu_untrusted.py): one wait per frame, for their count."""
         values, _ = run_out
         s = self.stream()
         redo = pool.device("redo", (max(values.shape[0] * values.shape[1], 1),), np.int64, stream=s)
         nredo = pool.device("nredo", (1,), np.int64, stream=s)
-        return settle_on_device(self, pool, values, redo, nredo, request, exact, timer, cache)
+        return settle_on_device(self, pool, values, redo, nredo, request, exact, timer, cache,
+                                cancel)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats) on the host, their copies queued without waiting for them: they are

@@ -40,7 +40,7 @@ else:  # pragma: no cover - only where numba-cuda is broken
 
 
 def settle_on_device(pixels, pool, values, redo, nredo, request, exact: bool, timer,
-                     cache=None) -> dict:
+                     cache=None, cancel=None) -> dict:
     """exact_redo.settle for a frame whose values are on the device: list the handed-back pixels
     (one wait for their count: 8 bytes), iterate them on the host, put the answers back."""
     s = pixels.stream()
@@ -66,7 +66,8 @@ def settle_on_device(pixels, pool, values, redo, nredo, request, exact: bool, ti
     w = values.shape[1]
     if exact:
         with timer.phase("host", detail="exact pixels"):
-            new, marked = exact_redo.exact_at(request, index // w, index % w, cache=cache)
+            new, marked = exact_redo.exact_at(request, index // w, index % w, cache=cache,
+                                              cancel=cancel)
         got = {"exact_pixels": n, "marked_pixels": marked}
     else:
         new, got = np.zeros(n), {"exact_pixels": 0, "marked_pixels": n}

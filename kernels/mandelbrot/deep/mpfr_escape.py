@@ -28,13 +28,17 @@ GROWTH = 1.5
 MAX_GROWTHS = 4
 
 
+# iterations between two cancellation checks (~0.1 s at 3,000 bits)
+CHUNK = 1 << 16
+
+
 @njit(nogil=True, cache=True)
-def _escape(a, max_iter):
-    """(n, |z_n|^2) at the first n with |z_n|^2 > BAILOUT2, or (max_iter + 1, 0) while bounded;
-    z and c at rows X, Y, CX, CY of the numbers at addresses `a`."""
+def _escape(a, first, last):
+    """(n, |z_n|^2) at the first n in first .. last with |z_n|^2 > BAILOUT2, or (last + 1, 0)
+    while bounded; z (z_{first - 1}) and c at rows X, Y, CX, CY of the numbers at addresses `a`."""
     x, y, cx, cy, x2, y2, t = a[X], a[Y], a[CX], a[CY], a[X2], a[Y2], a[T]
     rn = M.RNDN
-    for n in range(1, max_iter + 1):
+    for n in range(first, last + 1):
         M.sqr(x2, x, rn)
         M.sqr(y2, y, rn)
         M.add(t, x, y, rn)
@@ -49,21 +53,28 @@ def _escape(a, max_iter):
         r2 = zr * zr + zi * zi
         if r2 > BAILOUT2:
             return n, r2
-    return max_iter + 1, 0.0
+    return last + 1, 0.0
 
 
-def escape(cre_hex: str, cim_hex: str, bits: int, max_iter: int) -> tuple[int, float]:
+def escape(cre_hex: str, cim_hex: str, bits: int, max_iter: int, cancel=None) -> tuple[int, float]:
     """(n, value) of c = cre + i*cim (MPFR hex strings) iterated at `bits`: n the escape
-    iteration (max_iter + 1 while bounded), value the smooth count as the kernels give it."""
+    iteration (max_iter + 1 while bounded), value the smooth count as the kernels give it.
+    cancel.check() runs every CHUNK iterations."""
     nums = M.MpfrNumbers(7, int(bits))
     nums.set_hex(CX, cre_hex)
     nums.set_hex(CY, cim_hex)
     nums.set_hex(X, "0")
     nums.set_hex(Y, "0")
-    n, r2 = _escape(nums.addr, int(max_iter))
-    if n > max_iter:
-        return n, float(max_iter)
-    return n, smooth_value(r2, n)
+    first, max_iter = 1, int(max_iter)
+    while first <= max_iter:
+        last = min(max_iter, first + CHUNK - 1)
+        n, r2 = _escape(nums.addr, first, last)
+        if n <= last:
+            return n, smooth_value(r2, n)
+        first = last + 1
+        if cancel is not None:
+            cancel.check()
+    return max_iter + 1, float(max_iter)
 
 
 def point_hex(request, row: int, col: int, bits: int) -> tuple[str, str]:
@@ -86,13 +97,14 @@ def precisions(bits: int):
         yield bits
 
 
-def settled_value(request, row: int, col: int, bits: int | None = None) -> tuple[float, int, bool]:
+def settled_value(request, row: int, col: int, bits: int | None = None,
+                  cancel=None) -> tuple[float, int, bool]:
     """(value, bits, settled) of pixel (row, col): brute force from `bits` (default the request's
     precision + 32, exact.py's) at each of `precisions` until two in a row agree on the escape
     iteration (settled; the last answer stands, not settled, when none do)."""
     prev = None
     for b in precisions(int(bits or request.precision + 32)):
-        n, v = escape(*point_hex(request, row, col, b), b, request.max_iter)
+        n, v = escape(*point_hex(request, row, col, b), b, request.max_iter, cancel)
         if prev is not None and prev == n:
             return v, b, True
         prev = n
@@ -107,17 +119,19 @@ def workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def settled_values(request, pixels, bits: int | None = None, threads: int | None = None):
+def settled_values(request, pixels, bits: int | None = None, threads: int | None = None,
+                   cancel=None):
     """settled_value of each (row, col) in `pixels`, on `threads` threads (default every core):
-    a list of (value, bits, settled) in the order given."""
+    a list of (value, bits, settled) in the order given. A cancel raised in one thread stops the
+    others at their next check and comes out here."""
     pixels = [(int(r), int(c)) for r, c in pixels]
     if not pixels:
         return []
     n = min(len(pixels), threads or workers())
     if n == 1:
-        return [settled_value(request, r, c, bits) for r, c in pixels]
+        return [settled_value(request, r, c, bits, cancel) for r, c in pixels]
     with ThreadPoolExecutor(n) as pool:
-        return list(pool.map(lambda p: settled_value(request, p[0], p[1], bits), pixels))
+        return list(pool.map(lambda p: settled_value(request, p[0], p[1], bits, cancel), pixels))
 
 
 def escapes_at(request, pixels, bits: int, threads: int | None = None):

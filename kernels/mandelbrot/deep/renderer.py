@@ -290,7 +290,8 @@ class DeepRenderer:
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         # the pixels float64 cannot place, exactly (exact_redo.py)
-        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer, self.exact)
+        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer, self.exact,
+                                  cancel)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
