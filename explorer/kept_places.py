@@ -45,7 +45,7 @@ def restore(settings: QSettings, views: dict, notes: list[str]) -> None:
             settings.remove(DISTANCE_KEY)
             notes.append("The saved distance reference point could not be read: the map starts "
                          "from the usual one")
-        else:
+        elif tuple(ref) != tuple(distance.ref):      # where it starts anyway: nothing to do
             distance.set_reference(*ref)
 
 
@@ -61,6 +61,10 @@ def _restore_place(view, text: str) -> str | None:
         loc = model.place_from_text(text)
     except (ValueError, ArithmeticError) as exc:
         return str(exc)
+    s = model.camera.state
+    if (loc.iterations is None and (loc.center_re, loc.center_im, loc.width)
+            == (s.center_re, s.center_im, s.width)):
+        return None                 # the view starts there anyway
     if not view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
         return model.camera.refusal or "refused"
     return None
