@@ -22,9 +22,13 @@ def no_gpu(monkeypatch):
 
 
 def window(qtbot, settings, view=None):
-    """Not shown: nothing here needs a frame (a shown window renders, seconds of CI)."""
+    """Shown as every window of the app is (a window closed unshown left its map's view box
+    deleted under a pending resize), small: its frames cost little."""
     w = MainWindow("cpu", view, settings=settings, synchronous=True)
     qtbot.addWidget(w)
+    w.resize(640, 420)
+    w.show()
+    qtbot.waitExposed(w)
     return w
 
 
