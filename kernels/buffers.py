@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from .timing import note_host_cost
+from .host_costs import note_host_cost
 
 
 class OutOfDeviceMemory(MemoryError):

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from .timing import note_host_cost
+from .host_costs import note_host_cost
 
 try:
     from numba.cuda import types  # the type classes numba-cuda itself checks against

@@ -14,6 +14,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .host_costs import HOST_COSTS, cost_sums as _cost_sums, note_host_cost
+
 PHASES = ("compile", "h2d", "kernel", "d2h", "host", "total")
 
 # how a job's GPU phases were timed, as the timing panel and the bench say it
@@ -58,25 +60,6 @@ def _use_cupti() -> bool:
         cupti_records.start()
         note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
     return cupti_records.start()
-
-
-# host costs that fall inside a job's wall clock but in no phase, noted where they happen (a
-# buffer allocated, a kernel's first launch prepared, the timing machinery set up) so that the
-# timing panel can name them instead of calling them unaccounted
-HOST_COSTS = ("allocate", "launch setup", "timing setup")
-_costs = threading.local()
-
-
-def note_host_cost(name: str, ms: float) -> None:
-    """Add `ms` of host work of kind `name` (one of HOST_COSTS) to this thread's running sums."""
-    d = getattr(_costs, "sums", None)
-    if d is None:
-        d = _costs.sums = {}
-    d[name] = d.get(name, 0.0) + ms
-
-
-def _cost_sums() -> dict:
-    return dict(getattr(_costs, "sums", None) or {})
 
 
 def gpu_method_note(backend=None) -> str:
