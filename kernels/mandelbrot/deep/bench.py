@@ -59,6 +59,8 @@ def _metrics(results, size):
     st = last.stats
     return {
         "frame ms": _median([r.timings.phases_ms["total"] for r in results]),
+        # the pixels float64 cannot place, iterated in MPFR on the host (exact_redo.py)
+        "exact pixels ms": _median([r.timings.detail.get("exact pixels") for r in results]),
         "kernel ms": _median([r.timings.phases_ms["kernel"] for r in results]),
         "reference ms": _median([r.timings.detail.get("reference") for r in results]),
         "table ms": _median([r.timings.detail.get("table") for r in results]),
@@ -100,11 +102,12 @@ def _run_depth(name, width, iters):
             # the same frame with one thread per pixel instead of persistent threads
             g = DeepRenderer(backend, launch="grid")
             g.orbit = r.orbit
+            g.exact = r.exact       # the MPFR pixels of this picture (exact_redo.py): re-renders
             grid_runs, _ = _timed(lambda: g.render_values(req), repeats)
             rows.append(_row(name, backend, "re-render grid", size, grid_runs, None, width, iters))
             # the same frame with a stricter BLA radius (see bla.EPS_BITS): the speed it costs
             e = DeepRenderer(backend, eps_bits=48)
-            e.orbit = r.orbit
+            e.orbit, e.exact = r.orbit, r.exact
             eps_runs, _ = _timed(lambda: e.render_values(req), repeats)
             rows.append(_row(name, backend, "re-render eps 2^-48", size, eps_runs, None, width, iters))
         # pans by +-1/8 width: the reference stays, the table stays while its bound holds
