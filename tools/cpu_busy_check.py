@@ -1,0 +1,67 @@
+"""A numba parallel CPU kernel timed by the clock inside its compiled code, alone and beside a
+thread running Python: with all numba threads, with one core left to the busy thread, and with a
+short interpreter switch interval (which would shrink a wait for the GIL, and does not).
+
+    PYTHONPATH=. python tools/cpu_busy_check.py [--log2n 22]
+    NUMBA_THREADING_LAYER=workqueue PYTHONPATH=. python tools/cpu_busy_check.py
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2n", type=int, default=22)
+    ap.add_argument("--repeats", type=int, default=9)
+    args = ap.parse_args(argv)
+    import numba
+    import numpy as np
+
+    from kernels.native_clock import timed
+    from kernels.vector.cpu import _cpu_add
+    n = 1 << args.log2n
+    a = np.random.default_rng(0).random(n).astype(np.float32)
+    b, c = a.copy(), a.copy()
+    run = timed(_cpu_add)
+    run(a, b, c)
+
+    def med():
+        return statistics.median(run(a, b, c) for _ in range(args.repeats))
+    threads = numba.get_num_threads()
+    print(f"{numba.threading_layer()} layer, {threads} threads, add at N = 2^{args.log2n}: "
+          "median ms by the kernel's own clock")
+    print(f"  alone: {med():.3f}")
+    stop = threading.Event()
+
+    def busy():
+        k = 0
+        while not stop.is_set():
+            for i in range(2000):
+                k += i
+    worker = threading.Thread(target=busy, daemon=True)
+    worker.start()
+    try:
+        print(f"  beside a busy thread: {med():.3f}")
+        numba.set_num_threads(max(1, threads - 1))
+        print(f"  beside it, one core left to it: {med():.3f}")
+        numba.set_num_threads(threads)
+        before = sys.getswitchinterval()
+        sys.setswitchinterval(0.00005)
+        print(f"  beside it, 50 us switch interval: {med():.3f}")
+        sys.setswitchinterval(before)
+    finally:
+        stop.set()
+        worker.join()
+    print(f"  alone again: {med():.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
