@@ -38,7 +38,8 @@ LABELS = {ITERATIONS: "Iterations", LANES: "Lane efficiency", BLA: "BLA steps",
 UNITS = {ITERATIONS: "iterations per pixel",
          LANES: "% of the lane-iterations the warp launch issued that were useful",
          BLA: "BLA steps per pixel", STEPS: "perturbation steps per pixel",
-         REBASES: "rebases per pixel", REDONE: "1 = done again by the accuracy guard"}
+         REBASES: "rebases per pixel",
+         REDONE: "1 = done again by the accuracy guard, 2 = then iterated in MPFR"}
 
 F_ITER, F_SLOTS = range(2)
 N_FLOAT64_LAYERS = 2
@@ -136,8 +137,8 @@ def scale_for(name: str, max_iter: int, layer_max: int = 0) -> Scale:
         return Scale(0.0, float(max(1, max_iter)), True, UNITS[name])
     if name == LANES:
         return Scale(0.0, 100.0, False, UNITS[name])
-    if name == REDONE:
-        return Scale(0.0, 1.0, False, UNITS[name])
+    if name == REDONE:      # 2: the pixels float64 could not place (exact_redo.py)
+        return Scale(0.0, 2.0, False, UNITS[name])
     return Scale(0.0, float(max(1, layer_max)), True, UNITS[name])
 
 

@@ -1,6 +1,7 @@
 """Deep frames with per-pixel overlays: the perturbation and extended loops' kernels (GPU) and row
 functions (CPU) again, writing each pixel's counts into `layers` (overlays.py's deep layers:
-iteration, perturbation steps, BLA steps, rebases, redone) besides the frame's summed stats.
+iteration, perturbation steps, BLA steps, rebases, redone: 1, or 2 where the pixel was handed
+back for an exact redo, exact_redo.py) besides the frame's summed stats.
 
 The walks are perturbation_loop.py's and extended_loop.py's own compiled functions, called the
 same way, so values and stats equal those of the kernels the app runs without overlays; those
@@ -75,7 +76,7 @@ def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step
         for c in range(cols):
             cdr, cdi = _delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
             v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-            rd = 1 if shift > 0 else 0
+            rd = 2 if v < 0 else 1 if shift > 0 else 0     # 2: handed back (exact_redo.py)
             values[r, c] = v
             layers[0, r, c] = _iteration(v, max_iter)
             layers[1, r, c] = a
@@ -110,6 +111,8 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
             cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
             v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
                                                  kmin, eps, max_iter)
+            if v < 0:       # handed back for an exact redo (exact_redo.py)
+                rd = 2
             values[r, c] = v
             layers[0, r, c] = _iteration(v, max_iter)
             layers[1, r, c] = a
@@ -192,7 +195,7 @@ if cuda is not None:
             layers[1, r, c] += a
             layers[2, r, c] += b
             layers[3, r, c] += rb
-            layers[4, r, c] = 1
+            layers[4, r, c] = 2 if v < 0 else 1        # 2: handed back (exact_redo.py)
             s0 += a
             s1 += b
             s2 += sk
@@ -258,7 +261,7 @@ if cuda is not None:
             layers[1, r, c] += a
             layers[2, r, c] += b
             layers[3, r, c] += rb
-            layers[4, r, c] = 1
+            layers[4, r, c] = 2 if v < 0 else 1        # 2: handed back (exact_redo.py)
             s0 += a
             s1 += b
             s2 += sk
