@@ -61,12 +61,11 @@ class MainWindow(QMainWindow):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self.info_bar)
-        lay.addWidget(self.tabs, 1)
-        # over the status bar: a result or error stays here until dismissed or replaced, where
-        # the status bar's line gives way to the next frame's progress within a second
-        self.notice_bar = InfoBar()
-        self.notice_bar.setAccessibleName("Last result or error")
-        lay.addWidget(self.notice_bar)
+        views_area = _ViewsArea(self.tabs)
+        lay.addWidget(views_area, 1)
+        # a result or error stays on show until dismissed or replaced (the status bar's line
+        # gives way to the next frame's progress within a second)
+        self.notice_bar = views_area.notice_bar
         self.setCentralWidget(central)
         self.views: dict[str, BaseView] = {}
         for view_id, title, klass in VIEWS:
@@ -297,8 +296,9 @@ class MainWindow(QMainWindow):
         self.show_notice(f"Error: {text}")
 
     def show_notice(self, text: str):
-        """A result or error, kept on show over the status bar until dismissed or replaced."""
+        """A result or error, kept on show over the views until dismissed or replaced."""
         self.notice_bar.show_text(text)
+        self.notice_bar.parentWidget().place_notice()
 
     def _export_picture(self):
         view = self.views.get("mandelbrot")
@@ -339,6 +339,36 @@ class MainWindow(QMainWindow):
         # returns within ~0.1 s: a compile in flight is abandoned (daemon thread), not waited for
         self.scheduler.shutdown(0.1)
         super().closeEvent(ev)
+
+
+class _ViewsArea(QWidget):
+    """The tabs, and the notice bar floating over the top of the views, under the tab bar. Not
+    in the layout: there, showing or closing it resized the picture, which cost a new frame
+    (seconds for a deep one)."""
+
+    def __init__(self, tabs: QTabWidget):
+        super().__init__()
+        self.tabs = tabs
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(tabs)
+        self.notice_bar = InfoBar(self)
+        self.notice_bar.setAccessibleName("Last result or error")
+
+    def place_notice(self):
+        """Across the views, just under the tab bar, as tall as its text wrapped at that width."""
+        bar = self.notice_bar
+        if bar.isHidden():
+            return
+        w = self.width()
+        h = bar.heightForWidth(w)
+        bar.setGeometry(0, self.tabs.tabBar().height(), w,
+                        h if h > 0 else bar.minimumSizeHint().height())
+        bar.raise_()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.place_notice()
 
 
 def _no_mnemonic(title: str) -> str:

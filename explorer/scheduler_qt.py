@@ -31,6 +31,14 @@ class QtScheduler(QObject):
             self.core.register(request_type, handler)
         self.synchronous = synchronous
         self._drain_posted = False
+        # the synchronous mode's next step: a timer of the scheduler's own, stopped by shutdown
+        # (a QTimer.singleShot to a bound method could fire on a scheduler deleted with its
+        # window: a segfault in a test's teardown). No Qt parent: `event` above shadows
+        # QObject.event, so the scheduler must receive no events (a child's ChildAdded)
+        self._drain_timer = QTimer()
+        self._drain_timer.setSingleShot(True)
+        self._drain_timer.setInterval(0)
+        self._drain_timer.timeout.connect(self._drain)
         QtScheduler.instances.add(self)
 
     def _deliver(self, ev):
@@ -49,14 +57,14 @@ class QtScheduler(QObject):
         gen = self.core.submit(key, request, replace_running=replace_running)
         if gen >= 0 and not self._drain_posted:
             self._drain_posted = True
-            QTimer.singleShot(0, self._drain)
+            self._drain_timer.start()
         return gen
 
     def _drain(self):
         self._drain_posted = False
         if self.core.drain(max_steps=1) and not self._drain_posted:
             self._drain_posted = True      # one job or step per event-loop turn, like the thread
-            QTimer.singleShot(0, self._drain)
+            self._drain_timer.start()
 
     def drain(self):
         """Synchronous mode: run what is queued now (tests call it to skip the event loop)."""
@@ -69,6 +77,7 @@ class QtScheduler(QObject):
         return self.core.is_current(key, generation)
 
     def shutdown(self, timeout: float = 0.1) -> bool:
+        self._drain_timer.stop()
         return self.core.shutdown(timeout)
 
     @property

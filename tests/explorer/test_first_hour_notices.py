@@ -4,6 +4,7 @@ from decimal import Decimal
 
 import pytest
 from PyQt6.QtCore import QSettings
+from PyQt6.QtWidgets import QApplication
 
 from explorer.app import MainWindow
 from kernels import backend
@@ -88,3 +89,17 @@ def test_a_bookmark_result_stays_on_show_too(qtbot, settings, no_gpu):
     win.statusBar().showMessage("Deep frame 10%: reference orbit", 0)
     assert win.notice_bar.text() == "Bookmark not added: the disk is full"
     assert not win.notice_bar.isHidden()
+
+
+def test_a_notice_floats_over_the_views_and_costs_no_frame(qtbot, settings, no_gpu):
+    win = window(qtbot, settings)
+    view = win.views["mandelbrot"]
+    qtbot.waitUntil(lambda: view.model.shown is not None and not view.in_flight)
+    size, frames = view.canvas_size(), []
+    view.frame_displayed.connect(lambda frame, ms: frames.append(frame))
+    win.show_notice("Minibrot found: period 3")
+    bar = win.notice_bar
+    assert bar.geometry().top() >= win.tabs.tabBar().height() and bar.width() == win.tabs.width()
+    bar.dismiss()
+    QApplication.processEvents()
+    assert view.canvas_size() == size and frames == []     # the picture was not resized
