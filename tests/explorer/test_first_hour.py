@@ -1,7 +1,7 @@
 """What a new user meets in the first hour of the window: keys that never clash, the whole world
 on the distance map, the reason for the CPU kept in sight, and where the Mandelbrot picture looks."""
 import pytest
-from PyQt6.QtCore import QSettings, Qt
+from PyQt6.QtCore import QPoint, QSettings, Qt
 from PyQt6.QtGui import QAction, QKeySequence, QShortcut
 from PyQt6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QMenuBar, QToolBar, QWidget
 
@@ -222,7 +222,7 @@ def test_the_reason_for_the_cpu_stays_until_dismissed(qtbot, settings, no_gpu):
     assert "Running on the CPU" not in w.statusBar().currentMessage()
     bar = w.info_bar
     assert bar.isVisible() and bar.text() == f"Running on the CPU: {no_gpu.reason}"
-    assert bar.y() < w.tabs.y()                              # above the views
+    assert bar.mapTo(w, QPoint()).y() < w.tabs.mapTo(w, QPoint()).y()   # above the views
     w.set_backend("cuda")                                    # refused: the bar stays as it is
     assert bar.isVisible()
     qtbot.mouseClick(bar.close_button, Qt.MouseButton.LeftButton)
