@@ -55,8 +55,8 @@ GUIDE = (
      "number format). Ctrl+E exports a picture at any size; File → Export zoom movie makes a "
      "video of the way in."),
     ("Messages", "Progress shows in the status bar. A result or an error (a minibrot found, a "
-     "location that could not be pasted, an export written) stays in a bar over the top of the views until "
-     "you close it with ×."),
+     "location that could not be pasted, an export written) stays in a bar over the top of the "
+     "views until you close it with ×."),
     ("Without a window", "python main.py --help lists the command line: one picture "
      "(--render), a zoom movie (--movie) and the benchmarks (--bench). The README tells more."),
 )
