@@ -192,6 +192,8 @@ class RooflinePanel(QWidget):
             return
         if not self.model.waiting or self._quiet.elapsed() < self.quiet_ms:
             return
+        if not self.isVisible() or self.visibleRegion().isEmpty():
+            return      # a tab behind another (the first start's case): measured once shown
         for backend in list(self.model.waiting):
             be = self.backends.get(backend)
             if be is None:

@@ -276,3 +276,30 @@ def test_the_legend_names_the_points_markers(panel):
         "bandwidth", "float32 peak", "float64 peak", "int32 peak", "float64 work", "int32 work",
         "executed lane-iterations", "newest job (larger, outlined)"]
     assert panel.point_key.isVisible() and "executed" in panel.point_key.text()
+
+
+def test_roofs_wait_while_the_panel_is_a_tab_behind_another(qtbot, tmp_path, fake_roofs,
+                                                            monkeypatch):
+    """The first start's case: the roofline is tabbed behind the timing panel; measuring the CPU's
+    roofs then would take the cores a first start's compile needs, for a panel nobody sees."""
+    from explorer.app import MainWindow
+    from kernels import backend
+    monkeypatch.setattr(backend, "cuda_status",
+                        lambda: backend.CudaStatus(False, "no CUDA-capable GPU was found"))
+    w = MainWindow("cpu", view="distance", synchronous=True,
+                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.views["distance"].max_side = 64
+    w.show()
+    w.timing.raise_()
+    panel = w.roofline.panel
+    panel.quiet_ms = 0
+    panel.ensure_roofs("cpu")
+    for _ in range(5):
+        panel.measure_if_idle()
+        qtbot.wait(50)
+    assert fake_roofs == [] and "cpu" in panel.model.waiting
+    w.roofline.raise_()                 # its tab chosen: measured now
+    qtbot.waitUntil(lambda: "cpu" in panel.model.roofs, timeout=10000)
+    assert fake_roofs == [("cpu", False)]
+    w.close()
