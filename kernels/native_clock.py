@@ -16,6 +16,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .closure_cache import cache_closure
+
 NATIVE = "native clock (inside the compiled kernel)"
 THREAD_CPU = "thread CPU time"
 
@@ -43,12 +45,13 @@ def _now_ns(typingctx):
 
 def timed(kernel):
     """`kernel` (a numba CPU function) as f(*args) -> milliseconds it ran, the GIL released."""
-    @njit(nogil=True, cache=True)
+    @njit(nogil=True)
     def run(*args):
         t0 = _now_ns()
         kernel(*args)
         return (_now_ns() - t0) * 1e-6
-    return run
+    # cache=True keyed the closure by a per-process uuid: a compile at every start (closure_cache)
+    return cache_closure(run)
 
 
 _wrapped: dict = {}
