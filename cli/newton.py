@@ -6,7 +6,6 @@ are printed; no minibrot there is one line and exit status 1, a place that canno
 """
 from __future__ import annotations
 
-from services.minibrot import MinibrotNotFound, find_minibrot, view_search
 from services.requests import DEFAULT_RENDER_SIZE, mandelbrot_request
 
 from .failures import UNUSABLE, USAGE, fail, interrupted
@@ -18,6 +17,8 @@ def move_to_minibrot(args, iters_given: bool | None = None) -> int | None:
     status (the message already printed)."""
     if not getattr(args, "newton", False):
         return None
+    # only here: the search loads the deep-zoom kernels (numba), which a plain render never uses
+    from services.minibrot import MinibrotNotFound, find_minibrot, view_search
     if iters_given is None:
         iters_given = args.iters is not None
     if args.render is not None and args.render != "mandelbrot":

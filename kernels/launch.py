@@ -20,10 +20,15 @@ import numpy as np
 
 from .host_costs import note_host_cost
 
-try:
-    from numba.cuda import types  # the type classes numba-cuda itself checks against
-except Exception:   # numba-cuda does not import here (no CUDA runtime): nothing launches then
-    types = None
+_TYPES = []     # numba.cuda.types, imported at the first launch: a CPU frame never loads numba.cuda
+
+
+def _array_type():
+    """numba.cuda's array type class, the one numba-cuda itself checks arguments against."""
+    if not _TYPES:
+        from numba.cuda import types
+        _TYPES.append(types)
+    return _TYPES[0].Array
 
 
 # arrays whose converted parameters are kept per argument: a renderer's 3 value slots and a spare
@@ -100,6 +105,7 @@ class PreparedKernel:
         """(the arguments' types, {position: numba type} of arrays not yet converted). A kept
         array's type was computed when it was converted; a Python or NumPy scalar's numba type
         follows its class; anything else is typed as numba types it."""
+        array = _array_type()
         key: list = []
         fresh: dict[int, object] = {}
         for i, val in enumerate(args):
@@ -112,7 +118,7 @@ class PreparedKernel:
                 continue
             ty = self.dispatcher.typeof_pyval(val)
             key.append(ty)
-            if isinstance(ty, types.Array):
+            if isinstance(ty, array):
                 fresh[i] = ty
         return tuple(key), fresh
 
@@ -130,8 +136,9 @@ class PreparedKernel:
         kernel, function = got
         params: list = []
         retr: list = []
+        array = _array_type()
         for i, (ty, val) in enumerate(zip(kernel.argument_types, args)):
-            if isinstance(ty, types.Array):
+            if isinstance(ty, array):
                 kept = self._array_params.setdefault(i, {})
                 if i in fresh:
                     converted: list = []

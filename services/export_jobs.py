@@ -128,7 +128,7 @@ def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     cut = bands(h, rows)
     if needs_whole_picture(job.request, values):
         # every band's values from the GPUs, then coloured as one picture on this one's device
-        from kernels.mandelbrot.colour import Colourer
+        from kernels.mandelbrot.colourer import Colourer
         with LocalPool(job.backend, job.gpus) as pool:
             parts = ((cut[i][0], band) for i, band in pool.ordered(
                 [BandJob(job.request, r0, n, values=True) for r0, n in cut], cancel=ctx.token))

@@ -223,7 +223,7 @@ class Poster:
         parts folder (its disk space claimed first), then encoded. The statistics are the
         values' own, so a write begun again after an interruption colours alike."""
         from kernels.backend import resolve
-        from kernels.mandelbrot.colour import Colourer
+        from kernels.mandelbrot.colourer import Colourer
         from kernels.mandelbrot.picture_colour import ArrayValues, WholePicture
         from kernels.mandelbrot.strips import strip_rows
         path = os.path.join(self.parts.folder, "rgba.npy")

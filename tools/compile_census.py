@@ -69,7 +69,7 @@ def main():
         step("float64 escape pass", lambda: CpuTarget(cpu, _cuts).escape(
             np.zeros((3, 4)), PixelGrid.of(req).args(0, 8), timer, None, None))
     if "colour" in only:
-        from kernels.mandelbrot.colour import Colourer
+        from kernels.mandelbrot.colourer import Colourer
         step("colouring (3 mappings)", lambda: Colourer(cpu).warm(JobTimer(cpu, None, "census")))
     if "deep" in only:
         from kernels.mandelbrot.deep.renderer import FORMATS, DeepRenderer

@@ -48,7 +48,7 @@ def _alone_ms(renderer, req, launches: int) -> tuple[float, float] | None:
 
     from numba import cuda
 
-    from kernels.mandelbrot import escape as mk
+    from kernels.mandelbrot import escape_gpu as mk
     target, seen = renderer.target, {}
     launch = target.launch
     real = launch.escape

@@ -26,8 +26,8 @@ def main() -> int:
     from numba import cuda
     from numba import types as t
 
-    from kernels.mandelbrot import colour as mc
-    from kernels.mandelbrot import escape as mk
+    from kernels.mandelbrot import colour_gpu as mc
+    from kernels.mandelbrot import escape_gpu as mk
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew
     f2, u2, i2 = t.float64[:, :], t.uint32[:, :], t.int32[:, :]

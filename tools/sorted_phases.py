@@ -37,7 +37,7 @@ def main() -> int:
 
     from kernels import backend as kb
     from kernels.launch import PreparedKernel
-    from kernels.mandelbrot import escape as mk
+    from kernels.mandelbrot import escape_gpu as mk
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew
     from kernels.mandelbrot import renderer as m

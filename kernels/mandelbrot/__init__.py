@@ -5,9 +5,13 @@
 - `number_format`: the one rule for which arithmetic a place needs (float64, perturbation,
   extended) at a given number of pixels across.
 - `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange),
-  the CPU twin, the sliced and finishing GPU kernels; `escape_warp`: the app's GPU launch, warps
-  that refill their idle lanes together; `escape_variants`: the launches only benches select.
-- `colour`: values to RGBA on the device (sqrt, log and histogram-equalised mappings), CPU twins.
+  the CPU twin; `escape_gpu`: the arithmetic compiled for the GPU, the sliced and finishing GPU
+  kernels; `escape_warp`: the app's GPU launch, warps that refill their idle lanes together;
+  `escape_variants`: the launches only benches select (`launch_settings`: their defaults).
+- `colour`: values to RGBA (sqrt, log and histogram-equalised mappings), the CPU twins;
+  `colour_gpu`: the same on the device; `colourer`: Colourer, which runs either.
+- A `*_gpu` module (and escape_warp, escape_variants, launch_variants) imports numba.cuda; only
+  GPU code imports it, at its first use, so a CPU frame never loads numba.cuda (~0.17 s).
 - `renderer`: Renderer(backend) — one pipeline (buffers, escape, colour, the one copy to the host)
   for frames, strips of any size and a poster's bands, over `cpu_target` or `gpu_target` (device
   buffers, bands and iteration slices, the warp launch); `launch_variants`: the benches' launches.

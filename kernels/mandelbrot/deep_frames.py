@@ -17,7 +17,7 @@ import numpy as np
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer, Timings
-from .colour import Colourer
+from .colourer import Colourer
 from .picture_colour import needs_whole_picture, whole_strips
 from .deep.request import add_decimal, band_shift
 from .request import DeepFrameRequest

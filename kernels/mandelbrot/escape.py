@@ -14,10 +14,11 @@ instantiated with the multiply and add each target must use:
 * CUDA simulator: plain Python operators, i.e. the CPU's arithmetic.
 
 The app's GPU frames run escape_warp.py's kernel (whole warps refill their idle lanes together),
-whose escaped pixels keep |z|^2 and n until `finish_kernel` here makes the smooth value, so the
+whose escaped pixels keep |z|^2 and n until `finish_kernel` makes the smooth value, so the
 logarithms stay out of the divergent loop; frames too long for one launch run
-`escape_slice_kernel` here, a slice of iterations at a time. The launches only benches select
-(one thread per pixel, per-thread persistent, sorted) are in escape_variants.py.
+`escape_slice_kernel`, a slice of iterations at a time. Those two, and the arithmetic compiled
+for the GPU, are in escape_gpu.py: a CPU frame never imports numba.cuda. The launches only
+benches select (one thread per pixel, per-thread persistent, sorted) are in escape_variants.py.
 
 The CPU twin iterates two neighbouring pixels in lockstep (`escape_pair`): one pixel's recurrence
 is a chain of dependent operations that leaves a core waiting on latency, two independent chains
@@ -36,8 +37,6 @@ import operator
 import numpy as np
 from numba import njit, prange, types
 from numba.core.extending import intrinsic
-
-from ..backend import simulator_enabled
 
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
@@ -223,73 +222,15 @@ def row_stride(rows: int) -> int:
     return s
 
 
-# ---------------------------------------------------------------- GPU (numba-cuda)
-
-GPU_IMPORT_ERROR = None
-try:
-    from numba import cuda
-except Exception as exc:  # the CPU path must work even where numba-cuda does not import
-    cuda = None
-    GPU_IMPORT_ERROR = exc
-
-if cuda is not None:
-    if simulator_enabled():
-        _gpu_mul, _gpu_add = operator.mul, operator.add
-    else:
-        from numba.cuda import libdevice
-        _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
-
-    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu = _make_escape(
-        _gpu_mul, _gpu_add, cuda.jit(device=True))
-
-    @cuda.jit(cache=True)
-    def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,
-                            cx, cy, step, half_w, half_h, n0, n1, max_iter):
-        """One thread per pixel, the work cut into iteration slices, for frames whose iteration
-        count is too large for one launch: iterates n0+1 .. n1 of every pixel of the band still running
-        (values < 0 after the previous slice; every pixel when n0 == 0), keeping z in zx, zy.
-        Adds to alive[0] the number of pixels still running after this slice (one atomic per
-        block), so the host knows when to stop and how long the next slice may be."""
-        c, r = cuda.grid(2)
-        running = 0
-        if c < values.shape[1] and r < band_rows:
-            br = band_row0 + r
-            if n0 == 0 or values[br, c] < 0.0:
-                gx = float(grid_col0 + c) + 0.5 - half_w
-                gy = float(grid_row0 + br) + 0.5 - half_h
-                x = _gpu_add(cx, _gpu_mul(gx, step))
-                y = _gpu_add(cy, -_gpu_mul(gy, step))
-                zr = 0.0
-                zi = 0.0
-                if n0 > 0:
-                    zr = zx[br, c]
-                    zi = zy[br, c]
-                v, zr, zi = _advance_gpu(x, y, zr, zi, n0, n1, max_iter)
-                values[br, c] = v
-                if v < 0.0:
-                    zx[br, c] = zr
-                    zy[br, c] = zi
-                    running = 1
-        count = cuda.syncthreads_count(running)
-        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
-            cuda.atomic.add(alive, 0, count)
-
-    @cuda.jit(cache=True)
-    def finish_kernel(values, counts, band_row0, band_rows):
-        """The smooth value of every escaped pixel of the band (counts > 0): from |z_n|^2 and n."""
-        c, r = cuda.grid(2)
-        if c < values.shape[1] and r < band_rows:
-            n = counts[band_row0 + r, c]
-            if n > 0:
-                values[band_row0 + r, c] = _smooth_gpu(values[band_row0 + r, c], n)
-
-    @cuda.jit(cache=True)
-    def zero_kernel(a):
-        i = cuda.grid(1)
-        if i < a.shape[0]:
-            a[i] = 0
-else:  # pragma: no cover - only where numba-cuda is broken
-    escape_slice_kernel = finish_kernel = zero_kernel = None
+@njit(cache=True)
+def pixel_count(v, inside, max_iter):
+    """The iterations a pixel of value `v` needed (floor(v) + 1 == n, the smooth count's rule),
+    0 where the cardioid/bulb test answered; the roofline's useful work (frame_work.py)."""
+    if inside:
+        return 0
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1
 
 
 def shortcut_mask(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-cuda = mk.cuda
+from .escape_gpu import cuda  # noqa: E402 (the GPU half of this file needs numba.cuda)
 
 if cuda is not None:
     if simulator_enabled():

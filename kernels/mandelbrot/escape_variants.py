@@ -30,15 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .escape import BAILOUT2, cuda
+from .escape import BAILOUT2
+from .escape_gpu import cuda
+from .launch_settings import PROBE, REACH, SAMPLE  # noqa: F401 (the sorted launch's, named here)
 
 # classes of estimated cost: bit lengths 0 (a cardioid/bulb pixel) .. NCLASSES - 1 and beyond
 NCLASSES = 16
-# the sorted launch's sample stride, probe length and reach (Renderer's defaults), chosen by
-# `--bench --only mandelbrot-divergence`: see docs/PERFORMANCE.md
-SAMPLE = 4
-PROBE = 256
-REACH = 2
 
 
 def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
@@ -47,7 +44,7 @@ def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
 
 
 if cuda is not None:
-    from .escape import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu
 
     @cuda.jit(cache=True)
     def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import simulator_enabled
-from .escape import BAILOUT2, cuda
+from .escape import BAILOUT2
+from .escape_gpu import cuda
 
 
 def _sim_lane_values(value):
@@ -44,7 +45,7 @@ def _sim_lanemask_lt():
 
 
 if cuda is not None:
-    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu
     if simulator_enabled():
         # the simulator has no warp vote or shuffle: stand-ins with the same names
         import types as _pytypes

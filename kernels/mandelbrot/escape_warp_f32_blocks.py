@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .escape import BAILOUT2, cuda
+from .escape import BAILOUT2
+from .escape_gpu import cuda
 from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, CACHE_KERNEL
 
 if cuda is not None:

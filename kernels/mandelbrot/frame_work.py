@@ -13,7 +13,6 @@ them.
 """
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
@@ -21,24 +20,12 @@ from numba import njit, prange
 
 from ..roofs.work import Work, record
 from . import escape as mk
-
-LANES = 32
+from .gpu_target import WARP_THREADS as LANES
 # y = (x+x)·y + cy: 3 flops; x = x²−y²+cx: 2; x², y²: 2; |z|² = x²+y²: 1 (the compare not counted)
 FLOPS_PER_ITERATION = 8
 BYTES_PER_PIXEL = 8         # the float64 value each pixel's kernel writes: all it must move
-MAX_SEGMENTS = 16              # row segments (warps) per block of the GPU count
-SIM_SEGMENTS = 2               # the simulator runs a Python thread per CUDA thread
 
 _, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
-
-
-@njit(cache=True)
-def _pixel_count(v, inside, max_iter):
-    if inside:
-        return 0
-    if v >= max_iter:
-        return max_iter
-    return int(math.floor(v)) + 1
 
 
 @njit(parallel=True, cache=True)
@@ -54,62 +41,15 @@ def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_it
             top = 0
             for c in range(s * LANES, min(cols, (s + 1) * LANES)):
                 x = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
-                n = _pixel_count(values[r, c], _shortcut_cpu(x, y), max_iter)
+                n = mk.pixel_count(values[r, c], _shortcut_cpu(x, y), max_iter)
                 useful[r] += n
                 top = max(top, n)
             lanes[r] += LANES * top
     return useful.sum(), lanes.sum()
 
 
-cuda = mk.cuda          # by this name: the simulator swaps the module its kernels call
-
-if cuda is not None:
-    from numba import int32, int64
-
-    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
-    _pixel_count_gpu = cuda.jit(device=True)(_pixel_count.py_func)
-
-    @cuda.jit(cache=True)
-    def count_kernel(values, out, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
-        """Blocks of (32, ≤ MAX_SEGMENTS) threads, each warp one 32-pixel row segment, reading
-        the values coalesced: out[0] += the block's useful iterations, out[1] += 32 × each
-        segment's slowest pixel's, one pair of atomics per block."""
-        counts = cuda.shared.array((MAX_SEGMENTS, LANES), int32)
-        sums = cuda.shared.array(MAX_SEGMENTS, int64)
-        tops = cuda.shared.array(MAX_SEGMENTS, int64)
-        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
-        rows, cols = values.shape
-        c = cuda.blockIdx.x * LANES + tx
-        r = cuda.blockIdx.y * cuda.blockDim.y + ty
-        n = 0
-        if r < rows and c < cols:
-            gx = float(grid_col0 + c) + 0.5 - half_w
-            gy = float(grid_row0 + r) + 0.5 - half_h
-            px = _gpu_add(cx, _gpu_mul(gx, step))
-            py = _gpu_add(cy, -_gpu_mul(gy, step))
-            n = _pixel_count_gpu(values[r, c], _shortcut_gpu(px, py), max_iter)
-        counts[ty, tx] = n
-        cuda.syncthreads()
-        if tx == 0:
-            total = 0
-            top = 0
-            for k in range(LANES):
-                v = counts[ty, k]
-                total += v
-                top = max(top, v)
-            sums[ty] = total
-            tops[ty] = top
-        cuda.syncthreads()
-        if tx == 0 and ty == 0:
-            total = 0
-            lanes = 0
-            for k in range(cuda.blockDim.y):
-                total += sums[k]
-                lanes += LANES * tops[k]
-            cuda.atomic.add(out, 0, total)
-            cuda.atomic.add(out, 1, lanes)
-else:  # pragma: no cover - only where numba-cuda is broken
-    count_kernel = None
+# the GPU count is frame_work_gpu.py's, imported at the first GPU count: numba.cuda is no part of
+# a CPU frame's import
 
 
 def frame_works(useful: int, executed: int | None, pixels: int, gpu: bool,
@@ -167,6 +107,7 @@ def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", k
     out = pool.device("work-count", (2,), np.int64, stream=stream)
     host = pool.host("work-count", (2,), np.int64)
     host[:] = 0
+    from .frame_work_gpu import MAX_SEGMENTS, SIM_SEGMENTS, count_kernel
     by = SIM_SEGMENTS if getattr(backend, "simulated", False) else MAX_SEGMENTS
     blocks = ((cols + LANES - 1) // LANES, (rows + by - 1) // by)
     with timer.phase("kernel", gpu=True, detail="work count"):

@@ -12,8 +12,6 @@ import numpy as np
 
 from ..buffers import ensure_device_fits
 from ..launch import PreparedKernel, resident_blocks
-from . import escape as mk
-from . import escape_warp as ew
 
 # Warp launch: a warp iterates until THRESH of its 32 lanes have finished their pixels, then
 # refills them together; WARPS_PER_SM resident warps per SM (at most as many as the registers
@@ -35,6 +33,12 @@ FINISH_BLOCK = (32, 8)          # finish_kernel's (and the sorted passes') threa
 GPU_SLICE_MAX_ITER = 2 ** 20
 
 
+def _gpu():
+    """escape_gpu, imported at the first GPU use: numba.cuda is no part of a CPU frame's import."""
+    from . import escape_gpu
+    return escape_gpu
+
+
 class GpuTarget:
     """Frames computed in device memory on one stream, reusing prepared launches frame after frame.
 
@@ -46,11 +50,11 @@ class GpuTarget:
     slice_dtype = np.float64
 
     def slice_kernel(self):
-        return mk.escape_slice_kernel
+        return _gpu().escape_slice_kernel
 
     def __init__(self, backend, pool, launch, block, cuts):
-        if mk.cuda is None:
-            raise RuntimeError(f"numba-cuda failed to import: {mk.GPU_IMPORT_ERROR}")
+        if _gpu().cuda is None:
+            raise RuntimeError(f"numba-cuda failed to import: {_gpu().GPU_IMPORT_ERROR}")
         self.backend, self.pool, self.launch, self.cuts = backend, pool, launch, cuts
         self.simulated = bool(backend.simulated)
         self.block = tuple(block) if block else (SIM_BLOCK if self.simulated else BLOCK)
@@ -60,12 +64,12 @@ class GpuTarget:
     @property
     def stream(self):
         if self._stream is None:
-            self._stream = mk.cuda.stream()
+            self._stream = _gpu().cuda.stream()
         return self._stream
 
     @property
     def sms(self) -> int:
-        return int(mk.cuda.get_current_device().MULTIPROCESSOR_COUNT)
+        return int(_gpu().cuda.get_current_device().MULTIPROCESSOR_COUNT)
 
     # ---- buffers and copies ------------------------------------------------------------------
     def values(self, pool, name, h, w):
@@ -224,9 +228,9 @@ class CountedLaunch:
         fx, fy = SIM_BLOCK if gpu.simulated else FINISH_BLOCK
         fblocks = ((cols + fx - 1) // fx, (n + fy - 1) // fy)
         with timer.phase("kernel", gpu=True):
-            gpu.kernel(mk.zero_kernel, 1, 32)(counter)
+            gpu.kernel(_gpu().zero_kernel, 1, 32)(counter)
             self.escape(gpu, values, counts, counter, b0, n, args, grid, (fblocks, (fx, fy)))
-            gpu.kernel(mk.finish_kernel, fblocks, (fx, fy))(values, counts, b0, n)
+            gpu.kernel(_gpu().finish_kernel, fblocks, (fx, fy))(values, counts, b0, n)
 
     def grid(self, gpu) -> tuple[int, int]:
         """(blocks, threads): as many blocks as stay resident at once."""
@@ -252,11 +256,12 @@ class WarpLaunch(CountedLaunch):
         self._empty = None
 
     def dispatcher(self):
-        return ew.escape_warp_kernel
+        from .escape_warp import escape_warp_kernel   # numba.cuda: no part of a CPU frame's import
+        return escape_warp_kernel
 
     def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
         order, hist = self.order(gpu, values, counts, b0, n, args, finish)
-        gpu.kernel(ew.escape_warp_kernel, *grid)(
+        gpu.kernel(self.dispatcher(), *grid)(
             values, counts, counter, order, hist, self.thresh, b0, n, *args)
 
     def order(self, gpu, values, counts, b0, n, args, finish):

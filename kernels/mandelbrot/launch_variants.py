@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import escape as mk
+from . import escape_gpu as mk
 from . import escape_variants as ev
 from .gpu_target import CountedLaunch, WarpLaunch
+from .launch_settings import CHUNK, GRAB
 
-# Persistent launch: threads per block; pixels a thread takes at a time (fewer atomics on the
-# shared counter against a finer share-out at the frame's end); iterations between a thread's
-# checks for a finished pixel (a pixel that escapes early in a chunk idles its lane for the rest
-# of it; a short chunk pays the warp's bookkeeping more often). Chosen by `--bench --only
-# mandelbrot-divergence`: see docs/PERFORMANCE.md.
+# Persistent launch: threads per block (CHUNK and GRAB: launch_settings.py)
 THREADS = 128
-GRAB = 1
-CHUNK = 32
 # resident blocks per SM when the kernel's register count cannot be asked
 BLOCKS_PER_SM = 8
 SIM_PERSISTENT = (2, 4)         # (blocks, threads) under the simulator

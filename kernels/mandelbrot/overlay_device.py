@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .escape import cuda
+from .escape_gpu import cuda
 from .overlays import LUT_SIZE, colour_host
 
 BLOCK = (32, 8)
@@ -55,7 +55,7 @@ def colour_cpu(shown: np.ndarray, scale, out: np.ndarray) -> np.ndarray:
 
 
 if cuda is not None:
-    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu
 
     @cuda.jit(device=True)
     def _iterations_at(values, r, c, row0, cx, cy, step, half_w, half_h, max_iter):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..frame import Frame
 from ..timing import JobTimer
-from . import escape as mk
+from . import escape_gpu as mk
 from . import overlay_device as od
 from . import overlays as ov
 from .frame_work import start_count

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .escape import BAILOUT2, cuda
+from .escape import BAILOUT2
+from .escape_gpu import cuda
 from .gpu_target import WarpLaunch
 
 if cuda is not None:
-    from .escape import _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu
     from .escape_warp import (_FULL_MASK, _STEPS, _segment_pixel, _segment_span, _take,
                               _warp)
     # _warp_max_bodies halves its way to the most bodies below _STEPS: exact for a power of two

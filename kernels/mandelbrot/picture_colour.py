@@ -32,10 +32,8 @@ from .colour import (
     SIM_REDUCE_GRID,
     cdf_cpu,
     histogram_cpu,
-    histogram_kernel,
     needs_stats,
     stats_cpu,
-    stats_init_kernel,
 )
 
 # kept values may take at most this share of the memory the OS can hand out; beyond, a file
@@ -106,6 +104,7 @@ def histogram_part(colourer, pool, values: np.ndarray, rows: int, max_iter: int,
     with timer.phase("h2d", gpu=True, nbytes=values.nbytes + rng.nbytes, gate=False):
         dev.copy_to_device(np.ascontiguousarray(values), stream=stream or 0)
         drng.copy_to_device(np.ascontiguousarray(rng, np.float64), stream=stream or 0)
+    from .colour_gpu import histogram_kernel, stats_init_kernel   # numba.cuda: the GPU's only
     with timer.phase("kernel", gpu=True, detail="colourise"):
         stats_init_kernel[4, 8 if sim else 256, stream or 0](scratch, dhist)
         histogram_kernel[SIM_REDUCE_GRID if sim else REDUCE_GRID, (bx, by), stream or 0](

@@ -17,13 +17,12 @@ from ..buffers import BufferPool
 from ..frame import Frame
 from ..timing import JobTimer
 from . import escape as mk
-from . import escape_variants as ev
-from .colour import Colourer
+from .colourer import Colourer
 from .cpu_target import CpuTarget
 from .frame_work import start_count
 from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
-from .launch_variants import CHUNK, GRAB, variant
+from .launch_settings import CHUNK, GRAB, PROBE, REACH, SAMPLE
 from .request import MandelbrotRequest, precision_state
 from .strips import strip_rows
 
@@ -124,7 +123,7 @@ class Renderer:
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
                  thresh: int | None = None, warps_per_sm: int = WARPS_PER_SM,
-                 sample: int = ev.SAMPLE, probe: int = ev.PROBE, reach: int = ev.REACH,
+                 sample: int = SAMPLE, probe: int = PROBE, reach: int = REACH,
                  number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle (None: THRESH, float32's own for float32 frames),
@@ -155,6 +154,7 @@ class Renderer:
             self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
                                          _cuts)
         elif backend.is_gpu:
+            from .launch_variants import variant     # numba.cuda: no part of a CPU frame's import
             thresh = THRESH if thresh is None else thresh
             plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else variant(
                 launch, chunk=chunk, grab=grab, thresh=thresh, warps_per_sm=warps_per_sm,

@@ -15,7 +15,7 @@ from kernels import launch as launch_mod
 from kernels.mandelbrot.deep.request import add_decimal
 from kernels.mandelbrot.deep.targets import zero_kernel
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-from kernels.mandelbrot.frame_work import count_kernel
+from kernels.mandelbrot.frame_work_gpu import count_kernel
 from kernels.mandelbrot.renderer import Renderer
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
 

@@ -13,6 +13,7 @@ import pytest
 
 from kernels import palettes
 from kernels.mandelbrot import colour as mc
+from kernels.mandelbrot.colourer import Colourer
 from kernels.timing import JobTimer
 
 INTERIOR = (1, 2, 3, 255)
@@ -24,7 +25,7 @@ def spec(mapping, palette="inferno", density=1.0, offset=0.0):
 
 
 def colour(backend, values, sp, max_iter):
-    c = mc.Colourer(backend)
+    c = Colourer(backend)
     timer = JobTimer(backend, None, "test")
     if backend.is_gpu:
         from numba import cuda
@@ -189,7 +190,7 @@ def test_gpu_statistics_match_cpu(gpu_backend, simulated):
     mc.stats_cpu(vals, 10_000_000, stats)
     hist = np.zeros(mc.HIST_BINS, np.int64)
     mc.histogram_cpu(vals, 10_000_000, stats, hist)
-    c = mc.Colourer(gpu_backend)
+    c = Colourer(gpu_backend)
     timer = JobTimer(gpu_backend, None, "test")
     dv = cuda.to_device(vals)
     c.colour(dv, cuda.device_array(vals.shape, np.uint32), spec("histogram"), 10_000_000, timer)

@@ -114,7 +114,7 @@ def test_deep_strips_give_equal_values_equal_colours(cpu_backend, mapping):
     rgba = np.concatenate([s.copy() for _, s in frames.strips(req, values=False, rows=6)])
     assert equal_values_equal_colours(values, rgba) == 0
     # the strips' colours are those of their values coloured in one piece
-    from kernels.mandelbrot.colour import Colourer
+    from kernels.mandelbrot.colourer import Colourer
     from kernels.timing import JobTimer
     one = np.empty(values.shape, np.uint32)
     timer = JobTimer(cpu_backend, None, "test")

@@ -1,0 +1,165 @@
+"""Colourer: colours value buffers on either backend (colour.py's CPU kernels, colour_gpu.py's
+CUDA ones, the latter imported at the first GPU frame: a CPU frame never imports numba.cuda).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import palettes
+from ..buffers import BufferPool
+from .colour import (
+    CDF_THREADS,
+    COLOUR_BLOCK,
+    HIST_BINS,
+    HISTOGRAM,
+    MAPPINGS,
+    N_STATS,
+    REDUCE_GRID,
+    SIM_BLOCK,
+    SIM_CDF_THREADS,
+    SIM_REDUCE_GRID,
+    SQRT,
+    cdf_cpu,
+    colour_rows_cpu,
+    histogram_cpu,
+    mapping_index,
+    pack_colour,
+    pack_rgba,
+    phase_scale,
+    stats_cpu,
+)
+
+
+class Colourer:
+    """Colours value buffers on one backend with a request's palette, density, offset, interior
+    colour and mapping (any object with those attributes). Keeps the packed palette tables (on the
+    device for a GPU) and the small statistics buffers between frames. Use from one thread."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.pool = BufferPool(backend)
+        self._luts: dict[str, object] = {}
+        self.warm_mappings: set = set()     # mappings whose kernels warm() has compiled
+        self._launchers = None              # (stream, kernels.launch.Launchers) of the last frame
+
+    def _launch(self, dispatcher, grid, block, stream):
+        """`dispatcher[grid, block, stream]`, prepared once per stream (kernels/launch.py)."""
+        if stream is None or isinstance(stream, int):       # the default stream
+            return dispatcher[grid, block, stream or 0]
+        if self._launchers is None or self._launchers[0] is not stream:
+            from ..launch import Launchers
+            self._launchers = (stream, Launchers(stream))
+        return self._launchers[1](dispatcher, grid, block)
+
+    def lut(self, name: str, timer, stream=None):
+        hit = self._luts.get(name)
+        if hit is not None:
+            return hit
+        packed = pack_rgba(palettes.lut(name))
+        if self.backend.is_gpu:
+            dev = self.pool.device(f"lut:{name}", packed.shape, np.uint32, stream=stream)
+            with timer.phase("h2d", gpu=True, nbytes=packed.nbytes):
+                dev.copy_to_device(packed, stream=stream)
+            hit = dev
+        else:
+            hit = packed
+        self._luts[name] = hit
+        return hit
+
+    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None):
+        """rgba (H, W) uint32 ← colours of values (H, W) float64, both where the backend keeps
+        them (device arrays on a GPU). Timed as kernel time, detail "colourise". `fixed`: the
+        statistics (an object with host arrays `stats` and `cdf`, picture_colour.FixedStats) of
+        the whole picture these values are a part of, used instead of the values' own."""
+        lut = self.lut(spec.palette, timer, stream)
+        mode = mapping_index(getattr(spec, "mapping", "sqrt"))
+        dens = phase_scale(MAPPINGS[mode], spec.density)
+        offset = float(spec.offset) % 1.0
+        interior = pack_colour(spec.interior)
+        max_iter = int(max_iter)
+        if fixed is not None and mode != SQRT:
+            colour_fixed(self, values, rgba, (max_iter, mode, dens, offset, lut, interior), timer,
+                         stream, fixed)
+        elif self.backend.is_gpu:
+            self._colour_gpu(values, rgba, max_iter, mode, dens, offset, lut, interior, timer, stream)
+        else:
+            stats = self.pool.host("stats", (N_STATS,), np.float64, pinned=False)
+            cdf = self.pool.host("cdf", (HIST_BINS + 1,), np.float64, pinned=False)
+            with timer.phase("kernel", detail="colourise"):
+                stats[:] = (math.inf, -math.inf, 0.0)
+                if mode != SQRT:
+                    stats_cpu(values, max_iter, stats)
+                if mode == HISTOGRAM:
+                    hist = self.pool.host("hist", (HIST_BINS,), np.int64, pinned=False)
+                    histogram_cpu(values, max_iter, stats, hist)
+                    cdf_cpu(hist, cdf)
+                colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut, interior)
+
+    def _colour_gpu(self, values, rgba, max_iter, mode, dens, offset, lut, interior, timer, stream):
+        sim = self.backend.simulated
+        rows, cols = values.shape
+        stats = self.pool.device("stats", (N_STATS,), np.float64, stream=stream)
+        hist = self.pool.device("hist", (HIST_BINS,), np.int64, stream=stream)
+        cdf = self.pool.device("cdf", (HIST_BINS + 1,), np.float64, stream=stream)
+        bx, by = SIM_BLOCK if sim else COLOUR_BLOCK
+        blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
+        rgrid = SIM_REDUCE_GRID if sim else REDUCE_GRID
+        from . import colour_gpu as g
+        with timer.phase("kernel", gpu=True, detail="colourise"):
+            launch = self._launch
+            launch(g.stats_init_kernel, 4, 256 if not sim else 8, stream)(stats, hist)
+            if mode != SQRT:
+                launch(g.stats_kernel, rgrid, (bx, by), stream)(values, max_iter, stats)
+            if mode == HISTOGRAM:
+                launch(g.histogram_kernel, rgrid, (bx, by), stream)(values, max_iter, stats, hist)
+                launch(g.cdf_kernel, 1, SIM_CDF_THREADS if sim else CDF_THREADS, stream)(hist, cdf)
+            launch(g.colour_kernel, blocks, (bx, by), stream)(values, rgba, max_iter, mode, dens,
+                                                              offset, stats, cdf, lut, interior)
+
+    def warm(self, timer, stream=None, mappings=MAPPINGS):
+        """Compile the colouring kernels of `mappings` (a 3×4 frame in each) not yet compiled.
+        The GPU compiles them all at once; the CPU only those asked for (each one's compile is
+        part of a first start's wait)."""
+        if self.backend.is_gpu:
+            mappings = MAPPINGS
+        todo = [m for m in MAPPINGS if m in mappings and m not in self.warm_mappings]
+        if not todo:
+            return
+        vals = np.array([[1.0, 2.5, 9.0, 40.0], [3.0, 40.0, 7.0, 12.0], [40.0, 5.5, 6.0, 8.0]])
+        from types import SimpleNamespace
+        if self.backend.is_gpu:
+            from numba import cuda
+            dv = cuda.to_device(vals, stream=stream)
+            out = cuda.device_array((3, 4), np.uint32, stream=stream)
+        else:
+            dv, out = vals, np.empty((3, 4), np.uint32)
+        for m in todo:
+            spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0,
+                                   interior=(0, 0, 0, 255), mapping=m)
+            self.colour(dv, out, spec, 40, timer, stream)
+            self.warm_mappings.add(m)
+
+
+def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:
+    """Colourer.colour's pass with `fixed` statistics: the colour kernel alone, the statistics
+    its inputs. `params`: (max_iter, mode, density, offset, lut, interior) as colour() makes them."""
+    max_iter, mode, dens, offset, lut, interior = params
+    if not colourer.backend.is_gpu:
+        with timer.phase("kernel", detail="colourise"):
+            colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, fixed.stats, fixed.cdf,
+                            lut, interior)
+        return
+    stats = colourer.pool.device("fixed-stats", (N_STATS,), np.float64, stream=stream)
+    cdf = colourer.pool.device("fixed-cdf", (HIST_BINS + 1,), np.float64, stream=stream)
+    with timer.phase("h2d", gpu=True, nbytes=fixed.stats.nbytes + fixed.cdf.nbytes):
+        stats.copy_to_device(fixed.stats, stream=stream or 0)
+        cdf.copy_to_device(fixed.cdf, stream=stream or 0)
+    rows, cols = values.shape
+    bx, by = SIM_BLOCK if colourer.backend.simulated else COLOUR_BLOCK
+    blocks = ((cols + bx - 1) // bx, (rows + by - 1) // by)
+    with timer.phase("kernel", gpu=True, detail="colourise"):
+        from .colour_gpu import colour_kernel
+        colour_kernel[blocks, (bx, by), stream or 0](values, rgba, max_iter, mode, dens, offset,
+                                                     stats, cdf, lut, interior)
