@@ -57,12 +57,12 @@ def test_one_piece_and_bands_on_the_gpu(gpu_backend, simulated):
 
 
 def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
-    """gpu_untrusted.settle_on_device: a pixel of the redo list below 0 gets MPFR's value (as a
+    """gpu_untrusted.queue_listing and settle_on_device: a pixel of the redo list below 0 gets MPFR's value (as a
     place of its whole picture), the others stay; not exact: the loop's own value back."""
     from numba import cuda
 
     from kernels.mandelbrot.deep.gpu_pixels import GpuPixels
-    from kernels.mandelbrot.deep.gpu_untrusted import settle_on_device
+    from kernels.mandelbrot.deep.gpu_untrusted import queue_listing, settle_on_device
     req = DeepRequest(CRE, CIM, "1e-30", (5, 4), 3000)
     truth = exact_values(req)
     pixels, pool = GpuPixels(gpu_backend), BufferPool(gpu_backend)
@@ -73,7 +73,8 @@ def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
         redo = cuda.to_device(np.array([0, 2 * 5 + 3, 7, 0], dtype=np.int64))
         nredo = cuda.to_device(np.array([3], dtype=np.int64))
         timer = JobTimer(gpu_backend, pixels.stream(), "test")
-        got = settle_on_device(pixels, pool, dev, redo, nredo, req, exact, timer)
+        queue_listing(pixels, pool, dev, redo, nredo)
+        got = settle_on_device(pixels, pool, dev, req, exact, timer)
         timer.finish()
         back = dev.copy_to_host()
         assert got == ({"exact_pixels": 1, "marked_pixels": 0} if exact

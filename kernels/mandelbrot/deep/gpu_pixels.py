@@ -20,7 +20,7 @@ import numpy as np
 
 from ...buffers import ensure_device_fits
 from ...launch import Launchers
-from .gpu_untrusted import settle_on_device
+from .gpu_untrusted import queue_listing, settle_on_device
 from .layout import N_STATS
 from .targets import cuda, zero_kernel
 
@@ -146,17 +146,13 @@ class GpuPixels:
                                                                     BLOCKS_PER_SM)
             launch(redo_kernel, rblocks, threads)(values, counters, nbands, *args, stats, redo,
                                                   nredo)
+            queue_listing(self, pool, values, redo, nredo)     # what it handed back (exact())
         return values, stats
 
     def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None) -> dict:
         """The pixels the redo kernel handed back, iterated exactly where the values are
         (gpu_untrusted.py): one wait per frame, for their count."""
-        values, _ = run_out
-        s = self.stream()
-        redo = pool.device("redo", (max(values.shape[0] * values.shape[1], 1),), np.int64, stream=s)
-        nredo = pool.device("nredo", (1,), np.int64, stream=s)
-        return settle_on_device(self, pool, values, redo, nredo, request, exact, timer, cache,
-                                cancel)
+        return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats) on the host, their copies queued without waiting for them: they are

@@ -39,21 +39,32 @@ else:  # pragma: no cover - only where numba-cuda is broken
     list_untrusted = put_values = None
 
 
-def settle_on_device(pixels, pool, values, redo, nredo, request, exact: bool, timer,
-                     cache=None, cancel=None) -> dict:
-    """exact_redo.settle for a frame whose values are on the device: list the handed-back pixels
-    (one wait for their count: 8 bytes), iterate them on the host, put the answers back."""
+def _lists(pixels, pool, total):
+    s = pixels.stream()
+    return (pool.device("untrusted", (max(total, 1),), np.int64, stream=s),
+            pool.device("nuntrusted", (1,), np.int64, stream=s))
+
+
+def queue_listing(pixels, pool, values, redo, nredo) -> None:
+    """Queue the listing of the handed-back pixels behind the redo kernel (GpuPixels.run calls it
+    inside the frame's one timed kernel phase)."""
+    launch = pixels.launchers()
+    out, nout = _lists(pixels, pool, values.shape[0] * values.shape[1])
+    sim = pixels.backend.simulated
+    launch(zero_kernel, 1, 32)(nout)
+    launch(list_untrusted, 2 if sim else BLOCKS, 4 if sim else THREADS)(values, redo, nredo, out,
+                                                                         nout)
+
+
+def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=None,
+                     cancel=None) -> dict:
+    """exact_redo.settle for a frame whose values are on the device, listed by queue_listing:
+    one wait for their count (8 bytes), then, if any, iterate them on the host and put the
+    answers back."""
     s = pixels.stream()
     launch = pixels.launchers()
-    total = values.shape[0] * values.shape[1]
-    out = pool.device("untrusted", (max(total, 1),), np.int64, stream=s)
-    nout = pool.device("nuntrusted", (1,), np.int64, stream=s)
+    out, nout = _lists(pixels, pool, values.shape[0] * values.shape[1])
     count = pool.host("nuntrusted-host", (1,), np.int64)
-    with timer.phase("kernel", gpu=True):
-        launch(zero_kernel, 1, 32)(nout)
-        blocks = 2 if pixels.backend.simulated else BLOCKS
-        launch(list_untrusted, blocks, 4 if pixels.backend.simulated else THREADS)(
-            values, redo, nredo, out, nout)
     with timer.phase("d2h", gpu=True, nbytes=8):
         nout.copy_to_host(count, stream=s)
     s.synchronize()
