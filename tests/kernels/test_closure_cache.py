@@ -39,7 +39,10 @@ print(sum(run.stats.cache_hits.values()), sum(run.stats.cache_misses.values()))
 
 def test_the_timed_wrapper_loads_from_the_disk_in_a_new_process(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
-    monkeypatch.setattr(config, "CACHE_DIR", str(cache))     # caches made from here on
+    # caches made from here on; the variable too, since numba re-reads its config from the
+    # environment when that changed (another test's setenv), which dropped the folder in the suite
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+    monkeypatch.setattr(config, "CACHE_DIR", str(cache))
     (tmp_path / "tiny_timed_kernel.py").write_text(textwrap.dedent(KERNEL))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "tiny_timed_kernel", raising=False)
