@@ -99,8 +99,8 @@ def report(args, walls, inst_wall, probe, imports, load, said: str = "") -> dict
     first = {}
     for s in probe["spans"]:
         first.setdefault(s["label"], []).append(s)
-    phases = [["imports at start (to the script's first line)", f"{probe.get('script_start', 0):.3f}",
-               "", ""]]
+    start = f"{probe.get('script_start', 0):.3f}"
+    phases = [["the script starts (the probe's own imports before it)", start, "", ""]]
     for label, spans in sorted(first.items(), key=lambda kv: kv[1][0]["start"]):
         phases.append([label, f"{spans[0]['start']:.3f}", f"{sum(s['ms'] for s in spans):.1f}",
                        len(spans)])
