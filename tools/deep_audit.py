@@ -15,8 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from anywhere
 
 
 def request_of(location: str, size):
