@@ -154,6 +154,7 @@ class DeepRenderer:
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
         self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
+        self._own_pinned = False        # the orbit kept is a copy of a pinned one (a movie's)
         self._table = None          # (key, tab, tabe, levels)
         self._ahead = None          # (key, table_ahead.TableAhead) of the orbit just extended
         self._flat = None           # (orbit, tab, serial, zo, bt): perturbation_loop's layout
@@ -325,7 +326,7 @@ class DeepRenderer:
                     or (o.precision == need and o.centred_at(place.center_re, place.center_im)))
         reused = own = (orbit is not None and
                         orbit.serves(place.center_re, place.center_im, width_log2, need)
-                        and canonical(orbit, self.reference_source))
+                        and canonical(orbit, "pinned" if self._own_pinned else None))
         found = None
         if not reused and self.references is not None:    # a movie's pinned orbit, the disk
             found = self.references.find(place, need)
@@ -360,8 +361,8 @@ class DeepRenderer:
         if self.references is not None and orbit.version != version:
             self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
-        self.reference_source = (found[1] if found is not None
-                                 else self.reference_source if own else None)
+        self.reference_source = found[1] if found is not None else None
+        self._own_pinned = (found is not None and found[1] == "pinned") or (own and self._own_pinned)
         return orbit, reused
 
     def _ahead_for(self, request: DeepRequest, orbit: ReferenceOrbit, geo: FrameGeometry):
