@@ -16,6 +16,7 @@ from kernels.mandelbrot.deep.exact import exact_values  # noqa: E402
 from kernels.mandelbrot.deep.reference_store import ReferenceStore  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 from kernels.mandelbrot.deep.request import DeepRequest  # noqa: E402
+from kernels.mandelbrot.deep.request import add_decimal as add_decimal_  # noqa: E402
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer, band_request  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest  # noqa: E402
 
@@ -160,3 +161,15 @@ def test_an_exact_pixel_stops_when_cancelled():
     with pytest.raises(Stop):
         mpfr_escape.settled_values(req, [(0, 0), (1, 1)], cancel=Cancel())
     assert Cancel.checks >= 1
+
+
+def test_a_band_does_not_take_the_orbit_an_earlier_frame_left(cpu_backend):
+    """A worker that drew a nearby frame (whose orbit serves this place, so the window would pan
+    on it) draws a band on the picture's own orbit all the same."""
+    req = DeepFrameRequest(CRE, CIM, "1e-25", (24, 17), 20000, want_values=True)
+    fresh = _banded(cpu_backend, req, 6)
+    r = _frames(cpu_backend)
+    r.render(DeepFrameRequest(CRE, add_decimal_(CIM, "2e-25"), "1e-25", (24, 17), 20000))
+    assert not r.deep.orbit.centred_at(CRE, CIM)
+    out = np.vstack([r.band(req, r0, min(6, 17 - r0), True).copy() for r0 in range(0, 17, 6)])
+    assert np.array_equal(out, fresh) and r.deep.orbit.centred_at(CRE, CIM)
