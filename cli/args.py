@@ -47,6 +47,7 @@ OPTION_MODES = {
     **{opt: (RENDER, MOVIE) if opt in MANDELBROT_OPTIONS else (RENDER,) for opt in VIEW_OPTIONS},
     "location": (RENDER, MOVIE, BENCH),
     "newton": (RENDER, MOVIE),
+    "exact_pixels": (RENDER,),
     "overlay": (RENDER,),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
@@ -174,6 +175,11 @@ def build_parser() -> ArgParser:
     g.add_argument("--newton", action="store_true", default=None,
                    help="mandelbrot: first move to the minibrot in the view of --center/--width "
                         "(its nucleus by Newton's method) and show it; prints its period")
+    g.add_argument("--exact-pixels", action="store_true", default=None,
+                   help="mandelbrot, deep frames: iterate in MPFR, on every core, the pixels "
+                        "float64 deltas cannot place (exact; minutes at the hardest places); "
+                        "without it they keep the loop's value and are marked (counted in a note, "
+                        "2 in the redone overlay)")
     g.add_argument("--overlay", type=overlay_value, metavar="NAME[,NAME]",
                    help="mandelbrot: also write these per-pixel overlays as FILE.NAME.npy beside "
                         "--out: iterations, lane-efficiency (GPU), bla-steps, perturbation-steps, "

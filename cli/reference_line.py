@@ -32,3 +32,18 @@ def orbit_line(orbit, source: str | None = "") -> str | None:
         parts.append("computed" if not ms else f"computed in {ms:.0f} ms" if ms < 1e3
                      else f"computed in {ms / 1e3:.1f} s")
     return "reference orbit: " + ", ".join(parts)
+
+
+def exact_line(renderer) -> str | None:
+    """'5 pixels that float64 deltas cannot place: marked (...)' or '... iterated in MPFR' for the
+    renderer's last deep frame; None when there were none (or no deep frame)."""
+    got = getattr(getattr(renderer, "deep", None), "last_exact", None) or {}
+    exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
+    if marked:
+        return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
+                "kept at the loop's value and marked (2 in the redone overlay); --exact-pixels "
+                "iterates them in MPFR" + (f" ({exact:,} were)" if exact else ""))
+    if exact:
+        return f"{exact:,} pixel{'s' if exact != 1 else ''} that float64 deltas cannot place: " \
+               "iterated in MPFR"
+    return None

@@ -19,7 +19,7 @@ from .location import apply_location
 from .newton import move_to_minibrot
 from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
-from .reference_line import reference_line
+from .reference_line import exact_line, reference_line
 
 
 # what a deep picture's bar says it is doing, by its renderer's stage
@@ -123,6 +123,8 @@ def run_render(args) -> int:
         renderer = view_renderer(view, request, be, one_frame=True)
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
+    if getattr(args, "exact_pixels", None) and hasattr(renderer, "deep"):
+        renderer.deep.exact_redo = True
     if view == "mandelbrot":     # a first start compiles for seconds: say so, not a silent bar
         from kernels.mandelbrot.warm import compile_notice
         waiting = compile_notice(request, be)
@@ -146,6 +148,9 @@ def run_render(args) -> int:
     progress.close()
     line = reference_line(renderer)
     if line:                 # what the deep picture's first seconds went to, and whence
+        note(line)
+    line = exact_line(renderer)
+    if line:
         note(line)
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
     if args.overlay:

@@ -57,6 +57,7 @@ def test_kf_5e227_every_pixel_within_one_of_mpfr(cpu_backend):
     req = kf("5e227", (16, 16))
     r = DeepRenderer(cpu_backend)
     r.precision_headroom = 0
+    r.exact_redo = True
     res = r.render_values(req)
     truth = np.loadtxt(TRUTH, dtype=np.int64)
     off = np.abs(np.floor(res.values).astype(np.int64) - truth)
@@ -173,3 +174,17 @@ def test_a_band_does_not_take_the_orbit_an_earlier_frame_left(cpu_backend):
     assert not r.deep.orbit.centred_at(CRE, CIM)
     out = np.vstack([r.band(req, r0, min(6, 17 - r0), True).copy() for r0 in range(0, 17, 6)])
     assert np.array_equal(out, fresh) and r.deep.orbit.centred_at(CRE, CIM)
+
+
+def test_by_default_the_pixels_float64_cannot_place_are_marked_not_silently_wrong(cpu_backend):
+    """Without --exact-pixels the doubtful pixels keep the loop's value, and are counted: every
+    pixel off MPFR by more than one is among them."""
+    req = kf("5e227", (16, 16))
+    r = DeepRenderer(cpu_backend)
+    r.precision_headroom = 0
+    assert r.exact_redo is False
+    res = r.render_values(req)
+    truth = np.loadtxt(TRUTH, dtype=np.int64)
+    wrong = int((np.abs(np.floor(res.values).astype(np.int64) - truth) > 1).sum())
+    assert res.stats["exact_pixels"] == 0
+    assert 0 < wrong <= res.stats["marked_pixels"] < 0.1 * truth.size

@@ -148,7 +148,10 @@ class DeepRenderer:
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
-        self.exact_redo = True      # pixels float64 cannot place iterated in MPFR (off: marked)
+        # pixels float64 cannot place iterated in MPFR (off: kept at the loop's value and marked):
+        # off unless asked (--exact-pixels), since at the hardest places it costs minutes a frame
+        self.exact_redo = False
+        self.last_exact: dict = {}  # the last frame's {"exact_pixels", "marked_pixels"}
         self.exact = ExactCache()   # their values, kept for a re-render of the same picture
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
@@ -303,6 +306,7 @@ class DeepRenderer:
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
             st = {**stats_dict(stats), "exact_pixels": 0, "marked_pixels": 0, **exact}
+            self.last_exact = {k: st[k] for k in ("exact_pixels", "marked_pixels")}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
             return DeepResult(values=values, timings=timings, format=fmt, stats=st,
