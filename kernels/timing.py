@@ -1,10 +1,12 @@
 """One Timings record per job: where the time went and how many bytes crossed the bus.
 
-GPU phases are timed with CUDA events recorded on the job's stream, each phase queued behind a gate
-(kernels/stream_gate.py) that the host opens only once the phase's start event, work and end event
-are all queued: no host pause (a GIL switch, a repaint, a compile on another thread) can enter the
-span. Host phases are timed with a wall clock. Under the CUDA simulator there are no real events, so
-GPU phases are recorded as None: a number that was not measured is never shown.
+GPU phases are the GPU's own time for their work, taken so that no host pause (a GIL switch, a
+repaint, a compile on another thread) can enter it: CUPTI's activity records where cupti-python
+starts (cupti_records.py), else CUDA events with each phase queued behind a gate (stream_gate.py)
+that the host opens only once the phase's start event, work and end event are all queued; pageable
+copies with their events issued from compiled code (native_copy.py). Host phases are timed with a
+wall clock, numba CPU kernels by a clock inside them (native_clock.py). Under the CUDA simulator
+there are no real events, so GPU phases are recorded as None: a number not measured is never shown.
 """
 from __future__ import annotations
 
@@ -55,11 +57,12 @@ def _use_cupti() -> bool:
     if _method not in ("auto", "cupti"):
         return False
     from . import cupti_records
-    if cupti_records.started() is None:
+    on = cupti_records.started()
+    if on is None:                  # the first GPU phase of the process: start CUPTI, or learn why not
         t = time.perf_counter()
-        cupti_records.start()
+        on = cupti_records.start()
         note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
-    return cupti_records.start()
+    return on
 
 
 def gpu_method_note(backend=None) -> str:
