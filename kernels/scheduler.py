@@ -465,6 +465,11 @@ class Scheduler:
                               traceback.format_exc()))
 
     def _loop(self):
+        # beside the window's thread: numba's workqueue layer takes the GIL back at the end of
+        # every parallel region, and waited up to the 5 ms switch interval for it
+        # (docs/PERFORMANCE.md, "Honest GPU times"); a GPU job's worker waits likewise
+        from .spread import handover
+        handover.shorten()
         try:
             while True:
                 job = self._next_job()
@@ -477,3 +482,4 @@ class Scheduler:
                     self._close(job)
                 self._running.clear()
             self._set_busy(False)
+            handover.restore()

@@ -1,4 +1,5 @@
-"""The interpreter's thread switch interval while a pool drives several GPUs from one process.
+"""The interpreter's thread switch interval while a pool drives several GPUs from one process, or
+while the window's worker thread (kernels/scheduler.py) runs beside the GUI thread.
 
 Each GPU's worker thread holds the GIL from the moment its synchronisation returns until its next
 blocking call, for the whole host part of a band (Python and the driver calls that keep the GIL);

@@ -56,3 +56,24 @@ def test_an_interval_already_short_is_kept(backend):
     pool = LocalPool(backend, devices=(0, 1))
     pool.close()
     assert sys.getswitchinterval() == pytest.approx(0.0001)
+
+
+def test_the_window_workers_thread_shortens_the_interval_while_it_lives():
+    """numba's workqueue layer takes the GIL back at the end of each parallel region: beside a
+    busy GUI thread a 0.2 ms kernel waited up to the 5 ms interval (docs/PERFORMANCE.md)."""
+    import threading
+
+    from kernels.scheduler import Scheduler
+    seen, done = [], threading.Event()
+
+    def job(ctx, req):
+        seen.append(sys.getswitchinterval())
+        done.set()
+        return req
+
+    s = Scheduler(lambda ev: None, handlers={int: job})
+    s.submit("k", 1)
+    assert done.wait(10)
+    assert seen == [pytest.approx(handover.POOL_SWITCH_S)]
+    assert s.shutdown(5)
+    assert sys.getswitchinterval() == pytest.approx(0.005)
