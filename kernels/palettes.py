@@ -71,18 +71,3 @@ def lut(name: str = DEFAULT, n: int = 1024) -> np.ndarray:
     out[:, 3] = 255
     out.flags.writeable = False
     return out
-
-
-def parse_colour(text: str) -> tuple[int, int, int, int]:
-    """'#rrggbb' or 'r,g,b' → RGBA tuple; ValueError with a plain message otherwise."""
-    t = text.strip()
-    try:
-        if t.startswith("#") and len(t) in (7, 9):
-            vals = [int(t[i:i + 2], 16) for i in range(1, len(t), 2)]
-        else:
-            vals = [int(v) for v in t.split(",")]
-    except ValueError:
-        vals = []
-    if len(vals) not in (3, 4) or not all(0 <= v <= 255 for v in vals):
-        raise ValueError(f"not a colour: {text!r} (use #rrggbb or r,g,b with 0–255)")
-    return tuple(vals) + ((255,) if len(vals) == 3 else ())

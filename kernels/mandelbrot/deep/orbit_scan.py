@@ -199,9 +199,3 @@ def run(gen, cancel=None, progress=None):
             cancel.check()
         if progress is not None:
             progress(f)
-
-
-def log2_abs(m_r: float, m_i: float, e: int) -> float:
-    """log2 |(m_r + i·m_i)·2^e| (−inf for zero)."""
-    a = math.hypot(m_r, m_i)
-    return -math.inf if a == 0.0 else math.log2(a) + e
