@@ -29,8 +29,8 @@ import operator
 import numpy as np
 from numba import njit, prange
 
+from .request import MAPPINGS      # decided once, with the requests that name them
 
-MAPPINGS = ("sqrt", "log", "histogram")
 SQRT, LOG, HISTOGRAM = range(3)
 # palette passes per unit of the mapping's phase, at density 1
 SQRT_SCALE = 0.125        # per unit of sqrt(v): today's default

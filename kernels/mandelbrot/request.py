@@ -10,12 +10,12 @@ import numpy as np
 
 from .. import palettes
 from ..backend import Backend
-from .deep.request import DeepRequest
+from .deep.request import MAX_ITER, DeepRequest
 
 # colour mappings (colour.py holds the kernels; repeated here so that no numba is imported)
 MAPPINGS = ("sqrt", "log", "histogram")
 
-MAX_ITER_LIMIT = 10_000_000
+MAX_ITER_LIMIT = MAX_ITER          # one limit for every frame (deep/request.py)
 
 # float64 runs out of digits when the pixel spacing nears the spacing of representable numbers at
 # the centre (2.2e-16 x |centre|). Coordinates are rounded to the nearest double, so at a spacing of
