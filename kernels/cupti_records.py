@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import threading
 
+from .spans import covered
+
 _lock = threading.Lock()
 _state = {"on": None, "why": ""}      # on: None untried, True running, False unavailable
 _ids = itertools.count(1)
@@ -100,16 +102,4 @@ def busy_ms(phase_ids) -> dict:
                 seen.add(pid)
                 spans[pid].extend(_intervals.pop(corr, ()))
                 del _external[corr]
-    return {pid: _union_ms(spans[pid]) for pid in want if pid in seen}
-
-
-def _union_ms(intervals) -> float:
-    total, end = 0, None
-    for s, e in sorted(intervals):
-        if end is None or s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total * 1e-6
+    return {pid: covered(spans[pid]) * 1e-6 for pid in want if pid in seen}

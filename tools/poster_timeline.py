@@ -42,7 +42,7 @@ def split(took: float, t0: float, log) -> tuple[dict, list]:
     """The poster's wall time split per worker (busy, waits between its bands, tail after its
     last band, its bands' count, median and longest), and lines naming the phases of each
     worker's two longest bands and its shortest."""
-    from spread_bench import covered
+    from kernels.spans import covered
     per = {}
     for name, a, b, ph in log:
         per.setdefault(name, []).append((a - t0, b - t0, ph))

@@ -28,6 +28,7 @@ sys.path.insert(0, ".")
 from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
 from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
 from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
+from kernels.spans import covered  # noqa: E402
 from kernels.spread import LocalPool, Ready, gpu_list, open_pool  # noqa: E402
 from cli.heap import heap_frozen  # noqa: E402
 
@@ -117,20 +118,6 @@ def time_poster(pool, request, picture, file_picture=None):
     for name, start, end, _ in busy:
         spans.setdefault(name, []).append((start, end))
     return took, len(cut), {name: covered(s) for name, s in spans.items()}
-
-
-def covered(spans) -> float:
-    """Seconds that (start, end) spans cover, overlaps counted once: a worker's bands overlap
-    when it starts the next before finishing the last (LocalPool's two halves)."""
-    total, reach = 0.0, None
-    for a, b in sorted(spans):
-        if reach is None or a > reach:
-            total += b - a
-            reach = b
-        elif b > reach:
-            total += b - reach
-            reach = b
-    return total
 
 
 MOVIE_PLACE = ("-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "1e-12")

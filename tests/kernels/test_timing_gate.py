@@ -244,3 +244,9 @@ def test_pageable_copies_are_issued_with_their_events_from_compiled_code(gpu_bac
     assert got.method == NATIVE_COPY
     assert got.bytes == {"h2d": host.nbytes, "d2h": host.nbytes}
     assert got.get("h2d") > 0 and got.get("d2h") > 0
+
+
+def test_spans_that_overlap_are_counted_once():
+    from kernels.spans import covered
+    assert covered([(5, 6), (0, 2), (1, 3), (2.5, 2.75)]) == 4
+    assert covered([]) == 0
