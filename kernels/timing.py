@@ -203,9 +203,7 @@ class JobTimer:
                     yield
                 finally:
                     cupti_records.pop()
-                    end = _take_event()
-                    self._record(end)
-                    self._events.append((name, detail, start, end, pid))
+                    self._end_span(name, detail, start, pid)
                 return
             key = (self.timings.label, name)
             gated = _method != "events" and gate and key not in _ungated and self._open is None
@@ -217,9 +215,7 @@ class JobTimer:
                 try:
                     yield
                 finally:
-                    end = _take_event()
-                    self._record(end)
-                    self._events.append((name, detail, start, end, None))
+                    self._end_span(name, detail, start)
                 return
             self._open = [name, detail, start, g]
             t = time.perf_counter()
@@ -230,10 +226,8 @@ class JobTimer:
             finally:
                 name, detail, start, g = self._open
                 self._open = None
-                end = _take_event()
-                self._record(end)
+                self._end_span(name, detail, start)
                 g.open()
-                self._events.append((name, detail, start, end, None))
             from .stream_gate import TIMEOUT_NS
             if time.perf_counter() - t > 0.9 * TIMEOUT_NS * 1e-9:
                 # the body waited on its own stream (or compiled): thrice, and it is never gated
@@ -252,6 +246,12 @@ class JobTimer:
     def _record(self, event):
         event.record(self.stream) if self.stream is not None else event.record()
 
+    def _end_span(self, name, detail, start, pid=None):
+        """Record the span's end event and keep the span (with its CUPTI phase id, if any)."""
+        end = _take_event()
+        self._record(end)
+        self._events.append((name, detail, start, end, pid))
+
     def wait(self) -> None:
         """Wait for the work queued so far (a progress or cancel check midway through a phase),
         keeping the time until the phase's next launch out of its span: the span so far is
@@ -260,10 +260,8 @@ class JobTimer:
             self._sync()
             return
         name, detail, start, g = self._open
-        end = _take_event()
-        self._record(end)
+        self._end_span(name, detail, start)
         g.open()
-        self._events.append((name, detail, start, end, None))
         self._sync()
         self._close_gate()
         start = _take_event()
