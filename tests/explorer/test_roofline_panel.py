@@ -124,7 +124,8 @@ def test_missing_roofs_are_said():
     assert "could not be measured: out of memory" in m.note()
 
 
-def test_the_window_places_a_views_job(qtbot, tmp_path, fake_roofs, monkeypatch):
+def _cpu_window(qtbot, tmp_path, monkeypatch):
+    """The main window on a machine without a GPU, its distance view small, shown."""
     from explorer.app import MainWindow
     from kernels import backend
     monkeypatch.setattr(backend, "cuda_status",
@@ -134,6 +135,11 @@ def test_the_window_places_a_views_job(qtbot, tmp_path, fake_roofs, monkeypatch)
     qtbot.addWidget(w)
     w.views["distance"].max_side = 64
     w.show()
+    return w
+
+
+def test_the_window_places_a_views_job(qtbot, tmp_path, fake_roofs, monkeypatch):
+    w = _cpu_window(qtbot, tmp_path, monkeypatch)
     w.roofline.raise_()
     panel = w.roofline.panel
     qtbot.waitUntil(lambda: len(panel._items) >= 1 and "cpu" in panel.model.roofs, timeout=30000)
@@ -282,15 +288,7 @@ def test_roofs_wait_while_the_panel_is_a_tab_behind_another(qtbot, tmp_path, fak
                                                             monkeypatch):
     """The first start's case: the roofline is tabbed behind the timing panel; measuring the CPU's
     roofs then would take the cores a first start's compile needs, for a panel nobody sees."""
-    from explorer.app import MainWindow
-    from kernels import backend
-    monkeypatch.setattr(backend, "cuda_status",
-                        lambda: backend.CudaStatus(False, "no CUDA-capable GPU was found"))
-    w = MainWindow("cpu", view="distance", synchronous=True,
-                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.views["distance"].max_side = 64
-    w.show()
+    w = _cpu_window(qtbot, tmp_path, monkeypatch)
     w.timing.raise_()
     panel = w.roofline.panel
     panel.quiet_ms = 0
