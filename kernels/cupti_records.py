@@ -51,7 +51,7 @@ def start() -> bool:
             from cupti import cupti
             _cupti = cupti
             # DRIVER too: without API records CUPTI emits no external correlation records
-            # (seen on an H200, CUPTI 13.0); theirs are dropped in _completed
+            # (PERFORMANCE, "Honest GPU times"); theirs are dropped in _completed
             for kind in (cupti.ActivityKind.CONCURRENT_KERNEL, cupti.ActivityKind.MEMCPY,
                          cupti.ActivityKind.MEMSET, cupti.ActivityKind.EXTERNAL_CORRELATION,
                          cupti.ActivityKind.DRIVER):

@@ -3,9 +3,9 @@ nvbench), so that no host pause can enter a phase's CUDA-event span.
 
 Events time what lies between them on the stream, idle time included. If the timing thread loses
 the GIL between recording the start event and its launch (another Python thread, a repaint, a
-compile), the span holds that pause: a 0.1 ms kernel read as 5-10 ms. With the gate, a one-thread
-kernel spinning on a flag in mapped host memory is queued first; the start event, the phase's work
-and the end event queue behind it; only then does the host raise the flag. The GPU meets the start
+compile), the span holds that pause (docs/PERFORMANCE.md, "Honest GPU times"). With the gate, a
+one-thread kernel spinning on a flag in mapped host memory is queued first; the start event, the
+phase's work and the end event queue behind it; only then does the host raise the flag. The GPU meets the start
 event, the work and the end event back to back, whatever the host did meanwhile.
 
 The spinning kernel gives up after TIMEOUT_NS (a body that waits on its own stream, e.g. a copy to
