@@ -3,8 +3,8 @@
 A wall clock read in Python around a CPU kernel counts the wait for the GIL after it: a numba
 kernel returns, another Python thread (a repainting window) holds the GIL for up to the switch
 interval (5 ms), and only then can the caller read the clock (docs/PERFORMANCE.md, "Honest GPU
-times"). `timed(kernel)` wraps a numba kernel in a compiled function that reads CLOCK_MONOTONIC itself just
-before and after the call, and releases the GIL meanwhile. `thread_ms(fn)` times a NumPy call by
+times"). `timed(kernel)` wraps a numba kernel in a compiled function that reads CLOCK_MONOTONIC
+itself just before and after the call, and releases the GIL meanwhile. `thread_ms(fn)` times a NumPy call by
 its thread's CPU time (a ufunc runs on the calling thread only and does not count a wait).
 """
 from __future__ import annotations
