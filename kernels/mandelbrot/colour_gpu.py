@@ -5,9 +5,11 @@ a CPU frame never imports numba.cuda.
 from __future__ import annotations
 
 import math
-import operator
 
-from ..backend import simulator_enabled
+from numba import float64 as _f64
+from numba import int32 as _i32
+from numba import int64 as _i64
+
 from .colour import (
     CDF_SHARED,
     HIST_BINS,
@@ -18,24 +20,10 @@ from .colour import (
     S_MIN,
     _make_colour,
 )
-
-GPU_IMPORT_ERROR = None
-try:
-    from numba import cuda
-    from numba import float64 as _f64
-    from numba import int32 as _i32
-    from numba import int64 as _i64
-except Exception as exc:  # the CPU path must work even where numba-cuda does not import
-    cuda = None
-    GPU_IMPORT_ERROR = exc
+# numba.cuda (None where it does not import) and the rounded multiply and add, chosen once
+from .escape_gpu import _gpu_add, _gpu_mul, cuda
 
 if cuda is not None:
-    if simulator_enabled():
-        _gpu_mul, _gpu_add = operator.mul, operator.add
-    else:
-        from numba.cuda import libdevice
-        _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
-
     _bin_scale_gpu, _bin_position_gpu, _colour_gpu = _make_colour(_gpu_mul, _gpu_add,
                                                                    cuda.jit(device=True))
 

@@ -15,6 +15,7 @@ try:
 except Exception as exc:  # the CPU path must work even where numba-cuda does not import
     cuda = None
     GPU_IMPORT_ERROR = exc
+_gpu_mul = _gpu_add = None      # the rounded multiply and add of GPU code (colour_gpu's too)
 
 if cuda is not None:
     if simulator_enabled():
