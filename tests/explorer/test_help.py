@@ -1,4 +1,4 @@
-"""The Help menu: a list of every key (README.md's table, row for row) and a short guide; and
+"""The Help menu: a list of every key (docs/USAGE.md's table, row for row) and a short guide; and
 Ctrl+Shift+G without a GPU says why instead of doing nothing."""
 import pathlib
 
@@ -9,7 +9,7 @@ from explorer import help as app_help
 from explorer.app import MainWindow
 from kernels import backend
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+USAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "USAGE.md"
 
 
 @pytest.fixture
@@ -24,15 +24,15 @@ def win(qtbot, tmp_path, monkeypatch):
     return w
 
 
-def _readme_rows():
-    section = README.read_text(encoding="utf-8").split("## In the window", 1)[1]
+def _usage_rows():
+    section = USAGE.read_text(encoding="utf-8").split("## In the window", 1)[1]
     table = section.split("| where | action | how |", 1)[1].split("\n\n", 1)[0]
     lines = [ln for ln in table.splitlines() if ln.startswith("| ")]
     return [tuple(c.strip() for c in ln.strip().strip("|").split("|")) for ln in lines]
 
 
-def test_the_help_keys_are_the_readme_table_row_for_row():
-    assert _readme_rows() == list(app_help.KEYS)
+def test_the_help_keys_are_the_usage_table_row_for_row():
+    assert _usage_rows() == list(app_help.KEYS)
 
 
 def test_f1_opens_the_keys_and_the_guide(qtbot, win):

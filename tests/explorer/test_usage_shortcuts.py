@@ -1,4 +1,4 @@
-"""Every keyboard shortcut the window registers is in the README's table, so the list cannot fall
+"""Every keyboard shortcut the window registers is in docs/USAGE.md's table, so the list cannot fall
 behind a new view or key."""
 import pathlib
 
@@ -7,10 +7,10 @@ from PyQt6.QtGui import QAction, QKeySequence, QShortcut
 
 from explorer.app import MainWindow
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+USAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "USAGE.md"
 
 
-def test_readme_lists_every_shortcut(qtbot, tmp_path):
+def test_usage_lists_every_shortcut(qtbot, tmp_path):
     w = MainWindow("cpu", settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
                    synchronous=True)
     qtbot.addWidget(w)
@@ -21,7 +21,7 @@ def test_readme_lists_every_shortcut(qtbot, tmp_path):
         keys.update(k.toString(QKeySequence.SequenceFormat.PortableText) for k in act.shortcuts())
     keys.discard("")
     assert {"F5", "Esc", "F9", "Ctrl+1", "Alt+1"} <= keys      # the search found the views' keys
-    section = README.read_text(encoding="utf-8").split("## In the window", 1)[1].split("\n## ", 1)[0]
+    section = USAGE.read_text(encoding="utf-8").split("## In the window", 1)[1].split("\n## ", 1)[0]
     missing = sorted(k for k in keys if k not in section)
-    assert missing == [], f"shortcuts missing from README.md's 'In the window': {missing}"
+    assert missing == [], f"shortcuts missing from docs/USAGE.md's 'In the window': {missing}"
     w.close()
