@@ -5,7 +5,7 @@ without Qt.
 The command line lives in cli/ (parsing, the headless commands, terminal progress, exit codes) over
 the services layer (services/), and neither imports Qt. This file only dispatches, and is the one
 place that reaches for the Qt app: the window and the window's frame-rate bench (`--bench --ui`).
-README.md lists the options. Ctrl+C ends any mode with one line (the bench keeps what it
+docs/CLI.md lists the options. Ctrl+C ends any mode with one line (the bench keeps what it
 measured; the window closes as its close button would); SIGTERM does the same, with status 143.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The Help menu's pages: every key of the window (the same table as README.md's "In the window",
-which a test keeps equal) and a short guide for a first session. Plain data and one dialog: the
-wheel carries no README, so the table lives here.
+"""The Help menu's pages: every key of the window (the same table as docs/USAGE.md's
+"In the window", which a test keeps equal) and a short guide for a first session. Plain data and one dialog: the
+wheel carries no docs, so the table lives here.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import html
 
 from PyQt6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
-# (where, action, how): README.md's table row for row ("" where: the same place as above)
+# (where, action, how): docs/USAGE.md's table row for row ("" where: the same place as above)
 KEYS = (
     ("everywhere", "compute on the CPU / on the GPU", "toolbar, or Ctrl+Shift+C / Ctrl+Shift+G"),
     ("", "switch views", "tabs, or Ctrl+1 / Ctrl+2 / Ctrl+3 / Ctrl+4"),

@@ -3,7 +3,8 @@
 Each workload package (`kernels/<workload>/`) holds a `bench` module with `workloads() ->
 list[Workload]`; the registry finds them by walking the packages, so no workload module imports
 its bench and adding a workload needs no list to edit. A workload runs on one backend and returns
-result dicts in the JSON layout of the README (median of repeated runs after a warm-up).
+result dicts in the JSON layout of docs/CLI.md, "Benchmarks" (median of repeated runs after a
+warm-up).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Everything one GPU check needs, on the GPU machine, from the repository root (see README,
-# "Developer tools"):
+# Everything one GPU check needs, on the GPU machine, from the repository root (see docs/CLI.md,
+# "Developer tools and the GPU machine"):
 #   source .device-bundle-qt/activate.sh && PYTHONPATH=.:$PYTHONPATH bash tools/gpu_run.sh "$OUT" [tests|bench]
 # (.device-bundle-qt: `bash ../shared/device/make-bundle.sh gmpy2`, renamed). One device call may
 # run 10 minutes: `tests` runs the GPU tests, the window bench, the cancel check and a screenshot

@@ -12,7 +12,7 @@ from PyQt6.QtWidgets import QComboBox, QLabel, QMessageBox, QProgressDialog, QSp
 
 from services.files import human_bytes
 
-LARGE_OUTPUT_BYTES = 256 * 2 ** 20     # from this size on an output is announced first (README)
+LARGE_OUTPUT_BYTES = 256 * 2 ** 20     # from this size on an output is announced first (CLI.md)
 _last_folder: str | None = None        # the folder of the last file chosen or written, this session
 
 

@@ -1,6 +1,6 @@
 """A deep picture on the command line says what its reference orbit is (bits, points, period,
 engine) and whence (computed, or served by the disk cache); a sound cache file under another
-centre's name is set aside with a note, as README's "Caches" promises."""
+centre's name is set aside with a note, as docs/USAGE.md's "Caches" promises."""
 import logging
 import os
 import shutil

@@ -224,7 +224,7 @@ class ReferenceCache:
             if s is None:
                 continue
             if s.centre_re != str(centre_re).strip() or s.centre_im != str(centre_im).strip():
-                # a sound file under another centre's name (copied, renamed): said, as README has it
+                # a sound file under another centre's name (copied, renamed): said (docs/USAGE.md)
                 self._bad.add(path)
                 self._note(f"{os.path.basename(path)} ignored: it holds the orbit of another "
                            "centre")
