@@ -1,6 +1,6 @@
-"""The Help menu's pages: every key of the window (the same table as docs/USAGE.md's
-"In the window", which a test keeps equal) and a short guide for a first session. Plain data and one dialog: the
-wheel carries no docs, so the table lives here.
+"""The Help menu's pages: every key of the window (the same table as docs/USAGE.md's "In the
+window", which a test keeps equal) and a short guide for a first session. Plain data and one
+dialog: the wheel carries no docs, so the table lives here.
 """
 from __future__ import annotations
 
