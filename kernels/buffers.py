@@ -89,9 +89,9 @@ def copy_frame_to_host(device_array, host_array, stream) -> None:
     """Queue a device→host copy of a whole contiguous frame on `stream`.
 
     DeviceNDArray.copy_to_host checks shapes, strides and dtypes in Python each call, several times
-    the driver call it ends in (docs/PERFORMANCE.md, "Distance heatmap"). Frames here are pool
-    buffers of the same size and dtype, checked once when allocated, so the driver call is used
-    directly on a real GPU.
+    the driver call it ends in (docs/notes/performance-history.md, "Distance heatmap"). Frames here
+    are pool buffers of the same size and dtype, checked once when allocated, so the driver call is
+    used directly on a real GPU.
     """
     if host_array.nbytes != device_array.nbytes:
         raise ValueError(f"frame copy of {device_array.nbytes} bytes into {host_array.nbytes}")

@@ -1,8 +1,8 @@
 """Launching numba CUDA kernels frame after frame: prepared launches and resident grids.
 
 numba-cuda converts every argument of every launch to kernel parameters in Python, which for a
-kernel of many arguments costs more host time than the launch itself (docs/PERFORMANCE.md,
-"Distance heatmap"). Device arrays reused from a BufferPool convert to the same parameters each time, so they are
+kernel of many arguments costs more host time than the launch itself (docs/notes/
+performance-history.md, "Distance heatmap"). Device arrays reused from a BufferPool convert to the same parameters each time, so they are
 converted once and kept; scalars are converted per call, as numba would. This leans on numba-cuda
 internals (pinned below 0.31 in pyproject.toml): on any surprise it falls back, for good, to the
 ordinary launch, so results never depend on it.

@@ -467,7 +467,7 @@ class Scheduler:
     def _loop(self):
         # beside the window's thread: numba's workqueue layer takes the GIL back at the end of
         # every parallel region, and waited up to the 5 ms switch interval for it
-        # (docs/PERFORMANCE.md, "Honest GPU times"); a GPU job's worker waits likewise
+        # (docs/notes/performance-history.md, "Honest GPU times"); a GPU job's worker waits likewise
         from .spread import handover
         handover.shorten()
         try:

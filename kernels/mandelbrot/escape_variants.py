@@ -1,7 +1,8 @@
 """Escape launches that only benches, tools and tests select (the app runs escape_warp.py's).
 
 They keep the record of what the warp launch is measured against (`--bench --only
-mandelbrot-launch` and `mandelbrot-divergence`; docs/PERFORMANCE.md), with escape.py's arithmetic,
+mandelbrot-launch` and `mandelbrot-divergence`; docs/notes/performance-history.md), with escape.py's
+arithmetic,
 so every launch gives the same values bit for bit:
 
 * `escape_kernel` ("grid"): one thread per pixel. A warp runs as long as its slowest pixel while

@@ -16,14 +16,15 @@ from ..launch import PreparedKernel, resident_blocks
 # Warp launch: a warp iterates until THRESH of its 32 lanes have finished their pixels, then
 # refills them together; WARPS_PER_SM resident warps per SM (at most as many as the registers
 # allow). Fewer warps finish a frame's last pixels sooner, as long as enough remain to hide the
-# FP64 latency. Chosen by `tools/mandelbrot_divergence_sweep.py`: see docs/PERFORMANCE.md.
+# FP64 latency. Chosen by `tools/mandelbrot_divergence_sweep.py`: see
+# docs/notes/performance-history.md.
 THRESH = 8
 WARPS_PER_SM = 16
 WARP_THREADS = 32               # one warp per block: resident warps per SM in steps of one
 SIM_WARP = (2, 32)              # (blocks, threads): the simulator's warp functions want one warp
 # Threads per block (x = columns, y = rows) of the one-thread-per-pixel kernels (the sliced one,
 # and the grid variant); block shapes measure within noise of each other (`--bench --only
-# mandelbrot-launch`, docs/PERFORMANCE.md), 16x8 is kept.
+# mandelbrot-launch`, docs/notes/performance-history.md), 16x8 is kept.
 BLOCK = (16, 8)
 # the simulator runs one Python thread per CUDA thread: small blocks waste fewer of them
 SIM_BLOCK = (8, 8)

@@ -37,7 +37,7 @@ def picture_rows(request) -> int:
     every kind. Light pictures once took bands two strips tall, to spread each band's fixed costs
     (launches, copy back, the worker's turn at the GIL) over more pixels; with the next band
     queued before the last is waited for (LocalPool's two halves) those costs are hidden, and
-    shorter bands even out the workers' last bands (docs/PERFORMANCE.md)."""
+    shorter bands even out the workers' last bands (docs/notes/performance-history.md)."""
     return band_rows(int(request.size[0]), int(request.size[1]))
 
 
@@ -121,7 +121,7 @@ class BandIntoFile:
     are written from the renderer's own buffer with one write before the job returns (into the
     page cache the poster's own mapping shares; the poster flushes it when it marks the band
     done): a memory map of the rows made for each band paid a page fault for every 4 kB page of
-    it, which cost a GPU's band more than its pixels (docs/PERFORMANCE.md)."""
+    it, which cost a GPU's band more than its pixels (docs/notes/performance-history.md)."""
     job: BandJob
     path: str
     offset: int

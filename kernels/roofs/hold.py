@@ -7,7 +7,8 @@ kernel the app runs) and is measured again (the bench: kernels/roofs/add_roofs; 
 explorer/models/roofline.py). Two kinds of points are no evidence against a roof:
 
 - a memory-bound point that moved less than CACHE_FACTOR × the device's largest cache: its data can
-  stay in the cache between runs, above the slope, which is the memory's (docs/PERFORMANCE.md);
+  stay in the cache between runs, above the slope, which is the memory's (docs/notes/
+  performance-history.md, "The roofline");
 - a count that is a model's upper bound: the GPU Mandelbrot's executed lane-iterations (the warp
   launch refills idle lanes, so it executes at most that many).
 """

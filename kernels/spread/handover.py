@@ -5,8 +5,8 @@ Each GPU's worker thread holds the GIL from the moment its synchronisation retur
 blocking call, for the whole host part of a band (Python and the driver calls that keep the GIL);
 the other worker, whose GPU has just finished, waits for it, its GPU idle meanwhile, for up to
 the switch interval (5 ms by default) before the interpreter makes the holder let go. A shorter
-interval while such a pool is open hands the GIL over sooner (docs/PERFORMANCE.md, "The GIL
-between two workers"); the previous interval comes back when the last such pool closes.
+interval while such a pool is open hands the GIL over sooner (docs/notes/performance-history.md,
+"The GIL between two workers"); the previous interval comes back when the last such pool closes.
 """
 from __future__ import annotations
 

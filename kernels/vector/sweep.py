@@ -55,7 +55,8 @@ def add_copy_ceiling(refs: dict, backend, n: int, runner: PointRunner) -> str | 
     """Raise refs["d2d-copy"] to the fastest copy any GPU implementation made at n elements.
 
     The probe in kernels/transfer.py times the driver's copy and simple copy kernels; an
-    implementation's own copy can beat them all (docs/PERFORMANCE.md, the d2d copy ceiling). The
+    implementation's own copy can beat them all (docs/notes/performance-history.md, the d2d copy
+    ceiling). The
     ceiling is what this machine can copy, by whatever means, so the other ops are compared to that.
     Returns the name of what set it ("probe" or an implementation), None when nothing was measured.
     """

@@ -110,7 +110,8 @@ def test_band_rows_cut_at_least_min_bands():
 
 def test_light_and_deep_pictures_are_cut_alike():
     # light posters once took bands twice as tall; with bands queued ahead the shorter ones
-    # balance two GPUs better (docs/PERFORMANCE.md); pixels never depend on the cut (below)
+    # balance two GPUs better (docs/notes/performance-history.md); pixels never depend on the cut
+    # (below)
     light = MandelbrotRequest(-0.75, 0.1, 0.01, (16384, 16384), 1000)
     deep = DeepFrameRequest("-0.75", "0.1", "1e-20", (16384, 16384), 1000)
     assert picture_rows(light) == picture_rows(deep) == band_rows(16384, 16384) == 256

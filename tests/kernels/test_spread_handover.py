@@ -60,7 +60,8 @@ def test_an_interval_already_short_is_kept(backend):
 
 def test_the_window_workers_thread_shortens_the_interval_while_it_lives():
     """numba's workqueue layer takes the GIL back at the end of each parallel region: beside a
-    busy GUI thread a 0.2 ms kernel waited up to the 5 ms interval (docs/PERFORMANCE.md)."""
+    busy GUI thread a 0.2 ms kernel waited up to the 5 ms interval
+    (docs/notes/performance-history.md, "Honest GPU times")."""
     import threading
 
     from kernels.scheduler import Scheduler

@@ -25,7 +25,8 @@ from .orbit_format import ESCAPE, EZERO, TINY
 X, Y, CX, CY, S, AX, AY, AS, P1, P2, P3, TMP = range(12)
 N_ROWS = 12
 # up to this precision the fixed-point engine beats MPFR's on one thread (whose squares at more
-# limbs are short products); docs/PERFORMANCE.md, "The reference orbit", has the measurements
+# limbs are short products); docs/notes/performance-history.md, "The reference orbit", has the
+# measurements
 FIXED_UP_TO_BITS = 3072
 
 _P = types.int64

@@ -13,8 +13,9 @@ count is doubtful and the pixel is done again from the start with the radii test
 by default: the dropped δ² is then below the round-off of the step's linear part, so the pass is as
 exact as plain perturbation, while it still skips the pixel's long linear stretch; a pass with no
 BLA at all would, on the GPU, leave one thread iterating a deep pixel's 10^4-10^6 steps one by one
-while the frame waits for it). docs/PERFORMANCE.md ("BLA accuracy", "The accuracy guard"): the
-guard catches every pixel that BLA got wrong in the seahorse-valley frames.
+while the frame waits for it). docs/PERFORMANCE.md, "The accuracy guard" (the frames: docs/notes/
+performance-history.md, "Deep zoom"): the guard catches every pixel that BLA got wrong in the
+seahorse-valley frames.
 
 The last pass's bound also stands for round-off, which the bound does not follow step by step: its
 BLA steps add at least ROUND_INJ·max(|Re δ|, |Im δ|). A pixel still doubtful then is one float64

@@ -23,7 +23,7 @@ from .spin_barrier import store_release, wait_at_least
 # the three squares of an iteration: (result row, operand row); T holds x+y before its square
 SQUARES = ((X2, X), (Y2, Y), (T, T))
 # threads pay from this precision on, where at least this many cores are idle (measured on a
-# 32-core host: docs/PERFORMANCE.md, "Two H100s"); forced either way by the engine's name
+# 32-core host: docs/PERFORMANCE.md, "The reference orbit"); forced either way by the engine's name
 THREADS_FROM_BITS = 8192
 MIN_CORES = 3
 
