@@ -31,9 +31,22 @@ def _main(argv) -> int:
     problem = mode_error(args)
     if problem:
         return fail(USAGE, problem)
-    if args.render or args.movie or args.bench:
+    window = not (args.render or args.movie or args.bench)
+    if window:
+        from cli.environment import display_problem
+        no_display = display_problem()
+        if no_display:      # Qt would abort the process (xcb) rather than say so
+            return fail(UNUSABLE, no_display)
+    else:
         from cli.failures import handle_sigterm
         handle_sigterm()    # kill/systemd: work kept and temporary files removed, as on Ctrl+C
+    # before any module with kernels is imported: numba refuses to define them when it has no
+    # folder for their cache (tests/cli/test_read_only_install.py checks every mode)
+    from cli.environment import ensure_numba_cache
+    cache_note = ensure_numba_cache()
+    if cache_note and not window:
+        from cli.failures import note
+        note(cache_note)
     if args.render:
         from cli.render import run_render
         return run_render(args)
@@ -43,12 +56,6 @@ def _main(argv) -> int:
     if args.bench:
         from cli.bench import run_bench, run_window_bench
         return run_window_bench(args, _window_bench) if args.ui else run_bench(args)
-    # before any kernel is imported: numba refuses to define a cached kernel it cannot cache
-    from cli.environment import display_problem, ensure_numba_cache
-    no_display = display_problem()
-    if no_display:          # Qt would abort the process (xcb) rather than say so
-        return fail(UNUSABLE, no_display)
-    cache_note = ensure_numba_cache()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)

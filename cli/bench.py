@@ -12,7 +12,6 @@ from kernels.timing import PHASES
 from services.files import check_writable, write_json
 
 from .args import DEFAULT_REPEATS, DEFAULT_SECONDS
-from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, resolve_backend
 
 
@@ -21,7 +20,6 @@ def run_bench(args) -> int:
     problem = _usage_problem(args)
     if problem:
         return fail(USAGE, problem)
-    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
@@ -119,7 +117,6 @@ def run_window_bench(args, window_bench: Callable[[str, float, tuple[int, int]],
     problem = _usage_problem(args)
     if problem:
         return fail(USAGE, problem)
-    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)

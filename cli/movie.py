@@ -63,7 +63,6 @@ def spec_from_args(args) -> MovieSpec:
 
 
 def run_movie(args) -> int:
-    from .environment import prepare_kernels
     from .failures import resolve_backend
     from .newton import move_to_minibrot
     timeline = Timeline()
@@ -83,7 +82,6 @@ def run_movie(args) -> int:
         Parts(movie, default_lanes(spec.kind, spec.size)).check(restart)
     except MovieError as exc:
         return _failed(exc)
-    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)

@@ -12,7 +12,6 @@ from services.render import view_renderer, write_frame
 from services.requests import DEFAULT_RENDER_SIZE, RENDER_VIEWS
 
 from .args import VIEW_OPTIONS
-from .environment import prepare_kernels
 from .failures import UNUSABLE, USAGE, fail, interrupted, note, resolve_backend
 from .interruptible import run_interruptibly
 from .location import apply_location
@@ -90,7 +89,6 @@ def run_render(args) -> int:
     large = describe_output(w, h, args.out)
     if large:                    # before any work, posters in bands included
         print(large, flush=True)
-    prepare_kernels()
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)

@@ -31,3 +31,13 @@ import os as _os
 # Small launches are deliberate here (warm-up frames, one-pixel readouts, tiny previews); numba's
 # low-occupancy warning would otherwise flood the console and the logs for each of them.
 _os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
+
+# numba's CPU target would import scipy.linalg (0.3 s) only to ask whether a BLAS is there
+from .numba_blas import skip_blas_probe as _skip_blas_probe  # noqa: E402
+_skip_blas_probe()
+
+# started by a process that found no folder for numba's kernel cache (a Dask worker, say): its
+# kernels compile in memory too, set up before any kernel module here is imported (numba_cache)
+if _os.environ.get("GPU_EXPLORER_NUMBA_CACHE") == "memory":
+    from .numba_cache import compile_in_memory as _compile_in_memory
+    _compile_in_memory()

@@ -68,6 +68,11 @@ class ClosureCache(FunctionCache):
 
 
 def cache_closure(dispatcher):
-    """Give a jitted closure (made without cache=True) ClosureCache; returns the dispatcher."""
-    dispatcher._cache = ClosureCache(dispatcher.py_func)
+    """Give a jitted closure (made without cache=True) ClosureCache; returns the dispatcher.
+    Where numba finds no folder for a cache (numba_cache.compile_in_memory), it keeps none."""
+    try:
+        dispatcher._cache = ClosureCache(dispatcher.py_func)
+    except RuntimeError as exc:
+        if "no locator available" not in str(exc):
+            raise
     return dispatcher

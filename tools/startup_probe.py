@@ -29,7 +29,7 @@ import threading  # noqa: E402
 # of the code is skipped (listed in the JSON as "unwrapped")
 SPANS = {
     "cli.render": [("run_render", "command after parsing (run_render)")],
-    "cli.environment": [("prepare_kernels", "numba cache folder check")],
+    "cli.environment": [("ensure_numba_cache", "numba cache folder check")],
     "cli.failures": [("resolve_backend", "backend chosen")],
     "cli.location": [("apply_location", "location file read")],
     "services.render": [("view_renderer", "renderer made"),

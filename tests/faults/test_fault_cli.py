@@ -107,27 +107,67 @@ def test_ctrl_c_while_starting_up_is_one_line(child):
     assert c.proc.returncode == 130 and stderr.strip() == "main.py: interrupted"
 
 
-def test_no_writable_numba_cache_anywhere_moves_it_to_a_temporary_folder():
+# every folder numba knows for its cache refused (a read-only install, no writable home or temp)
+REFUSE_EVERY_CACHE_FOLDER = """
+import numba.core.caching as caching
+def refuse(self):
+    raise PermissionError(13, "Permission denied", self.get_cache_path())
+caching._CacheLocator.ensure_cache_path = refuse
+"""
+# a cached kernel of its own (the app's take seconds to compile), in a folder numba may not use
+TINY_KERNEL = """
+from numba import njit
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+
+
+def test_no_writable_numba_cache_anywhere_compiles_the_kernels_in_memory(tmp_path):
     """numba refuses to define a cached kernel it cannot cache: the import used to fail with a
-    traceback. Every cache folder numba knows is refused here; the kernels must still import
-    (compiling them is left out: it would take the test a minute)."""
-    r = run_python("""
-        import numba.core.caching as caching
-        plain = caching._CacheLocator.ensure_cache_path
-        def refuse(self):
-            if "gpu-explorer-numba-" not in self.get_cache_path():
-                raise PermissionError(13, "Permission denied", self.get_cache_path())
-            return plain(self)
-        caching._CacheLocator.ensure_cache_path = refuse
-        from cli.environment import prepare_kernels
-        prepare_kernels()
-        import kernels.mandelbrot.escape, kernels.distance.haversine
-        print("imported")
-    """)
+    traceback. With every cache folder refused, the kernels must import and a cached kernel
+    compile and run, here and in a process started from here (a Dask worker), with one note."""
+    (tmp_path / "tiny_kernel.py").write_text(TINY_KERNEL)
+    child = REFUSE_EVERY_CACHE_FOLDER + f"""
+import sys
+sys.path.insert(0, {str(tmp_path)!r})
+import kernels                   # started by a process that found no folder: set up in memory
+import tiny_kernel
+print("child", tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__)
+"""
+    parent = REFUSE_EVERY_CACHE_FOLDER + f"""
+import subprocess, sys
+sys.path.insert(0, {str(tmp_path)!r})
+from cli.environment import ensure_numba_cache
+print(ensure_numba_cache())
+import kernels.mandelbrot.escape, kernels.distance.haversine, kernels.native_clock
+import tiny_kernel
+print("parent", tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__, flush=True)
+sys.exit(subprocess.run([sys.executable, "-c", {child!r}]).returncode)
+"""
+    r = run_python(parent)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "imported"
-    assert "main.py: note: no writable folder for numba's kernel cache" in r.stderr
+    lines = r.stdout.splitlines()
+    assert "the kernels are compiled in memory only, so every start compiles them again" in lines[0]
+    assert lines[1:] == ["parent 42 NullCache", "child 42 NullCache"]
     assert "Traceback" not in r.stderr
+
+
+def test_a_cache_folder_numba_can_use_is_kept(tmp_path):
+    """Where numba has a folder (NUMBA_CACHE_DIR here), nothing changes: no note, the kernel's
+    cache on disk."""
+    (tmp_path / "tiny_kernel.py").write_text(TINY_KERNEL)
+    r = run_python(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        from cli.environment import ensure_numba_cache
+        print(ensure_numba_cache())
+        import tiny_kernel
+        print(tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__)
+    """, env=child_env(NUMBA_CACHE_DIR=tmp_path / "cache"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["None", "42 FunctionCache"]
+    assert any((tmp_path / "cache").rglob("*.nbi"))
 
 
 # ---- a cluster worker whose job fails (issue 35: a malicious or broken Dask worker) -------------
