@@ -24,6 +24,11 @@ METHOD_WORDS = {
     "CUDA events": "a pause of this program while queuing the work may be inside",
     "native clock (inside the compiled kernel)": "read by the kernel's own code: a wait for "
                                                  "Python's lock after it is not inside",
+    "native clock (stamped inside the parallel loop)": "read by the loop's own threads as they "
+                                                       "finish: neither a wait for Python's lock "
+                                                       "nor a thread woken late is inside",
+    "thread CPU time": "the CPU time of the thread that ran it: a wait for Python's lock is not "
+                       "inside",
     "wall clock": "the host's clock around the work",
 }
 

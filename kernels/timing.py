@@ -300,20 +300,27 @@ class JobTimer:
                 else:
                     dev.copy_to_host(host, stream=self.stream)
 
-    def native(self, name: str, kernel, *args, detail: str | None = None) -> None:
+    def native(self, name: str, kernel, *args, detail: str | None = None,
+               stamped: bool = False) -> None:
         """Run a numba CPU kernel timed by the clock inside compiled code (native_clock): the
-        wait for the GIL after it, which a busy window thread makes up to 5 ms, stays out."""
+        wait for the GIL after it, which a busy window thread makes up to 5 ms, stays out.
+        `stamped`: a parallel kernel whose last argument is a control block it stamps
+        (cpu_chunks), timed to its last stamp (a parallel region takes the GIL back inside)."""
         from numba.core.registry import CPUDispatcher
-
-        from .native_clock import NATIVE, timed_cached
         if not isinstance(kernel, CPUDispatcher):   # a Python function (a test's stand-in)
             with self.phase(name, detail=detail):
                 kernel(*args)
             return
-        ms = timed_cached(kernel)(*args)
+        if stamped:
+            from .cpu_chunks import STAMPED as method
+            from .cpu_chunks import stamped_cached as wrap
+        else:
+            from .native_clock import NATIVE as method
+            from .native_clock import timed_cached as wrap
+        ms = wrap(kernel)(*args)
         self.add_host_ms(name, ms, detail)
         if not getattr(self.backend, "is_gpu", False):
-            self.timings.method = NATIVE
+            self.timings.method = method
 
     def add_host_ms(self, name: str, ms: float, detail: str | None = None):
         self.timings.add(name, ms)

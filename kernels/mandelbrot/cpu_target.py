@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cpu_chunks import FLAG, control
 from . import escape as mk
 
 
@@ -64,17 +65,17 @@ class CpuTarget:
         # never so few rows that a band leaves the CPU's threads half idle: the stop flag, not
         # the band, bounds how long a cancel waits
         band = max(1, min(rows, max(band, 4)))
-        stop = np.zeros(1, dtype=np.int64)
-        forget = cancel.on_cancel(lambda: stop.__setitem__(0, 1)) \
+        stop = control()        # the cancel flag, and where the rows stamp their ends
+        forget = cancel.on_cancel(lambda: stop.__setitem__(FLAG, 1)) \
             if hasattr(cancel, "on_cancel") else None
         try:
             for b0 in range(0, rows, band):
                 n = min(band, rows - b0)
                 timer.native("kernel", self.rows_kernel, values, b0, n, mk.row_stride(n),
-                             *args, stop)
+                             *args, stop, stamped=True)
                 if cancel is not None:
                     cancel.check()
-                if stop[0]:       # stopped part-way: the token raises above, but never go on
+                if stop[FLAG]:       # stopped part-way: the token raises above, but never go on
                     raise RuntimeError("the escape kernel was stopped without a cancel")
         finally:
             if forget is not None:

@@ -38,6 +38,8 @@ import numpy as np
 from numba import njit, prange, types
 from numba.core.extending import intrinsic
 
+from ..cpu_chunks import stamp
+
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
 BAILOUT2 = 65536.0
@@ -187,10 +189,11 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
     (stride coprime to band_rows) so that each thread's contiguous share of k mixes cheap and
     expensive parts of the picture instead of taking one half of it.
 
-    `stop` is a one-element int64 array another thread may set to 1 while this runs (a cancel):
-    every thread reads it before each pair of pixels and leaves its rows unfinished once it is
-    set, so a cancel waits for at most one pair of pixels however many iterations a band holds.
-    The values are then incomplete and the caller must discard them.
+    `stop` is a control block (cpu_chunks.control). Another thread may set its flag while this runs
+    (a cancel): every thread reads it before each pair of pixels and leaves its rows unfinished
+    once it is set, so a cancel waits for at most one pair of pixels however many iterations a
+    band holds; the values are then incomplete and the caller must discard them. Each row stamps
+    its end there too: the kernel's time (cpu_chunks.stamped).
     """
     cols = values.shape[1]
     for k in prange(band_rows):
@@ -210,6 +213,7 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
         if cols % 2:
             c = cols - 1
             values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y, max_iter)
+        stamp(stop)         # the row's end, read inside the loop (cpu_chunks: no wait for the GIL)
 
 
 def row_stride(rows: int) -> int:

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..backend import simulator_enabled
+from ..cpu_chunks import stamp
 from . import escape as mk
 
 f32 = np.float32
@@ -84,6 +85,7 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
         if cols % 2:
             c = cols - 1
             values[br, c] = _escape_cpu(xs[c], y, max_iter)
+        stamp(stop)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

@@ -10,72 +10,96 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import numba
 from numba import njit, prange
 
-from ..native_clock import thread_ms, timed
+from ..cpu_chunks import claim, control, piece, stamp, stamped
+from ..native_clock import thread_ms
 from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 
 
 # ---- numba parallel loops ------------------------------------------------------------------------
-@njit(parallel=True, cache=True)
-def _cpu_copy(a, out):
-    for i in prange(out.size):
-        out[i] = a[i]
+# One loop for every op: its pieces are claimed by whichever thread is free and each thread stamps
+# the end of its pieces (cpu_chunks), so neither a thread woken late nor the wait for the GIL after
+# the loop enters the op's time. An op is a branch taken once per piece, outside the inner loop.
+COPY, SCALE, ADD, TRIAD, SAXPY, SEED, DOT = range(7)
+OPS = {"copy": COPY, "scale": SCALE, "add": ADD, "triad": TRIAD, "saxpy": SAXPY,
+       "seed-expr": SEED, "dot": DOT}
+PIECE = 16384           # items per piece: a claim's cost is lost in it, and small N still splits
 
 
-@njit(parallel=True, cache=True)
-def _cpu_scale(a, out, s):
-    for i in prange(out.size):
-        out[i] = s * a[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_add(a, b, out):
-    for i in prange(out.size):
-        out[i] = a[i] + b[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_triad(b, c, out, s):
-    for i in prange(out.size):
-        out[i] = b[i] + s * c[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_saxpy(x, y, s):
-    for i in prange(y.size):
-        y[i] = s * x[i] + y[i]
-
-
-@njit(parallel=True, cache=True)
-def _cpu_seed(a, b, out):
-    for i in prange(out.size):
-        a10 = a[i] * SEED_TEN + SEED_TWO
-        out[i] = a10 * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
-
-
-@njit(parallel=True, cache=True)
-def _cpu_dot(a, b, out):
+@njit(cache=True)
+def _piece_op(op, a, b, out, s):
+    """One piece of an op on slices (unit stride, so each loop vectorises); DOT returns its sum."""
     acc = 0.0
-    for i in prange(a.size):
-        acc += np.float64(a[i]) * np.float64(b[i])
-    out[0] = acc
+    if op == COPY:
+        for i in range(out.size):
+            out[i] = a[i]
+    elif op == SCALE:
+        for i in range(out.size):
+            out[i] = s * a[i]
+    elif op == ADD:
+        for i in range(out.size):
+            out[i] = a[i] + b[i]
+    elif op == TRIAD:
+        for i in range(out.size):
+            out[i] = a[i] + s * b[i]
+    elif op == SAXPY:               # out is y: y = s * x + y
+        for i in range(out.size):
+            out[i] = s * a[i] + out[i]
+    elif op == SEED:
+        for i in range(out.size):
+            a10 = a[i] * SEED_TEN + SEED_TWO
+            out[i] = a10 * ((b[i] + SEED_TWO) * SEED_TEN - SEED_FIVE) * SEED_FIVE
+    else:                           # DOT: float64 products of the float32 inputs, as on the GPU
+        for i in range(a.size):
+            acc += np.float64(a[i]) * np.float64(b[i])
+    return acc
+
+
+@njit(parallel=True, cache=True)
+def _cpu_vec(op, a, b, out, s, parts, workers, ctl):
+    n = a.size
+    pieces = parts.size
+    for _ in prange(workers):
+        c = claim(ctl)
+        while c < pieces:
+            lo, hi = piece(c, n, pieces)
+            if op == DOT:
+                parts[c] = _piece_op(op, a[lo:hi], b[lo:hi], out, s)
+            else:
+                _piece_op(op, a[lo:hi], b[lo:hi], out[lo:hi], s)
+            stamp(ctl)
+            c = claim(ctl)
 
 
 def numba_ops() -> dict[str, Callable]:
-    """Each op returns the milliseconds it ran, read inside compiled code (native_clock.timed):
-    a wait for the GIL after the loop is not the loop's time."""
-    copy, scale, add, triad = (timed(k) for k in (_cpu_copy, _cpu_scale, _cpu_add, _cpu_triad))
-    saxpy, seed, dot = (timed(k) for k in (_cpu_saxpy, _cpu_seed, _cpu_dot))
-    return {
-        "copy": lambda ins, out, s, stream=None: copy(ins[0], out),
-        "scale": lambda ins, out, s, stream=None: scale(ins[0], out, np.float32(s)),
-        "add": lambda ins, out, s, stream=None: add(ins[0], ins[1], out),
-        "triad": lambda ins, out, s, stream=None: triad(ins[0], ins[1], out, np.float32(s)),
-        "saxpy": lambda ins, out, s, stream=None: saxpy(ins[0], ins[1], np.float32(s)),
-        "seed-expr": lambda ins, out, s, stream=None: seed(ins[0], ins[1], out),
-        "dot": lambda ins, out, s, stream=None: dot(ins[0], ins[1], out),
-    }
+    """Each op returns the milliseconds its loop ran, stamped inside the loop (cpu_chunks)."""
+    run = stamped(_cpu_vec)
+    ctl = control()
+    state: dict = {}
+
+    def parts_for(n):
+        got = state.get("parts")
+        pieces = max(1, min(n // PIECE, 64 * numba.get_num_threads()))
+        if got is None or got.size != pieces:
+            got = state["parts"] = np.zeros(pieces, dtype=np.float64)
+        return got
+
+    def op(code):
+        def call(ins, out, s, stream=None):
+            a = ins[0]
+            b = ins[1] if len(ins) > 1 else a
+            if code == SAXPY:           # ins = (x, y), y updated in place
+                out = ins[1]
+            parts = parts_for(a.size)
+            ms = run(np.int64(code), a, b, out, np.float32(s), parts,
+                     np.int64(numba.get_num_threads()), ctl)
+            if code == DOT:
+                out[0] = parts.sum()    # in piece order: the same sum whichever thread took a piece
+            return ms
+        return call
+    return {name: op(code) for name, code in OPS.items()}
 
 
 # ---- NumPy: ufuncs writing into the caller's array, with one reused scratch array --------------

@@ -14,7 +14,8 @@ import math
 import time
 
 from ..buffers import BufferPool, OutOfDeviceMemory
-from ..native_clock import NATIVE, THREAD_CPU
+from ..cpu_chunks import STAMPED
+from ..native_clock import THREAD_CPU
 from ..timing import JobTimer, Timings
 from .memory import fit_problem
 from .ops import SCALAR, Impl, get_op
@@ -85,7 +86,7 @@ class PointRunner:
             t.add_host_ms("kernel", wall if ms is None else ms)
             timings = t.finish()
             if ms is not None:
-                timings.method = NATIVE if impl.name == "cpu-numba" else THREAD_CPU
+                timings.method = STAMPED if impl.name == "cpu-numba" else THREAD_CPU
             return timings
         ins, out = d.arrays(op, "device")
         st = self.stream

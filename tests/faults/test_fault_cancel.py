@@ -8,6 +8,7 @@ import pytest
 from faultkit import run_python
 
 import kernels.mandelbrot.renderer as m
+from kernels.cpu_chunks import FLAG, control
 from kernels.mandelbrot import escape as mk
 from kernels.mandelbrot.request import MAX_ITER_LIMIT, MandelbrotRequest
 from kernels.scheduler import Cancelled, CancelToken
@@ -46,11 +47,12 @@ def test_cpu_kernel_with_its_stop_flag_set_does_no_work_at_ten_million_iteration
     iteration limit (minutes of work) comes back at once, values untouched."""
     cx, cy, width = MINIBROT
     values = np.full((6, 40), -7.0)
-    stop = np.ones(1, dtype=np.int64)
+    stop = control()
+    stop[FLAG] = 1
     mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), 0, 0, cx, cy, width / 40, 20.0, 3.0,
                        MAX_ITER_LIMIT, stop)
     assert (values == -7.0).all()
-    stop[0] = 0
+    stop[FLAG] = 0
     mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), 0, 0, cx, cy, width / 40, 20.0, 3.0, 30, stop)
     assert (values >= 0).all()
 
