@@ -29,6 +29,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
+from ..cpu_chunks import stamp
 from .request import MAPPINGS      # decided once, with the requests that name them
 
 SQRT, LOG, HISTOGRAM = range(3)
@@ -163,14 +164,12 @@ def stats_cpu(values, max_iter, stats):
 
 
 @njit(parallel=True, cache=True)
-def histogram_cpu(values, max_iter, stats, hist):
-    """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position). The bins (a
-    logarithm each) are found in parallel, then counted on one thread: per-thread histograms
-    merged afterwards took erratic times under numba's parallel loops, this one is steady."""
+def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
+    """bins[r, c] = the histogram bin of each escaped pixel (bin_position), -1 for the rest; each
+    row stamps its end in the control block ctl (cpu_chunks: the pass's time)."""
     rows, cols = values.shape
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
-    bins = np.empty((rows, cols), dtype=np.int16)
     for r in prange(rows):
         for c in range(cols):
             v = values[r, c]
@@ -179,13 +178,30 @@ def histogram_cpu(values, max_iter, stats, hist):
                 bins[r, c] = b
             else:
                 bins[r, c] = -1
+        stamp(ctl)
+
+
+@njit(cache=True)
+def count_bins_cpu(bins, hist):
+    """hist[b] = the pixels in bin b, counted on one thread: per-thread histograms merged
+    afterwards took erratic times under numba's parallel loops, this one is steady."""
     for b in range(HIST_BINS):
         hist[b] = 0
+    rows, cols = bins.shape
     for r in range(rows):
         for c in range(cols):
             b = bins[r, c]
             if b >= 0:
                 hist[b] += 1
+
+
+@njit(cache=True)
+def histogram_cpu(values, max_iter, stats, hist):
+    """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position): the bins
+    found in parallel, then counted on one thread. The colourer times the two apart."""
+    bins = np.empty(values.shape, dtype=np.int16)
+    histogram_bins_cpu(values, max_iter, stats, bins, np.zeros(3, dtype=np.int64))
+    count_bins_cpu(bins, hist)
 
 
 @njit(cache=True)
@@ -202,8 +218,9 @@ def cdf_cpu(hist, cdf):
 
 
 @njit(parallel=True, cache=True)
-def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut, interior):
-    """rgba (H, W) uint32 = colour of each value through the packed LUT."""
+def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut, interior, ctl):
+    """rgba (H, W) uint32 = colour of each value through the packed LUT; each row stamps its
+    end in the control block ctl (cpu_chunks: the pass's time)."""
     rows, cols = values.shape
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
@@ -211,6 +228,7 @@ def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut,
         for c in range(cols):
             rgba[r, c] = _colour_cpu(values[r, c], max_iter, mode, dens, offset, vmin, scale, cdf,
                                      lut, interior)
+        stamp(ctl)
 
 
 # ---------------------------------------------------------------- elsewhere

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import palettes
 from ..buffers import BufferPool
+from ..cpu_chunks import control
 from .colour import (
     CDF_THREADS,
     COLOUR_BLOCK,
@@ -23,7 +24,8 @@ from .colour import (
     SQRT,
     cdf_cpu,
     colour_rows_cpu,
-    histogram_cpu,
+    count_bins_cpu,
+    histogram_bins_cpu,
     mapping_index,
     pack_colour,
     pack_rgba,
@@ -87,15 +89,19 @@ class Colourer:
         else:
             stats = self.pool.host("stats", (N_STATS,), np.float64, pinned=False)
             cdf = self.pool.host("cdf", (HIST_BINS + 1,), np.float64, pinned=False)
-            with timer.phase("kernel", detail="colourise"):
-                stats[:] = (math.inf, -math.inf, 0.0)
-                if mode != SQRT:
-                    stats_cpu(values, max_iter, stats)
-                if mode == HISTOGRAM:
-                    hist = self.pool.host("hist", (HIST_BINS,), np.int64, pinned=False)
-                    histogram_cpu(values, max_iter, stats, hist)
-                    cdf_cpu(hist, cdf)
-                colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut, interior)
+            # each pass timed by its own clock (cpu_chunks, native_clock): no wait for the GIL
+            stats[:] = (math.inf, -math.inf, 0.0)
+            if mode != SQRT:
+                timer.native("kernel", stats_cpu, values, max_iter, stats, detail="colourise")
+            if mode == HISTOGRAM:
+                hist = self.pool.host("hist", (HIST_BINS,), np.int64, pinned=False)
+                bins = self.pool.host("bins", values.shape, np.int16, pinned=False)
+                timer.native("kernel", histogram_bins_cpu, values, max_iter, stats, bins,
+                             control(), detail="colourise", stamped=True)
+                timer.native("kernel", count_bins_cpu, bins, hist, detail="colourise")
+                timer.native("kernel", cdf_cpu, hist, cdf, detail="colourise")
+            timer.native("kernel", colour_rows_cpu, values, rgba, max_iter, mode, dens, offset,
+                         stats, cdf, lut, interior, control(), detail="colourise", stamped=True)
 
     def _colour_gpu(self, values, rgba, max_iter, mode, dens, offset, lut, interior, timer, stream):
         sim = self.backend.simulated
@@ -147,9 +153,9 @@ def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:
     its inputs. `params`: (max_iter, mode, density, offset, lut, interior) as colour() makes them."""
     max_iter, mode, dens, offset, lut, interior = params
     if not colourer.backend.is_gpu:
-        with timer.phase("kernel", detail="colourise"):
-            colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, fixed.stats, fixed.cdf,
-                            lut, interior)
+        timer.native("kernel", colour_rows_cpu, values, rgba, max_iter, mode, dens, offset,
+                     fixed.stats, fixed.cdf, lut, interior, control(), detail="colourise",
+                     stamped=True)
         return
     stats = colourer.pool.device("fixed-stats", (N_STATS,), np.float64, stream=stream)
     cdf = colourer.pool.device("fixed-cdf", (HIST_BINS + 1,), np.float64, stream=stream)

@@ -18,6 +18,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
+from ..cpu_chunks import control, stamp
 from ..roofs.work import Work, record
 from . import escape as mk
 from .gpu_target import WARP_THREADS as LANES
@@ -29,14 +30,16 @@ _, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
 
 
 @njit(parallel=True, cache=True)
-def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
-    """(useful iterations, executed lane-iterations with 32-pixel segments) of values' rows."""
+def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter,
+                   useful, lanes, ctl):
+    """useful[r], lanes[r] = useful iterations and executed lane-iterations (32-pixel segments)
+    of values' row r; each row stamps its end in the control block ctl (cpu_chunks)."""
     rows, cols = values.shape
     per_row = (cols + LANES - 1) // LANES
-    useful = np.zeros(rows, np.int64)
-    lanes = np.zeros(rows, np.int64)
     for r in prange(rows):
         y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
+        useful[r] = 0
+        lanes[r] = 0
         for s in range(per_row):
             top = 0
             for c in range(s * LANES, min(cols, (s + 1) * LANES)):
@@ -45,6 +48,17 @@ def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_it
                 useful[r] += n
                 top = max(top, n)
             lanes[r] += LANES * top
+        stamp(ctl)
+
+
+@njit(cache=True)
+def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
+    """(useful iterations, executed lane-iterations with 32-pixel segments) of values' rows."""
+    rows = values.shape[0]
+    useful = np.zeros(rows, np.int64)
+    lanes = np.zeros(rows, np.int64)
+    count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter,
+                   useful, lanes, np.zeros(3, np.int64))
     return useful.sum(), lanes.sum()
 
 
@@ -101,9 +115,11 @@ def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", k
     it keeps them."""
     rows, cols = values.shape
     if not getattr(backend, "is_gpu", False):
-        with timer.phase("kernel", detail="work count"):
-            useful, _ = count_cpu(values, *args)
-        return DoneCount(int(useful), rows * cols, kind)
+        useful = np.zeros(rows, np.int64)
+        lanes = np.zeros(rows, np.int64)
+        timer.native("kernel", count_rows_cpu, values, *args, useful, lanes, control(),
+                     detail="work count", stamped=True)
+        return DoneCount(int(useful.sum()), rows * cols, kind)
     out = pool.device("work-count", (2,), np.int64, stream=stream)
     host = pool.host("work-count", (2,), np.int64)
     host[:] = 0

@@ -36,7 +36,8 @@ def _dispatchers(part: str) -> list:
     if part == "log":
         return [colour.colour_rows_cpu, colour.stats_cpu]
     if part == "histogram":
-        return [colour.colour_rows_cpu, colour.stats_cpu, colour.histogram_cpu, colour.cdf_cpu]
+        return [colour.colour_rows_cpu, colour.stats_cpu, colour.histogram_bins_cpu,
+                colour.count_bins_cpu, colour.cdf_cpu]
     # (the table built ahead of the orbit is not waited for: frames use it once it is loaded)
     from .deep import extended_loop, flat_build, perturbation_loop
     return {"table": flat_build.table_kernels(),
@@ -69,7 +70,8 @@ def waiting_words(parts) -> str:
     """What a wait for compiling `parts` is, in the status bar's words."""
     deep = any(p in DEEP_FORMATS or p == "table" for p in parts)
     what = "the deep-zoom kernels" if deep else "the kernels"
-    return f"compiling {what}, first time only"
+    from ..numba_cache import compile_when
+    return f"compiling {what}, {compile_when()}"
 
 
 def compile_notice(request, backend) -> str | None:
