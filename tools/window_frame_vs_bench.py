@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     from explorer.views.mandelbrot import MandelbrotView
     from kernels import backend as backends
     from kernels.bench import device_name
-    from kernels.mandelbrot.renderer import Renderer
+    from kernels.mandelbrot.jobs import make_renderer
 
     w, h = (int(x) for x in args.size.lower().split("x"))
     be = backends.resolve(args.backend)
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     method = view.last_frame.timings.method
     scheduler.shutdown(1.0)
 
-    renderer = Renderer(be)
+    renderer = make_renderer(request, be)
     renderer.render(request)
     head_ms = [escape_ms(renderer.render(replace(request, center_re=re, center_im=im,
                                                  width=wd)).timings) for re, im, wd in places]
