@@ -35,15 +35,19 @@ def orbit_line(orbit, source: str | None = "") -> str | None:
 
 
 def exact_line(renderer) -> str | None:
-    """'5 pixels that float64 deltas cannot place: marked (...)' or '... iterated in MPFR' for the
-    renderer's last deep frame; None when there were none (or no deep frame)."""
+    """'5 pixels that float64 deltas cannot place: marked (...)', '... proved in double-double'
+    or '... iterated in MPFR' for the renderer's last deep frame; None when there were none (or
+    no deep frame)."""
     got = getattr(getattr(renderer, "deep", None), "last_exact", None) or {}
     exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
+    proved = int(got.get("dd_pixels", 0))
+    done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",
+                                       f"{exact:,} iterated in MPFR" if exact else "") if part)
     if marked:
         return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
                 "kept at the loop's value and marked (2 in the redone overlay); --exact-pixels "
-                "iterates them in MPFR" + (f" ({exact:,} were)" if exact else ""))
-    if exact:
-        return f"{exact:,} pixel{'s' if exact != 1 else ''} that float64 deltas cannot place: " \
-               "iterated in MPFR"
+                "iterates them in double-double, then MPFR" + (f" ({done})" if done else ""))
+    if exact or proved:
+        return f"{exact + proved:,} pixel{'s' if exact + proved != 1 else ''} that float64 " \
+               f"deltas cannot place: {done}"
     return None

@@ -1,5 +1,6 @@
-"""--exact-pixels: a deep frame's pixels that float64 deltas cannot place are iterated in MPFR
-when asked; otherwise kept at the loop's value, counted in a note and marked (issue 34)."""
+"""--exact-pixels: a deep frame's pixels that float64 deltas cannot place are iterated in
+double-double, then MPFR where that cannot prove them, when asked; otherwise kept at the loop's
+value, counted in a note and marked (issue 34)."""
 import os
 
 import numpy as np
@@ -26,6 +27,6 @@ def test_marked_by_default_and_exact_when_asked(tmp_path, capsys):
     plain, err = _render(tmp_path, capsys)
     assert "cannot place: kept at the loop's value and marked" in err
     exact, err = _render(tmp_path, capsys, "--exact-pixels")
-    assert "cannot place: iterated in MPFR" in err
+    assert "cannot place: 5 proved in double-double" in err
     assert int((np.abs(np.floor(exact).astype(np.int64) - truth) > 1).sum()) == 0
     assert int((np.abs(np.floor(plain).astype(np.int64) - truth) > 1).sum()) > 0

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.buffers import BufferPool  # noqa: E402
+from kernels.mandelbrot.deep import exact_redo  # noqa: E402
 from kernels.mandelbrot.deep.exact import exact_values  # noqa: E402
 from kernels.mandelbrot.deep.reference_store import ReferenceStore  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
@@ -58,8 +59,9 @@ def test_one_piece_and_bands_on_the_gpu(gpu_backend, simulated):
 
 
 def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
-    """gpu_untrusted.queue_listing and settle_on_device: a pixel of the redo list below 0 gets MPFR's value (as a
-    place of its whole picture), the others stay; not exact: the loop's own value back."""
+    """gpu_untrusted.queue_listing and settle_on_device: a pixel of the redo list below 0 gets the
+    exact value (as a place of its whole picture: here the double-double tier proves it, with or
+    without MPFR behind it), the others stay; not exact: the loop's own value back."""
     from numba import cuda
 
     from kernels.mandelbrot.deep.gpu_pixels import GpuPixels
@@ -67,7 +69,10 @@ def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
     req = DeepRequest(CRE, CIM, "1e-30", (5, 4), 3000)
     truth = exact_values(req)
     pixels, pool = GpuPixels(gpu_backend), BufferPool(gpu_backend)
-    for exact, want in ((True, truth[2, 3]), (False, 12.5)):
+    proved = {"dd_pixels": 1, "exact_pixels": 0, "marked_pixels": 0}
+    marked = {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 1}
+    for exact, want, counts in ((True, truth[2, 3], proved),
+                                (exact_redo.PROVED, truth[2, 3], proved), (False, 12.5, marked)):
         values = truth.copy()
         values[2, 3] = -1.0 - 12.5
         dev = cuda.to_device(values)
@@ -78,9 +83,8 @@ def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
         got = settle_on_device(pixels, pool, dev, req, exact, timer)
         timer.finish()
         back = dev.copy_to_host()
-        assert got == ({"exact_pixels": 1, "marked_pixels": 0} if exact
-                       else {"exact_pixels": 0, "marked_pixels": 1})
-        assert back[2, 3] == pytest.approx(want, abs=1e-9)
+        assert got == counts
+        assert back[2, 3] == pytest.approx(want, abs=1e-6)
         mask = np.ones_like(back, dtype=bool)
         mask[2, 3] = False
         assert np.array_equal(back[mask], truth[mask])
@@ -96,5 +100,22 @@ def test_kf_5e227_on_the_gpu_matches_mpfr_and_the_cpu(gpu_backend, cpu_backend, 
     truth = np.loadtxt(TRUTH, dtype=np.int64)
     off = np.abs(np.floor(gv.values).astype(np.int64) - truth)
     assert int((off > 1).sum()) == 0, np.argwhere(off > 1).tolist()
+    assert np.array_equal(np.floor(gv.values), np.floor(cv.values))
+    assert gv.stats == cv.stats
+
+
+def test_kf_5e227_on_the_gpu_middle_tier_as_the_cpu(gpu_backend, cpu_backend, simulated):
+    """The double-double tier (exact_redo.PROVED) behind the GPU's handed-back pixels: the same
+    values and counts as the CPU twin's, every proved pixel within ±1 of MPFR."""
+    if simulated:
+        pytest.skip("1,200,000 iterations a pixel: a real GPU's test")
+    req = kf("5e227", (16, 16))
+    g, c = DeepRenderer(gpu_backend), DeepRenderer(cpu_backend)
+    g.exact_redo = c.exact_redo = exact_redo.PROVED
+    gv, cv = g.render_values(req), c.render_values(req)
+    truth = np.loadtxt(TRUTH, dtype=np.int64)
+    off = np.abs(np.floor(gv.values).astype(np.int64) - truth)
+    assert int((off > 1).sum()) <= gv.stats["marked_pixels"] == 0, np.argwhere(off > 1).tolist()
+    assert gv.stats["dd_pixels"] >= 5
     assert np.array_equal(np.floor(gv.values), np.floor(cv.values))
     assert gv.stats == cv.stats

@@ -68,7 +68,9 @@ def _metrics(results, size):
         "BLA steps/px": st["bla_steps"] / px,
         "BLA skip %": 100.0 * st["bla_iterations"] / max(1, st["bla_iterations"] + st["perturbation_steps"]),
         "rebases/px": st["rebases"] / px,
-        # pixels float64 could not place: iterated in MPFR, and those left doubtful (issue 34)
+        # pixels float64 could not place: proved in double-double, iterated in MPFR, and those
+        # left doubtful (issue 34)
+        "dd pixels": st.get("dd_pixels", 0),
         "exact pixels": st.get("exact_pixels", 0),
         "marked pixels": st.get("marked_pixels", 0),
         "reference points": last.reference.length,

@@ -1,10 +1,19 @@
-"""The pixels float64 deltas cannot place, iterated exactly: the per-pixel loops hand back a pixel
-their last pass still doubts as guard.untrusted(value) (below 0), and `settle` gives each the
-count MPFR gives at the precision its conditioning needs (mpfr_escape.settled_value), on all the
-host's cores. A pixel whose count has not settled by the largest precision tried keeps that
-answer and is counted as marked.
+"""The pixels float64 deltas cannot place, iterated again: the per-pixel loops hand back a pixel
+their last pass still doubts as guard.untrusted(value) (below 0). What `settle` does with them is
+the renderer's `exact_redo`:
 
-Cost: about one reference orbit's time per such pixel (0.7 s for KF's 5e227 at 864 bits, twice
+* False (the default): nothing; they keep the loop's value and are counted as marked.
+* PROVED: each runs in double-double against a double-double orbit (dd_pixels.py, the middle tier:
+  ~20x cheaper than MPFR, with a sound bound that proves ~96 % of them); those it cannot prove
+  keep its value and are marked.
+* True (--exact-pixels): the middle tier, then those it cannot prove get the count MPFR gives at
+  the precision their conditioning needs (mpfr_escape.settled_value), on all the host's cores.
+  A pixel whose MPFR count has not settled by the largest precision tried is marked too.
+
+The middle tier does not reach pictures below the perturbation format's spacings (the extended
+format, where next to no pixel is handed back): there its pixels go on as if it had not run.
+
+MPFR's cost: about one reference orbit's time per such pixel (0.7 s for KF's 5e227 at 864 bits, twice
 that and more to confirm the count at a higher precision); KF's 5e227 has ~2 % of them, the other
 KF files and the test frames far fewer (docs/PERFORMANCE.md, "Exact where doubles fail"). Paid
 only where the loop's own bound says float64 failed, never per pixel of the frame.
@@ -19,7 +28,10 @@ from decimal import Decimal
 
 import numpy as np
 
-from . import mpfr_escape
+from . import dd_pixels, mpfr_escape
+
+# exact_redo's setting for the middle tier without MPFR (see the docstring)
+PROVED = "proved"
 
 
 def untrusted_pixels(values: np.ndarray) -> np.ndarray:
@@ -40,6 +52,7 @@ class ExactCache:
 
     def __init__(self):
         self._pictures: OrderedDict = OrderedDict()
+        self.orbits: dict = {}      # the middle tier's double-double orbit of the last picture
 
     @staticmethod
     def key(whole) -> tuple:
@@ -48,7 +61,8 @@ class ExactCache:
                 tuple(int(v) for v in whole.size), int(whole.max_iter))
 
     def picture(self, whole) -> dict:
-        """{(row, col): (value, settled)} of `whole` (a DeepRequest.picture()), made on first use."""
+        """{(row, col): (value, settled)} of `whole` (a DeepRequest.picture()), made on first use
+        (MPFR's answers; the middle tier's are kept under ("dd", row, col))."""
         k = self.key(whole)
         got = self._pictures.pop(k, None)
         self._pictures[k] = {} if got is None else got
@@ -73,17 +87,51 @@ def exact_at(request, rows, cols, threads: int | None = None,
             sum(0 if known[p][1] else 1 for p in places))
 
 
+def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
+            cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, dict]:
+    """New values of the handed-back pixels (rows[k], cols[k]) of `request`'s frame, as `exact`
+    (True, PROVED or False: the docstring) has them: the middle tier's where it proves the count,
+    else MPFR's (True), else the middle tier's unproved value (marked); NaN where no tier ran
+    (the loop's own value stands, marked). With the counts {"dd_pixels": proved by the middle
+    tier, "exact_pixels": iterated in MPFR, "marked_pixels"}."""
+    if not exact:
+        return np.full(len(rows), np.nan), {"dd_pixels": 0, "exact_pixels": 0,
+                                            "marked_pixels": len(rows)}
+    exact = exact is True
+    whole = request.picture()
+    row0 = 0 if request.within is None else int(request.within[1])
+    places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
+    known = cache.picture(whole) if cache is not None else {}
+    threads = threads or mpfr_escape.workers()
+    new = np.full(len(places), np.nan)
+    proved = np.zeros(len(places), dtype=bool)
+    if dd_pixels.reaches(whole):
+        todo = [p for p in places if ("dd",) + p not in known]
+        if todo:
+            orbits = cache.orbits if cache is not None else None
+            v, ok = dd_pixels.dd_at(whole, todo, threads, orbits, cancel)
+            for p, vk, okk in zip(todo, v, ok):
+                known[("dd",) + p] = (float(vk), bool(okk))
+        for k, p in enumerate(places):
+            new[k], proved[k] = known[("dd",) + p]
+    doubt = np.flatnonzero(~proved)
+    marked = len(doubt)
+    if exact and marked:
+        new[doubt], marked = exact_at(request, np.asarray(rows)[doubt], np.asarray(cols)[doubt],
+                                      threads, cache, cancel)
+    return new, {"dd_pixels": int(proved.sum()), "exact_pixels": len(doubt) if exact else 0,
+                 "marked_pixels": int(marked)}
+
+
 def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None,
            cache: ExactCache | None = None, cancel=None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
-    by its exact value (`exact`) or by the loop's own (not exact: all of them marked). Returns
-    {"exact_pixels": iterated in MPFR, "marked_pixels": left doubtful}."""
+    by `resolve`'s value (the loop's own where none; `exact`: True, PROVED or False). Returns
+    resolve's counts."""
     where = untrusted_pixels(values)
     rows, cols = where[:, 0], where[:, 1]
     if len(where) == 0:
-        return {"exact_pixels": 0, "marked_pixels": 0}
-    if not exact:
-        values[rows, cols] = trusted(values[rows, cols])
-        return {"exact_pixels": 0, "marked_pixels": int(len(where))}
-    values[rows, cols], marked = exact_at(request, rows, cols, threads, cache, cancel)
-    return {"exact_pixels": int(len(where)), "marked_pixels": marked}
+        return {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0}
+    new, got = resolve(request, rows, cols, exact, threads, cache, cancel)
+    values[rows, cols] = np.where(np.isnan(new), trusted(values[rows, cols]), new)
+    return got

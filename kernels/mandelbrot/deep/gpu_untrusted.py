@@ -27,14 +27,16 @@ if cuda is not None:
             k += cuda.gridsize(1)
 
     @cuda.jit(cache=True)
-    def put_values(values, index, new, decode):
-        """values at the flat indices `index` = `new`, or (decode) their loop's own value back."""
+    def put_values(values, index, new):
+        """values at the flat indices `index` = `new`, or where new is NaN (no tier ran) their
+        loop's own value back."""
         k = cuda.grid(1)
         if k < index.shape[0]:
             i = index[k]
             r = i // values.shape[1]
             c = i - r * values.shape[1]
-            values[r, c] = -1.0 - values[r, c] if decode else new[k]
+            v = new[k]
+            values[r, c] = -1.0 - values[r, c] if v != v else v
 else:  # pragma: no cover - only where numba-cuda is broken
     list_untrusted = put_values = None
 
@@ -70,19 +72,15 @@ def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=No
     s.synchronize()
     n = int(count[0])
     if n == 0:
-        return {"exact_pixels": 0, "marked_pixels": 0}
+        return {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0}
     index = out[:n].copy_to_host(stream=s)
     s.synchronize()
     index = np.sort(index)      # the listing's order is the atomics': sorted, the same each run
     w = values.shape[1]
-    if exact:
-        with timer.phase("host", detail="exact pixels"):
-            new, marked = exact_redo.exact_at(request, index // w, index % w, cache=cache,
-                                              cancel=cancel)
-        got = {"exact_pixels": n, "marked_pixels": marked}
-    else:
-        new, got = np.zeros(n), {"exact_pixels": 0, "marked_pixels": n}
+    with timer.phase("host", detail="exact pixels"):
+        new, got = exact_redo.resolve(request, index // w, index % w, exact, cache=cache,
+                                      cancel=cancel)
     idx, new_d = cuda.to_device(index, stream=s), cuda.to_device(new, stream=s)
     with timer.phase("kernel", gpu=True):
-        launch(put_values, -(-n // THREADS), THREADS)(values, idx, new_d, not exact)
+        launch(put_values, -(-n // THREADS), THREADS)(values, idx, new_d)
     return got

@@ -64,8 +64,8 @@ class DeepResult:
     timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
     made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
     pixels done again because their count was doubtful, see guard.py; exact_pixels iterated in
-    MPFR, marked_pixels left doubtful, exact_redo.py); reference: the ReferenceOrbit used;
-    reused: whether it came from an earlier frame."""
+    MPFR, dd_pixels proved in double-double, marked_pixels left doubtful, exact_redo.py);
+    reference: the ReferenceOrbit used; reused: whether it came from an earlier frame."""
     values: np.ndarray
     timings: Timings
     format: str
@@ -148,10 +148,11 @@ class DeepRenderer:
         self.pool = BufferPool(backend)
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
-        # pixels float64 cannot place iterated in MPFR (off: kept at the loop's value and marked):
-        # off unless asked (--exact-pixels), since at the hardest places it costs minutes a frame
+        # pixels float64 cannot place: True iterates them in double-double, then MPFR; PROVED in
+        # double-double only (the rest marked); False keeps the loop's value and marks them. Off
+        # unless asked (--exact-pixels): at 5e227 even double-double costs ~15x the frame
         self.exact_redo = False
-        self.last_exact: dict = {}  # the last frame's {"exact_pixels", "marked_pixels"}
+        self.last_exact: dict = {}  # the last frame's {"dd_pixels", "exact_pixels", "marked_pixels"}
         self.exact = ExactCache()   # their values, kept for a re-render of the same picture
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
@@ -305,8 +306,9 @@ class DeepRenderer:
             self.pixels.settled(started)
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
-            st = {**stats_dict(stats), "exact_pixels": 0, "marked_pixels": 0, **exact}
-            self.last_exact = {k: st[k] for k in ("exact_pixels", "marked_pixels")}
+            st = {**stats_dict(stats), "dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0,
+                  **exact}
+            self.last_exact = {k: st[k] for k in ("dd_pixels", "exact_pixels", "marked_pixels")}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
             return DeepResult(values=values, timings=timings, format=fmt, stats=st,

@@ -1,0 +1,189 @@
+"""The middle tier between float64 perturbation and MPFR: a pixel the per-pixel loops hand back
+(guard.py: float64 deltas cannot place it) is iterated again with double-double deltas (~106 bits)
+against the reference orbit in double-double (dd_orbit.py), with a bound on its error that is
+sound, not a guess. A pixel the bound proves keeps this count; only the others go to MPFR
+(--exact-pixels) or are marked (exact_redo.py).
+
+Why it works: such a pixel's count moves with c at ~2^-50 of |δc| (its z depends on c through a
+derivative that large), so float64's 53 bits cannot hold it, while 106 bits hold it with ~50 bits
+to spare; MPFR, at the picture's ~800-1,000 bits, is far more than it needs.
+
+The step, with rebasing as perturbation_loop.py's (no BLA: every iteration is a step):
+    δ ← (2·Z_m + δ)·δ + δc,   z = Z_m + δ;   δ ← z, m ← 0 when |z| < |δ| or the orbit ends.
+The bound e on |z - z_true| (z_true: c's orbit) follows each step rigorously:
+    e ← (2|z| + e)·e + inj,
+since (z + ε)² - z² = 2zε + ε². inj bounds what a step adds: the double-double operations' own
+rounding (each below 2^-104 of its operands' size, a few per step: DD_INJ = 2^-98 of
+(2|Z| + |δ|)·|δ| + |δc| covers them, the orbit's hi + lo rounding and the sloppy additions'
+cancellation), the orbit's MPFR rounding (`noise`: 2^-(bits - 5) of |Z|² + 2 per step, as if each
+Z_n were off by that) and subnormal lo parts (ABS_INJ). Norms are |Re| + |Im| (≥ |·|), |z| is the
+Euclidean one from the escape test.
+
+Proof of the count: let t_k be c's true orbit, z_k the computed one, |t_k - z_k| ≤ e_k ≤ E_MAX =
+128 at every iteration before the computed escape n (bailout radius 256), and e_n ≤ |z_n|/2. A
+true escape at j < n - 1 would give |t_{j+1}| > 256² - 2, so |z_{j+1}| > 256 and the computed orbit
+would have escaped at j + 1 < n; and |t_n| ≥ |z_n|/2 > 128, so t escapes by n + 1. The true escape iteration
+is n - 1, n or n + 1: within ±1, as the issue asks (a pixel that never escapes likewise). e's own
+double roundings lose less than 2^-30 of it over 10^6 steps, far inside the factor of ~8 DD_INJ
+leaves over the sum of the roundings it stands for.
+
+Cost: a step is ~100 double operations (Dekker's products; numba emits no FMA): ~40 ns, so
+1.1 M iterations of a 5e227 pixel take ~50 ms, against ~1.4 s for MPFR's two runs (figures:
+docs/PERFORMANCE.md, "Exact where doubles fail"). The reference orbit in double-double is one more
+MPFR run a picture (dd_orbit.py).
+"""
+from __future__ import annotations
+
+import math
+import operator
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+from ..escape import BAILOUT2, _make_escape
+from .dd_orbit import EXTRA_BITS, dd_orbit
+from .double_double import dd_add, dd_mul
+
+# see the module docstring: a step's double-double rounding, as a fraction of its operands' size
+DD_INJ = 2.0 ** -98
+# subnormal lo parts (deltas below 2^-969) lose at most a few 2^-1074 per operation
+ABS_INJ = 2.0 ** -1060
+# a pixel is proved while e stays at most this up to its escape: half the bailout radius
+E_MAX = 0.5 * math.sqrt(BAILOUT2)
+# pixels a thread takes at a time
+BATCH = 4
+
+_smooth = _make_escape(operator.mul, operator.add, njit(inline="always"))[4]
+
+
+@njit(nogil=True, cache=True)
+def dd_pixel(orbit, cr_h, cr_l, ci_h, ci_l, max_iter, noise):
+    """(value, proved) of the pixel δc = (cr_h + cr_l) + i·(ci_h + ci_l) against `orbit`
+    (dd_orbit's rows): escape.py's smooth value, and whether the bound proves its count within ±1.
+    noise: the orbit's MPFR rounding per step, as a fraction of |Z|^2 + 2."""
+    last = orbit.shape[0] - 1
+    dr_h = dr_l = di_h = di_l = 0.0
+    dcm = abs(cr_h) + abs(ci_h)
+    e = 0.0
+    emax = 0.0
+    z_abs = 0.0
+    m = 0
+    n = 0
+    while n < max_iter:
+        zr_h = orbit[m, 0]
+        zr_l = orbit[m, 1]
+        zi_h = orbit[m, 2]
+        zi_l = orbit[m, 3]
+        zmag = abs(zr_h) + abs(zi_h)
+        dmag = abs(dr_h) + abs(di_h)
+        # t = 2Z + δ; δ ← t·δ + δc
+        tr_h, tr_l = dd_add(2.0 * zr_h, 2.0 * zr_l, dr_h, dr_l)
+        ti_h, ti_l = dd_add(2.0 * zi_h, 2.0 * zi_l, di_h, di_l)
+        p1h, p1l = dd_mul(tr_h, tr_l, dr_h, dr_l)
+        p2h, p2l = dd_mul(ti_h, ti_l, di_h, di_l)
+        q1h, q1l = dd_mul(tr_h, tr_l, di_h, di_l)
+        q2h, q2l = dd_mul(ti_h, ti_l, dr_h, dr_l)
+        nr_h, nr_l = dd_add(p1h, p1l, -p2h, -p2l)
+        ni_h, ni_l = dd_add(q1h, q1l, q2h, q2l)
+        dr_h, dr_l = dd_add(nr_h, nr_l, cr_h, cr_l)
+        di_h, di_l = dd_add(ni_h, ni_l, ci_h, ci_l)
+        inj = DD_INJ * ((2.0 * zmag + dmag) * dmag + dcm) + noise * (zmag * zmag + 2.0) + ABS_INJ
+        e = (2.0 * z_abs + e) * e + inj
+        m += 1
+        n += 1
+        xr = (orbit[m, 0] + dr_h) + (orbit[m, 1] + dr_l)
+        xi = (orbit[m, 2] + di_h) + (orbit[m, 3] + di_l)
+        r2 = xr * xr + xi * xi
+        if r2 > BAILOUT2:
+            return _smooth(r2, n), emax <= E_MAX and 4.0 * e * e <= r2
+        emax = max(emax, e)
+        z_abs = math.sqrt(r2)
+        dd2 = dr_h * dr_h + di_h * di_h
+        if m == last or r2 < dd2:
+            # δ ← Z_m + δ: adds the orbit's hi + lo rounding and the sums' own
+            e += DD_INJ * (abs(orbit[m, 0]) + abs(orbit[m, 2]) + abs(dr_h) + abs(di_h)) + ABS_INJ
+            dr_h, dr_l = dd_add(orbit[m, 0], orbit[m, 1], dr_h, dr_l)
+            di_h, di_l = dd_add(orbit[m, 2], orbit[m, 3], di_h, di_l)
+            m = 0
+    return float(max_iter), emax <= E_MAX
+
+
+@njit(nogil=True, cache=True)
+def _dd_batch(orbit, dcs, max_iter, noise, values, proved, lo, hi):
+    for k in range(lo, hi):
+        v, ok = dd_pixel(orbit, dcs[k, 0], dcs[k, 1], dcs[k, 2], dcs[k, 3], max_iter, noise)
+        values[k] = v
+        proved[k] = ok
+
+
+def dd_values(orbit: np.ndarray, dcs: np.ndarray, max_iter: int, noise: float,
+              threads: int = 1, cancel=None) -> tuple[np.ndarray, np.ndarray]:
+    """(values, proved) of each row (cr_h, cr_l, ci_h, ci_l) of `dcs`, on `threads` threads (the
+    loop holds no GIL); cancel.check() between batches of BATCH pixels."""
+    k = dcs.shape[0]
+    values = np.zeros(k, dtype=np.float64)
+    proved = np.zeros(k, dtype=np.bool_)
+
+    def run(lo):
+        if cancel is not None:
+            cancel.check()
+        _dd_batch(orbit, dcs, int(max_iter), float(noise), values, proved, lo, min(k, lo + BATCH))
+
+    starts = range(0, k, BATCH)
+    if threads <= 1 or k <= BATCH:
+        for lo in starts:
+            run(lo)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(run, starts))
+    return values, proved
+
+
+def deltas(whole, places, bits: int) -> np.ndarray:
+    """(K, 4) δc of pixels `places` ((row, col) of the picture `whole`) from its centre, as
+    double-double (cr_h, cr_l, ci_h, ci_l): exact.pixel_point less the centre, at `bits`."""
+    from .exact import pixel_point
+    from .reference import gmpy2_module
+    gmpy2 = gmpy2_module()
+    out = np.zeros((len(places), 4), dtype=np.float64)
+    with gmpy2.context(precision=int(bits)):
+        c_re, c_im = gmpy2.mpfr(str(whole.center_re)), gmpy2.mpfr(str(whole.center_im))
+        for k, (r, c) in enumerate(places):
+            cre, cim = pixel_point(whole, r, c)
+            for j, d in ((0, cre - c_re), (2, cim - c_im)):
+                out[k, j] = float(d)
+                out[k, j + 1] = float(d - out[k, j])
+    return out
+
+
+def centre_hex(whole, bits: int) -> tuple[str, str]:
+    """The picture's centre at `bits`, as MPFR hex strings (dd_orbit's input)."""
+    from .reference import gmpy2_module
+    gmpy2 = gmpy2_module()
+    with gmpy2.context(precision=int(bits)):
+        return (format(gmpy2.mpfr(str(whole.center_re)), "a"),
+                format(gmpy2.mpfr(str(whole.center_im)), "a"))
+
+
+def reaches(whole) -> bool:
+    """Whether the tier serves the picture: a rectangular grid (`deltas` places its pixels as
+    exact.pixel_point does) whose δc are within float64's range (the perturbation format's
+    spacings; lo parts below 2^-1022 lose bits, which ABS_INJ counts); others go on to MPFR."""
+    return not getattr(whole, "polar", 0) and whole.spacing_log2 >= -1000.0
+
+
+def dd_at(whole, places, threads: int = 1, orbits: dict | None = None,
+          cancel=None) -> tuple[np.ndarray, np.ndarray]:
+    """(values, proved) of pixels `places` of the picture `whole` (a DeepRequest.picture());
+    its double-double orbit made once and kept in `orbits` (a dict) when given."""
+    bits = int(whole.precision) + EXTRA_BITS
+    key = (str(whole.center_re), str(whole.center_im), bits, int(whole.max_iter))
+    orbit = None if orbits is None else orbits.get(key)
+    if orbit is None:
+        orbit = dd_orbit(*centre_hex(whole, bits), bits, int(whole.max_iter), cancel)
+        if orbits is not None:
+            orbits.clear()          # one picture's orbit at a time (tens of MB)
+            orbits[key] = orbit
+    noise = 2.0 ** -(bits - 5)
+    return dd_values(orbit, deltas(whole, places, bits), whole.max_iter, noise, threads, cancel)
