@@ -1,0 +1,65 @@
+"""A `--render` PNG holds exactly the pixels of the frame the window draws for the same place
+(issue 38: the one-shot command skips what only a window needs and writes its PNG faster; none of
+that may change a pixel)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cli.args import build_parser
+from cli.location import apply_location
+from kernels.backend import Backend
+from kernels.mandelbrot.number_type import resolve
+from services.render import view_renderer
+from services.requests import RENDER_VIEWS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PLACES = {
+    "float64": ["--center=-0.7435,0.1314", "--width", "0.002", "--iters", "400"],
+    "deep": ["--location", os.path.join(ROOT, "resources", "kf-1e14.kfr")],
+}
+
+
+def window_frame(argv):
+    """The frame as the window's renderer draws it: warmed up fully, one render() call."""
+    args = build_parser().parse_args(argv)
+    w, h = args.size
+    if args.location:
+        assert apply_location(args, (w, h)) is None
+    options, build_request = RENDER_VIEWS["mandelbrot"]
+    request = build_request({k: getattr(args, k) for k in options}, w, h, False, notes=[])
+    backend = Backend("cpu")
+    request, _ = resolve(request, backend, "auto")
+    return view_renderer("mandelbrot", request, backend).render(request).rgba
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_the_command_writes_the_window_s_pixels(tmp_path, place):
+    from PIL import Image
+    out = tmp_path / "x.png"
+    argv = ["--render", "mandelbrot", "--backend", "cpu", "--size", "80x56"] + PLACES[place]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "main.py")] + argv + ["--out", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    written = np.asarray(Image.open(out).convert("RGBA"))
+    expected = window_frame(argv + ["--out", str(out)])
+    assert written.shape == expected.shape
+    assert np.array_equal(written, expected), f"{(written != expected).any(-1).sum()} pixels differ"
+
+
+def test_the_fast_png_decodes_to_the_same_pixels(tmp_path):
+    from PIL import Image
+
+    from services.files import write_png
+    rng = np.random.default_rng(3)
+    rgba = np.repeat(rng.integers(0, 256, (61, 1, 4), dtype=np.uint8), 77, axis=1)
+    rgba[::7] = rng.integers(0, 256, rgba[::7].shape, dtype=np.uint8)
+    write_png(tmp_path / "fast.png", rgba)
+    write_png(tmp_path / "six.png", rgba, compress_level=6)
+    for name in ("fast.png", "six.png"):
+        assert np.array_equal(np.asarray(Image.open(tmp_path / name)), rgba), name
+    assert (tmp_path / "fast.png").read_bytes() != (tmp_path / "six.png").read_bytes()
