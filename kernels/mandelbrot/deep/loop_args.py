@@ -17,13 +17,18 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class PixelGrid:
     """δc of pixel (row, col) is (d0 + (col + 0.5 - half_w) * step - i (row + 0.5 - half_h) * step)
-    * 2**cexp: the frame centre's offset from the reference and the pixel spacing, as mantissas."""
+    * 2**cexp: the frame centre's offset from the reference and the pixel spacing, as mantissas.
+
+    half_w < 0 marks a log-polar grid (an exponential-map keyframe, kernels/mandelbrot/expmap.py):
+    δc = (d0 + step·2^((col + 0.5)/W)·e^(iθ)) * 2**cexp with W = -half_w columns per octave and
+    θ = π(row + 0.5)/half_h, so `step` is the inner radius and 2·half_h the rows around."""
     d0r: float
     d0i: float
     step: float
     cexp: int
     half_w: float
     half_h: float
+
 
 
 @dataclass(frozen=True)

@@ -118,5 +118,8 @@ def holds_at(z_fe, d_fe, radius_log2: float) -> bool:
 def radius_log2(grid) -> float:
     """log2 of the radius of the ball around the reference holding every pixel of a frame
     (a loop_args.PixelGrid: its centre's offset d0 and half-extent, in units of 2**cexp)."""
-    r = math.hypot(grid.d0r, grid.d0i) + math.hypot(grid.half_w, grid.half_h) * grid.step
+    if grid.half_w < 0:     # a log-polar grid: its outer radius (renderer.FrameGeometry.reach)
+        r = grid.reach
+    else:
+        r = math.hypot(grid.d0r, grid.d0i) + math.hypot(grid.half_w, grid.half_h) * grid.step
     return math.log2(r) + grid.cexp

@@ -94,6 +94,7 @@ class PendingValues:
 class FrameGeometry(PixelGrid):
     """Where the frame's pixels sit relative to the reference (PixelGrid), and a bound on |δc|."""
     c_bound_exp: int  # |δc| <= 2**c_bound_exp over the whole frame
+    reach: float = 0.0  # ... and its mantissa (units of 2**cexp): a log-polar grid's period ball
 
     def grid(self) -> PixelGrid:
         """The pixel grid alone, as the loops take it."""
@@ -108,8 +109,9 @@ class FrameGeometry(PixelGrid):
         gmpy2 = gmpy2_module()
         whole = request.picture()
         w, h = int(whole.size[0]), int(whole.size[1])
+        polar = int(whole.polar)    # a log-polar grid's `step` is its inner radius (PixelGrid)
         with gmpy2.context(precision=orbit.precision):
-            step = gmpy2.mpfr(str(whole.width_decimal)) / w
+            step = gmpy2.mpfr(str(whole.width_decimal)) / (1 if polar else w)
             cexp, mant = gmpy2.frexp(step)
             centre = gmpy2.mpc(gmpy2.mpfr(str(whole.center_re).strip()),
                                gmpy2.mpfr(str(whole.center_im).strip()))
@@ -117,6 +119,10 @@ class FrameGeometry(PixelGrid):
             d0r = float(gmpy2.mul_2exp(d.real, -cexp))
             d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
         step_m = float(mant)
+        if polar:
+            cmax = math.hypot(d0r, d0i) + step_m * 2.0 ** (w / polar)
+            return FrameGeometry(d0r, d0i, step_m, int(cexp), -float(polar), h / 2.0,
+                                 int(cexp) + math.ceil(math.log2(cmax)), cmax)
         cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
         row0 = 0 if request.within is None else int(request.within[1])
         return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0 - row0,
@@ -231,8 +237,7 @@ class DeepRenderer:
                 self._warm.add(fmt)
                 yield fmt
 
-    def compiled(self, fmt: str) -> bool:
-        """Whether frames of `fmt` start without compiling."""
+    def compiled(self, fmt: str) -> bool:   # whether frames of `fmt` start without compiling
         return self._compiled and fmt in self._warm
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
@@ -295,8 +300,8 @@ class DeepRenderer:
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         # the pixels float64 cannot place, exactly (exact_redo.py)
-        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo, timer, self.exact,
-                                  cancel)
+        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo and not
+                                  request.polar, timer, self.exact, cancel)   # MPFR: rectangles
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32

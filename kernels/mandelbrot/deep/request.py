@@ -158,7 +158,10 @@ class DeepRequest:
     `bla`: skip iterations with the bilinear approximation table (off = plain perturbation).
     `within` = (H, row0): this frame is rows row0 .. of a picture H rows tall and as wide (a band
     or strip, deep_frames.band_request); its table is built for the whole picture's bound on |δc|,
-    so that every band of the picture is drawn with one table (renderer.FrameGeometry)."""
+    so that every band of the picture is drawn with one table (renderer.FrameGeometry).
+    `polar` > 0: the pixels are a log-polar grid around the centre (an exponential-map keyframe,
+    kernels/mandelbrot/expmap.py) of `polar` columns per octave of radius and size[1] rows
+    around; `width` is then its inner radius (so the spacing rule below stays about right)."""
     center_re: object
     center_im: object
     width: object
@@ -167,6 +170,7 @@ class DeepRequest:
     number_format: str = "auto"
     bla: bool = True
     within: tuple[int, int] | None = None
+    polar: int = 0
 
     def validate(self) -> DeepRequest:
         """Raise ValueError in plain words when the frame cannot be rendered; return self."""
@@ -215,6 +219,9 @@ class DeepRequest:
             if not ok or not (0 <= self.within[1] and self.within[1] + size[1] <= self.within[0]):
                 raise ValueError(f"a band of {size[1]} rows must lie within its picture: got "
                                  f"(picture rows, first row) = {self.within!r}")
+        if not _is_int(self.polar) or self.polar < 0 or (self.polar and self.within is not None):
+            raise ValueError(f"polar must be a whole number of columns per octave (0: none), "
+                             f"and a log-polar grid is never a band; got {self.polar!r}")
         self.check_reference_memory()
         return self
 

@@ -2,12 +2,15 @@
 pixel sits (its δc), escape.py's smooth value, and the rebasing test |z| < |δ|."""
 from __future__ import annotations
 
+import math
+
 from ..escape import _make_escape  # the same smoothing as escape.py
 from .floatexp import make_floatexp
 
 # squares of numbers below this underflow: compare |z| and |δ| scaled up instead
 _TINY2 = 2.0 ** -900
 _SCALE = 2.0 ** 500
+LN2 = math.log(2.0)
 
 
 def make_offset(mul, add, jit):
@@ -16,7 +19,14 @@ def make_offset(mul, add, jit):
     @jit
     def pixel_offset(row, col, d0r, d0i, step, half_w, half_h):
         """δc mantissa of pixel (row, col): offset of the frame centre from the reference plus
-        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part)."""
+        the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part).
+        half_w < 0 marks a log-polar grid (loop_args.PixelGrid): every loop takes it this way."""
+        if half_w < 0.0:
+            # radius step·2^((col+0.5)/-half_w), angle π(row+0.5)/half_h (libm and libdevice
+            # may round exp/cos/sin an ulp apart: the twins agree to a count, not to the bit)
+            rho = mul(step, math.exp(mul(add(float(col), 0.5), -LN2 / half_w)))
+            theta = mul(add(float(row), 0.5), math.pi / half_h)
+            return add(d0r, mul(rho, math.cos(theta))), add(d0i, mul(rho, math.sin(theta)))
         gx = add(float(col) + 0.5, -half_w)
         gy = add(float(row) + 0.5, -half_h)
         return add(d0r, mul(gx, step)), add(d0i, -mul(gy, step))

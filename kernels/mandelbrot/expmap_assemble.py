@@ -1,0 +1,124 @@
+"""A zoom movie's frames resampled from its exponential-map keyframes (expmap.py), on the GPU or
+the CPU: the keyframes a frame needs sit in a stack of slots where the kernel reads them, the
+kernel writes the frame's smooth counts, Colourer colours them in place with the movie's one
+mapping, and the finished RGBA is the one copy per frame (DESIGN rule 5).
+
+The sampling (expmap_sample.py) is one description compiled for both targets.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..buffers import BufferPool
+from ..timing import JobTimer
+from .colourer import Colourer
+from .expmap_sample import make_sample
+
+# GPU launch: threads per block (x, y); the simulator runs one Python thread per CUDA thread
+BLOCK = (32, 8)
+SIM_BLOCK = (4, 2)
+
+
+_value_cpu = make_sample(njit(inline="always"))
+
+
+@njit(parallel=True, cache=True)
+def assemble_cpu(out, stack, slot_of, ax, ay, lw, limit, outer, cols, rows, g_lo, g_hi):
+    """out (Hpx, Wpx) float64 ← the frame's smooth counts (make_sample's value per pixel)."""
+    hpx, wpx = out.shape
+    for r in prange(hpx):
+        for c in range(wpx):
+            out[r, c] = _value_cpu(r, c, hpx, wpx, stack, slot_of, ax, ay, lw, limit, outer,
+                                   cols, rows, g_lo, g_hi)
+
+
+class Assembler:
+    """The keyframes of one ExpMap held in `slots` slots where the backend computes (a device
+    array on a GPU), and frames made from them. `load(k, values)` puts keyframe k (rows, cols)
+    float64 into a free slot, `drop(k)` frees it, `frame(...)` makes a frame. One thread."""
+
+    def __init__(self, backend, em, slots: int):
+        self.backend, self.em = backend, em
+        self.pool = BufferPool(backend)
+        self.colourer = Colourer(backend)
+        self._stream = None
+        shape = (max(1, int(slots)), em.rows, em.cols)
+        if backend.is_gpu:
+            from numba import cuda
+            self._stream = cuda.stream()
+            self.stack = cuda.device_array(shape, np.float64, stream=self._stream)
+            self._slot_dev = cuda.device_array((em.count,), np.int64, stream=self._stream)
+        else:
+            self.stack = np.empty(shape, np.float64)
+        self.slot_of = np.full(em.count, -1, np.int64)
+        self._free = list(range(shape[0] - 1, -1, -1))
+        self._slots_changed = True
+
+    @property
+    def loaded(self) -> set:
+        return {int(k) for k in np.flatnonzero(self.slot_of >= 0)}
+
+    def load(self, k: int, values: np.ndarray) -> None:
+        if self.slot_of[k] >= 0:
+            return
+        if not self._free:
+            raise RuntimeError(f"no free slot for keyframe {k} ({self.stack.shape[0]} slots)")
+        slot = self._free.pop()
+        if self.backend.is_gpu:
+            self.stack[slot].copy_to_device(np.ascontiguousarray(values), stream=self._stream)
+        else:
+            self.stack[slot] = values
+        self.slot_of[k] = slot
+        self._slots_changed = True
+
+    def drop(self, k: int) -> None:
+        slot = int(self.slot_of[k])
+        if slot >= 0:
+            self._free.append(slot)
+            self.slot_of[k] = -1
+            self._slots_changed = True
+
+    def values(self, lw: float, limit: int, first: int, last: int, timer=None):
+        """A frame 2^lw wide with iteration limit `limit` from keyframes first..last (loaded):
+        its smooth counts where the backend keeps them (a pool buffer, reused)."""
+        em = self.em
+        missing = [k for k in range(first, last + 1) if self.slot_of[k] < 0]
+        if missing:
+            raise RuntimeError(f"keyframes {missing[:4]} are not loaded")
+        wpx, hpx = em.size
+        args = (float(em.a[0]), float(em.a[1]), float(lw), int(limit), float(em.outer_log2),
+                int(em.cols), int(em.rows), int(first * em.cols), int((last + 1) * em.cols - 1))
+        if not self.backend.is_gpu:
+            out = self.pool.host("frame-values", (hpx, wpx), np.float64, pinned=False)
+            assemble_cpu(out, self.stack, self.slot_of, *args)
+            return out
+        s = self._stream
+        if self._slots_changed:
+            self._slot_dev.copy_to_device(self.slot_of, stream=s)
+            self._slots_changed = False
+        out = self.pool.device("frame-values", (hpx, wpx), np.float64, stream=s)
+        bx, by = SIM_BLOCK if self.backend.simulated else BLOCK
+        grid = (-(-wpx // bx), -(-hpx // by))
+        from .expmap_assemble_gpu import assemble_kernel
+        assemble_kernel[grid, (bx, by), s](out, self.stack, self._slot_dev, *args)
+        return out
+
+    def frame(self, spec, lw: float, limit: int, first: int, last: int) -> np.ndarray:
+        """The coloured frame (Hpx, Wpx, 4) uint8 on the host, a copy the caller keeps; `spec`
+        has the colouring (palette, density, offset, interior, mapping: a frame's request)."""
+        wpx, hpx = self.em.size
+        timer = JobTimer(self.backend, self._stream, "keyframe assembly")
+        values = self.values(lw, limit, first, last, timer)
+        if self.backend.is_gpu:
+            rgba = self.pool.device("rgba", (hpx, wpx), np.uint32, stream=self._stream)
+        else:
+            rgba = np.empty((hpx, wpx), np.uint32)
+        self.colourer.colour(values, rgba, spec, int(limit), timer, self._stream)
+        if self.backend.is_gpu:
+            host = np.empty((hpx, wpx), np.uint32)
+            rgba.copy_to_host(host, stream=self._stream)
+            self._stream.synchronize()
+            rgba = host
+        timer.finish()
+        return rgba.view(np.uint8).reshape(hpx, wpx, 4)

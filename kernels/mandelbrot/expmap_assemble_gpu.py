@@ -1,0 +1,19 @@
+"""The GPU half of expmap_assemble.py: the sampling (expmap_sample.py) compiled for numba.cuda. Only GPU code imports
+this module, so a CPU movie never imports numba.cuda (escape_gpu.py does the same)."""
+from __future__ import annotations
+
+from numba import cuda
+
+from .expmap_sample import make_sample
+
+_value = make_sample(cuda.jit(device=True))
+
+
+@cuda.jit(cache=True)
+def assemble_kernel(out, stack, slot_of, ax, ay, lw, limit, outer, cols, rows, g_lo, g_hi):
+    """out (Hpx, Wpx) ← the frame's smooth counts, one thread per pixel."""
+    c, r = cuda.grid(2)
+    hpx, wpx = out.shape
+    if r < hpx and c < wpx:
+        out[r, c] = _value(r, c, hpx, wpx, stack, slot_of, ax, ay, lw, limit, outer, cols, rows,
+                           g_lo, g_hi)

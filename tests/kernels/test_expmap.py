@@ -1,0 +1,185 @@
+"""Exponential-map keyframes on the CPU twin (issue 37): the log-polar grid the deep loops take,
+keyframes against plain escape counts at their own points, frames assembled from them against
+the frames rendered directly, and the layout's sizes and needs."""
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+
+from kernels.mandelbrot.expmap import expmap_of, width_log2
+from kernels.mandelbrot.expmap_assemble import Assembler
+from kernels.mandelbrot.expmap_quality import counts_within, nearest_samples, ssim
+from kernels.mandelbrot.expmap_render import KeyframeRenderer, keyframe_request, pinned_orbit
+from kernels.mandelbrot.zoom_path import zoom_in
+
+SIZE = (64, 36)
+
+
+def escape(c: complex, limit: int) -> float:
+    """The whole escape count as escape.py counts it (|z|^2 > 1e6 = BAILOUT2?), plain Python."""
+    from kernels.mandelbrot.escape import BAILOUT2
+    z = 0j
+    for n in range(1, limit + 1):
+        z = z * z + c
+        if z.real * z.real + z.imag * z.imag > BAILOUT2:
+            return n - 1
+    return limit
+
+
+@pytest.fixture(scope="module")
+def movie(tmp_path_factory):
+    from kernels.backend import resolve
+    path = zoom_in("-0.7436438870371587", "0.1318259042053119", "1e-9", None, 48)
+    em = expmap_of(path, SIZE)
+    renderer = KeyframeRenderer(resolve("cpu"))
+    with pinned_orbit(em):
+        keys = {k: renderer.render(em, k) for k in range(em.count - 1, -1, -1)}
+    return path, em, keys
+
+
+def test_the_layout_covers_every_frame_at_its_pixels():
+    path = zoom_in("-0.75", "0.1", "1e-6", None, 60)
+    em = expmap_of(path, (1920, 1080))
+    # p near the centre: a farthest corner ~0.6 widths away, H = 2π·ρ·1920, W = ln2·ρ·1920
+    assert em.rows == pytest.approx(2 * math.pi * em.rho_max * 1920, abs=8)
+    assert em.cols == math.ceil(math.log(2) * em.rho_max * 1920)
+    assert em.rows % 8 == 0
+    # from the whole set's corner to a quarter of the deepest frame's pixel
+    assert 2.0 ** em.outer_log2 >= em.rho_max * 3
+    assert em.inner_log2(em.count - 1) <= math.log2(1e-6 / 1920 / 4)
+    first, last = em.needs(width_log2("1e-6"))
+    assert last == em.count - 1 and first > 0
+    # limits never fall short of a frame that samples the keyframe
+    for f in range(0, 60, 7):
+        loc = path.frame(f)
+        a, b = em.needs(width_log2(loc.width))
+        assert all(em.limits[k] >= loc.iters for k in range(a, b + 1))
+
+
+def test_the_loops_take_a_log_polar_grid():
+    from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu
+    W, H, R, cexp = 30.0, 272, 0.75, -3
+    for row, col in ((0, 0), (17, 5), (271, 29)):
+        got = complex(*delta_c_cpu(row, col, 0.125, -0.25, R, cexp, -W, H / 2))
+        rho = R * 2 ** ((col + 0.5) / W)
+        th = 2 * math.pi * (row + 0.5) / H
+        want = (complex(0.125, -0.25) + rho * complex(math.cos(th), math.sin(th))) * 2.0 ** cexp
+        assert got == pytest.approx(want, rel=1e-14)
+
+
+def test_keyframes_hold_the_escape_counts_of_their_points(movie):
+    path, em, keys = movie
+    rng = np.random.default_rng(5)
+    p = complex(float(em.centre_re), float(em.centre_im))
+    for k in (0, 3, em.count // 2):
+        r = 2.0 ** em.inner_log2(k)
+        agree = 0
+        picks = [(int(rng.integers(em.rows)), int(rng.integers(em.cols))) for _ in range(40)]
+        for i, j in picks:
+            c = p + r * 2 ** ((j + 0.5) / em.cols) * complex(math.cos(2 * math.pi * (i + 0.5) / em.rows),
+                                                              math.sin(2 * math.pi * (i + 0.5) / em.rows))
+            agree += abs(math.floor(keys[k][i, j]) - escape(c, em.limits[k])) <= 1
+        assert agree >= 39, (k, agree)
+
+
+def synthetic(em):
+    """Keyframes of a known smooth function of log radius and angle: value = F(log2 ρ, θ)."""
+    keys = {}
+    for k in range(em.count):
+        lr = em.inner_log2(k) + (np.arange(em.cols) + 0.5) / em.cols
+        th = 2 * np.pi * (np.arange(em.rows) + 0.5) / em.rows
+        keys[k] = F(lr[None, :], th[:, None])
+    return keys
+
+
+def F(lr, th):
+    return 50.0 + 2.0 * lr + 3.0 * np.cos(th)
+
+
+def pixel_places(em, lw):
+    wpx, hpx = em.size
+    x = (np.arange(wpx) + 0.5 - 0.5 * wpx) / wpx - em.a[0]
+    y = (0.5 * hpx - np.arange(hpx) - 0.5) / wpx - em.a[1]
+    u = x[None, :] + 1j * y[:, None]
+    return lw + np.log2(np.abs(u)), np.angle(u)
+
+
+def assembled_synthetic(backend, em, lw, limit=1000):
+    asm = Assembler(backend, em, em.count)
+    for k, v in synthetic(em).items():
+        asm.load(k, v)
+    first, last = em.needs(lw)
+    out = asm.values(lw, limit, first, last)
+    return out if isinstance(out, np.ndarray) else out.copy_to_host()
+
+
+@pytest.mark.parametrize("centre", [("-0.75", "0.1"), ("0.3", "-0.5")])
+def test_assembly_samples_each_pixel_at_its_log_radius_and_angle(cpu_backend, centre):
+    path = zoom_in(*centre, "1e-5", None, 30)
+    em = expmap_of(path, SIZE)
+    for f in (0, 15, 29):
+        lw = width_log2(path.frame(f).width)
+        got = assembled_synthetic(cpu_backend, em, lw)
+        lr, th = pixel_places(em, lw)
+        # bilinear on a function linear in log radius, smooth in angle: exact to O(1/rows²)
+        inner = lr > em.inner_log2(em.count - 1) + 2.0 / em.cols
+        assert np.abs(got - F(lr, th))[inner].max() < 0.01, f
+
+
+def test_inside_samples_make_the_pixel_inside_and_stay_out_of_the_mean(cpu_backend):
+    path = zoom_in("-0.75", "0.1", "1e-5", None, 30)
+    em = expmap_of(path, SIZE)
+    asm = Assembler(cpu_backend, em, em.count)
+    for k in range(em.count):
+        v = np.full((em.rows, em.cols), 7.5)
+        v[: em.rows // 2] = 10_000.0            # the upper half plane of every keyframe: inside
+        asm.load(k, v)
+    lw = width_log2(path.frame(10).width)
+    out = asm.values(lw, 5000, *em.needs(lw))
+    _, th = pixel_places(em, lw)
+    # never a mean with an inside count: outside means of 7.5 alone
+    assert np.all((out == 5000.0) | (np.abs(out - 7.5) < 1e-12))
+    far = np.abs(np.sin(th)) > 0.2
+    assert (out[far & (th > 0)] == 5000.0).all()
+    assert np.allclose(out[far & (th < 0)], 7.5, rtol=0, atol=1e-12)
+
+
+def test_assembled_frames_look_like_the_rendered_ones(movie):
+    from kernels.backend import resolve
+    from kernels.mandelbrot.jobs import make_renderer
+    from services.movie import frame_request
+    path, em, keys = movie
+    be = resolve("cpu")
+    asm = Assembler(be, em, em.count)
+    for k, v in keys.items():
+        asm.load(k, v)
+    # 64×36 frames of the seahorse valley are mostly detail below a pixel: bounds for this size
+    for f, least in ((0, 0.8), (47, 0.55)):
+        loc = path.frame(f)
+        lw = width_log2(loc.width)
+        first, last = em.needs(lw)
+        req = dataclasses.replace(frame_request(path, f, None, SIZE, (("mapping", "sqrt"),)),
+                                  want_values=True)
+        direct = make_renderer(req, be).render(req)
+        got = asm.frame(req, lw, loc.iters, first, last)
+        assert got.shape == (SIZE[1], SIZE[0], 4)
+        assert ssim(got, direct.rgba) >= least, f
+        # where a keyframe sample sits on the pixel, the counts agree
+        near, dist = nearest_samples(em, lw, keys, loc.iters)
+        on = dist < 0.01
+        assert counts_within(near, direct.values, 1, on) >= 0.75, f
+    # a keyframe missing from the slots is refused, not read as garbage
+    asm.drop(em.count - 1)
+    with pytest.raises(RuntimeError):
+        asm.values(lw, loc.iters, first, last)
+
+
+def test_keyframe_request_is_a_log_polar_deep_request(movie):
+    _, em, _ = movie
+    req = keyframe_request(em, 2).validate()
+    assert req.polar == em.cols and req.size == (em.cols, em.rows)
+    with pytest.raises(ValueError):
+        dataclasses.replace(req, within=(em.rows * 2, 0)).validate()

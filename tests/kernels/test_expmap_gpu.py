@@ -1,0 +1,56 @@
+"""Exponential-map keyframes on the GPU (real, or numba's simulator with tiny sizes): keyframes
+drawn on the GPU agree with the CPU twin's, and the assembly kernel gives the twin's values and
+colours."""
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+
+from kernels.mandelbrot.expmap import expmap_of, width_log2
+from kernels.mandelbrot.expmap_assemble import Assembler
+from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+from kernels.mandelbrot.zoom_path import zoom_in
+
+
+def _size(simulated):
+    return (8, 6) if simulated else (192, 108)
+
+
+def test_gpu_keyframes_match_the_cpu_twin(gpu_backend, cpu_backend, simulated):
+    path = zoom_in("-0.7436438870371587", "0.1318259042053119", "1e-300", None, 30)
+    em = expmap_of(path, _size(simulated))
+    picks = (0, em.count // 2, em.count - 1)       # float64-deep, perturbation, extended depths
+    gpu, cpu = KeyframeRenderer(gpu_backend), KeyframeRenderer(cpu_backend)
+    with pinned_orbit(em):
+        for k in picks:
+            a, b = gpu.render(em, k), cpu.render(em, k)
+            # exp, cos and sin may round an ulp apart (step_helpers): a count, not the bit
+            agree = np.mean(np.abs(np.floor(a) - np.floor(b)) <= 1)
+            assert agree >= 0.98, (k, agree)
+
+
+def test_gpu_assembly_matches_the_cpu_twin(gpu_backend, cpu_backend, simulated):
+    from types import SimpleNamespace
+    path = zoom_in("0.3", "-0.5", "1e-5", None, 30)
+    em = expmap_of(path, _size(simulated))
+    rng = np.random.default_rng(3)
+    keys = {k: rng.uniform(2.0, 40.0, (em.rows, em.cols)) for k in range(em.count)}
+    for k in keys:
+        keys[k][rng.random((em.rows, em.cols)) < 0.1] = 1e6      # some inside
+    from kernels import palettes
+    spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0, interior=(0, 0, 0, 255),
+                           mapping="sqrt")
+    out = {}
+    for be in (gpu_backend, cpu_backend):
+        asm = Assembler(be, em, em.count)
+        for k, v in keys.items():
+            asm.load(k, v)
+        lw = width_log2(path.frame(17).width)
+        first, last = em.needs(lw)
+        values = asm.values(lw, 500, first, last)
+        values = values if isinstance(values, np.ndarray) else values.copy_to_host()
+        out[be.name] = (values.copy(), asm.frame(spec, lw, 500, first, last).copy())
+    (vg, rg), (vc, rc) = out[gpu_backend.name], out[cpu_backend.name]
+    assert np.allclose(vg, vc, rtol=1e-12, atol=1e-9)
+    assert np.abs(rg.astype(int) - rc.astype(int)).max() <= 1
