@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue 34, marked pixels: KF's six files at 1024x1024 on the GPU, each drawn with the default
+# settings (handed-back pixels marked) and with the double-double middle tier (exact_redo.PROVED),
+# printing pixels handed back, proved, marked, the frame's time and the tier's (tools/kf_marked.py);
+# then the GPU tests of the exact pixels. From the repository root:
+#   bash tools/gpu_issue34_marked.sh OUTPUT_DIR [SIZE]
+set -u
+out=${1:?usage: gpu_issue34_marked.sh OUTPUT_DIR [SIZE]}
+size=${2:-1024}
+source "${BUNDLE:-.device-lite}/activate.sh" && export PYTHONPATH=.:${PYTHONPATH:-} NUMBA_CACHE_DIR=$PWD/.numba-cache
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; git log -1 --oneline; } \
+  > "$out/device.txt" 2>&1
+cat "$out/device.txt"
+# the default render of each file first (fast), then the middle tier (5e227: ~30,000 pixels of
+# ~75 ms of a core each, ~2.5 min on 16 cores)
+python3 tools/kf_marked.py --backend cuda --size "$size" --skip-proved 2>&1 | tee "$out/marked-default.txt"
+python3 tools/kf_marked.py --backend cuda --size "$size" 2>&1 | tee "$out/marked-proved.txt"
+python3 -m pytest -q tests/kernels/test_deep_exact_gpu.py tests/kernels/test_deep_exact.py \
+  tests/cli/test_cli_exact_pixels.py 2>&1 | tail -15 | tee "$out/tests.txt"
