@@ -300,8 +300,10 @@ class DeepRenderer:
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         # the pixels float64 cannot place, exactly (exact_redo.py)
-        exact = self.pixels.exact(self.pool, run_out, request, self.exact_redo and not
-                                  request.polar, timer, self.exact, cancel)   # MPFR: rectangles
+        # (MPFR and the double-double tier place rectangles' pixels only; PROVED kept as it is)
+        exact = self.pixels.exact(self.pool, run_out, request,
+                                  False if request.polar else self.exact_redo, timer, self.exact,
+                                  cancel)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
