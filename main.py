@@ -40,6 +40,9 @@ def _main(argv) -> int:
     else:
         from cli.failures import handle_sigterm
         handle_sigterm()    # kill/systemd: work kept and temporary files removed, as on Ctrl+C
+        if args.render:     # its GPU context opens on a thread while numba imports (issue 38)
+            from cli.render_start import start_render
+            start_render(args)
     # before any module with kernels is imported: numba refuses to define them when it has no
     # folder for their cache (tests/cli/test_read_only_install.py checks every mode)
     from cli.environment import ensure_numba_cache

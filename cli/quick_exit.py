@@ -18,6 +18,11 @@ def as_program() -> None:
     _state["program"] = True
 
 
+def is_program() -> bool:
+    """Whether main.py runs as the program: one command, then the process ends."""
+    return _state["program"]
+
+
 def request() -> None:
     """The command's work is done and nothing but the interpreter's shutdown is left."""
     _state["wanted"] = True

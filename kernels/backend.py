@@ -193,7 +193,11 @@ def _probe_cuda() -> CudaStatus:
 @functools.lru_cache(maxsize=1)
 def cuda_status() -> CudaStatus:
     """Probe CUDA once per process (cached: the probe opens a context)."""
-    return _probe_cuda()
+    try:
+        return _probe_cuda()
+    finally:    # numba retained the context itself, or will not use it: an early retain goes
+        from . import context_ahead
+        context_ahead.release()
 
 
 def resolve(choice: str = "auto") -> Backend:
