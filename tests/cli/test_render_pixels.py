@@ -22,7 +22,7 @@ PLACES = {
 }
 
 
-def window_frame(argv):
+def window_frame(argv, backend):
     """The frame as the window's renderer draws it: warmed up fully, one render() call."""
     args = build_parser().parse_args(argv)
     w, h = args.size
@@ -30,25 +30,39 @@ def window_frame(argv):
         assert apply_location(args, (w, h)) is None
     options, build_request = RENDER_VIEWS["mandelbrot"]
     request = build_request({k: getattr(args, k) for k in options}, w, h, False, notes=[])
-    backend = Backend("cpu")
     request, _ = resolve(request, backend, "auto")
     return view_renderer("mandelbrot", request, backend).render(request).rgba
 
 
-@pytest.mark.parametrize("place", sorted(PLACES))
-def test_the_command_writes_the_window_s_pixels(tmp_path, place):
+def _compare(tmp_path, place, backend):
     from PIL import Image
     out = tmp_path / "x.png"
-    argv = ["--render", "mandelbrot", "--backend", "cpu", "--size", "80x56"] + PLACES[place]
+    argv = ["--render", "mandelbrot", "--backend", backend.name, "--size", "80x56"] + PLACES[place]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "main.py")] + argv + ["--out", str(out)],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     written = np.asarray(Image.open(out).convert("RGBA"))
-    expected = window_frame(argv + ["--out", str(out)])
+    expected = window_frame(argv + ["--out", str(out)], backend)
     assert written.shape == expected.shape
     assert np.array_equal(written, expected), f"{(written != expected).any(-1).sum()} pixels differ"
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_the_command_writes_the_window_s_pixels(tmp_path, place):
+    _compare(tmp_path, place, Backend("cpu"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_on_the_gpu_too(tmp_path, place):
+    """The command's GPU start differs most (its context opened ahead, events for CUPTI)."""
+    from kernels.backend import cuda_status
+    status = cuda_status()
+    if not status.usable or status.simulated:
+        pytest.skip(f"needs a real GPU: {status.reason or 'the simulator is too slow'}")
+    _compare(tmp_path, place, Backend("cuda", device=status.device))
 
 
 def test_the_fast_png_decodes_to_the_same_pixels(tmp_path):
