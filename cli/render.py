@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from kernels.numba_cache import compile_when
 from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
 from services.requests import DEFAULT_RENDER_SIZE, RENDER_VIEWS
@@ -22,7 +23,7 @@ from .reference_line import exact_line, reference_line
 
 
 # what a deep picture's bar says it is doing, by its renderer's stage
-STAGE_WORDS = {"compile": "compiling the deep-zoom kernels (first time only)",
+STAGE_WORDS = {"compile": "compiling the deep-zoom kernels ({when})",
                "reference": "reference orbit", "table": "approximation table",
                "pixels": "pixels"}
 
@@ -42,7 +43,7 @@ class StagedProgress(RenderProgress):
     def tick(self) -> None:
         if self._stage != self._shown_stage:
             self._shown_stage = self._stage
-            word = STAGE_WORDS.get(self._stage, self._stage)
+            word = STAGE_WORDS.get(self._stage, self._stage).format(when=compile_when())
             self._bar.set_description_str(f"{self._description}, {word}", refresh=False)
         super().tick()
 

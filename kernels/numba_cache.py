@@ -91,3 +91,8 @@ def _tolerate_no_folder(dispatcher_class) -> None:
                 raise
     enable_caching.in_memory_fallback = True
     dispatcher_class.enable_caching = enable_caching
+
+
+def compile_when() -> str:
+    """When the kernels compile, for the lines that say a compile is under way."""
+    return "again at every start: no disk cache here" if in_memory() else "first time only"

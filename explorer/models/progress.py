@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kernels.numba_cache import compile_when
+
 # the bar's share of each stage: (start, end); a progressive frame's pixels come twice
 REFERENCE = (0.0, 0.6)
 TABLE = (0.6, 0.6)          # short beside the orbit: the bar holds while the words say it
@@ -16,7 +18,7 @@ FULL_PIXELS = (0.7, 1.0)
 ONE_PASS_PIXELS = (0.6, 1.0)
 LONG_JOB_S = 2.0        # a frame that took longer ends with "done in N s" in the status bar
 STAGE_WORDS = {"reference": "reference orbit", "table": "approximation table", "pixels": "pixels",
-               "compile": "compiling the deep-zoom kernels (first time only)"}
+               "compile": "compiling the deep-zoom kernels ({when})"}
 
 
 @dataclass
@@ -47,7 +49,8 @@ class FrameProgress:
             self.stages.append(stage)
         span = self.share(stage)
         if span is None:            # the compile: no share of the bar, say what it is
-            return f"Deep frame: {STAGE_WORDS.get(stage, stage)}…   (Esc cancels)"
+            words = STAGE_WORDS.get(stage, stage).format(when=compile_when())
+            return f"Deep frame: {words}…   (Esc cancels)"
         f = max(0.0, min(1.0, float(fraction)))
         self.fraction = max(self.fraction, span[0] + (span[1] - span[0]) * f)
         what = STAGE_WORDS.get(stage, stage)

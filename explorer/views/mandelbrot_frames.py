@@ -14,6 +14,7 @@ from kernels.frame import Frame
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot import warm
 from kernels.mandelbrot.preview import PreviewRequest, render_preview
+from kernels.numba_cache import compile_when
 from kernels.scheduler import ColdStart, Compiled, Warmup
 from kernels.timing import Timings
 
@@ -81,7 +82,7 @@ class FramePump:
                 return              # the preview comes first, once the view is shown
             if not m.previewed:
                 self._show_preview()
-            self.wait.start("Compiling the kernels, first time only",
+            self.wait.start(f"Compiling the kernels, {compile_when()}",
                             ": a quick preview is shown until then" if m.previewed else "")
         view.submit(Warmup("mandelbrot", be, (mapping,)))
 

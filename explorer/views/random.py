@@ -45,6 +45,7 @@ from kernels.rng.results import (
     MonteCarloResult,
     ReduceResult,
 )
+from kernels.numba_cache import compile_when
 from kernels.scheduler import Compiled, Warmup
 from kernels.transfer import CopyBandwidth, CopyBandwidthRequest
 
@@ -376,7 +377,7 @@ class RandomView(BaseView):
         self.cancel_button.setEnabled(True)
         self.info.setText(f"Running {len(reqs)} steps on {self.backend.label}…")
         if isinstance(reqs[0], Warmup):     # its line lasts as long as the compile does
-            self.wait.start("Random numbers: compiling the kernels, first time only", "…")
+            self.wait.start(f"Random numbers: compiling the kernels, {compile_when()}", "…")
         else:
             self.status_message.emit("Random-numbers run started", 4000)
         self._next()

@@ -123,6 +123,7 @@ def _ran_in_memory(r):
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
     notes = [ln for ln in r.stderr.splitlines() if NOTE in ln]
     assert len(notes) == 1 and notes[0].startswith("main.py: note: "), r.stderr[-3000:]
+    assert "first time only" not in r.stdout + r.stderr         # it compiles at every start
 
 
 @pytest.mark.parametrize("place", [[], NEWTON_PLACE], ids=["float64", "newton"])
@@ -131,6 +132,7 @@ def test_render_as_a_user_who_can_write_nowhere(nobody_out, place):
     r = _as_nobody(["main.py", "--render", "mandelbrot", *place, *SMALL, "--backend", "cpu",
                     "--out", out])
     _ran_in_memory(r)
+    assert "Compiling the kernels, again at every start: no disk cache here" in r.stdout, r.stdout
     with open(out, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
@@ -143,3 +145,13 @@ def test_movie_as_a_user_who_can_write_nowhere(nobody_out):
     _ran_in_memory(r)
     assert re.search(r"wrote .*zoom\.mp4 \(10 frames", r.stdout), r.stdout
     assert os.path.getsize(out) > 0
+
+
+def test_a_compile_under_way_says_it_comes_again_at_every_start(monkeypatch):
+    from kernels.mandelbrot import warm
+    from kernels.numba_cache import ENV, MEMORY
+    monkeypatch.delenv(ENV, raising=False)
+    assert warm.waiting_words(("float64",)) == "compiling the kernels, first time only"
+    monkeypatch.setenv(ENV, MEMORY)
+    assert warm.waiting_words(("table", "perturbation")) == \
+        "compiling the deep-zoom kernels, again at every start: no disk cache here"
