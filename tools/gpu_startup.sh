@@ -17,7 +17,17 @@ for n in $FILES; do
     --location resources/kf-$n.kfr --out "$OUT/kf-$n.png" > "$OUT/first-$n.log" 2>&1
   echo "$n rc=$? $(python3 -c "print(f'{$(date +%s.%N) - $s:.2f} s')")"
 done
-echo "== whole command, warm cache (median of 5)"
+echo "== 1e14 with the bundle as installed (pip --no-compile: no bytecode for its packages)"
+echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}; numpy bytecode: $(ls /tmp/site/numpy/__pycache__ 2>/dev/null | wc -l) files"
+python3 tools/startup_profile.py --backend cuda --size 1024x1024 --location resources/kf-1e14.kfr \
+  --runs 5 --top 15 --json "$OUT/nopyc-1e14.json" > "$OUT/nopyc-1e14.txt" 2>&1
+echo "1e14 rc=$?: $(grep -m1 'whole command' "$OUT/nopyc-1e14.txt")"
+# what any pip install does (it compiles bytecode); with PYTHONDONTWRITEBYTECODE set, every start
+# compiled numpy's and the app's sources again
+SYS=$(python3 -c "import os, numba, numba_cuda, llvmlite
+print(' '.join(os.path.dirname(m.__file__) for m in (numba, numba_cuda, llvmlite)))" 2>/dev/null)
+python3 -m compileall -q -j 0 /tmp/site $SYS cli kernels services main.py > /dev/null 2>&1
+echo "== whole command, warm cache, bytecode compiled (median of 5)"
 for n in $FILES; do
   python3 tools/startup_profile.py --backend cuda --size 1024x1024 \
     --location resources/kf-$n.kfr --runs 5 --top 15 --json "$OUT/startup-$n.json" \
