@@ -55,6 +55,9 @@ OPTION_MODES = {
     "codec": (MOVIE,),
     "zoom": (MOVIE,),
     "restart": (MOVIE,),
+    "keyframes": (MOVIE,),
+    "keyframes_out": (MOVIE,),
+    "oversample": (MOVIE,),
     "only": (BENCH,),
     "json": (BENCH, WINDOW_BENCH),
     "repeats": (BENCH,),
@@ -84,6 +87,17 @@ def one_of(option: str, choices) -> callable:
                                               f"{', '.join(choices)}")
         return text
     return check
+
+
+def oversample_value(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0.25 <= v <= 4.0:
+        raise argparse.ArgumentTypeError(f"--oversample must be a number from 0.25 to 4, "
+                                         f"not {text!r}")
+    return v
 
 
 def seconds_value(text: str) -> float:
@@ -214,6 +228,16 @@ def build_parser() -> ArgParser:
                    help="in: from the whole set to the location (the default); out: back out")
     m.add_argument("--restart", action="store_true",
                    help="start the movie afresh, discarding the finished parts of an earlier run")
+    m.add_argument("--keyframes", action="store_true",
+                   help="make the frames from exponential-map keyframes, one per octave of zoom "
+                        "(cost follows depth, not length; frames are resampled, not each "
+                        "rendered: off by default)")
+    m.add_argument("--keyframes-out", metavar="DIR",
+                   help="with --keyframes: keep every keyframe in DIR (.npy smooth counts and "
+                        "keyframes.json, which says where each sample lies)")
+    m.add_argument("--oversample", type=oversample_value, default=None, metavar="S",
+                   help="with --keyframes: keyframe samples per frame pixel along each side "
+                        "(default 1: as fine as the frame's pixels where they are coarsest)")
     p.add_argument("--number-type", type=one_of("--number-type", NUMBER_TYPES), default=None,
                    metavar="|".join(NUMBER_TYPES),
                    help="mandelbrot: the escape arithmetic of float64-depth frames (--render "
@@ -233,7 +257,7 @@ def build_parser() -> ArgParser:
 
 
 # options that name a file to write: "~" means the user's home there too, as in the dialogs
-PATH_OPTIONS = ("out", "movie", "json")
+PATH_OPTIONS = ("out", "movie", "json", "keyframes_out")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -59,7 +59,10 @@ def spec_from_args(args) -> MovieSpec:
                      fps=args.fps or DEFAULT_FPS, seconds=args.seconds or DEFAULT_MOVIE_SECONDS,
                      zoom=args.zoom or "in", center=args.center, width=args.width,
                      iters=args.iters, palette=args.palette, codec=args.codec,
-                     colouring=(("mapping", getattr(args, "mapping", None) or MOVIE_MAPPING),))
+                     colouring=(("mapping", getattr(args, "mapping", None) or MOVIE_MAPPING),),
+                     keyframes=bool(getattr(args, "keyframes", False)
+                                    or getattr(args, "keyframes_out", None)),
+                     oversample=getattr(args, "oversample", None) or 1.0)
 
 
 def run_movie(args) -> int:
@@ -76,6 +79,8 @@ def run_movie(args) -> int:
     if moved is not None:
         return moved
     spec = spec_from_args(args)
+    if getattr(args, "oversample", None) is not None and not spec.keyframes:
+        return fail(USAGE, "--oversample applies only with --keyframes")
     restart = bool(getattr(args, "restart", False))
     try:
         movie = prepare(spec)
@@ -92,8 +97,8 @@ def run_movie(args) -> int:
         return fail(UNUSABLE, str(exc))
     from kernels.spread import open_pool
     # the deepest frame's reference orbit is computed while the GPUs' contexts open (it holds no
-    # GIL); every deep frame's renderer takes a copy of it
-    ahead = ReferenceAhead(movie).start()
+    # GIL); every deep frame's renderer takes a copy of it (keyframes pin their own: p's)
+    ahead = ReferenceAhead(movie).start() if not spec.keyframes else None
     from kernels.spread import typing_ahead
     typing_ahead.start(be)      # numba's typing registries, while the contexts open too
     try:
@@ -105,14 +110,20 @@ def run_movie(args) -> int:
         from . import quick_exit
         from .heap import heap_frozen
         with heap_frozen(), pool:
-            code = _run(spec, movie, pool, restart, ahead, timeline)
+            if spec.keyframes:
+                from .movie_keyframes import run_keyframes
+                code = run_keyframes(spec, movie, pool, restart, timeline,
+                                     getattr(args, "keyframes_out", None))
+            else:
+                code = _run(spec, movie, pool, restart, ahead, timeline)
             if code == 0 and quick_exit_wanted(be, pool) and quick_exit.enabled(True):
                 # main.py ends the process without its shutdown: the GPUs' memory and contexts
                 # go with it, not freed one by one first
                 quick_exit.request()
                 pool.close_for_exit()
     finally:
-        ahead.close()
+        if ahead is not None:
+            ahead.close()
     timeline.mark("close")
     if code == 0:
         print(timeline.line())

@@ -123,6 +123,10 @@ class MovieSpec:
     # offset, interior, mapping): the movie looks as the view does. On the command line only the
     # mapping (--mapping, else MOVIE_MAPPING), so frame k is `--render` of its place with it.
     colouring: tuple = ()
+    # frames resampled from exponential-map keyframes (services/movie_keyframes.py) instead of
+    # each rendered on its own; `oversample` multiplies the keyframes' sides
+    keyframes: bool = False
+    oversample: float = 1.0
 
     @property
     def frames(self) -> int:
@@ -156,6 +160,8 @@ class Movie:
                 "center": [end.center_re, end.center_im], "width": end.width,
                 "iters": end.iters, "palette": self.palette, "kind": s.kind,
                 "encoder": self.encoder}
+        if s.keyframes:     # other frames than a per-frame movie's: never resumed from its parts
+            plan["method"] = {"keyframes": True, "oversample": s.oversample}
         if s.colouring:
             plan["colouring"] = {k: list(v) if isinstance(v, tuple) else v for k, v in s.colouring}
         return plan

@@ -1,0 +1,140 @@
+"""`main.py --movie OUT --keyframes`: the zoom movie's frames made from exponential-map keyframes
+(services/movie_keyframes.py) on the pool's workers, encoded as any movie is; the progress bar
+counts keyframes and frames, Ctrl+C and a full disk keep what is finished (segments, and the
+keyframes the next frames need), and the last lines say where the time went."""
+from __future__ import annotations
+
+import time
+
+from services.movie import DiskFull, Movie, MovieError, MovieSpec
+from services.movie_parts import parts_dir
+from services.movie_writer import MovieWriter
+
+from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
+from .movie_timeline import Timeline
+
+
+def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: Timeline,
+                  keyframes_out: str | None = None) -> int:
+    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.scheduler import Cancelled, CancelToken
+    from services.movie_keyframes import (
+        KeyframeTimes,
+        keyframe_files,
+        keyframe_frames,
+        keyframe_map,
+        remove_keyframes_dir,
+    )
+
+    from .interruptible import run_interruptibly
+    from .progress import RenderProgress
+    try:
+        em = keyframe_map(movie)
+    except ValueError as exc:
+        return _failed(MovieError(str(exc)))
+    try:
+        writer = MovieWriter(movie, restart=restart)
+    except MovieError as exc:
+        return _failed(exc)
+    except OSError as exc:
+        return fail(UNUSABLE, f"cannot write {parts_dir(spec.out)}: {exc.strerror or exc}")
+    try:
+        files = keyframe_files(movie, em, keyframes_out)
+    except (OSError, ValueError) as exc:
+        writer.abort()
+        return fail(UNUSABLE, f"--keyframes-out: {getattr(exc, 'strerror', None) or exc}")
+    w, h = spec.size
+    total = movie.frames
+    for line in writer.parts.notes:
+        note(line)
+    if writer.resumed:
+        kept_frames, kept_units = writer.kept()
+        note(f"resuming {spec.out}: {kept_frames} of {total} frames were already finished "
+             f"(kept in {writer.parts.folder})")
+    what = movie.encoder or "PNG frames"
+    progress = RenderProgress(f"movie {w}×{h} {spec.fps} fps from {em.count} keyframes "
+                              f"{em.cols}×{em.rows}, {what}, on {pool.describe()}")
+    order = writer.render_order()
+    # the bar: every keyframe this run draws or reads, then every frame, by their counts
+    steps = max(1, em.count + len(order))
+    token = CancelToken()
+    kt = KeyframeTimes()
+    waited = {"frames": 0.0, "wall": 0.0}
+
+    def work():
+        t0 = time.perf_counter()
+        done = 0
+        with pinned_orbit(em, cancel=token):
+            timeline.mark("reference")
+            t_loop = time.perf_counter()
+            for event in keyframe_frames(movie, em, order, pool, files, token, kt):
+                done += 1
+                progress.report(min(1.0, done / steps))
+                if event[0] == "frame":
+                    timeline.mark("first frame", once=True)
+                    writer.put(event[1], event[2], cancel=token)
+            waited["frames"] = time.perf_counter() - t_loop - writer.put_wait_s
+        timeline.mark("last frame")
+        writer.finish()
+        if not keyframes_out:
+            remove_keyframes_dir(spec.out)
+        timeline.mark("join")
+        waited["wall"] = time.perf_counter() - t0
+
+    t_start = time.perf_counter()
+    try:
+        run_interruptibly(work, token, tick=progress.tick)
+    except (KeyboardInterrupt, Cancelled):
+        progress.close()
+        writer.abort()
+        frames, segs = writer.kept()
+        return interrupted(f"{_kept(writer, frames, segs)}, the keyframes they need in "
+                           f"{files.folder}; run the same command again to finish")
+    except DiskFull as exc:
+        progress.close()
+        writer.abort()
+        frames, segs = writer.kept()
+        return fail(UNUSABLE, f"the disk is full ({exc.strerror or exc}): "
+                              f"{_kept(writer, frames, segs)}; free some space and run the same "
+                              "command again to finish")
+    except Exception as exc:
+        why = cluster_failure(pool, exc)
+        if why is None and not isinstance(exc, (OSError, ValueError, RuntimeError, MemoryError)):
+            raise
+        progress.close()
+        writer.abort()
+        frames, segs = writer.kept()
+        return fail(UNUSABLE, f"{why or exc}; {_kept(writer, frames, segs)}")
+    progress.close()
+    wall = time.perf_counter() - t_start
+    made = total - writer.resumed
+    print(f"wrote {spec.out} ({total} frames, {w}x{h}, {spec.fps} fps, {total / spec.fps:g} s, "
+          f"{what}, on {pool.describe()}) in {wall:.1f} s: {made / max(wall, 1e-9):.1f} frames/s")
+    print(keyframe_summary(em, kt))
+    if made:
+        busy = [st.busy_s for st in writer.lane_stats()]
+        bound = "encoding" if writer.put_wait_s > waited["frames"] else "keyframes and frames"
+        print(f"encode {sum(busy):.2f} s on {len(busy)} lane{'s' if len(busy) != 1 else ''}, "
+              f"join {writer.join_s:.2f} s; the feeder waited {waited['frames']:.2f} s for "
+              f"frames and {writer.put_wait_s:.2f} s for encoders: bound by {bound}")
+    return 0
+
+
+def keyframe_summary(em, kt) -> str:
+    """One line: the keyframes (drawn, read back) and the frames made from them, with times."""
+    per_frame = kt.assemble_wall_s / kt.frames * 1e3 if kt.frames else 0.0
+    return (f"keyframes: {em.count} of {em.cols}×{em.rows} ({kt.keyframes} drawn in "
+            f"{kt.keyframe_wall_s:.2f} s, {kt.loaded} read back); frames: {kt.frames} assembled "
+            f"in {kt.assemble_wall_s:.2f} s ({per_frame:.2f} ms a frame, with its colouring and "
+            "copy)")
+
+
+def _failed(exc: MovieError) -> int:
+    return fail(UNUSABLE if exc.unusable else USAGE, str(exc))
+
+
+def _kept(writer: MovieWriter, frames: int, segments: int) -> str:
+    if writer.parts.png:
+        return f"{frames} of {writer.total} frames are written"
+    return (f"{frames} of {writer.total} frames are kept in {segments} finished segments in "
+            f"{writer.parts.folder}")

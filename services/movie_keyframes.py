@@ -1,0 +1,282 @@
+"""A zoom movie made from exponential-map keyframes (`--movie OUT --keyframes`, issue 37): one
+log-polar keyframe per octave of zoom (kernels/mandelbrot/expmap.py) drawn by the deep renderer
+around one pinned orbit, and every frame resampled from the keyframes it needs and coloured on
+the device (expmap_assemble.py), then encoded as any movie (services/movie_writer.py: the
+segments, the lanes, the lock, resuming at segment level). Cost follows depth, not length.
+
+The frames are made in the writer's order, in batches of about BATCH_FRAMES: each batch first
+draws the keyframes it needs that nobody has drawn yet, spread over the pool's workers (every GPU,
+or a Dask cluster), then its frames, in chunks of consecutive frames, each chunk assembled on one
+worker from the keyframes it is handed. A keyframe is kept (in memory and in the keyframes
+folder) from the batch that first needs it to the last; so memory and disk hold the keyframes of
+a batch's frames, never the whole zoom's. The keyframes folder (OUT.parts/keyframes, or the
+user's --keyframes-out DIR, where they all stay) lets an interrupted movie resume at keyframe
+level too: a keyframe found there is read, not drawn again, and the values are the same bits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .movie_parts import parts_dir
+
+# frames a batch holds at most; keyframes within a batch are drawn on all workers at once
+BATCH_FRAMES = 256
+# consecutive frames one assembly job makes (on one worker, with the keyframes uploaded once)
+CHUNK_FRAMES = 8
+KEYFRAMES_FOLDER = "keyframes"
+MANIFEST = "keyframes.json"
+
+
+def keyframes_dir(out: str) -> str:
+    """Where an unfinished movie keeps the keyframes its next frames need."""
+    out = os.fspath(out)
+    folder = parts_dir(out)
+    if out.lower().endswith(".png"):
+        return os.path.join(folder, f".{os.path.basename(out)}.{KEYFRAMES_FOLDER}")
+    return os.path.join(folder, KEYFRAMES_FOLDER)
+
+
+def keyframe_map(movie):
+    """The movie's ExpMap (its keyframes' layout and iteration limits)."""
+    from kernels.mandelbrot.expmap import expmap_of
+    return expmap_of(movie.path, movie.spec.size, float(movie.spec.oversample))
+
+
+class KeyframeFiles:
+    """Keyframes as .npy files (float64 smooth counts, (rows, cols): rows the angles, columns the
+    log radii from the inner edge out) named NNNNN.npy by keyframe, written whole or not at all,
+    with a manifest (keyframes.json) that says the layout. `keep`: the user's folder, never
+    emptied; else the movie's own, whose keyframes go once no frame left needs them."""
+
+    def __init__(self, folder: str, em, keep: bool = False):
+        self.folder, self.em, self.keep = os.fspath(folder), em, keep
+        os.makedirs(self.folder, exist_ok=True)
+        manifest = manifest_of(em)
+        path = os.path.join(self.folder, MANIFEST)
+        old = _read_json(path)
+        if old is not None and old != manifest:     # another zoom's keyframes: not these
+            for name in os.listdir(self.folder):
+                if name.endswith(".npy") and not keep:
+                    os.remove(os.path.join(self.folder, name))
+            if keep:
+                raise ValueError(f"{self.folder} holds the keyframes of another zoom; "
+                                 "choose another folder for --keyframes-out")
+        _write_json(path, manifest)
+
+    def path(self, k: int) -> str:
+        return os.path.join(self.folder, f"{int(k):05d}.npy")
+
+    def load(self, k: int):
+        """Keyframe k's values, or None when it is not here (or not whole)."""
+        try:
+            v = np.load(self.path(k), allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        if v.shape != (self.em.rows, self.em.cols) or v.dtype != np.float64:
+            return None
+        return v
+
+    def save(self, k: int, values: np.ndarray) -> None:
+        final = self.path(k)
+        tmp = _tmp(final)
+        with open(tmp, "wb") as f:
+            np.save(f, values)
+        os.replace(tmp, final)
+
+    def discard(self, k: int) -> None:
+        if not self.keep:
+            try:
+                os.remove(self.path(k))
+            except FileNotFoundError:
+                pass
+
+
+def manifest_of(em) -> dict:
+    """What a keyframe folder's files are (JSON): enough to place every sample."""
+    return {"format": "gpu-explorer exponential-map keyframes 1",
+            "layout": "keyframe k = NNNNN.npy, float64 (rows, cols) smooth escape counts; "
+                      "sample (i, j) at c = centre + 2^(outer_log2 - k - 1 + (j + 0.5)/cols) "
+                      "* exp(2 pi i (i + 0.5)/rows); counts >= limits[k] are inside the set",
+            "centre": [em.centre_re, em.centre_im], "rows": em.rows, "cols": em.cols,
+            "count": em.count, "outer_log2": em.outer_log2, "limits": list(em.limits),
+            "frame_size": list(em.size), "fixed_point_on_screen": list(em.a)}
+
+
+@dataclass(frozen=True)
+class Colouring:
+    """The movie's one colouring (a frame request's fields the Colourer reads)."""
+    palette: str
+    density: float
+    offset: float
+    interior: tuple
+    mapping: str
+
+    @staticmethod
+    def of(request) -> Colouring:
+        return Colouring(request.palette, float(request.density), float(request.offset),
+                         tuple(request.interior), request.mapping)
+
+
+@dataclass(frozen=True)
+class FrameChunk:
+    """A pool job: consecutive frames [(k, width_log2, limit, first, last)] assembled on the
+    worker's own Assembler from `keyframes` {k: values}. Returns (list of RGBA, seconds)."""
+    em: object
+    frames: tuple
+    colouring: Colouring
+    keyframes: dict = field(hash=False, compare=False)
+
+    def __call__(self, worker):
+        from kernels.mandelbrot.expmap_assemble import Assembler
+        t0 = time.perf_counter()
+        need = set(self.keyframes)
+        asm = worker.renderer(("mandelbrot", "keyframe-assembler", id(self.em)),
+                              lambda: Assembler(worker.backend, self.em, 3 * len(need) + 16))
+        # room for this chunk's keyframes: those no longer asked for go first
+        missing = [k for k in sorted(need) if asm.slot_of[k] < 0]
+        if len(missing) > len(asm._free):
+            for k in sorted(asm.loaded - need):
+                asm.drop(k)
+        for k in missing:
+            asm.load(k, self.keyframes[k])
+        out = []
+        for _k, lw, limit, first, last in self.frames:
+            worker.check()
+            out.append(np.array(asm.frame(self.colouring, lw, limit, first, last), copy=True))
+        return out, time.perf_counter() - t0
+
+
+@dataclass
+class KeyframeTimes:
+    keyframes: int = 0          # drawn by this run
+    loaded: int = 0             # read back from the keyframes folder
+    keyframe_s: float = 0.0     # the jobs' own time, summed over the workers
+    keyframe_wall_s: float = 0.0
+    frames: int = 0
+    assemble_s: float = 0.0
+    assemble_wall_s: float = 0.0
+
+
+def schedule(movie, em, order):
+    """The writer's `order` cut into batches of chunks: [[(k, lw, limit, first, last), ...] per
+    chunk, ...] per batch, and for every keyframe the last batch that needs it."""
+    from kernels.mandelbrot.expmap import width_log2
+    infos = []
+    for k in order:
+        loc = movie.path.frame(k)
+        lw = width_log2(loc.width)
+        infos.append((k, lw, int(loc.iters)) + em.needs(lw))
+    chunks, run = [], []
+    for info in infos:
+        if run and (info[0] != run[-1][0] + 1 or len(run) >= CHUNK_FRAMES):
+            chunks.append(run)
+            run = []
+        run.append(info)
+    if run:
+        chunks.append(run)
+    batches, batch, size = [], [], 0
+    for c in chunks:
+        if batch and size + len(c) > BATCH_FRAMES:
+            batches.append(batch)
+            batch, size = [], 0
+        batch.append(c)
+        size += len(c)
+    if batch:
+        batches.append(batch)
+    last_use = {}
+    for b, chunks_b in enumerate(batches):
+        for c in chunks_b:
+            for k in range(min(f[3] for f in c), max(f[4] for f in c) + 1):
+                last_use[k] = b
+    return batches, last_use
+
+
+def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
+                    times: KeyframeTimes | None = None):
+    """The frames of `order` (the writer's) made from keyframes: yields ("keyframe", k) as each
+    keyframe is ready and ("frame", k, rgba) for each frame in `order`'s order. Call inside
+    expmap_render.pinned_orbit(em) so every renderer of this process shares the orbit."""
+    from kernels.mandelbrot.expmap_render import KeyframeJob
+    times = times if times is not None else KeyframeTimes()
+    colouring = Colouring.of(movie.request(0))
+    batches, last_use = schedule(movie, em, order)
+    held: dict[int, np.ndarray] = {}
+    for b, chunks in enumerate(batches):
+        need = sorted({k for c in chunks for k in range(min(f[3] for f in c),
+                                                        max(f[4] for f in c) + 1)}, reverse=True)
+        todo = []
+        for k in need:               # deepest first: the orbit's deepest use sets its length
+            if k in held:
+                continue
+            got = files.load(k)
+            if got is None:
+                todo.append(k)
+            else:
+                held[k] = got
+                times.loaded += 1
+                yield ("keyframe", k)
+        t0 = time.perf_counter()
+        for i, (values, seconds) in pool.ordered([KeyframeJob(em, k) for k in todo],
+                                                 cancel=cancel):
+            held[todo[i]] = values
+            files.save(todo[i], values)
+            times.keyframes += 1
+            times.keyframe_s += seconds
+            yield ("keyframe", todo[i])
+        times.keyframe_wall_s += time.perf_counter() - t0
+        jobs = [FrameChunk(em, tuple(c), colouring,
+                           {k: held[k] for k in range(min(f[3] for f in c),
+                                                      max(f[4] for f in c) + 1)})
+                for c in chunks]
+        t0 = time.perf_counter()
+        for i, (rgbas, seconds) in pool.ordered(jobs, cancel=cancel):
+            times.assemble_s += seconds
+            for f, rgba in zip(chunks[i], rgbas):
+                times.frames += 1
+                yield ("frame", f[0], rgba)
+        times.assemble_wall_s += time.perf_counter() - t0
+        for k in [k for k, last in last_use.items() if last == b]:
+            held.pop(k, None)
+            files.discard(k)
+
+
+def keyframe_files(movie, em, keyframes_out: str | None) -> KeyframeFiles:
+    """The movie's keyframes folder: the user's DIR (kept) or its own beside the parts."""
+    if keyframes_out:
+        return KeyframeFiles(keyframes_out, em, keep=True)
+    return KeyframeFiles(keyframes_dir(movie.spec.out), em)
+
+
+def remove_keyframes_dir(out: str) -> None:
+    """After the movie is in place: its own keyframes folder goes (a PNG sequence's sits
+    beside the frames)."""
+    import shutil
+    folder = keyframes_dir(out)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read_json(path: str):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = _tmp(path)
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
+def _tmp(path: str) -> str:
+    """A temporary name beside `path` (one run at a time writes a movie: its lock)."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.tmp")

@@ -1,0 +1,171 @@
+"""`--movie OUT --keyframes` (issue 37) on the CPU twin at tiny sizes: the frames come from the
+keyframes (close to the rendered ones), an interrupted movie resumes at keyframe and at frame
+level into the same frames as an uninterrupted one, --keyframes-out leaves every keyframe with its
+manifest, and a per-frame movie's parts are never resumed as a keyframe movie's."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gmpy2", reason="keyframes are drawn by the deep renderer")
+
+import main
+from kernels.mandelbrot import expmap_render
+from services import movie_keyframes, movie_parts, movie_writer
+
+CENTRE = ("-0.7436438870371587", "0.1318259042053119")
+PLACE = ["--center", ",".join(CENTRE), "--width", "1e-7"]
+SIZE = "64x36"
+FPS, SECONDS = 4, 2          # 8 frames
+
+
+def movie(out, *extra):
+    return main.main(["--movie", str(out), "--backend", "cpu", "--size", SIZE, "--fps", str(FPS),
+                      "--seconds", str(SECONDS), *PLACE, "--keyframes", *extra])
+
+
+def read_png(path):
+    from PIL import Image
+    return np.asarray(Image.open(path))
+
+
+def frames(pattern, n=8):
+    return [read_png(str(pattern) % k) for k in range(n)]
+
+
+@pytest.fixture
+def short(monkeypatch):
+    """One lane, small batches: the 8 frames come in several batches, keyframes dropped between."""
+    monkeypatch.setattr(movie_parts, "SEGMENT_SECONDS", 0.5)
+    monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
+    monkeypatch.setattr(movie_keyframes, "BATCH_FRAMES", 3)
+    monkeypatch.setattr(movie_keyframes, "CHUNK_FRAMES", 2)
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """The uninterrupted movie's frames."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(movie_parts, "SEGMENT_SECONDS", 0.5)
+    mp.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
+    mp.setattr(movie_keyframes, "BATCH_FRAMES", 3)
+    mp.setattr(movie_keyframes, "CHUNK_FRAMES", 2)
+    pattern = tmp_path_factory.mktemp("whole") / "f%02d.png"
+    try:
+        assert movie(pattern) == 0
+    finally:
+        mp.undo()
+    return frames(pattern)
+
+
+def test_keyframe_frames_look_like_the_rendered_frames(tmp_path, whole, capsys):
+    from kernels.mandelbrot.expmap_quality import ssim
+    direct = tmp_path / "d%02d.png"
+    assert main.main(["--movie", str(direct), "--backend", "cpu", "--size", SIZE, "--fps",
+                      str(FPS), "--seconds", str(SECONDS), *PLACE]) == 0
+    out = capsys.readouterr().out
+    scores = [ssim(a, b) for a, b in zip(whole, frames(direct))]
+    # 64×36 of the seahorse valley: much of it is detail below a pixel, resampled differently
+    assert min(scores) > 0.35 and np.mean(scores) > 0.6, scores
+    assert "keyframes" not in out
+
+
+def test_an_interrupted_keyframe_movie_resumes_into_the_same_frames(tmp_path, monkeypatch,
+                                                                    short, whole, capsys):
+    pattern = tmp_path / "f%02d.png"
+    real_add = movie_writer._PngSink.add
+    calls = []
+
+    def add_then_stop(self, rgba):
+        real_add(self, rgba)
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(movie_writer._PngSink, "add", add_then_stop)
+    assert movie(pattern) == 130
+    err = capsys.readouterr().err
+    assert "3 of 8 frames are written" in err and "keyframes" in err
+    kept = movie_keyframes.keyframes_dir(str(pattern))
+    assert any(n.endswith(".npy") for n in os.listdir(kept))
+    monkeypatch.setattr(movie_writer._PngSink, "add", real_add)
+    drawn = []
+    real_call = expmap_render.KeyframeJob.__call__
+    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__",
+                        lambda self, w: drawn.append(self.k) or real_call(self, w))
+    assert movie(pattern) == 0
+    out = capsys.readouterr().out
+    read_back = int(out.split(" read back")[0].rsplit(" ", 1)[1])
+    assert read_back > 0                        # keyframe level: what was on disk is not redrawn
+    for a, b in zip(frames(pattern), whole):
+        assert np.array_equal(a, b)
+    assert not os.path.exists(kept)             # the movie's own keyframes go when it is done
+
+
+def test_a_movie_stopped_among_its_keyframes_resumes_from_them(tmp_path, monkeypatch, short,
+                                                               whole, capsys):
+    pattern = tmp_path / "f%02d.png"
+    real_call = expmap_render.KeyframeJob.__call__
+    drawn = []
+
+    def draw_then_stop(self, w):
+        if len(drawn) == 5:
+            raise KeyboardInterrupt
+        drawn.append(self.k)
+        return real_call(self, w)
+    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__", draw_then_stop)
+    assert movie(pattern) == 130
+    capsys.readouterr()
+    first = set(drawn)
+    drawn.clear()
+    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__",
+                        lambda self, w: drawn.append(self.k) or real_call(self, w))
+    assert movie(pattern) == 0
+    assert first and not first & set(drawn)     # none of the first run's keyframes drawn again
+    for a, b in zip(frames(pattern), whole):
+        assert np.array_equal(a, b)
+
+
+def test_keyframes_out_keeps_every_keyframe_with_its_manifest(tmp_path, capsys):
+    from kernels.backend import resolve
+    from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+    keys = tmp_path / "keys"
+    assert movie(tmp_path / "f%02d.png", "--keyframes-out", str(keys)) == 0
+    manifest = json.loads((keys / "keyframes.json").read_text())
+    n, rows, cols = manifest["count"], manifest["rows"], manifest["cols"]
+    files = sorted(p for p in os.listdir(keys) if p.endswith(".npy"))
+    assert files == [f"{k:05d}.npy" for k in range(n)]
+    v = np.load(keys / files[n // 2])
+    assert v.shape == (rows, cols) and v.dtype == np.float64
+    # the file is the keyframe as drawn (same place, same counts)
+    spec = movie_keyframes.keyframe_map
+    from services.movie import MovieSpec, prepare
+    m = prepare(MovieSpec(out=str(tmp_path / "g%02d.png"), size=(64, 36), fps=FPS,
+                          seconds=SECONDS, center=",".join(CENTRE), width="1e-7",
+                          keyframes=True))
+    em = spec(m)
+    with pinned_orbit(em):
+        again = KeyframeRenderer(resolve("cpu")).render(em, n // 2)
+    assert np.array_equal(again, v)
+
+
+def test_a_per_frame_movies_parts_are_not_resumed_by_keyframes(tmp_path, capsys, monkeypatch,
+                                                              short):
+    out = tmp_path / "m.mp4"
+    pytest.importorskip("av", reason="video needs PyAV")
+
+    def stop(self, rgba):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("services.video.SegmentEncoder.add", stop)
+    assert main.main(["--movie", str(out), "--backend", "cpu", "--size", SIZE, "--fps", str(FPS),
+                      "--seconds", str(SECONDS), *PLACE]) == 130
+    capsys.readouterr()
+    assert movie(out) == 2
+    assert "another movie" in capsys.readouterr().err
+
+
+def test_oversample_without_keyframes_is_refused(tmp_path, capsys):
+    assert main.main(["--movie", str(tmp_path / "a.mp4"), "--oversample", "2", *PLACE]) == 2
+    assert "--oversample applies only with --keyframes" in capsys.readouterr().err
