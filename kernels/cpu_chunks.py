@@ -3,22 +3,25 @@ nor a thread the OS wakes late enters their time.
 
 numba's parallel region takes the GIL back when it ends: beside a busy Python thread (a repainting
 window) that wait, up to the switch interval, was inside any clock read around the call, even a
-clock read in compiled code (native_clock). Here each of the region's threads writes the time it
-finished a piece of work into a control block (`stamp`, an atomic max), and the span is the last
-stamp less a clock read taken just before the region, which starts without waiting because the
-caller holds the GIL (`stamped`).
+clock read in compiled code (native_clock). Here the loop's threads stamp the end of each piece of
+work into a control block (an atomic max), and the span is the last stamp less a clock read taken
+just before the region, which starts without waiting because the caller holds the GIL (`stamped`).
 
-A loop may also hand out its pieces on demand (`claim`, an atomic counter): with a static split a
-thread that the OS wakes milliseconds late (two cores, one taken by the busy thread) holds the
-whole loop up, while with claimed pieces the threads already running take its share.
+The pieces are handed out on demand (`claim`, an atomic counter) to `ctl[WORKERS]` loops, one per
+thread: with a static split a thread that the OS wakes milliseconds late (two cores, one taken by
+the busy thread) held the whole loop up, while claimed pieces go to the threads already running.
+A core really lost to the busy thread still shows: the threads that run take more pieces. (A
+piece's own CPU time would also leave out a stretch in which the OS set its thread aside, but the
+thread's CPU clock is a system call, dearer than a small piece.)
 
-The control block (int64): [FLAG] a cancel flag another thread may set (the Mandelbrot rows
-kernels read it, escape._read_flag); [COUNTER] the next piece to claim; [END] the latest stamp.
-No thread id is read in the loop: numba's get_thread_id is a dynamic global, which would stop the
-kernels being cached on disk.
+The control block (int64): [FLAG] a cancel flag another thread may set (the Mandelbrot rows kernels
+read it, escape._read_flag); [COUNTER] the next piece to claim; [END] the latest stamp; [WORKERS]
+how many loops to start (numba's thread count, set by `stamped`'s caller: get_num_threads inside a
+kernel is a dynamic global, which would stop the kernels being cached on disk).
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -27,50 +30,56 @@ from numba.extending import intrinsic
 from .closure_cache import cache_closure
 from .native_clock import _now_ns
 
-FLAG, COUNTER, END = 0, 1, 2
+FLAG, COUNTER, END, WORKERS = 0, 1, 2, 3
 STAMPED = "native clock (stamped inside the parallel loop)"
 
 
 def control() -> np.ndarray:
     """A control block for a stamped kernel."""
-    return np.zeros(END + 1, dtype=np.int64)
+    ctl = np.zeros(WORKERS + 1, dtype=np.int64)
+    ctl[WORKERS] = numba.get_num_threads()
+    return ctl
 
 
 def _is_control(ctl):
     return isinstance(ctl, types.Array) and ctl.ndim == 1 and ctl.dtype == types.int64
 
 
-@intrinsic
-def claim(typingctx, ctl):
-    """The next piece's number, ctl[COUNTER] incremented atomically (each piece goes to one
-    thread, whichever asks first)."""
-    if not _is_control(ctl):
-        return None
+def _atomic(op: str, index: int, doc: str):
+    @intrinsic
+    def rmw(typingctx, ctl, value):
+        if not _is_control(ctl):
+            return None
 
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        ptr = builder.gep(ary.data, [ir.Constant(ir.IntType(64), COUNTER)])
-        return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "monotonic")
-    return types.int64(ctl), codegen
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            ptr = builder.gep(ary.data, [ir.Constant(ir.IntType(64), index)])
+            return builder.atomic_rmw(op, ptr, args[1], "monotonic")
+        return types.int64(ctl, types.int64), codegen
+    rmw.__doc__ = doc
+    return rmw
 
 
-@intrinsic
-def _stamp_max(typingctx, ctl, t):
-    if not _is_control(ctl):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        ptr = builder.gep(ary.data, [ir.Constant(ir.IntType(64), END)])
-        builder.atomic_rmw("max", ptr, args[1], "monotonic")
-        return context.get_dummy_value()
-    return types.none(ctl, types.int64), codegen
+_fetch_add = _atomic("add", COUNTER, "ctl[COUNTER] += value, atomically; the value before.")
+_fetch_max = _atomic("max", END, "ctl[END] = max(ctl[END], value), atomically.")
 
 
 @njit(inline="always")
-def stamp(ctl):
-    """A thread finished a piece now: ctl[END] = max(ctl[END], now), atomically."""
-    _stamp_max(ctl, _now_ns())
+def claim(ctl):
+    """The next piece's number (each piece goes to one thread, whichever asks first)."""
+    return _fetch_add(ctl, 1)
+
+
+@njit(inline="always")
+def begin():
+    """A piece starts (the monotonic clock), for `stamp`."""
+    return _now_ns()
+
+
+@njit(inline="always")
+def stamp(ctl, started):
+    """A piece begun at `started` is done now."""
+    _fetch_max(ctl, _now_ns())
 
 
 @njit(inline="always")
@@ -79,16 +88,18 @@ def piece(c, n, pieces):
     return c * n // pieces, (c + 1) * n // pieces
 
 
-@njit
+@njit(inline="always")
 def reset(ctl):
-    """Counter and stamps to 0; the cancel flag is the caller's and stays."""
-    for i in range(COUNTER, ctl.size):
-        ctl[i] = 0
+    """Counter and stamp to 0; the cancel flag and the workers are the caller's and stay. A
+    stamped kernel calls it before its parallel loop, so a control block serves call after call."""
+    ctl[COUNTER] = 0
+    ctl[END] = 0
 
 
 def stamped(kernel):
     """`kernel(*args, ctl)` (a numba parallel function that stamps ctl) as f(*args, ctl) -> the
-    milliseconds from just before its parallel region to its last stamp.
+    milliseconds from just before its parallel region to its last stamp; ctl[WORKERS] is set to
+    numba's thread count first.
 
     Compiled without nogil: holding the GIL, the region's own take of the GIL at its start is
     immediate, so the clock read before it counts no wait either."""
@@ -102,7 +113,12 @@ def stamped(kernel):
         if end < t0:                    # no piece of work at all
             end = _now_ns()
         return (end - t0) * 1e-6
-    return cache_closure(run)
+    compiled = cache_closure(run)
+
+    def call(*args):
+        args[-1][WORKERS] = numba.get_num_threads()
+        return compiled(*args)
+    return call
 
 
 _wrapped: dict = {}

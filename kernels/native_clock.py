@@ -24,23 +24,27 @@ THREAD_CPU = "thread CPU time"
 _CLOCK_MONOTONIC = int(getattr(time, "CLOCK_MONOTONIC", 1))    # 1 on Linux, 6 on macOS
 
 
-@intrinsic
-def _now_ns(typingctx):
-    """CLOCK_MONOTONIC in nanoseconds, by libc's clock_gettime called from the compiled code
-    (declared, not a ctypes address: the functions calling it can be cached on disk)."""
-    def codegen(context, builder, sig, args):
-        i64 = ir.IntType(64)
-        spec = cgutils.alloca_once(builder, ir.ArrayType(i64, 2))
-        fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), ir.PointerType(ir.IntType(8))])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
-        builder.call(fn, [ir.Constant(ir.IntType(32), _CLOCK_MONOTONIC),
-                          builder.bitcast(spec, ir.PointerType(ir.IntType(8)))])
-        sec = builder.load(builder.gep(spec, [ir.Constant(ir.IntType(32), 0),
-                                              ir.Constant(ir.IntType(32), 0)]))
-        nsec = builder.load(builder.gep(spec, [ir.Constant(ir.IntType(32), 0),
-                                               ir.Constant(ir.IntType(32), 1)]))
-        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
-    return types.int64(), codegen
+def _clock_intrinsic(clock_id: int, doc: str):
+    @intrinsic
+    def read(typingctx):
+        def codegen(context, builder, sig, args):
+            i64, i32 = ir.IntType(64), ir.IntType(32)
+            spec = cgutils.alloca_once(builder, ir.ArrayType(i64, 2))
+            fnty = ir.FunctionType(i32, [i32, ir.PointerType(ir.IntType(8))])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+            builder.call(fn, [ir.Constant(i32, clock_id),
+                              builder.bitcast(spec, ir.PointerType(ir.IntType(8)))])
+            sec = builder.load(builder.gep(spec, [ir.Constant(i32, 0), ir.Constant(i32, 0)]))
+            nsec = builder.load(builder.gep(spec, [ir.Constant(i32, 0), ir.Constant(i32, 1)]))
+            return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+        return types.int64(), codegen
+    read.__doc__ = doc
+    return read
+
+
+# libc's clock_gettime called from compiled code (declared, not a ctypes address: the functions
+# calling it can be cached on disk)
+_now_ns = _clock_intrinsic(_CLOCK_MONOTONIC, "CLOCK_MONOTONIC in nanoseconds.")
 
 
 def timed(kernel):

@@ -104,7 +104,7 @@ def main(argv=None) -> int:
             c = measure()
             method = names[setting] if be.is_gpu else timing.WALL
             if name in ("cpu-numba", "numpy"):    # their own clocks, whatever times the GPU
-                method = "native clock" if name == "cpu-numba" else "thread CPU time"
+                method = "stamped native clock" if name == "cpu-numba" else "thread CPU time"
             ratio = b / min(a, c) if a and c and b else None
             out.append({"what": name, "method": method, "alone_ms": a, "busy_ms": b,
                         "alone_again_ms": c, "ratio": ratio})

@@ -12,7 +12,10 @@ export PYTHONPATH=.:$PYTHONPATH NUMBA_CACHE_DIR=$PWD/.numba-cache PYTHONUNBUFFER
 nproc; lscpu | grep -m1 "Model name"
 python3 tools/busy_thread_bench.py --backend cpu --log2n 12 --no-frames --repeats 1 > /dev/null 2>&1
 python3 tools/window_frame_vs_bench.py --backend cpu --size 200x150 --frames 1 > /dev/null 2>&1
-two="taskset -c 0,1"
+# two CPUs on two different physical cores (not hyperthreads of one)
+cpus=$(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -u | head -2 | cut -d, -f1 | paste -sd,)
+lscpu -p=CPU,CORE | grep -v '^#' | head -4 | paste -sd' '; echo "pinned to CPUs $cpus"
+two="taskset -c $cpus"
 export NUMBA_NUM_THREADS=2
 echo "== busy thread, two cores"
 for n in 12 16 20; do

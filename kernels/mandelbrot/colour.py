@@ -29,7 +29,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import stamp
+from ..cpu_chunks import WORKERS, begin, claim, control, reset, stamp
 from .request import MAPPINGS      # decided once, with the requests that name them
 
 SQRT, LOG, HISTOGRAM = range(3)
@@ -165,20 +165,25 @@ def stats_cpu(values, max_iter, stats):
 
 @njit(parallel=True, cache=True)
 def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
-    """bins[r, c] = the histogram bin of each escaped pixel (bin_position), -1 for the rest; each
-    row stamps its end in the control block ctl (cpu_chunks: the pass's time)."""
+    """bins[r, c] = the histogram bin of each escaped pixel (bin_position), -1 for the rest; rows
+    claimed and stamped through the control block ctl (cpu_chunks: the pass's time)."""
     rows, cols = values.shape
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
-    for r in prange(rows):
-        for c in range(cols):
-            v = values[r, c]
-            if v < max_iter:
-                b, _ = _bin_position_cpu(v, vmin, scale)
-                bins[r, c] = b
-            else:
-                bins[r, c] = -1
-        stamp(ctl)
+    reset(ctl)               # every call claims its pieces from 0
+    for _w in prange(ctl[WORKERS]):
+        r = claim(ctl)
+        while r < rows:
+            started = begin()
+            for c in range(cols):
+                v = values[r, c]
+                if v < max_iter:
+                    b, _f = _bin_position_cpu(v, vmin, scale)
+                    bins[r, c] = b
+                else:
+                    bins[r, c] = -1
+            stamp(ctl, started)
+            r = claim(ctl)
 
 
 @njit(cache=True)
@@ -195,12 +200,11 @@ def count_bins_cpu(bins, hist):
                 hist[b] += 1
 
 
-@njit(cache=True)
 def histogram_cpu(values, max_iter, stats, hist):
     """hist[b] = escaped pixels whose value falls in bin b (bins of bin_position): the bins
     found in parallel, then counted on one thread. The colourer times the two apart."""
     bins = np.empty(values.shape, dtype=np.int16)
-    histogram_bins_cpu(values, max_iter, stats, bins, np.zeros(3, dtype=np.int64))
+    histogram_bins_cpu(values, max_iter, stats, bins, control())
     count_bins_cpu(bins, hist)
 
 
@@ -219,16 +223,21 @@ def cdf_cpu(hist, cdf):
 
 @njit(parallel=True, cache=True)
 def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut, interior, ctl):
-    """rgba (H, W) uint32 = colour of each value through the packed LUT; each row stamps its
-    end in the control block ctl (cpu_chunks: the pass's time)."""
+    """rgba (H, W) uint32 = colour of each value through the packed LUT; rows claimed and
+    stamped through the control block ctl (cpu_chunks: the pass's time)."""
     rows, cols = values.shape
     vmin = stats[S_MIN]
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
-    for r in prange(rows):
-        for c in range(cols):
-            rgba[r, c] = _colour_cpu(values[r, c], max_iter, mode, dens, offset, vmin, scale, cdf,
-                                     lut, interior)
-        stamp(ctl)
+    reset(ctl)               # every call claims its pieces from 0
+    for _w in prange(ctl[WORKERS]):
+        r = claim(ctl)
+        while r < rows:
+            started = begin()
+            for c in range(cols):
+                rgba[r, c] = _colour_cpu(values[r, c], max_iter, mode, dens, offset, vmin, scale,
+                                         cdf, lut, interior)
+            stamp(ctl, started)
+            r = claim(ctl)
 
 
 # ---------------------------------------------------------------- elsewhere

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.core.extending import intrinsic
 
-from ..cpu_chunks import stamp
+from ..cpu_chunks import WORKERS, begin, claim, reset, stamp
 
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
@@ -185,9 +185,9 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
                     cx, cy, step, half_w, half_h, max_iter, stop):
     """Fill values[band_row0 : band_row0 + band_rows] (a band of the buffer).
 
-    Buffer row r is picture row grid_row0 + r. Rows are visited in the order (k * stride) % band_rows
-    (stride coprime to band_rows) so that each thread's contiguous share of k mixes cheap and
-    expensive parts of the picture instead of taking one half of it.
+    Buffer row r is picture row grid_row0 + r. The threads claim k = 0, 1, 2, ... one row at a
+    time (cpu_chunks) and draw row (k * stride) % band_rows (stride coprime to band_rows), so that
+    cheap and expensive parts of the picture are mixed through the band.
 
     `stop` is a control block (cpu_chunks.control). Another thread may set its flag while this runs
     (a cancel): every thread reads it before each pair of pixels and leaves its rows unfinished
@@ -196,24 +196,28 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
     its end there too: the kernel's time (cpu_chunks.stamped).
     """
     cols = values.shape[1]
-    for k in prange(band_rows):
-        br = band_row0 + (k * stride) % band_rows
-        gy = float(grid_row0 + br) + 0.5 - half_h
-        y = cy - gy * step
-        if _read_flag(stop) != 0:
-            continue
-        for c in range(0, cols - 1, 2):
-            if _read_flag(stop) != 0:
-                break
-            ax = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
-            bx = cx + (float(grid_col0 + c + 1) + 0.5 - half_w) * step
-            va, vb = _escape_pair_cpu(ax, bx, y, max_iter)
-            values[br, c] = va
-            values[br, c + 1] = vb
-        if cols % 2:
-            c = cols - 1
-            values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y, max_iter)
-        stamp(stop)         # the row's end, read inside the loop (cpu_chunks: no wait for the GIL)
+    reset(stop)               # every call claims its pieces from 0
+    for _w in prange(stop[WORKERS]):
+        k = claim(stop)
+        while k < band_rows and _read_flag(stop) == 0:
+            started = begin()
+            br = band_row0 + (k * stride) % band_rows
+            gy = float(grid_row0 + br) + 0.5 - half_h
+            y = cy - gy * step
+            for c in range(0, cols - 1, 2):
+                if _read_flag(stop) != 0:
+                    break
+                ax = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
+                bx = cx + (float(grid_col0 + c + 1) + 0.5 - half_w) * step
+                va, vb = _escape_pair_cpu(ax, bx, y, max_iter)
+                values[br, c] = va
+                values[br, c + 1] = vb
+            if cols % 2:
+                c = cols - 1
+                values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y,
+                                            max_iter)
+            stamp(stop, started)    # the row's end (cpu_chunks: no wait for the GIL inside)
+            k = claim(stop)
 
 
 def row_stride(rows: int) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..backend import simulator_enabled
-from ..cpu_chunks import stamp
+from ..cpu_chunks import WORKERS, begin, claim, reset, stamp
 from . import escape as mk
 
 f32 = np.float32
@@ -69,23 +69,27 @@ def escape_value32(x, y, max_iter):
 def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, stop):
     """escape.escape_rows_cpu in float32: fill values[band_row0 : band_row0 + band_rows] of a
     buffer whose row r has imaginary part ys[r] and column c real part xs[c] (pixel_axes). Rows in
-    the same coprime order; `stop` the same cancel flag, read before each pair of pixels."""
+    the same coprime order, claimed; `stop` the same control block, its flag read before each pair
+    of pixels."""
     cols = values.shape[1]
-    for k in prange(band_rows):
-        br = band_row0 + (k * stride) % band_rows
-        y = ys[br]
-        if mk._read_flag(stop) != 0:
-            continue
-        for c in range(0, cols - 1, 2):
-            if mk._read_flag(stop) != 0:
-                break
-            va, vb = _escape_pair_cpu(xs[c], xs[c + 1], y, max_iter)
-            values[br, c] = va
-            values[br, c + 1] = vb
-        if cols % 2:
-            c = cols - 1
-            values[br, c] = _escape_cpu(xs[c], y, max_iter)
-        stamp(stop)
+    reset(stop)               # every call claims its pieces from 0
+    for _w in prange(stop[WORKERS]):
+        k = claim(stop)
+        while k < band_rows and mk._read_flag(stop) == 0:
+            started = begin()
+            br = band_row0 + (k * stride) % band_rows
+            y = ys[br]
+            for c in range(0, cols - 1, 2):
+                if mk._read_flag(stop) != 0:
+                    break
+                va, vb = _escape_pair_cpu(xs[c], xs[c + 1], y, max_iter)
+                values[br, c] = va
+                values[br, c + 1] = vb
+            if cols % 2:
+                c = cols - 1
+                values[br, c] = _escape_cpu(xs[c], y, max_iter)
+            stamp(stop, started)
+            k = claim(stop)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

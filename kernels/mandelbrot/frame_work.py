@@ -18,7 +18,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import control, stamp
+from ..cpu_chunks import WORKERS, begin, claim, control, reset, stamp
 from ..roofs.work import Work, record
 from . import escape as mk
 from .gpu_target import WARP_THREADS as LANES
@@ -33,33 +33,37 @@ _, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
 def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter,
                    useful, lanes, ctl):
     """useful[r], lanes[r] = useful iterations and executed lane-iterations (32-pixel segments)
-    of values' row r; each row stamps its end in the control block ctl (cpu_chunks)."""
+    of values' row r; rows claimed and stamped through the control block ctl (cpu_chunks)."""
     rows, cols = values.shape
     per_row = (cols + LANES - 1) // LANES
-    for r in prange(rows):
-        y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
-        useful[r] = 0
-        lanes[r] = 0
-        for s in range(per_row):
-            top = 0
-            for c in range(s * LANES, min(cols, (s + 1) * LANES)):
-                x = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
-                n = mk.pixel_count(values[r, c], _shortcut_cpu(x, y), max_iter)
-                useful[r] += n
-                top = max(top, n)
-            lanes[r] += LANES * top
-        stamp(ctl)
+    reset(ctl)               # every call claims its pieces from 0
+    for _w in prange(ctl[WORKERS]):
+        r = claim(ctl)
+        while r < rows:
+            started = begin()
+            y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
+            useful[r] = 0
+            lanes[r] = 0
+            for s in range(per_row):
+                top = 0
+                for c in range(s * LANES, min(cols, (s + 1) * LANES)):
+                    x = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
+                    n = mk.pixel_count(values[r, c], _shortcut_cpu(x, y), max_iter)
+                    useful[r] += n
+                    top = max(top, n)
+                lanes[r] += LANES * top
+            stamp(ctl, started)
+            r = claim(ctl)
 
 
-@njit(cache=True)
 def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
     """(useful iterations, executed lane-iterations with 32-pixel segments) of values' rows."""
     rows = values.shape[0]
     useful = np.zeros(rows, np.int64)
     lanes = np.zeros(rows, np.int64)
     count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter,
-                   useful, lanes, np.zeros(3, np.int64))
-    return useful.sum(), lanes.sum()
+                   useful, lanes, control())
+    return int(useful.sum()), int(lanes.sum())
 
 
 # the GPU count is frame_work_gpu.py's, imported at the first GPU count: numba.cuda is no part of

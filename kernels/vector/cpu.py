@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import numba
+import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import claim, control, piece, stamp, stamped
+from ..cpu_chunks import WORKERS, begin, claim, control, piece, reset, stamp, stamped
 from ..native_clock import thread_ms
 from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 
@@ -25,7 +25,9 @@ from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 COPY, SCALE, ADD, TRIAD, SAXPY, SEED, DOT = range(7)
 OPS = {"copy": COPY, "scale": SCALE, "add": ADD, "triad": TRIAD, "saxpy": SAXPY,
        "seed-expr": SEED, "dot": DOT}
-PIECE = 16384           # items per piece: a claim's cost is lost in it, and small N still splits
+# at least PIECE items a piece, at most 4 pieces a thread: more pieces cost more than they balance
+# (each claim and stamp moves the control block's cache line between cores)
+PIECE = 16384
 
 
 @njit(cache=True)
@@ -58,18 +60,20 @@ def _piece_op(op, a, b, out, s):
 
 
 @njit(parallel=True, cache=True)
-def _cpu_vec(op, a, b, out, s, parts, workers, ctl):
+def _cpu_vec(op, a, b, out, s, parts, ctl):
     n = a.size
     pieces = parts.size
-    for _ in prange(workers):
+    reset(ctl)               # every call claims its pieces from 0
+    for _w in prange(ctl[WORKERS]):
         c = claim(ctl)
         while c < pieces:
+            started = begin()
             lo, hi = piece(c, n, pieces)
             if op == DOT:
                 parts[c] = _piece_op(op, a[lo:hi], b[lo:hi], out, s)
             else:
                 _piece_op(op, a[lo:hi], b[lo:hi], out[lo:hi], s)
-            stamp(ctl)
+            stamp(ctl, started)
             c = claim(ctl)
 
 
@@ -81,7 +85,7 @@ def numba_ops() -> dict[str, Callable]:
 
     def parts_for(n):
         got = state.get("parts")
-        pieces = max(1, min(n // PIECE, 64 * numba.get_num_threads()))
+        pieces = max(1, min(n // PIECE, 4 * numba.get_num_threads()))
         if got is None or got.size != pieces:
             got = state["parts"] = np.zeros(pieces, dtype=np.float64)
         return got
@@ -93,8 +97,7 @@ def numba_ops() -> dict[str, Callable]:
             if code == SAXPY:           # ins = (x, y), y updated in place
                 out = ins[1]
             parts = parts_for(a.size)
-            ms = run(np.int64(code), a, b, out, np.float32(s), parts,
-                     np.int64(numba.get_num_threads()), ctl)
+            ms = run(np.int64(code), a, b, out, np.float32(s), parts, ctl)
             if code == DOT:
                 out[0] = parts.sum()    # in piece order: the same sum whichever thread took a piece
             return ms
