@@ -234,10 +234,20 @@ def test_the_middle_tier_gives_mpfrs_count_where_float64_fails(cpu_backend, monk
     places = [(int(a), int(b)) for a, b in np.argwhere(layers[4] == 2)]
     at = tuple(np.array(places).T)
     assert int((np.abs(np.floor(loop[at]).astype(np.int64) - truth[at]) > 1).sum()) >= 5
-    values, proved = dd_pixels.dd_at(req.picture(), places)
+    orbits = {}
+    values, proved = dd_pixels.dd_at(req.picture(), places, orbits=orbits)
     assert proved.all(), [p for p, ok in zip(places, proved) if not ok]
     off = np.floor(values).astype(np.int64) - truth[at]
     assert np.abs(off).max() <= 1, off.tolist()
+    # with BLA (long steps taken) as step by step
+    from kernels.mandelbrot.deep import dd_bla
+    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS
+    orbit, (tab, levels) = next(iter(orbits.values()))
+    assert (tab[levels[10, 0]:levels[10, 0] + levels[10, 1], dd_bla.RAD] > 0).any()
+    bits = req.picture().precision + EXTRA_BITS
+    dcs = dd_pixels.deltas(req.picture(), places, bits)
+    plain, ok = dd_pixels.dd_values(orbit, (tab, levels[:0]), dcs, req.max_iter, 2.0 ** -bits)
+    assert ok.all() and np.abs(np.floor(plain) - np.floor(values)).max() <= 1
 
 
 def test_the_middle_tier_leaves_few_of_kf_5e227_marked(cpu_backend):
@@ -248,5 +258,26 @@ def test_the_middle_tier_leaves_few_of_kf_5e227_marked(cpu_backend):
     r.precision_headroom = 0
     r.exact_redo = exact_redo.PROVED
     res = r.render_values(kf("5e227", (32, 32)))
-    assert res.stats["dd_pixels"] >= 24
+    assert res.stats["dd_pixels"] >= 24 and res.stats["exact_pixels"] == 0
     assert res.stats["marked_pixels"] <= 2, res.stats
+
+
+def test_the_middle_tiers_bound_proves_only_what_its_precision_holds():
+    """Every pixel of a 1e-25 frame proved and within ±1 of MPFR; an orbit said to be rounded at
+    2^-60 (the bound's noise term) proves none of those that escape: the bound is what decides,
+    not a constant."""
+    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS
+    req = DeepRequest(CRE, CIM, "1e-25", (6, 4), 20000)
+    truth = exact_values(req)
+    whole = req.picture()
+    bits = whole.precision + EXTRA_BITS
+    places = [(r, c) for r in range(4) for c in range(6)]
+    orbits = {}
+    values, proved = dd_pixels.dd_at(whole, places, orbits=orbits)
+    assert proved.all()
+    assert np.abs(np.floor(values) - np.floor(truth.reshape(-1))).max() <= 1
+    orbit, table = next(iter(orbits.values()))
+    dcs = dd_pixels.deltas(whole, places, bits)
+    _, ok = dd_pixels.dd_values(orbit, table, dcs, req.max_iter, 2.0 ** -60)
+    escaping = truth.reshape(-1) < req.max_iter
+    assert escaping.sum() >= 20 and not ok[escaping].any()

@@ -8,8 +8,10 @@ Why it works: such a pixel's count moves with c at ~2^-50 of |δc| (its z depend
 derivative that large), so float64's 53 bits cannot hold it, while 106 bits hold it with ~50 bits
 to spare; MPFR, at the picture's ~800-1,000 bits, is far more than it needs.
 
-The step, with rebasing as perturbation_loop.py's (no BLA: every iteration is a step):
-    δ ← (2·Z_m + δ)·δ + δc,   z = Z_m + δ;   δ ← z, m ← 0 when |z| < |δ| or the orbit ends.
+A perturbation step, with rebasing as perturbation_loop.py's:
+    δ ← (2·Z_m + δ)·δ + δc,   z = Z_m + δ;   δ ← z, m ← 0 when |z| < |δ| or the orbit ends;
+or, where δ and its error fit a radius of the tier's own BLA table (dd_bla.py, ε = 2^-100), a
+bilinear step δ ← A·δ + B·δc of up to 2^k iterations.
 The bound e on |z - z_true| (z_true: c's orbit) follows each step rigorously:
     e ← (2|z| + e)·e + inj,
 since (z + ε)² - z² = 2zε + ε². inj bounds what a step adds: the double-double operations' own
@@ -17,20 +19,24 @@ rounding (each below 2^-104 of its operands' size, a few per step: DD_INJ = 2^-9
 (2|Z| + |δ|)·|δ| + |δc| covers them, the orbit's hi + lo rounding and the sloppy additions'
 cancellation), the orbit's MPFR rounding (`noise`: 2^-(bits - 5) of |Z|² + 2 per step, as if each
 Z_n were off by that) and subnormal lo parts (ABS_INJ). Norms are |Re| + |Im| (≥ |·|), |z| is the
-Euclidean one from the escape test.
+Euclidean one from the escape test. A BLA step of l iterations multiplies e by |A| and adds what
+it drops (l·ε of what its inner δ can reach), its coefficients' errors (the table carries them),
+its own rounding and the orbit's rounding grown across it (dd_bla.py). That bound counts the
+coefficients by magnitudes, so a few pixels it leaves unproved are iterated again step by step.
 
 Proof of the count: let t_k be c's true orbit, z_k the computed one, |t_k - z_k| ≤ e_k ≤ E_MAX =
 128 at every iteration before the computed escape n (bailout radius 256), and e_n ≤ |z_n|/2. A
 true escape at j < n - 1 would give |t_{j+1}| > 256² - 2, so |z_{j+1}| > 256 and the computed orbit
-would have escaped at j + 1 < n; and |t_n| ≥ |z_n|/2 > 128, so t escapes by n + 1. The true escape iteration
-is n - 1, n or n + 1: within ±1, as the issue asks (a pixel that never escapes likewise). e's own
-double roundings lose less than 2^-30 of it over 10^6 steps, far inside the factor of ~8 DD_INJ
-leaves over the sum of the roundings it stands for.
+would have escaped at j + 1 < n; and |t_n| ≥ |z_n|/2 > 128, so t escapes by n + 1. Inside a BLA
+step the true |δ| stays within radii below ε·|2·Z| with |Z| ≤ 2: no escape there. The true escape
+iteration is n - 1, n or n + 1: within ±1, as the issue asks (a pixel that never escapes
+likewise). e's own double roundings lose less than 2^-30 of it over 10^6 steps, far inside the
+factor of ~8 DD_INJ leaves over the sum of the roundings it stands for.
 
-Cost: a step is ~100 double operations (Dekker's products; numba emits no FMA): ~40 ns, so
-1.1 M iterations of a 5e227 pixel take ~50 ms, against ~1.4 s for MPFR's two runs (figures:
-docs/PERFORMANCE.md, "Exact where doubles fail"). The reference orbit in double-double is one more
-MPFR run a picture (dd_orbit.py).
+Cost: a perturbation step is ~100 double operations (Dekker's products; numba emits no FMA),
+~70 ns; with the table a 5e227 pixel (1.1 M iterations) takes a few ms instead of ~75, against
+~1.4 s for MPFR's two runs (docs/PERFORMANCE.md, "Exact where doubles fail"). The orbit in
+double-double and its table are one more MPFR run and ~0.3 s a picture (dd_orbit.py, dd_bla.py).
 """
 from __future__ import annotations
 
@@ -42,6 +48,8 @@ import numpy as np
 from numba import njit
 
 from ..escape import BAILOUT2, _make_escape
+from . import dd_bla
+from .dd_bla import AABS, AI, AIL, AR, ARL, BABS, BI, BIL, BMAG, BR, BRL, EA, EB, NZ, RAD
 from .dd_orbit import EXTRA_BITS, dd_orbit
 from .double_double import dd_add, dd_mul
 
@@ -49,6 +57,7 @@ from .double_double import dd_add, dd_mul
 DD_INJ = 2.0 ** -98
 # subnormal lo parts (deltas below 2^-969) lose at most a few 2^-1074 per operation
 ABS_INJ = 2.0 ** -1060
+_UP = 1.0 + 2.0 ** -50          # a product of magnitudes rounded up
 # a pixel is proved while e stays at most this up to its escape: half the bailout radius
 E_MAX = 0.5 * math.sqrt(BAILOUT2)
 # pixels a thread takes at a time
@@ -58,11 +67,13 @@ _smooth = _make_escape(operator.mul, operator.add, njit(inline="always"))[4]
 
 
 @njit(nogil=True, cache=True)
-def dd_pixel(orbit, cr_h, cr_l, ci_h, ci_l, max_iter, noise):
+def dd_pixel(orbit, tab, levels, cr_h, cr_l, ci_h, ci_l, max_iter, noise, eps):
     """(value, proved) of the pixel δc = (cr_h + cr_l) + i·(ci_h + ci_l) against `orbit`
-    (dd_orbit's rows): escape.py's smooth value, and whether the bound proves its count within ±1.
-    noise: the orbit's MPFR rounding per step, as a fraction of |Z|^2 + 2."""
+    (dd_orbit's rows) and its BLA table (dd_bla.build: `tab`, `levels`; ε = eps): escape.py's
+    smooth value, and whether the bound proves its count within ±1. noise: the orbit's MPFR
+    rounding per step, as a fraction of |Z|^2 + 2."""
     last = orbit.shape[0] - 1
+    nlev = levels.shape[0]
     dr_h = dr_l = di_h = di_l = 0.0
     dcm = abs(cr_h) + abs(ci_h)
     e = 0.0
@@ -71,27 +82,69 @@ def dd_pixel(orbit, cr_h, cr_l, ci_h, ci_l, max_iter, noise):
     m = 0
     n = 0
     while n < max_iter:
-        zr_h = orbit[m, 0]
-        zr_l = orbit[m, 1]
-        zi_h = orbit[m, 2]
-        zi_l = orbit[m, 3]
-        zmag = abs(zr_h) + abs(zi_h)
         dmag = abs(dr_h) + abs(di_h)
-        # t = 2Z + δ; δ ← t·δ + δc
-        tr_h, tr_l = dd_add(2.0 * zr_h, 2.0 * zr_l, dr_h, dr_l)
-        ti_h, ti_l = dd_add(2.0 * zi_h, 2.0 * zi_l, di_h, di_l)
-        p1h, p1l = dd_mul(tr_h, tr_l, dr_h, dr_l)
-        p2h, p2l = dd_mul(ti_h, ti_l, di_h, di_l)
-        q1h, q1l = dd_mul(tr_h, tr_l, di_h, di_l)
-        q2h, q2l = dd_mul(ti_h, ti_l, dr_h, dr_l)
-        nr_h, nr_l = dd_add(p1h, p1l, -p2h, -p2l)
-        ni_h, ni_l = dd_add(q1h, q1l, q2h, q2l)
-        dr_h, dr_l = dd_add(nr_h, nr_l, cr_h, cr_l)
-        di_h, di_l = dd_add(ni_h, ni_l, ci_h, ci_l)
-        inj = DD_INJ * ((2.0 * zmag + dmag) * dmag + dcm) + noise * (zmag * zmag + 2.0) + ABS_INJ
-        e = (2.0 * z_abs + e) * e + inj
-        m += 1
-        n += 1
+        best = -1
+        length = 1
+        if m >= 1:
+            # the longest aligned step from m whose radius holds δ and its error
+            j0 = m - 1
+            k = 0
+            while k < nlev and (j0 & ((1 << k) - 1)) == 0:
+                j = j0 >> k
+                if j >= levels[k, 1] or n + (1 << k) > max_iter:
+                    break
+                idx = levels[k, 0] + j
+                if not dmag * _UP + e <= tab[idx, RAD]:
+                    break
+                best = idx
+                length = 1 << k
+                k += 1
+        if best >= 0:
+            t = tab[best]
+            p1h, p1l = dd_mul(t[AR], t[ARL], dr_h, dr_l)
+            p2h, p2l = dd_mul(t[AI], t[AIL], di_h, di_l)
+            q1h, q1l = dd_mul(t[AR], t[ARL], di_h, di_l)
+            q2h, q2l = dd_mul(t[AI], t[AIL], dr_h, dr_l)
+            nr_h, nr_l = dd_add(p1h, p1l, -p2h, -p2l)
+            ni_h, ni_l = dd_add(q1h, q1l, q2h, q2l)
+            p1h, p1l = dd_mul(t[BR], t[BRL], cr_h, cr_l)
+            p2h, p2l = dd_mul(t[BI], t[BIL], ci_h, ci_l)
+            q1h, q1l = dd_mul(t[BR], t[BRL], ci_h, ci_l)
+            q2h, q2l = dd_mul(t[BI], t[BIL], cr_h, cr_l)
+            br_h, br_l = dd_add(p1h, p1l, -p2h, -p2l)
+            bi_h, bi_l = dd_add(q1h, q1l, q2h, q2l)
+            dr_h, dr_l = dd_add(nr_h, nr_l, br_h, br_l)
+            di_h, di_l = dd_add(ni_h, ni_l, bi_h, bi_l)
+            da = dmag + e
+            # what the step drops (l·ε of what the inner δ can reach), its coefficients' and its
+            # own rounding, and the orbit's rounding grown across it
+            e = (t[AABS] * e + length * eps * 1.01 * (t[AABS] * da + t[BMAG] * dcm)
+                 + t[EA] * da + t[EB] * dcm + DD_INJ * (t[AABS] * da + (t[BABS] + t[EB]) * dcm)
+                 + noise * t[NZ] + ABS_INJ * length) * _UP
+            m += length
+            n += length
+        else:
+            zr_h = orbit[m, 0]
+            zr_l = orbit[m, 1]
+            zi_h = orbit[m, 2]
+            zi_l = orbit[m, 3]
+            zmag = abs(zr_h) + abs(zi_h)
+            # t = 2Z + δ; δ ← t·δ + δc
+            tr_h, tr_l = dd_add(2.0 * zr_h, 2.0 * zr_l, dr_h, dr_l)
+            ti_h, ti_l = dd_add(2.0 * zi_h, 2.0 * zi_l, di_h, di_l)
+            p1h, p1l = dd_mul(tr_h, tr_l, dr_h, dr_l)
+            p2h, p2l = dd_mul(ti_h, ti_l, di_h, di_l)
+            q1h, q1l = dd_mul(tr_h, tr_l, di_h, di_l)
+            q2h, q2l = dd_mul(ti_h, ti_l, dr_h, dr_l)
+            nr_h, nr_l = dd_add(p1h, p1l, -p2h, -p2l)
+            ni_h, ni_l = dd_add(q1h, q1l, q2h, q2l)
+            dr_h, dr_l = dd_add(nr_h, nr_l, cr_h, cr_l)
+            di_h, di_l = dd_add(ni_h, ni_l, ci_h, ci_l)
+            inj = (DD_INJ * ((2.0 * zmag + dmag) * dmag + dcm) + noise * (zmag * zmag + 2.0)
+                   + ABS_INJ)
+            e = (2.0 * z_abs + e) * e + inj
+            m += 1
+            n += 1
         xr = (orbit[m, 0] + dr_h) + (orbit[m, 1] + dr_l)
         xi = (orbit[m, 2] + di_h) + (orbit[m, 3] + di_l)
         r2 = xr * xr + xi * xi
@@ -110,17 +163,21 @@ def dd_pixel(orbit, cr_h, cr_l, ci_h, ci_l, max_iter, noise):
 
 
 @njit(nogil=True, cache=True)
-def _dd_batch(orbit, dcs, max_iter, noise, values, proved, lo, hi):
+def _dd_batch(orbit, tab, levels, dcs, max_iter, noise, eps, values, proved, lo, hi):
     for k in range(lo, hi):
-        v, ok = dd_pixel(orbit, dcs[k, 0], dcs[k, 1], dcs[k, 2], dcs[k, 3], max_iter, noise)
+        v, ok = dd_pixel(orbit, tab, levels, dcs[k, 0], dcs[k, 1], dcs[k, 2], dcs[k, 3],
+                         max_iter, noise, eps)
         values[k] = v
         proved[k] = ok
 
 
-def dd_values(orbit: np.ndarray, dcs: np.ndarray, max_iter: int, noise: float,
+def dd_values(orbit: np.ndarray, table, dcs: np.ndarray, max_iter: int, noise: float,
               threads: int = 1, cancel=None) -> tuple[np.ndarray, np.ndarray]:
-    """(values, proved) of each row (cr_h, cr_l, ci_h, ci_l) of `dcs`, on `threads` threads (the
-    loop holds no GIL); cancel.check() between batches of BATCH pixels."""
+    """(values, proved) of each row (cr_h, cr_l, ci_h, ci_l) of `dcs` against `orbit` and its
+    `table` (dd_bla.build's (tab, levels)), on `threads` threads (the loop holds no GIL);
+    cancel.check() between batches of BATCH pixels."""
+    tab, levels = table
+    eps = 2.0 ** -dd_bla.EPS_BITS
     k = dcs.shape[0]
     values = np.zeros(k, dtype=np.float64)
     proved = np.zeros(k, dtype=np.bool_)
@@ -128,7 +185,8 @@ def dd_values(orbit: np.ndarray, dcs: np.ndarray, max_iter: int, noise: float,
     def run(lo):
         if cancel is not None:
             cancel.check()
-        _dd_batch(orbit, dcs, int(max_iter), float(noise), values, proved, lo, min(k, lo + BATCH))
+        _dd_batch(orbit, tab, levels, dcs, int(max_iter), float(noise), eps, values, proved, lo,
+                  min(k, lo + BATCH))
 
     starts = range(0, k, BATCH)
     if threads <= 1 or k <= BATCH:
@@ -179,11 +237,28 @@ def dd_at(whole, places, threads: int = 1, orbits: dict | None = None,
     its double-double orbit made once and kept in `orbits` (a dict) when given."""
     bits = int(whole.precision) + EXTRA_BITS
     key = (str(whole.center_re), str(whole.center_im), bits, int(whole.max_iter))
-    orbit = None if orbits is None else orbits.get(key)
-    if orbit is None:
+    got = None if orbits is None else orbits.get(key)
+    if got is None:
         orbit = dd_orbit(*centre_hex(whole, bits), bits, int(whole.max_iter), cancel)
+        got = (orbit, dd_bla.build(orbit, dc_max(whole)))
         if orbits is not None:
-            orbits.clear()          # one picture's orbit at a time (tens of MB)
-            orbits[key] = orbit
+            orbits.clear()          # one picture's orbit and table at a time (~300 MB at 5e227)
+            orbits[key] = got
     noise = 2.0 ** -(bits - 5)
-    return dd_values(orbit, deltas(whole, places, bits), whole.max_iter, noise, threads, cancel)
+    dcs = deltas(whole, places, bits)
+    values, proved = dd_values(got[0], got[1], dcs, whole.max_iter, noise, threads, cancel)
+    left = np.flatnonzero(~proved)
+    if len(left):
+        # BLA's bound counts its coefficients by magnitudes: a few pixels it leaves, step by step
+        # iteration (a bound that follows the pixel's own δ) still proves
+        tab, levels = got[1]
+        v, ok = dd_values(got[0], (tab, levels[:0]), dcs[left], whole.max_iter, noise, threads,
+                          cancel)
+        values[left[ok]], proved[left[ok]] = v[ok], True
+    return values, proved
+
+
+def dc_max(whole) -> float:
+    """A bound on |δc| over the picture `whole` (its centre is the orbit's)."""
+    w, h = int(whole.size[0]), int(whole.size[1])
+    return math.ldexp(0.5 * math.hypot(w, h) * (1.0 + 2.0 ** -30), math.ceil(whole.spacing_log2))
