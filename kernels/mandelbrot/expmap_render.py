@@ -23,17 +23,33 @@ def keyframe_request(em, k: int) -> DeepRequest:
 
 @contextmanager
 def pinned_orbit(em, cancel=None, progress=None):
-    """While inside: the reference of the deepest keyframe (with its limit, the largest)
-    pinned for every renderer of this process, yielded; unpinned however the movie ends."""
-    from .deep.reference_store import compute_pinned, shared_store
+    """While inside: the reference of the deepest keyframe (with the largest limit), stopped at
+    its period where the deepest keyframe's ball finds one (a periodic orbit serves every larger
+    ball, so every keyframe), pinned for every renderer of this process and yielded; unpinned
+    however the movie ends. From the disk cache when it is there."""
+    from .deep.period_stop import radius_log2
+    from .deep.reference import ReferenceOrbit
+    from .deep.reference_store import shared_store
+    from .deep.renderer import FrameGeometry
+    store = shared_store()
     deepest = keyframe_request(em, em.count - 1)
     deepest = DeepRequest(deepest.center_re, deepest.center_im, deepest.width, deepest.size,
                           max(em.limits), polar=em.cols).validate()
-    orbit = compute_pinned(deepest, 0, cancel=cancel, progress=progress)
+    need = deepest.precision
+    found = store.find(deepest, need) if store.cache is not None else None
+    orbit = found[0] if found is not None and found[1] == "disk" else None
+    if orbit is None:
+        orbit = ReferenceOrbit(deepest.center_re, deepest.center_im, need)
+    t0, before = time.perf_counter(), orbit.version
+    orbit.extend(deepest.max_iter, cancel=cancel, progress=progress,
+                 radius_log2=radius_log2(FrameGeometry.of(deepest, orbit)))
+    if orbit.version != before:
+        store.keep(orbit, (time.perf_counter() - t0) * 1e3)
+    store.pin(orbit)
     try:
         yield orbit
     finally:
-        shared_store().unpin(orbit)
+        store.unpin(orbit)
 
 
 class KeyframeRenderer:
@@ -46,13 +62,15 @@ class KeyframeRenderer:
         self.backend = backend
         self.deep = DeepRenderer(backend)
         self.deep.references = shared_store()
-        self.deep.precision_headroom = 0    # the pinned orbit is the deepest keyframe's
         self.seconds = 0.0
         self.pixels = 0
 
     def render(self, em, k: int, cancel=None) -> np.ndarray:
         """Keyframe k's smooth counts (rows, cols) float64, a host array the caller keeps."""
         request = keyframe_request(em, k).validate()
+        # where no orbit is pinned (a Dask worker's process), the first one made serves every
+        # deeper keyframe too
+        self.deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         res = self.deep.render_values(request, cancel=cancel)
         values = np.array(res.values, copy=True)     # the renderer's ring is reused

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 37 on the GPU machine: exponential-map keyframe movies. Stages (STAGES, default all but
+# "two"; each call stays under the device tool's 10 minutes when given a few stages at a time):
+#   tests     the keyframe tests on the real GPU (kernels, CLI)
+#   warm      a tiny keyframe movie, so numba's cache is warm before anything is timed
+#   movie     the 1080p60 zoom from the whole set to 1e-1000, 10 minutes (36,000 frames), the
+#             whole `main.py --movie … --keyframes` command timed (target ≤ 300 s on one H200)
+#   perframe  the per-frame method on the first minute of the same zoom, and the ratio
+#   quality   12 frames spread over that zoom: SSIM and escape counts against direct renders
+#   two       keyframes on 1 GPU then 2 (a shorter zoom, to 1e-300; target ≥ 1.8× on keyframes)
+#   bash tools/gpu_keyframes.sh OUT                       # tests warm movie perframe
+#   STAGES="warm quality two" bash tools/gpu_keyframes.sh OUT
+# Without PyAV in the bundle the movie stage times the keyframes and the assembly in-process,
+# without encoding, and its JSON says so ("encoded": false).
+set -u
+OUT=${1:?usage: gpu_keyframes.sh OUT}; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1
+source ${BUNDLE:-.device-lite}/activate.sh
+export PYTHONPATH=.:$PYTHONPATH NUMBA_CACHE_DIR=$PWD/.numba-cache
+STAGES=${STAGES:-tests warm movie perframe}
+SECONDS=0
+{ date -u; git log -1 --oneline 2>/dev/null; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  echo "cores $(nproc)"
+  python3 -c "import av; print('av', av.__version__)" 2>&1 | tail -1
+  python3 -c "import numba, numpy, gmpy2; print('numba', numba.__version__, 'numpy', numpy.__version__)"; } > "$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+B="python3 tools/keyframes_bench.py --out /tmp/kf --backend cuda --json $OUT/keyframes.json"
+for stage in $STAGES; do
+  case $stage in
+    tests)
+      timeout 300 python3 -m pytest -q -p no:cacheprovider tests/kernels/test_expmap_gpu.py \
+        tests/kernels/test_expmap.py tests/cli/test_movie_keyframes.py > "$OUT/tests.log" 2>&1
+      echo "tests rc=$? (${SECONDS}s)"; grep -E "passed|failed|FAILED|^ERROR" "$OUT/tests.log" | tail -6 ;;
+    warm)
+      timeout 200 python3 main.py --movie /tmp/kf/w.mp4 --keyframes --restart --backend cuda \
+        --size 64x36 --fps 10 --seconds 2 --width 1e-300 \
+        --center "$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:400] + ',' + L.center_im[:400])")" \
+        > "$OUT/warm.txt" 2>&1
+      echo "warm rc=$? (${SECONDS}s)"; tail -4 "$OUT/warm.txt" | cut -c1-300 ;;
+    movie)
+      timeout 560 $B movie --gpus ${GPUS:-0} --seconds ${MOVIE_SECONDS:-600} > "$OUT/movie.txt" 2>&1
+      echo "movie rc=$? (${SECONDS}s)"; grep -E "^movie:|^wrote|^keyframes|^encode|^timeline" "$OUT/movie.txt" | cut -c1-300 ;;
+    perframe)
+      timeout 300 $B perframe --gpus ${GPUS:-0} --seconds ${MOVIE_SECONDS:-600} \
+        --per-frame-seconds ${PER_FRAME_SECONDS:-60} > "$OUT/perframe.txt" 2>&1
+      echo "perframe rc=$? (${SECONDS}s)"; grep -E "^perframe:" "$OUT/perframe.txt" ;;
+    quality)
+      timeout 400 $B quality --seconds ${MOVIE_SECONDS:-600} > "$OUT/quality.txt" 2>&1
+      echo "quality rc=$? (${SECONDS}s)"; grep -E "^\{|^quality: min" "$OUT/quality.txt" | cut -c1-300 ;;
+    two)
+      for g in 0 0,1; do
+        timeout 280 python3 tools/keyframes_bench.py movie --out /tmp/kf --backend cuda --gpus $g \
+          --seconds 60 --width 1e-300 --json "$OUT/two-$g.json" > "$OUT/two-$g.txt" 2>&1
+        echo "two gpus=$g rc=$? (${SECONDS}s)"; grep -E "^movie: (whole|keyframes_s|assembly_s|encode)" "$OUT/two-$g.txt"
+      done
+      python3 - "$OUT" <<'EOF'
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/two-{g}.json"))["movie"] for g in ("0", "0,1"))
+print(f"two GPUs: keyframes {a['keyframes_s']} -> {b['keyframes_s']} s "
+      f"({a['keyframes_s'] / b['keyframes_s']:.2f}x); whole command {a.get('whole_command_s')} -> "
+      f"{b.get('whole_command_s')} s")
+EOF
+      ;;
+  esac
+done
+echo "done in ${SECONDS}s"

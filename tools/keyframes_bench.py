@@ -1,0 +1,263 @@
+"""Issue 37's benchmark: a zoom movie from exponential-map keyframes against the per-frame method,
+and the assembled frames' quality against frames rendered directly. Three parts, each its own
+subcommand so a GPU session can run them in separate calls:
+
+  movie     the whole `main.py --movie OUT --keyframes` command, timed from outside, with its own
+            lines (keyframe count and time, frames and assembly time, encode); --no-encode (or no
+            PyAV) times the keyframes and the assembly in-process without encoding, and says so
+  perframe  the per-frame method on the first --per-frame-seconds of the same zoom (the same
+            36,000-frame course, frames 0 .. N-1 rendered as --movie renders them, the movie's
+            pinned reference, no encoding), its time per frame and the ratio to the keyframes'
+  quality   --quality N frames spread over the zoom by depth: each assembled from its keyframes
+            and rendered directly; SSIM on the colours, escape counts within ±1 where a keyframe
+            sample sits on the pixel (within SAME_POINT_PX) and over every pixel
+
+  PYTHONPATH=. python tools/keyframes_bench.py movie|perframe|quality [--size 1920x1080]
+      [--fps 60] [--seconds 600] [--width 1e-1000] [--backend cuda] [--gpus 0] [--json FILE]
+
+Prints one line per figure and writes them to --json (appended by part).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+# a keyframe sample this close to a pixel's centre (in pixels) samples "the same point": near
+# the set, counts change by several within a tenth of a pixel
+SAME_POINT_PX = 0.01
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def _place():
+    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    return loc.center_re[:1200], loc.center_im[:1200]
+
+
+def _spec(a, out, keyframes=True):
+    from services.movie import MovieSpec
+    cre, cim = _place()
+    return MovieSpec(out=out, size=a.size, fps=a.fps, seconds=a.seconds, center=f"{cre},{cim}",
+                     width=a.width, colouring=(("mapping", "sqrt"),), keyframes=keyframes,
+                     oversample=a.oversample)
+
+
+def _emit(a, part: str, figures: dict) -> None:
+    for k, v in figures.items():
+        print(f"{part}: {k} = {v}")
+    if a.json:
+        old = {}
+        if os.path.exists(a.json):
+            with open(a.json) as f:
+                old = json.load(f)
+        old[part] = figures
+        with open(a.json, "w") as f:
+            json.dump(old, f, indent=1)
+
+
+def part_movie(a) -> None:
+    try:
+        import av  # noqa: F401
+        encode = not a.no_encode
+    except ImportError:
+        encode = False
+    out = os.path.join(a.out, "keyframes.mp4")
+    if encode:
+        cre, cim = _place()
+        cmd = [sys.executable, "main.py", "--movie", out, "--keyframes", "--restart",
+               "--backend", a.backend, "--size", f"{a.size[0]}x{a.size[1]}", "--fps", str(a.fps),
+               "--seconds", str(a.seconds), "--center", f"{cre},{cim}", "--width", a.width,
+               "--oversample", str(a.oversample)] + (["--gpus", a.gpus] if a.gpus else [])
+        t0 = time.perf_counter()
+        run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        text = run.stdout + run.stderr
+        print(text[-3000:])
+        m = re.search(r"keyframes: (\d+) of (\d+)×(\d+) \((\d+) drawn in ([\d.]+) s", text)
+        f = re.search(r"frames: (\d+) assembled in ([\d.]+) s \(([\d.]+) ms", text)
+        e = re.search(r"encode ([\d.]+) s on (\d+) lane", text)
+        figures = {"rc": run.returncode, "whole_command_s": round(wall, 2), "encoded": True,
+                   "frames": a.frames, "gpus": a.gpus or "default"}
+        if m:
+            figures.update(keyframes=int(m[1]), keyframe_size=f"{m[2]}x{m[3]}",
+                           keyframes_s=float(m[5]))
+        if f:
+            figures.update(assembly_s=float(f[2]), assembly_ms_per_frame=float(f[3]))
+        if e:
+            figures.update(encode_busy_s=float(e[1]), lanes=int(e[2]))
+        figures["seconds_per_frame"] = round(wall / a.frames, 5)
+        if os.path.exists(out):
+            os.remove(out)
+    else:
+        figures = _in_process(a)
+    _emit(a, "movie", figures)
+
+
+def _in_process(a) -> dict:
+    """The keyframes and every frame's assembly on the pool, no encoding (said in the JSON)."""
+    from kernels.backend import resolve
+    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.spread import open_pool
+    from services.movie import prepare
+    from services.movie_keyframes import KeyframeFiles, KeyframeTimes, keyframe_frames, keyframe_map
+    t0 = time.perf_counter()
+    movie = prepare(_spec(a, os.path.join(a.out, "unused%05d.png")), open_encoder=False)
+    em = keyframe_map(movie)
+    be = resolve(a.backend)
+    kt = KeyframeTimes()
+    with open_pool(be, gpus=a.gpus) as pool:
+        t1 = time.perf_counter()
+        with pinned_orbit(em):
+            t2 = time.perf_counter()
+            files = KeyframeFiles(os.path.join(a.out, "keyframes-tmp"), em)
+            for _ in keyframe_frames(movie, em, list(range(movie.frames)), pool, files, None, kt):
+                pass
+    wall = time.perf_counter() - t0
+    return {"encoded": False, "why": "no PyAV here, or --no-encode: keyframes and assembly only",
+            "frames": movie.frames, "keyframes": em.count, "keyframe_size": f"{em.cols}x{em.rows}",
+            "whole_s": round(wall, 2), "pool_s": round(t1 - t0, 2),
+            "reference_s": round(t2 - t1, 2), "keyframes_s": round(kt.keyframe_wall_s, 2),
+            "assembly_s": round(kt.assemble_wall_s, 2),
+            "assembly_ms_per_frame": round(kt.assemble_wall_s / max(1, kt.frames) * 1e3, 3),
+            "gpus": a.gpus or "default"}
+
+
+def part_perframe(a) -> None:
+    """Frames 0 .. N-1 of the whole zoom by the per-frame method (MovieFrameJob on the pool)."""
+    from kernels.backend import resolve
+    from kernels.spread import open_pool
+    from services.movie import MovieFrameJob, prepare
+    from services.movie_reference import movie_reference
+    movie = prepare(_spec(a, os.path.join(a.out, "unused%05d.png"), keyframes=False),
+                    open_encoder=False)
+    n = min(movie.frames, int(round(a.per_frame_seconds * a.fps)))
+    be = resolve(a.backend)
+    t0 = time.perf_counter()
+    with open_pool(be, gpus=a.gpus) as pool:
+        with movie_reference(movie):
+            t1 = time.perf_counter()
+            jobs = [MovieFrameJob(movie.path, k, movie.palette, a.size, movie.spec.colouring, 0)
+                    for k in range(n)]
+            for _ in pool.ordered(jobs, window=4 * pool.workers):
+                pass
+    wall = time.perf_counter() - t0
+    figures = {"frames": n, "of": movie.frames, "whole_s": round(wall, 2),
+               "frames_s": round(time.perf_counter() - t1, 2),
+               "seconds_per_frame": round((time.perf_counter() - t1) / n, 5), "encoded": False,
+               "deepest_width": movie.path.frame(n - 1).width[:12], "gpus": a.gpus or "default"}
+    if a.json and os.path.exists(a.json):
+        with open(a.json) as f:
+            mv = json.load(f).get("movie", {})
+        per = mv.get("seconds_per_frame") or (mv.get("whole_s", 0) / max(1, mv.get("frames", 1)))
+        if per:
+            figures["ratio_per_frame_to_keyframes"] = round(figures["seconds_per_frame"] / per, 2)
+    _emit(a, "perframe", figures)
+
+
+def part_quality(a) -> None:
+    import dataclasses
+    from decimal import Decimal
+
+    import numpy as np
+
+    from kernels.backend import resolve
+    from kernels.mandelbrot.expmap import width_log2
+    from kernels.mandelbrot.expmap_assemble import Assembler
+    from kernels.mandelbrot.expmap_quality import counts_within, nearest_samples, ssim
+    from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+    from kernels.mandelbrot.jobs import make_renderer
+    from services.movie import frame_request, prepare
+    from services.movie_keyframes import keyframe_map
+    movie = prepare(_spec(a, os.path.join(a.out, "unused%05d.png")), open_encoder=False)
+    em = keyframe_map(movie)
+    path, be = movie.path, resolve(a.backend)
+    deepest = -width_log2(path.frame(path.frames - 1).width) / math.log2(10)
+    depths = np.linspace(0.5, deepest, a.quality)
+    ks = [_frame_at(path, d) for d in depths]
+    rows = []
+    renderer, kept = KeyframeRenderer(be), {}
+    asm = Assembler(be, em, 64)
+    with pinned_orbit(em):
+        for f in ks:
+            loc = path.frame(f)
+            lw = width_log2(loc.width)
+            first, last = em.needs(lw)
+            for k in list(kept):
+                if not first <= k <= last:
+                    kept.pop(k)
+                    asm.drop(k)
+            for k in range(last, first - 1, -1):
+                if k not in kept:
+                    kept[k] = renderer.render(em, k)
+                    asm.load(k, kept[k])
+            got = np.array(asm.frame(movie.request(f), lw, loc.iters, first, last), copy=True)
+            req = dataclasses.replace(frame_request(path, f, movie.palette, a.size,
+                                                    movie.spec.colouring), want_values=True)
+            direct = make_renderer(req, be).render(req)
+            values = np.array(direct.values, copy=True)
+            near, dist = nearest_samples(em, lw, kept, loc.iters)
+            on = dist < SAME_POINT_PX
+            rows.append({"frame": f, "width": f"{Decimal(loc.width):.3e}", "iters": loc.iters,
+                         "ssim": round(ssim(got, direct.rgba), 4),
+                         "counts_pm1_same_point": round(counts_within(near, values, 1, on), 4),
+                         "same_point_pixels": int(on.sum()),
+                         "counts_pm1_all": round(counts_within(
+                             _assembled_values(asm, lw, loc.iters, first, last), values), 4)})
+            print(rows[-1], flush=True)
+    _emit(a, "quality", {"frames": rows, "min_ssim": min(r["ssim"] for r in rows),
+                         "min_counts_pm1_same_point": min(r["counts_pm1_same_point"]
+                                                          for r in rows)})
+
+
+def _assembled_values(asm, lw, limit, first, last):
+    import numpy as np
+    v = asm.values(lw, limit, first, last)
+    return np.array(v if isinstance(v, np.ndarray) else v.copy_to_host(), copy=True)
+
+
+def _frame_at(path, depth10: float) -> int:
+    """The frame whose width is nearest 10^-depth10 (bisection: widths shrink with k)."""
+    from kernels.mandelbrot.expmap import width_log2
+    target = -depth10 * math.log2(10)
+    lo, hi = 0, path.frames - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if width_log2(path.frame(mid).width) > target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("part", choices=("movie", "perframe", "quality"))
+    p.add_argument("--out", default="/tmp/keyframes-bench")
+    p.add_argument("--size", default="1920x1080")
+    p.add_argument("--fps", type=int, default=60)
+    p.add_argument("--seconds", type=float, default=600.0)
+    p.add_argument("--width", default="1e-1000")
+    p.add_argument("--oversample", type=float, default=1.0)
+    p.add_argument("--backend", default="cuda")
+    p.add_argument("--gpus", default=None)
+    p.add_argument("--per-frame-seconds", type=float, default=60.0)
+    p.add_argument("--quality", type=int, default=12)
+    p.add_argument("--no-encode", action="store_true")
+    p.add_argument("--json", default=None)
+    a = p.parse_args(argv)
+    w, h = a.size.lower().split("x")
+    a.size = (int(w), int(h))
+    a.frames = max(2, round(a.fps * a.seconds))
+    os.makedirs(a.out, exist_ok=True)
+    {"movie": part_movie, "perframe": part_perframe, "quality": part_quality}[a.part](a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
