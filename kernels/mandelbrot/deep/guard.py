@@ -21,7 +21,10 @@ The last pass's bound also stands for round-off, which the bound does not follow
 BLA steps add at least ROUND_INJ·max(|Re δ|, |Im δ|). A pixel still doubtful then is one float64
 deltas cannot place at all (its count moves with the last bits of δ and δc: KF's 5e227 has ~2 % of
 them, wrong by hundreds of iterations in plain perturbation too): the loops hand its value back as
--1 - value (`untrusted`), and the renderer iterates it exactly (exact_redo.py).
+-1 - value (`untrusted`), and the renderer marks it or, when asked, iterates it again (exact_redo.py:
+double-double with a sound bound, then MPFR). The guard is not loose there: nearly all the pixels
+it hands back at 5e227 are off MPFR's count by more than one, so no tighter criterion would spare
+many (docs/PERFORMANCE.md, "Exact where doubles fail").
 
 The loops import the constants and compile them in: tools/deep_guard_sweep.py, which tries other
 settings, sets them in each loop module before the loops first compile.
