@@ -4,8 +4,8 @@ the renderer's `exact_redo`:
 
 * False (the default): nothing; they keep the loop's value and are counted as marked.
 * PROVED: each runs in double-double against a double-double orbit (dd_pixels.py, the middle tier:
-  ~20x cheaper than MPFR, with a sound bound that proves ~96 % of them); those it cannot prove
-  keep its value and are marked.
+  far cheaper than MPFR, with a sound bound that proves nearly all of them); those it cannot
+  prove keep its value and are marked.
 * True (--exact-pixels): the middle tier, then those it cannot prove get the count MPFR gives at
   the precision their conditioning needs (mpfr_escape.settled_value), on all the host's cores.
   A pixel whose MPFR count has not settled by the largest precision tried is marked too.
@@ -13,10 +13,10 @@ the renderer's `exact_redo`:
 The middle tier does not reach pictures below the perturbation format's spacings (the extended
 format, where next to no pixel is handed back): there its pixels go on as if it had not run.
 
-MPFR's cost: about one reference orbit's time per such pixel (0.7 s for KF's 5e227 at 864 bits, twice
-that and more to confirm the count at a higher precision); KF's 5e227 has ~2 % of them, the other
-KF files and the test frames far fewer (docs/PERFORMANCE.md, "Exact where doubles fail"). Paid
-only where the loop's own bound says float64 failed, never per pixel of the frame.
+MPFR's cost: about one reference orbit's time per such pixel, twice that and more to confirm the
+count at a higher precision; KF's 5e227 hands back ~3 % of its pixels, the other KF files and the
+test frames far fewer (docs/PERFORMANCE.md, "Exact where doubles fail"). Paid only where the
+loop's own bound says float64 failed, never per pixel of the frame.
 
 A pixel is iterated as a place of its whole picture (DeepRequest.picture), so a band's answer is
 the one-piece picture's.

@@ -156,7 +156,7 @@ class DeepRenderer:
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
         # pixels float64 cannot place: True iterates them in double-double, then MPFR; PROVED in
         # double-double only (the rest marked); False keeps the loop's value and marks them. Off
-        # unless asked (--exact-pixels): at 5e227 even double-double costs ~15x the frame
+        # unless asked (--exact-pixels): at 5e227 even double-double costs several frames' time
         self.exact_redo = False
         self.last_exact: dict = {}  # the last frame's {"dd_pixels", "exact_pixels", "marked_pixels"}
         self.exact = ExactCache()   # their values, kept for a re-render of the same picture
