@@ -83,11 +83,16 @@ def export_movie(ctx: JobContext, job: MovieExport):
             # while the reference orbit is computed (services/movie_warm.py)
             from kernels.spread import LocalPool
             pool = LocalPool(job.backend, job.gpus)
-            warming = Warming(pool, warm_job(movie, len(writer.lanes)), ctx.token).start()
-        with movie_reference(movie, cancel=ctx.token):   # the deepest frame's, for every frame
-            if warming is not None:
-                warming.wait()
-            yield from _frames(ctx, job, movie, writer, progress, pool)
+            if not job.spec.keyframes:   # keyframes compile their own kernels as they start
+                warming = Warming(pool, warm_job(movie, len(writer.lanes)), ctx.token).start()
+        if job.spec.keyframes:      # frames from keyframes (movie_keyframe_jobs.py)
+            from .movie_keyframe_jobs import keyframe_steps
+            yield from keyframe_steps(ctx, movie, writer, progress, pool, STEP_WAIT_S)
+        else:
+            with movie_reference(movie, cancel=ctx.token):   # the deepest frame's, for all
+                if warming is not None:
+                    warming.wait()
+                yield from _frames(ctx, job, movie, writer, progress, pool)
         if pool is not None:
             pool.close()            # the GPUs are free while the lanes finish
         while not writer.wait_lanes(STEP_WAIT_S):
@@ -95,6 +100,9 @@ def export_movie(ctx: JobContext, job: MovieExport):
             yield progress()
         yield progress("joining")
         frames = writer.finish()
+        if job.spec.keyframes:      # the keyframes the frames needed go with the parts
+            from .movie_keyframes import remove_keyframes_dir
+            remove_keyframes_dir(job.spec.out)
     except BaseException:
         writer.abort()
         raise

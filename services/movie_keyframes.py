@@ -135,8 +135,9 @@ class FrameChunk:
         from kernels.mandelbrot.expmap_assemble import Assembler
         t0 = time.perf_counter()
         need = set(self.keyframes)
-        asm = worker.renderer(("mandelbrot", "keyframe-assembler", id(self.em)),
+        asm = worker.renderer(("mandelbrot", "keyframe-assembler", "movie", id(self.em)),
                               lambda: Assembler(worker.backend, self.em, 3 * len(need) + 16))
+        asm.ensure(len(need))
         # room for this chunk's keyframes: those no longer asked for go first
         missing = [k for k in sorted(need) if asm.slot_of[k] < 0]
         if len(missing) > len(asm._free):

@@ -45,6 +45,10 @@ CODECS = (("H.264 (libx264)", "h264"), ("H.265 (libx265)", "h265"),
           ("H.264 on the GPU (NVENC)", "h264_nvenc"), ("H.265 on the GPU (NVENC)", "hevc_nvenc"),
           ("PNG frames (one file per frame)", None))
 DIRECTIONS = (("In: from the whole set to here", "in"), ("Out: from here to the whole set", "out"))
+# how the frames are made (services/movie_keyframes.py): each rendered, or resampled from
+# exponential-map keyframes; each rendered is the default, as on the command line
+METHODS = (("Render every frame (each as Render draws it)", False),
+           ("From keyframes, one per octave (long deep zooms)", True))
 # the colour mappings, each saying whether a movie can use it: one mapping colours every frame, and
 # only sqrt gives a count the same colour in every frame (services.movie.one_mapping)
 MAPPINGS = ((f"{MOVIE_MAPPING}: one colour per count in every frame", MOVIE_MAPPING),
@@ -163,6 +167,14 @@ class MovieDialog(QDialog):
         self.direction.setToolTip("The zoom is exponential: every frame magnifies by the same "
                                   "factor")
         form.addRow("Zoom", self.direction)
+        self.method = QComboBox()
+        for label, _ in METHODS:
+            self.method.addItem(label)
+        self.method.setToolTip(
+            "From keyframes: one exponential-map keyframe per halving of the width, every frame "
+            "resampled from them, so the cost follows the depth, not the length; frames are "
+            "close to, not equal to, each frame rendered")
+        form.addRow("Frames", self.method)
         self.codec = QComboBox()
         for i, (label, codec) in enumerate(CODECS):
             why = codec_problem(codec)
@@ -218,6 +230,7 @@ class MovieDialog(QDialog):
         self.fps.setValue(last["fps"])
         self.seconds.setValue(last["seconds"])
         self.direction.setCurrentIndex([d for _, d in DIRECTIONS].index(last["zoom"]))
+        self.method.setCurrentIndex(1 if last.get("keyframes") else 0)
         i = self.codec.findData(last["codec"])
         if i >= 0 and self.codec.model().item(i).isEnabled():
             self.codec.setCurrentIndex(i)
@@ -292,7 +305,8 @@ class MovieDialog(QDialog):
         path = png_pattern(path) if codec is None else video_path(path)
         return {"out": path, "size": (self.w.value(), self.h.value()), "fps": self.fps.value(),
                 "seconds": float(self.seconds.value()),
-                "zoom": DIRECTIONS[self.direction.currentIndex()][1], "codec": codec}
+                "zoom": DIRECTIONS[self.direction.currentIndex()][1], "codec": codec,
+                "keyframes": METHODS[self.method.currentIndex()][1]}
 
 
 def _row(*widgets, stretch_first=False) -> QWidget:

@@ -131,6 +131,8 @@ class MovieExporter(QObject):
         eta = eta_text(time.perf_counter() - self._t0, p.done - self._first, p.total - self._first)
         if p.stage == "joining":
             text = f"Putting {p.total} frames together in {self.spec.out}…"
+        elif p.stage == "keyframes":     # a keyframe movie's keyframes (movie_keyframe_jobs.py)
+            text = f"Drawing keyframes; frame {p.done:,} of {p.total:,} encoded"
         else:
             text = f"Frame {p.done:,} of {p.total:,}" + (f" · {eta}" if eta else "")
             if p.resumed:

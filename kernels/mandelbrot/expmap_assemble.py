@@ -43,12 +43,23 @@ class Assembler:
         self.pool = BufferPool(backend)
         self.colourer = Colourer(backend)
         self._stream = None
-        shape = (max(1, int(slots)), em.rows, em.cols)
         if backend.is_gpu:
             from numba import cuda
             self._stream = cuda.stream()
-            self.stack = cuda.device_array(shape, np.float64, stream=self._stream)
             self._slot_dev = cuda.device_array((em.count,), np.int64, stream=self._stream)
+        self.stack = None
+        self.ensure(slots)
+
+    def ensure(self, slots: int) -> None:
+        """At least `slots` slots (more slots: a new stack, every keyframe to load again)."""
+        em = self.em
+        if self.stack is not None and self.stack.shape[0] >= slots:
+            return
+        shape = (max(1, int(slots)), em.rows, em.cols)
+        self.stack = None           # the old stack's memory goes first
+        if self.backend.is_gpu:
+            from numba import cuda
+            self.stack = cuda.device_array(shape, np.float64, stream=self._stream)
         else:
             self.stack = np.empty(shape, np.float64)
         self.slot_of = np.full(em.count, -1, np.int64)

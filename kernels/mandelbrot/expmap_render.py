@@ -88,7 +88,8 @@ class KeyframeJob:
         self.em, self.k = em, int(k)
 
     def __call__(self, worker):
-        renderer = worker.renderer(("mandelbrot", "keyframes"),
+        # role "movie" at [2]: the window drops a movie's renderers when it ends (jobs.releasing)
+        renderer = worker.renderer(("mandelbrot", "keyframes", "movie"),
                                    lambda: KeyframeRenderer(worker.backend))
         t0 = time.perf_counter()
         values = renderer.render(self.em, self.k, cancel=worker.cancel)
