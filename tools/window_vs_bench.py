@@ -79,7 +79,9 @@ def main(argv=None) -> int:
     impls = {i.name: i for i in implementations(be) if i.available}
     runner = PointRunner(be, repeats=7, budget_s=2.0)
     rows = []
-    print(f"{device_name(be)}; {gpu_method_note(be)}; op {args.op}; N = 2^{args.max_exp}")
+    note = gpu_method_note(be) if be.is_gpu else \
+        "cpu-numba by its loop's own stamps, NumPy by its thread's CPU time"
+    print(f"{device_name(be)}; {note}; op {args.op}; N = 2^{args.max_exp}")
     print(f"{'implementation/mode':28} {'window GB/s':>12} {'headless':>10} {'ratio':>7} "
           f"{'worst fall >2^20':>17}")
     for (impl, mode) in sorted({(p.impl, p.mode) for p in view.model.points}):
