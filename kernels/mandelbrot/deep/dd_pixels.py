@@ -22,7 +22,8 @@ Z_n were off by that) and subnormal lo parts (ABS_INJ). Norms are |Re| + |Im| (�
 Euclidean one from the escape test. A BLA step of l iterations multiplies e by |A| and adds what
 it drops (l·ε of what its inner δ can reach), its coefficients' errors (the table carries them),
 its own rounding and the orbit's rounding grown across it (dd_bla.py). That bound counts the
-coefficients by magnitudes, so a few pixels it leaves unproved are iterated again step by step.
+coefficients by magnitudes, so a few pixels it leaves unproved are iterated again with shorter
+steps (and before MPFR step by step).
 
 Proof of the count: let t_k be c's true orbit, z_k the computed one, |t_k - z_k| ≤ e_k ≤ E_MAX =
 128 at every iteration before the computed escape n (bailout radius 256), and e_n ≤ |z_n|/2. A
@@ -62,6 +63,9 @@ _UP = 1.0 + 2.0 ** -50          # a product of magnitudes rounded up
 E_MAX = 0.5 * math.sqrt(BAILOUT2)
 # pixels a thread takes at a time
 BATCH = 4
+# the table's levels a second pass takes for the pixels the whole table's bound leaves (steps of
+# up to 2^11: its magnitude bounds count fewer cancellations)
+FALLBACK_LEVELS = 12
 
 _smooth = _make_escape(operator.mul, operator.add, njit(inline="always"))[4]
 
@@ -231,10 +235,11 @@ def reaches(whole) -> bool:
     return not getattr(whole, "polar", 0) and whole.spacing_log2 >= -1000.0
 
 
-def dd_at(whole, places, threads: int = 1, orbits: dict | None = None,
-          cancel=None) -> tuple[np.ndarray, np.ndarray]:
+def dd_at(whole, places, threads: int = 1, orbits: dict | None = None, cancel=None,
+          thorough: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(values, proved) of pixels `places` of the picture `whole` (a DeepRequest.picture());
-    its double-double orbit made once and kept in `orbits` (a dict) when given."""
+    its double-double orbit made once and kept in `orbits` (a dict) when given. `thorough`:
+    the pixels BLA leaves are tried step by step too (where MPFR would be next)."""
     bits = int(whole.precision) + EXTRA_BITS
     key = (str(whole.center_re), str(whole.center_im), bits, int(whole.max_iter))
     got = None if orbits is None else orbits.get(key)
@@ -247,14 +252,16 @@ def dd_at(whole, places, threads: int = 1, orbits: dict | None = None,
     noise = 2.0 ** -(bits - 5)
     dcs = deltas(whole, places, bits)
     values, proved = dd_values(got[0], got[1], dcs, whole.max_iter, noise, threads, cancel)
-    left = np.flatnonzero(~proved)
-    if len(left):
-        # BLA's bound counts its coefficients by magnitudes: a few pixels it leaves, step by step
-        # iteration (a bound that follows the pixel's own δ) still proves
-        tab, levels = got[1]
-        v, ok = dd_values(got[0], (tab, levels[:0]), dcs[left], whole.max_iter, noise, threads,
-                          cancel)
-        values[left[ok]], proved[left[ok]] = v[ok], True
+    tab, levels = got[1]
+    # BLA's bound counts its coefficients by magnitudes: some pixels it leaves, shorter steps
+    # (cheap) or step by step iteration (a bound that follows the pixel's own δ, as costly as the
+    # first pass for a pixel in fifteen: only before MPFR, `thorough`) still prove
+    for k in (FALLBACK_LEVELS, 0) if thorough else (FALLBACK_LEVELS,):
+        left = np.flatnonzero(~proved)
+        if len(left):
+            v, ok = dd_values(got[0], (tab, levels[:k]), dcs[left], whole.max_iter, noise,
+                              threads, cancel)
+            values[left[ok]], proved[left[ok]] = v[ok], True
     return values, proved
 
 

@@ -109,7 +109,7 @@ def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
         todo = [p for p in places if ("dd",) + p not in known]
         if todo:
             orbits = cache.orbits if cache is not None else None
-            v, ok = dd_pixels.dd_at(whole, todo, threads, orbits, cancel)
+            v, ok = dd_pixels.dd_at(whole, todo, threads, orbits, cancel, thorough=exact)
             for p, vk, okk in zip(todo, v, ok):
                 known[("dd",) + p] = (float(vk), bool(okk))
         for k, p in enumerate(places):
