@@ -14,7 +14,7 @@ export PYTHONUNBUFFERED=1
   > "$out/device.txt" 2>&1
 cat "$out/device.txt"
 # the default render of each file first (fast), then the middle tier (5e227: ~30,000 pixels of
-# ~75 ms of a core each, ~2.5 min on 16 cores)
+# a few ms of a core each, ~10 s on 16 cores, plus ~1.3 s for its orbit and table)
 python3 tools/kf_marked.py --backend cuda --size "$size" --skip-proved 2>&1 | tee "$out/marked-default.txt"
 python3 tools/kf_marked.py --backend cuda --size "$size" 2>&1 | tee "$out/marked-proved.txt"
 python3 -m pytest -q tests/kernels/test_deep_exact_gpu.py tests/kernels/test_deep_exact.py \
