@@ -157,28 +157,25 @@ def atomic_path(path, folder: str | None = None):
 
 
 def write_png(path, rgba: np.ndarray, compress_level: int | None = None) -> None:
-    """Write an (h, w, 4) uint8 RGBA picture, row 0 at the top. `compress_level` 0–9 (zlib's;
-    Pillow encodes on one thread, and level 1 is several times faster than 6 on a poster), or
-    None: zlib's run-length strategy, what a picture of one frame is written with."""
+    """Write an (h, w, 4) uint8 RGBA picture, row 0 at the top. `compress_level` 0–9 (zlib's, by
+    Pillow on one thread: level 1 is several times faster than 6 on a poster), or None: run-length
+    deflate on every core (services/png_encode.py), what a picture of one frame is written with."""
     rgba = np.asarray(rgba)
     if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
         raise ValueError(f"a PNG needs (h, w, 4) uint8 RGBA, got {rgba.shape} {rgba.dtype}")
+    if compress_level is None:
+        from .png_encode import encode_png
+        data = encode_png(rgba)
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            fh.write(data)
+        return
     try:
         from PIL import Image
     except ImportError as exc:
         raise RuntimeError(f"writing PNG files needs Pillow: {install_hint()}") from exc
     with atomic_path(path) as tmp:
         Image.fromarray(np.ascontiguousarray(rgba), "RGBA").save(tmp, format="PNG",
-                                                                 **_png_options(compress_level))
-
-
-def _png_options(compress_level: int | None) -> dict:
-    # run-length only: 3-5x faster than level 6 on a 1024² deep frame, files ~8 % larger
-    # (docs/PERFORMANCE.md, "Start-up"); a level keeps zlib's default strategy
-    if compress_level is None:
-        import zlib
-        return {"compress_level": 1, "compress_type": zlib.Z_RLE}
-    return {"compress_level": int(compress_level)}
+                                                                 compress_level=int(compress_level))
 
 
 def write_npy(path, values: np.ndarray) -> None:
