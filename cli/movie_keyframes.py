@@ -64,16 +64,19 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
     def work():
         t0 = time.perf_counter()
         done = 0
-        with pinned_orbit(em, cancel=token):
-            timeline.mark("reference")
-            t_loop = time.perf_counter()
-            for event in keyframe_frames(movie, em, order, pool, files, token, kt):
-                done += 1
-                progress.report(min(1.0, done / steps))
-                if event[0] == "frame":
-                    timeline.mark("first frame", once=True)
-                    writer.put(event[1], event[2], cancel=token)
-            waited["frames"] = time.perf_counter() - t_loop - writer.put_wait_s
+        try:
+            with pinned_orbit(em, cancel=token):
+                timeline.mark("reference")
+                t_loop = time.perf_counter()
+                for event in keyframe_frames(movie, em, order, pool, files, token, kt):
+                    done += 1
+                    progress.report(min(1.0, done / steps))
+                    if event[0] == "frame":
+                        timeline.mark("first frame", once=True)
+                        writer.put(event[1], event[2], cancel=token)
+                waited["frames"] = time.perf_counter() - t_loop - writer.put_wait_s
+        finally:
+            files.close()       # the keyframes still being written, for the next run
         timeline.mark("last frame")
         writer.finish()
         if not keyframes_out:
@@ -111,6 +114,8 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
     print(f"wrote {spec.out} ({total} frames, {w}x{h}, {spec.fps} fps, {total / spec.fps:g} s, "
           f"{what}, on {pool.describe()}) in {wall:.1f} s: {made / max(wall, 1e-9):.1f} frames/s")
     print(keyframe_summary(em, kt))
+    if files.skipped:
+        note(f"{files.skipped} keyframes were not kept for a resume: the disk was behind")
     if made:
         busy = [st.busy_s for st in writer.lane_stats()]
         bound = "encoding" if writer.put_wait_s > waited["frames"] else "keyframes and frames"

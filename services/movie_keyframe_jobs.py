@@ -47,11 +47,16 @@ def keyframe_steps(ctx, movie, writer, progress, pool, step_wait_s: float):
     em = keyframe_map(movie)
     files = keyframe_files(movie, em, None)
     pool = pool if pool is not None else InlinePool(ctx)
-    with pinned_orbit(em, cancel=ctx.token):
-        for event in keyframe_frames(movie, em, writer.render_order(), pool, files, ctx.token):
-            if event[0] == "frame":
-                while not writer.put(event[1], event[2], cancel=ctx.token, timeout=step_wait_s):
+    try:
+        with pinned_orbit(em, cancel=ctx.token):
+            for event in keyframe_frames(movie, em, writer.render_order(), pool, files,
+                                         ctx.token):
+                if event[0] == "frame":
+                    while not writer.put(event[1], event[2], cancel=ctx.token,
+                                         timeout=step_wait_s):
+                        yield progress()
                     yield progress()
-                yield progress()
-            else:
-                yield progress("keyframes")
+                else:
+                    yield progress("keyframes")
+    finally:
+        files.close()           # the keyframes still being written, for the next export

@@ -15,8 +15,11 @@ level too: a keyframe found there is read, not drawn again, and the values are t
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -29,6 +32,8 @@ BATCH_FRAMES = 256
 # consecutive frames one assembly job makes (on one worker, with the keyframes uploaded once)
 CHUNK_FRAMES = 8
 KEYFRAMES_FOLDER = "keyframes"
+# keyframes waiting to be written to the movie's own folder, at most (KeyframeFiles says why)
+MAX_PENDING = 4
 MANIFEST = "keyframes.json"
 
 
@@ -51,10 +56,20 @@ class KeyframeFiles:
     """Keyframes as .npy files (float64 smooth counts, (rows, cols): rows the angles, columns the
     log radii from the inner edge out) named NNNNN.npy by keyframe, written whole or not at all,
     with a manifest (keyframes.json) that says the layout. `keep`: the user's folder, never
-    emptied; else the movie's own, whose keyframes go once no frame left needs them."""
+    emptied, every keyframe written; else the movie's own, whose keyframes go once no frame left
+    needs them, written by a thread of its own as far as the disk keeps up (`save` skips one
+    while MAX_PENDING wait: a 1080p keyframe of 110 MB is written in about the time a GPU draws
+    it, so waiting for the disk would halve the movie's pace; a skipped one is drawn again if the
+    movie is interrupted). close() (however the movie ends) writes what waits."""
 
     def __init__(self, folder: str, em, keep: bool = False):
         self.folder, self.em, self.keep = os.fspath(folder), em, keep
+        self.skipped = 0
+        self._ops: queue.Queue = queue.Queue()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._error: BaseException | None = None
+        self._thread = None
         os.makedirs(self.folder, exist_ok=True)
         manifest = manifest_of(em)
         path = os.path.join(self.folder, MANIFEST)
@@ -82,18 +97,62 @@ class KeyframeFiles:
         return v
 
     def save(self, k: int, values: np.ndarray) -> None:
+        if self._error is not None:
+            raise self._error
+        if self.keep:       # the user asked for every keyframe: written before the next
+            self._write(k, values)
+            return
+        with self._lock:
+            if self._pending >= MAX_PENDING:
+                self.skipped += 1
+                return
+            self._pending += 1
+        self._submit(("save", k, values))
+
+    def discard(self, k: int) -> None:
+        if not self.keep:
+            self._submit(("discard", k, None))
+
+    def close(self) -> None:
+        """Write what waits and stop the thread; its error (a full disk) raised here."""
+        if self._thread is not None:
+            self._ops.put(None)
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
+    def _submit(self, op) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="keyframe-files", daemon=True)
+            self._thread.start()
+        self._ops.put(op)
+
+    def _run(self) -> None:
+        while True:
+            op = self._ops.get()
+            if op is None:
+                return
+            what, k, values = op
+            try:
+                if what == "save":
+                    self._write(k, values)
+                else:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(self.path(k))
+            except OSError as exc:
+                self._error = self._error or exc
+            finally:
+                if what == "save":
+                    with self._lock:
+                        self._pending -= 1
+
+    def _write(self, k: int, values: np.ndarray) -> None:
         final = self.path(k)
         tmp = _tmp(final)
         with open(tmp, "wb") as f:
             np.save(f, values)
         os.replace(tmp, final)
-
-    def discard(self, k: int) -> None:
-        if not self.keep:
-            try:
-                os.remove(self.path(k))
-            except FileNotFoundError:
-                pass
 
 
 def manifest_of(em) -> dict:

@@ -8,6 +8,7 @@
 #   perframe  the per-frame method on the first minute of the same zoom, and the ratio
 #   quality   12 frames spread over that zoom: SSIM and escape counts against direct renders
 #   two       keyframes on 1 GPU then 2 (a shorter zoom, to 1e-300; target ≥ 1.8× on keyframes)
+# OVERSAMPLE=2 (default 1) draws keyframes twice as fine along each side (movie, perframe, quality).
 #   bash tools/gpu_keyframes.sh OUT                       # tests warm movie perframe
 #   STAGES="warm quality two" bash tools/gpu_keyframes.sh OUT
 # Without PyAV in the bundle the movie stage times the keyframes and the assembly in-process,
@@ -23,7 +24,7 @@ SECONDS=0
   python3 -c "import av; print('av', av.__version__)" 2>&1 | tail -1
   python3 -c "import numba, numpy, gmpy2; print('numba', numba.__version__, 'numpy', numpy.__version__)"; } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
-B="python3 tools/keyframes_bench.py --out /tmp/kf --backend cuda --json $OUT/keyframes.json"
+B="python3 tools/keyframes_bench.py --out /tmp/kf --backend cuda --oversample ${OVERSAMPLE:-1} --json $OUT/keyframes.json"
 for stage in $STAGES; do
   case $stage in
     tests)

@@ -118,6 +118,7 @@ def _in_process(a) -> dict:
             files = KeyframeFiles(os.path.join(a.out, "keyframes-tmp"), em)
             for _ in keyframe_frames(movie, em, list(range(movie.frames)), pool, files, None, kt):
                 pass
+            files.close()
     wall = time.perf_counter() - t0
     return {"encoded": False, "why": "no PyAV here, or --no-encode: keyframes and assembly only",
             "frames": movie.frames, "keyframes": em.count, "keyframe_size": f"{em.cols}x{em.rows}",

@@ -92,5 +92,8 @@ class KeyframeJob:
         renderer = worker.renderer(("mandelbrot", "keyframes", "movie"),
                                    lambda: KeyframeRenderer(worker.backend))
         t0 = time.perf_counter()
-        values = renderer.render(self.em, self.k, cancel=worker.cancel)
+        # a GPU keyframe takes a fraction of a second: drawn in one launch, not in bands that
+        # each wait for a cancel check (gpu_pixels.band_pixels); a CPU one may take seconds
+        cancel = None if worker.backend.is_gpu else worker.cancel
+        values = renderer.render(self.em, self.k, cancel=cancel)
         return values, time.perf_counter() - t0
