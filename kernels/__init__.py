@@ -11,6 +11,7 @@ Shared parts (modules):
   frame      Frame, the result of a picture request
   palettes   colour tables, read without importing pyqtgraph
   bench      the --bench registry and its JSON layout
+  numba_cache  where numba keeps compiled kernels; in memory only where it has no folder for them
 
 Workload packages (each: frozen requests, kernels beside their CPU twins, a renderer, the
 scheduler's jobs, the --bench workloads), which never import each other:

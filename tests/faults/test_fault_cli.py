@@ -142,14 +142,15 @@ from cli.environment import ensure_numba_cache
 print(ensure_numba_cache())
 import kernels.mandelbrot.escape, kernels.distance.haversine, kernels.native_clock
 import tiny_kernel
-print("parent", tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__, flush=True)
+print("parent", tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__)
+print("timed", kernels.native_clock.timed(tiny_kernel.twice)(21) >= 0, flush=True)  # a closure
 sys.exit(subprocess.run([sys.executable, "-c", {child!r}]).returncode)
 """
     r = run_python(parent)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert "the kernels are compiled in memory only, so every start compiles them again" in lines[0]
-    assert lines[1:] == ["parent 42 NullCache", "child 42 NullCache"]
+    assert lines[1:] == ["parent 42 NullCache", "timed True", "child 42 NullCache"]
     assert "Traceback" not in r.stderr
 
 
