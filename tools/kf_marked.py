@@ -3,7 +3,10 @@ pixels marked), once with the double-double middle tier (exact_redo.PROVED), wit
 and of the tier alone (issue 34: at most 0.1 % marked).
 
     PYTHONPATH=. python tools/kf_marked.py [--backend cpu|cuda] [--size N] [--files 1e14,5e227]
-        [--skip-proved]
+        [--skip-proved] [--tier-cost]
+
+--tier-cost: the tier's parts timed alone on one core for each file's handed-back pixels (its
+orbit, its table, a pixel with the table, a pixel it leaves step by step).
 
 The KF files are resources/kf-NAME.kfr; a first frame at 8x8 per file warms the compiled code and
 the reference orbit (kept by the renderer, so the timed frames time pixels and the tier).
@@ -36,7 +39,12 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--files", default=",".join(FILES))
     p.add_argument("--skip-proved", action="store_true", help="the default render only")
+    p.add_argument("--tier-cost", action="store_true", help="time the tier's parts alone")
     a = p.parse_args(argv)
+    if a.tier_cost:
+        for name in a.files.split(","):
+            tier_cost(name, a.size, backend.resolve(a.backend))
+        return 0
     be = backend.resolve(a.backend)
     print(f"{'file':7} {'size':>9} {'mode':8} {'handed back':>11} {'proved':>7} {'marked':>7} "
           f"{'marked %':>9} {'frame s':>8} {'tier s':>7} {'tier ms/px':>10}  (tier: the handed-back pixels' host time, the double-double orbit included)")
@@ -62,6 +70,47 @@ def main(argv=None) -> int:
                   f"{marked:>7,} {100.0 * marked / a.size ** 2:>8.3f}% "
                   f"{frame:>8.2f} {tier / 1e3:>7.2f} {per:>10}", flush=True)
     return 0
+
+
+def tier_cost(name: str, n: int, be) -> None:
+    """One line of the tier's costs for file `name` at n x n (one core; the loop's handed-back
+    pixels found by the redone overlay's 2)."""
+    import numpy as np
+
+    from kernels.mandelbrot.deep import dd_bla, dd_pixels
+    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS, dd_orbit
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    req = request(name, n)
+    r = DeepRenderer(be)
+    r.precision_headroom = 0
+    layers = np.zeros((5, n, n), np.int32)
+    r.render_values(req, layers=layers)
+    places = [(int(a), int(b)) for a, b in np.argwhere(layers[4] == 2)]
+    whole = req.picture()
+    if not places or not dd_pixels.reaches(whole):
+        print(f"{name} {n}x{n}: {len(places)} handed back, nothing for the tier")
+        return
+    dd_pixels.dd_at(whole, places[:1])      # compiled before the clocks start
+    bits = whole.precision + EXTRA_BITS
+    t = time.perf_counter()
+    orbit = dd_orbit(*dd_pixels.centre_hex(whole, bits), bits, whole.max_iter)
+    t_orbit = time.perf_counter() - t
+    t = time.perf_counter()
+    tab, levels = dd_bla.build(orbit, dd_pixels.dc_max(whole))
+    t_table = time.perf_counter() - t
+    dcs, noise = dd_pixels.deltas(whole, places, bits), 2.0 ** -(bits - 5)
+    t = time.perf_counter()
+    _, ok = dd_pixels.dd_values(orbit, (tab, levels), dcs, whole.max_iter, noise)
+    t_bla = (time.perf_counter() - t) / len(places)
+    left = np.flatnonzero(~ok)[:8]
+    t = time.perf_counter()
+    _, ok2 = dd_pixels.dd_values(orbit, (tab, levels[:0]), dcs[left], whole.max_iter, noise)
+    t_plain = (time.perf_counter() - t) / max(1, len(left))
+    print(f"{name} {n}x{n}: orbit {orbit.shape[0]:,} points at {bits} bits {t_orbit:.2f} s, "
+          f"table {t_table:.2f} s ({tab.nbytes / 1e6:.0f} MB); {len(places)} handed back, "
+          f"{1e3 * t_bla:.2f} ms a pixel with the table ({int(ok.sum())} proved); "
+          f"step by step {1e3 * t_plain:.1f} ms a pixel ({int(ok2.sum())} of {len(left)} of the "
+          f"rest proved)")
 
 
 if __name__ == "__main__":
