@@ -17,5 +17,8 @@ cat "$out/device.txt"
 # a few ms of a core each, ~10 s on 16 cores, plus ~1.3 s for its orbit and table)
 python3 tools/kf_marked.py --backend cuda --size "$size" --skip-proved 2>&1 | tee "$out/marked-default.txt"
 python3 tools/kf_marked.py --backend cuda --size "$size" 2>&1 | tee "$out/marked-proved.txt"
+# the tier's parts timed alone on one core of the quiet host (orbit, table, ms a pixel)
+python3 tools/kf_marked.py --backend cuda --size 256 --files 1e50,5e227 --tier-cost 2>&1 \
+  | tee "$out/tier-cost.txt"
 python3 -m pytest -q tests/kernels/test_deep_exact_gpu.py tests/kernels/test_deep_exact.py \
   tests/cli/test_cli_exact_pixels.py 2>&1 | tail -15 | tee "$out/tests.txt"

@@ -253,7 +253,7 @@ def test_the_middle_tier_gives_mpfrs_count_where_float64_fails(cpu_backend, monk
 def test_the_middle_tier_leaves_few_of_kf_5e227_marked(cpu_backend):
     """32x32 of KF's 5e227: 26 pixels handed back (2.5 %, all marked without the middle tier);
     with it 2 (0.2 %: their bounds need more than double-double's 106 bits; 64x64 leaves
-    3 of 4,096, 0.07 %)."""
+    4 of 4,096, 0.1 %)."""
     r = DeepRenderer(cpu_backend)
     r.precision_headroom = 0
     r.exact_redo = exact_redo.PROVED
