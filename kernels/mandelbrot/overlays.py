@@ -39,7 +39,8 @@ UNITS = {ITERATIONS: "iterations per pixel",
          LANES: "% of the lane-iterations the warp launch issued that were useful",
          BLA: "BLA steps per pixel", STEPS: "perturbation steps per pixel",
          REBASES: "rebases per pixel",
-         REDONE: "1 = done again by the accuracy guard, 2 = then iterated in MPFR"}
+         REDONE: "1 = done again by the accuracy guard, 2 = float64 could not place it and it "
+                 "is left marked (not proved in double-double, nor iterated in MPFR)"}
 
 F_ITER, F_SLOTS = range(2)
 N_FLOAT64_LAYERS = 2
@@ -137,7 +138,7 @@ def scale_for(name: str, max_iter: int, layer_max: int = 0) -> Scale:
         return Scale(0.0, float(max(1, max_iter)), True, UNITS[name])
     if name == LANES:
         return Scale(0.0, 100.0, False, UNITS[name])
-    if name == REDONE:      # 2: the pixels float64 could not place (exact_redo.py)
+    if name == REDONE:      # 2: the pixels float64 could not place, left marked (exact_redo.py)
         return Scale(0.0, 2.0, False, UNITS[name])
     return Scale(0.0, float(max(1, layer_max)), True, UNITS[name])
 
@@ -226,9 +227,12 @@ def totals_text(name: str, t: dict) -> str:
     if name == REBASES and "rebases" in t:
         return f"rebases {_g(t['rebases'])} ({t['rebases'] / px:.2f} per pixel)"
     if name == REDONE and "redone_pixels" in t:
-        # of those, the ones float64 could not place: iterated in MPFR, or marked (issue 34)
-        exact = (f"; {t['exact_pixels']:,} exact in MPFR, {t.get('marked_pixels', 0):,} marked"
-                 if t.get("exact_pixels") or t.get("marked_pixels") else "")
+        # of those, the ones float64 could not place: proved in double-double, iterated in MPFR,
+        # or marked (issue 34)
+        proved = f"{t['dd_pixels']:,} proved in double-double, " if t.get("dd_pixels") else ""
+        exact = (f"; {proved}{t.get('exact_pixels', 0):,} exact in MPFR, "
+                 f"{t.get('marked_pixels', 0):,} marked"
+                 if t.get("exact_pixels") or t.get("marked_pixels") or proved else "")
         return (f"redone pixels {t['redone_pixels']:,} "
                 f"({100.0 * t['redone_pixels'] / px:.3f} % of the frame){exact}")
     return ""

@@ -80,10 +80,15 @@ def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
         nredo = cuda.to_device(np.array([3], dtype=np.int64))
         timer = JobTimer(gpu_backend, pixels.stream(), "test")
         queue_listing(pixels, pool, dev, redo, nredo)
-        got = settle_on_device(pixels, pool, dev, req, exact, timer)
+        layers = np.zeros((5, 4, 5), np.int32)
+        layers[4, 2, 3] = 2                 # the loop's mark of the pixel it handed back
+        layers_d = cuda.to_device(layers)
+        got = settle_on_device(pixels, pool, dev, req, exact, timer, layers=layers_d)
         timer.finish()
         back = dev.copy_to_host()
         assert got == counts
+        # the overlay's 2 stays only where the pixel stays marked
+        assert layers_d.copy_to_host()[4, 2, 3] == (2 if counts["marked_pixels"] else 1)
         assert back[2, 3] == pytest.approx(want, abs=1e-6)
         mask = np.ones_like(back, dtype=bool)
         mask[2, 3] = False

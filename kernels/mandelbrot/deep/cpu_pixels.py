@@ -52,10 +52,13 @@ class CpuPixels:
                 progress((r0 + n) / h, "pixels")
         return values, stats
 
-    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None) -> dict:
-        """The pixels the loop handed back, iterated exactly (exact_redo.py)."""
+    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
+              layers=None) -> dict:
+        """The pixels the loop handed back, iterated exactly (exact_redo.py); `layers`: the
+        overlays', whose redone layer keeps 2 only where a pixel stays marked."""
         with timer.phase("host", detail="exact pixels"):
-            return exact_redo.settle(request, run_out[0], exact, cache=cache, cancel=cancel)
+            return exact_redo.settle(request, run_out[0], exact, cache=cache, cancel=cancel,
+                                     layers=layers)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats summed over the frame) on the host."""

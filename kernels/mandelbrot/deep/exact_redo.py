@@ -32,6 +32,8 @@ from . import dd_pixels, mpfr_escape
 
 # exact_redo's setting for the middle tier without MPFR (see the docstring)
 PROVED = "proved"
+# the overlays' redone layer (overlays.D_REDONE): 2 where a pixel stays marked
+REDONE_LAYER = 4
 
 
 def untrusted_pixels(values: np.ndarray) -> np.ndarray:
@@ -75,6 +77,12 @@ def exact_at(request, rows, cols, threads: int | None = None,
              cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, int]:
     """MPFR's values of pixels (rows[k], cols[k]) of `request`'s frame, as places of its whole
     picture, and how many of them did not settle (marked); those in `cache` not iterated again."""
+    values, settled = _exact_at(request, rows, cols, threads, cache, cancel)
+    return values, int((~settled).sum())
+
+
+def _exact_at(request, rows, cols, threads, cache, cancel) -> tuple[np.ndarray, np.ndarray]:
+    """exact_at with whether each pixel settled."""
     whole = request.picture()
     row0 = 0 if request.within is None else int(request.within[1])
     places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
@@ -84,19 +92,20 @@ def exact_at(request, rows, cols, threads: int | None = None,
     for p, (v, _bits, settled) in zip(todo, got):
         known[p] = (v, settled)
     return (np.array([known[p][0] for p in places], dtype=np.float64),
-            sum(0 if known[p][1] else 1 for p in places))
+            np.array([bool(known[p][1]) for p in places], dtype=bool))
 
 
 def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
-            cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, dict]:
+            cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, dict, np.ndarray]:
     """New values of the handed-back pixels (rows[k], cols[k]) of `request`'s frame, as `exact`
     (True, PROVED or False: the docstring) has them: the middle tier's where it proves the count,
     else MPFR's (True), else the middle tier's unproved value (marked); NaN where no tier ran
     (the loop's own value stands, marked). With the counts {"dd_pixels": proved by the middle
-    tier, "exact_pixels": iterated in MPFR, "marked_pixels"}."""
+    tier, "exact_pixels": iterated in MPFR, "marked_pixels"} and which pixels stay marked."""
     if not exact:
-        return np.full(len(rows), np.nan), {"dd_pixels": 0, "exact_pixels": 0,
-                                            "marked_pixels": len(rows)}
+        return (np.full(len(rows), np.nan), {"dd_pixels": 0, "exact_pixels": 0,
+                                             "marked_pixels": len(rows)},
+                np.ones(len(rows), dtype=bool))
     exact = exact is True
     whole = request.picture()
     row0 = 0 if request.within is None else int(request.within[1])
@@ -115,23 +124,27 @@ def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
         for k, p in enumerate(places):
             new[k], proved[k] = known[("dd",) + p]
     doubt = np.flatnonzero(~proved)
-    marked = len(doubt)
-    if exact and marked:
-        new[doubt], marked = exact_at(request, np.asarray(rows)[doubt], np.asarray(cols)[doubt],
-                                      threads, cache, cancel)
+    marked = ~proved
+    if exact and len(doubt):
+        new[doubt], settled = _exact_at(request, np.asarray(rows)[doubt],
+                                        np.asarray(cols)[doubt], threads, cache, cancel)
+        marked[doubt] = ~settled
     return new, {"dd_pixels": int(proved.sum()), "exact_pixels": len(doubt) if exact else 0,
-                 "marked_pixels": int(marked)}
+                 "marked_pixels": int(marked.sum())}, marked
 
 
 def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None,
-           cache: ExactCache | None = None, cancel=None) -> dict:
+           cache: ExactCache | None = None, cancel=None, layers=None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by `resolve`'s value (the loop's own where none; `exact`: True, PROVED or False). Returns
-    resolve's counts."""
+    resolve's counts. `layers` (the overlays', overlay_loops.py): a pixel settled drops from 2
+    (marked) to 1 (redone) in the redone layer."""
     where = untrusted_pixels(values)
     rows, cols = where[:, 0], where[:, 1]
     if len(where) == 0:
         return {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0}
-    new, got = resolve(request, rows, cols, exact, threads, cache, cancel)
+    new, got, marked = resolve(request, rows, cols, exact, threads, cache, cancel)
     values[rows, cols] = np.where(np.isnan(new), trusted(values[rows, cols]), new)
+    if layers is not None:
+        layers[REDONE_LAYER, rows[~marked], cols[~marked]] = 1
     return got

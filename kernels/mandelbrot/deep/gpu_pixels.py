@@ -149,10 +149,12 @@ class GpuPixels:
             queue_listing(self, pool, values, redo, nredo)     # what it handed back (exact())
         return values, stats
 
-    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None) -> dict:
+    def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
+              layers=None) -> dict:
         """The pixels the redo kernel handed back, iterated exactly where the values are
-        (gpu_untrusted.py): one wait per frame, for their count."""
-        return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel)
+        (gpu_untrusted.py): one wait per frame, for their count; `layers` as CpuPixels.exact."""
+        return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel,
+                                layers)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats) on the host, their copies queued without waiting for them: they are

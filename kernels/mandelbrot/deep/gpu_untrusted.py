@@ -37,8 +37,16 @@ if cuda is not None:
             c = i - r * values.shape[1]
             v = new[k]
             values[r, c] = -1.0 - values[r, c] if v != v else v
+    @cuda.jit(cache=True)
+    def unmark(layers, index):
+        """The redone layer at the flat indices `index` back to 1 (settled, no longer marked)."""
+        k = cuda.grid(1)
+        if k < index.shape[0]:
+            i = index[k]
+            r = i // layers.shape[2]
+            layers[exact_redo.REDONE_LAYER, r, i - r * layers.shape[2]] = 1
 else:  # pragma: no cover - only where numba-cuda is broken
-    list_untrusted = put_values = None
+    list_untrusted = put_values = unmark = None
 
 
 def _lists(pixels, pool, total):
@@ -59,7 +67,7 @@ def queue_listing(pixels, pool, values, redo, nredo) -> None:
 
 
 def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=None,
-                     cancel=None) -> dict:
+                     cancel=None, layers=None) -> dict:
     """exact_redo.settle for a frame whose values are on the device, listed by queue_listing:
     one wait for their count (8 bytes), then, if any, iterate them on the host and put the
     answers back."""
@@ -78,9 +86,13 @@ def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=No
     index = np.sort(index)      # the listing's order is the atomics': sorted, the same each run
     w = values.shape[1]
     with timer.phase("host", detail="exact pixels"):
-        new, got = exact_redo.resolve(request, index // w, index % w, exact, cache=cache,
-                                      cancel=cancel)
+        new, got, marked = exact_redo.resolve(request, index // w, index % w, exact,
+                                              cache=cache, cancel=cancel)
     idx, new_d = cuda.to_device(index, stream=s), cuda.to_device(new, stream=s)
+    settled = np.ascontiguousarray(index[~marked])
     with timer.phase("kernel", gpu=True):
         launch(put_values, -(-n // THREADS), THREADS)(values, idx, new_d)
+        if layers is not None and len(settled):     # the overlay's 2 only where still marked
+            launch(unmark, -(-len(settled) // THREADS), THREADS)(
+                layers, cuda.to_device(settled, stream=s))
     return got

@@ -1,7 +1,8 @@
 """Deep frames with per-pixel overlays: the perturbation and extended loops' kernels (GPU) and row
 functions (CPU) again, writing each pixel's counts into `layers` (overlays.py's deep layers:
 iteration, perturbation steps, BLA steps, rebases, redone: 1, or 2 where the pixel was handed
-back for an exact redo, exact_redo.py) besides the frame's summed stats.
+back for an exact redo, exact_redo.py, which sets it back to 1 where it settles the pixel)
+besides the frame's summed stats.
 
 The walks are perturbation_loop.py's and extended_loop.py's own compiled functions, called the
 same way, so values and stats equal those of the kernels the app runs without overlays; those

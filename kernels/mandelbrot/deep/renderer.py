@@ -303,7 +303,7 @@ class DeepRenderer:
         # (MPFR and the double-double tier place rectangles' pixels only; PROVED kept as it is)
         exact = self.pixels.exact(self.pool, run_out, request,
                                   False if request.polar else self.exact_redo, timer, self.exact,
-                                  cancel)
+                                  cancel, layers)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
