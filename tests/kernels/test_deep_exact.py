@@ -284,3 +284,17 @@ def test_the_middle_tiers_bound_proves_only_what_its_precision_holds():
     _, ok = dd_pixels.dd_values(orbit, table, dcs, req.max_iter, 2.0 ** -60)
     escaping = truth.reshape(-1) < req.max_iter
     assert escaping.sum() >= 20 and not ok[escaping].any()
+
+
+def test_an_orbit_cut_short_rebases_and_stays_right(monkeypatch):
+    """The double-double orbit stops at MAX_ORBIT points: pixels past it rebase to Z_0, and what
+    the bound proves is still within ±1 of MPFR."""
+    monkeypatch.setattr(dd_pixels, "MAX_ORBIT", 5000)
+    req = DeepRequest(CRE, CIM, "1e-25", (6, 4), 20000)
+    truth = exact_values(req).reshape(-1)
+    orbits = {}
+    values, proved = dd_pixels.dd_at(req.picture(), [(r, c) for r in range(4) for c in range(6)],
+                                     orbits=orbits)
+    assert next(iter(orbits.values()))[0].shape[0] == 5001
+    assert proved.sum() >= 12
+    assert np.abs(np.floor(values[proved]) - np.floor(truth[proved])).max() <= 1

@@ -63,6 +63,10 @@ _UP = 1.0 + 2.0 ** -50          # a product of magnitudes rounded up
 E_MAX = 0.5 * math.sqrt(BAILOUT2)
 # pixels a thread takes at a time
 BATCH = 4
+# the orbit in double-double stops here at the latest (its table holds ~240 bytes a point: 0.5 GB
+# at most); a pixel that reaches its end rebases to Z_0, which is sound at any length, only a
+# shorter orbit leaves it larger deltas and a larger bound
+MAX_ORBIT = 1 << 21
 # the table's levels a second pass takes for the pixels the whole table's bound leaves (steps of
 # up to 2^11: its magnitude bounds count fewer cancellations)
 FALLBACK_LEVELS = 12
@@ -244,7 +248,8 @@ def dd_at(whole, places, threads: int = 1, orbits: dict | None = None, cancel=No
     key = (str(whole.center_re), str(whole.center_im), bits, int(whole.max_iter))
     got = None if orbits is None else orbits.get(key)
     if got is None:
-        orbit = dd_orbit(*centre_hex(whole, bits), bits, int(whole.max_iter), cancel)
+        orbit = dd_orbit(*centre_hex(whole, bits), bits, min(int(whole.max_iter), MAX_ORBIT),
+                         cancel)
         got = (orbit, dd_bla.build(orbit, dc_max(whole)))
         if orbits is not None:
             orbits.clear()          # one picture's orbit and table at a time (~300 MB at 5e227)
