@@ -6,7 +6,7 @@
 set -u
 OUT=${1:?usage: gpu_startup.sh OUT}; mkdir -p "$OUT"
 source ${BUNDLE:-.device-lite}/activate.sh
-export PYTHONPATH=.:$PYTHONPATH NUMBA_CACHE_DIR=$PWD/.numba-cache
+export PYTHONPATH=.:${PYTHONPATH:-} NUMBA_CACHE_DIR=$PWD/.numba-cache
 { git log -1 --oneline; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } \
   > "$OUT/machine.txt" 2>&1
 FILES="1e14 1e50 5e113 5e227 4e533 1e1086"
@@ -15,7 +15,8 @@ for n in $FILES; do
   s=$(date +%s.%N)
   python3 main.py --render mandelbrot --size 1024x1024 --backend cuda \
     --location resources/kf-$n.kfr --out "$OUT/kf-$n.png" > "$OUT/first-$n.log" 2>&1
-  echo "$n rc=$? $(python3 -c "print(f'{$(date +%s.%N) - $s:.2f} s')")"
+  rc=$?; echo "$n rc=$rc $(python3 -c "print(f'{$(date +%s.%N) - $s:.2f} s')")"
+  [ $rc = 0 ] || tail -3 "$OUT/first-$n.log"
 done
 echo "== 1e14 with the bundle as installed (pip --no-compile: no bytecode for its packages)"
 echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset}; numpy bytecode: $(ls /tmp/site/numpy/__pycache__ 2>/dev/null | wc -l) files"
@@ -32,7 +33,8 @@ for n in $FILES; do
   python3 tools/startup_profile.py --backend cuda --size 1024x1024 \
     --location resources/kf-$n.kfr --runs 5 --top 15 --json "$OUT/startup-$n.json" \
     > "$OUT/startup-$n.txt" 2>&1
-  echo "$n rc=$?: $(grep -m1 'whole command' "$OUT/startup-$n.txt")"
+  rc=$?; echo "$n rc=$rc: $(grep -m1 'whole command' "$OUT/startup-$n.txt")"
+  [ $rc = 0 ] || tail -3 "$OUT/startup-$n.txt"
 done
 echo "== where 1e14's seconds go"
 sed -n '/^phase/,/^imports by package/p' "$OUT/startup-1e14.txt"
