@@ -9,7 +9,8 @@ subcommand so a GPU session can run them in separate calls:
             36,000-frame course, frames 0 .. N-1 rendered as --movie renders them, the movie's
             pinned reference, no encoding), its time per frame and the ratio to the keyframes'
   quality   --quality N frames spread over the zoom by depth: each assembled from its keyframes
-            and rendered directly; SSIM on the colours, escape counts within ±1 where a keyframe
+            and rendered directly; SSIM on the colours, a keyframe's counts at 16 of its samples
+            against one-pixel deep frames centred exactly there, escape counts within ±1 where a keyframe
             sample sits on the pixel (within SAME_POINT_PX) and over every pixel
 
   PYTHONPATH=. python tools/keyframes_bench.py movie|perframe|quality [--size 1920x1080]
@@ -183,6 +184,10 @@ def part_quality(a) -> None:
     ks = [_frame_at(path, d) for d in depths]
     rows = []
     renderer, kept = KeyframeRenderer(be), {}
+    from kernels.mandelbrot.deep.reference_store import shared_store
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    checker = DeepRenderer(be)          # one-pixel frames on the pinned orbit (_samples_checked)
+    checker.references, checker.precision_headroom = shared_store(), 0
     asm = Assembler(be, em, 64)
     with pinned_orbit(em):
         for f in ks:
@@ -204,16 +209,49 @@ def part_quality(a) -> None:
             values = np.array(direct.values, copy=True)
             near, dist = nearest_samples(em, lw, kept, loc.iters)
             on = dist < SAME_POINT_PX
+            mid = (first + last) // 2
             rows.append({"frame": f, "width": f"{Decimal(loc.width):.3e}", "iters": loc.iters,
                          "ssim": round(ssim(got, direct.rgba), 4),
+                         "keyframe_samples_pm1": _samples_checked(em, mid, kept[mid], checker),
                          "counts_pm1_same_point": round(counts_within(near, values, 1, on), 4),
                          "same_point_pixels": int(on.sum()),
                          "counts_pm1_all": round(counts_within(
                              _assembled_values(asm, lw, loc.iters, first, last), values), 4)})
             print(rows[-1], flush=True)
     _emit(a, "quality", {"frames": rows, "min_ssim": min(r["ssim"] for r in rows),
+                         "min_keyframe_samples_pm1": min(r["keyframe_samples_pm1"] for r in rows),
                          "min_counts_pm1_same_point": min(r["counts_pm1_same_point"]
                                                           for r in rows)})
+
+
+def _samples_checked(em, k: int, values, deep, n: int = 16, seed: int = 0) -> float:
+    """The fraction of `n` random samples of keyframe k whose count a one-pixel deep frame centred
+    exactly on the sample's point (its place in MPFR, the pinned orbit as its reference: the frame
+    is as wide as the keyframe's radius) gives within ±1: the keyframe's values at their own
+    points, whatever the fractal does between pixels. On the same orbit, this checks the
+    samples' places and the loop, not the orbit (tests/kernels/test_expmap.py checks keyframes
+    against orbits of their own points)."""
+    import gmpy2
+    import numpy as np
+
+    from kernels.mandelbrot.deep.request import DeepRequest
+    rng = np.random.default_rng(seed + k)
+    digits = len(em.centre_re) + 40
+    ctx = gmpy2.context(gmpy2.get_context(), precision=int(digits * 3.33) + 64)
+    agree = 0
+    with ctx:
+        pre, pim = gmpy2.mpfr(em.centre_re), gmpy2.mpfr(em.centre_im)
+        r = gmpy2.mpfr(2) ** em.inner_log2(k)
+        for _ in range(n):
+            i, j = int(rng.integers(em.rows)), int(rng.integers(em.cols))
+            rho = r * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / em.cols)
+            th = 2 * gmpy2.const_pi() * (i + 0.5) / em.rows
+            req = DeepRequest(format(pre + rho * gmpy2.cos(th), f".{digits}f"),
+                              format(pim + rho * gmpy2.sin(th), f".{digits}f"),
+                              em.radius(k), (1, 1), int(em.limits[k]))
+            v = deep.render_values(req).values[0, 0]
+            agree += abs(math.floor(v) - math.floor(values[i, j])) <= 1
+    return agree / n
 
 
 def _assembled_values(asm, lw, limit, first, last):

@@ -183,3 +183,35 @@ def test_keyframe_request_is_a_log_polar_deep_request(movie):
     assert req.polar == em.cols and req.size == (em.cols, em.rows)
     with pytest.raises(ValueError):
         dataclasses.replace(req, within=(em.rows * 2, 0)).validate()
+
+
+def test_deep_keyframes_hold_the_counts_of_their_points_own_orbits(cpu_backend):
+    """A keyframe at 1e-35 against one-pixel deep frames centred exactly on its samples, each
+    with a reference orbit of its own point (MPFR's count there): no shared orbit between them."""
+    import gmpy2
+
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    from kernels.mandelbrot.deep.request import DeepRequest
+    path = zoom_in("-0.7436438870371587", "0.1318259042053119", "1e-35", None, 20)
+    em = expmap_of(path, (16, 10))
+    k = em.count - 8
+    with pinned_orbit(em):
+        values = KeyframeRenderer(cpu_backend).render(em, k)
+    own = DeepRenderer(cpu_backend)         # no store: each pixel's own orbit
+    own.precision_headroom = 0
+    rng = np.random.default_rng(11)
+    digits = len(em.centre_re) + 20
+    agree = 0
+    with gmpy2.context(gmpy2.get_context(), precision=4 * digits):
+        p = (gmpy2.mpfr(em.centre_re), gmpy2.mpfr(em.centre_im))
+        for _ in range(12):
+            i, j = int(rng.integers(em.rows)), int(rng.integers(em.cols))
+            rho = gmpy2.mpfr(2) ** em.inner_log2(k) * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / em.cols)
+            th = 2 * gmpy2.const_pi() * (i + 0.5) / em.rows
+            req = DeepRequest(format(p[0] + rho * gmpy2.cos(th), f".{digits}f"),
+                              format(p[1] + rho * gmpy2.sin(th), f".{digits}f"),
+                              em.radius(k), (1, 1), int(em.limits[k]))
+            v = own.render_values(req).values[0, 0]
+            own.orbit = None                    # the next point computes its own
+            agree += abs(math.floor(v) - math.floor(values[i, j])) <= 1
+    assert agree >= 11, agree
