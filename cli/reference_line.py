@@ -45,8 +45,9 @@ def exact_line(renderer) -> str | None:
                                        f"{exact:,} iterated in MPFR" if exact else "") if part)
     if marked:
         return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
-                "kept at the loop's value and marked (2 in the redone overlay); --exact-pixels "
-                "iterates them in double-double, then MPFR" + (f" ({done})" if done else ""))
+                "kept at the loop's value and marked (2 in the redone overlay); --proved-pixels "
+                "iterates them in double-double, --exact-pixels then in MPFR"
+                + (f" ({done})" if done else ""))
     if exact or proved:
         return f"{exact + proved:,} pixel{'s' if exact + proved != 1 else ''} that float64 " \
                f"deltas cannot place: {done}"

@@ -122,8 +122,12 @@ def run_render(args) -> int:
         renderer = view_renderer(view, request, be, one_frame=True)
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
-    if getattr(args, "exact_pixels", None) and hasattr(renderer, "deep"):
-        renderer.deep.exact_redo = True
+    if hasattr(renderer, "deep"):       # the pixels float64 cannot place (exact_redo.py)
+        if getattr(args, "exact_pixels", None):
+            renderer.deep.exact_redo = True
+        elif getattr(args, "proved_pixels", None):
+            from kernels.mandelbrot.deep.exact_redo import PROVED
+            renderer.deep.exact_redo = PROVED
     if view == "mandelbrot":     # a first start compiles for seconds: say so, not a silent bar
         from kernels.mandelbrot.warm import compile_notice
         waiting = compile_notice(request, be)

@@ -30,3 +30,15 @@ def test_marked_by_default_and_exact_when_asked(tmp_path, capsys):
     assert "cannot place: 5 proved in double-double" in err
     assert int((np.abs(np.floor(exact).astype(np.int64) - truth) > 1).sum()) == 0
     assert int((np.abs(np.floor(plain).astype(np.int64) - truth) > 1).sum()) > 0
+
+
+def test_proved_pixels_runs_the_double_double_pass_alone(tmp_path, capsys):
+    truth = np.loadtxt(TRUTH, dtype=np.int64)
+    proved, err = _render(tmp_path, capsys, "--proved-pixels")
+    assert "cannot place: 5 proved in double-double" in err and "MPFR" not in err
+    assert int((np.abs(np.floor(proved).astype(np.int64) - truth) > 1).sum()) == 0
+
+
+def test_proved_pixels_only_with_render(capsys):
+    assert main.main(["--proved-pixels"]) == 2
+    assert "--proved-pixels" in capsys.readouterr().err
