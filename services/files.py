@@ -164,10 +164,9 @@ def write_png(path, rgba: np.ndarray, compress_level: int | None = None) -> None
     if rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
         raise ValueError(f"a PNG needs (h, w, 4) uint8 RGBA, got {rgba.shape} {rgba.dtype}")
     if compress_level is None:
-        from .png_encode import encode_png
-        data = encode_png(rgba)
+        from .png_encode import write_png_to
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            fh.write(data)
+            write_png_to(fh, rgba)
         return
     try:
         from PIL import Image

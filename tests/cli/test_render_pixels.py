@@ -82,7 +82,7 @@ def test_the_fast_png_decodes_to_the_same_pixels(tmp_path, monkeypatch, h, w, th
 
     from services import png_encode
     from services.files import write_png
-    monkeypatch.setattr(png_encode, "SLICE_BYTES", 1000)
+    monkeypatch.setattr(png_encode, "SLICE_MIN", 1000)
     rgba = _picture(h, w)
     fast = png_encode.encode_png(rgba, threads=threads)
     got = Image.open(io.BytesIO(fast))
@@ -92,3 +92,13 @@ def test_the_fast_png_decodes_to_the_same_pixels(tmp_path, monkeypatch, h, w, th
     write_png(tmp_path / "six.png", rgba, compress_level=6)
     for name in ("fast.png", "six.png"):
         assert np.array_equal(np.asarray(Image.open(tmp_path / name)), rgba), name
+
+
+def test_the_checksum_of_pieces_joined():
+    from services.png_encode import adler32_combine
+    import zlib
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 256, 200_000, dtype=np.uint8).tobytes()
+    for cut in (0, 1, 65521, 65522, 131_042, 199_999, 200_000):
+        a, b = data[:cut], data[cut:]
+        assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(data)
