@@ -4,10 +4,10 @@
 # printing pixels handed back, proved, marked, the frame's time and the tier's (tools/kf_marked.py);
 # then the GPU tests of the exact pixels. From the repository root:
 #   bash tools/gpu_issue34_marked.sh OUTPUT_DIR [SIZE]
+source "${BUNDLE:-.device-lite}/activate.sh" && export PYTHONPATH=.:$PYTHONPATH NUMBA_CACHE_DIR=$PWD/.numba-cache
 set -u
 out=${1:?usage: gpu_issue34_marked.sh OUTPUT_DIR [SIZE]}
 size=${2:-1024}
-source "${BUNDLE:-.device-lite}/activate.sh" && export PYTHONPATH=.:${PYTHONPATH:-} NUMBA_CACHE_DIR=$PWD/.numba-cache
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv; nproc; git log -1 --oneline; } \
