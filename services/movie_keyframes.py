@@ -194,8 +194,13 @@ class FrameChunk:
         from kernels.mandelbrot.expmap_assemble import Assembler
         t0 = time.perf_counter()
         need = set(self.keyframes)
-        asm = worker.renderer(("mandelbrot", "keyframe-assembler", "movie", id(self.em)),
-                              lambda: Assembler(worker.backend, self.em, 3 * len(need) + 16))
+        # one assembler per worker, made again for another zoom (compared by value: a cluster's
+        # jobs arrive as new objects)
+        held = worker.renderer(("mandelbrot", "keyframe-assembler", "movie"), dict)
+        asm = held.get("asm")
+        if asm is None or asm.em != self.em:
+            held["asm"] = asm = None        # the old stack's memory goes first
+            held["asm"] = asm = Assembler(worker.backend, self.em, 3 * len(need) + 16)
         asm.ensure(len(need))
         # room for this chunk's keyframes: those no longer asked for go first
         missing = [k for k in sorted(need) if asm.slot_of[k] < 0]

@@ -36,7 +36,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
+CENTRE = None        # --center X,Y: the zoom's target (default Kormanyos's very deep location)
+
+
 def _place():
+    if CENTRE:
+        return tuple(v.strip() for v in CENTRE.split(","))
     from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
     return loc.center_re[:1200], loc.center_im[:1200]
 
@@ -282,6 +287,7 @@ def main(argv=None) -> int:
     p.add_argument("--fps", type=int, default=60)
     p.add_argument("--seconds", type=float, default=600.0)
     p.add_argument("--width", default="1e-1000")
+    p.add_argument("--center", default=None, help="X,Y (default Kormanyos's very deep location)")
     p.add_argument("--oversample", type=float, default=1.0)
     p.add_argument("--backend", default="cuda")
     p.add_argument("--gpus", default=None)
@@ -290,6 +296,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-encode", action="store_true")
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
+    global CENTRE
+    CENTRE = a.center
     w, h = a.size.lower().split("x")
     a.size = (int(w), int(h))
     a.frames = max(2, round(a.fps * a.seconds))
