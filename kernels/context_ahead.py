@@ -11,6 +11,7 @@ thread needs, and where there is no driver or GPU it just ends.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import threading
 
@@ -39,6 +40,9 @@ def start(device: int = 0) -> bool:
         t = threading.Thread(target=_open, args=(device,), name="cuda-context-ahead", daemon=True)
         _state["thread"] = t
     t.start()
+    # a command that ends early (a usage error) waits for the driver call rather than leave
+    # the interpreter's shutdown racing it
+    atexit.register(release)
     return True
 
 
