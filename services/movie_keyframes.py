@@ -256,9 +256,15 @@ def schedule(movie, em, order):
     last_use = {}
     for b, chunks_b in enumerate(batches):
         for c in chunks_b:
-            for k in range(min(f[3] for f in c), max(f[4] for f in c) + 1):
+            for k in chunk_keyframes(c):
                 last_use[k] = b
     return batches, last_use
+
+
+def chunk_keyframes(chunk) -> list[int]:
+    """The keyframes a chunk's frames sample, each frame's run of them (consecutive frames of a
+    short movie may lie octaves apart: not every keyframe between)."""
+    return sorted({k for f in chunk for k in range(f[3], f[4] + 1)})
 
 
 def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
@@ -272,8 +278,7 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
     batches, last_use = schedule(movie, em, order)
     held: dict[int, np.ndarray] = {}
     for b, chunks in enumerate(batches):
-        need = sorted({k for c in chunks for k in range(min(f[3] for f in c),
-                                                        max(f[4] for f in c) + 1)}, reverse=True)
+        need = sorted({k for c in chunks for k in chunk_keyframes(c)}, reverse=True)
         todo = []
         for k in need:               # deepest first: the orbit's deepest use sets its length
             if k in held:
@@ -294,9 +299,7 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
             times.keyframe_s += seconds
             yield ("keyframe", todo[i])
         times.keyframe_wall_s += time.perf_counter() - t0
-        jobs = [FrameChunk(em, tuple(c), colouring,
-                           {k: held[k] for k in range(min(f[3] for f in c),
-                                                      max(f[4] for f in c) + 1)})
+        jobs = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)})
                 for c in chunks]
         t0 = time.perf_counter()
         for i, (rgbas, seconds) in pool.ordered(jobs, cancel=cancel):

@@ -63,3 +63,22 @@ def test_the_movies_own_folder_skips_what_the_disk_cannot_keep_up_with(tmp_path,
     assert kept.skipped == 0 and kept.load(1) is not None
     kept.discard(1)
     assert kept.load(1) is not None
+
+
+def test_frames_octaves_apart_need_only_their_own_keyframes():
+    """A short movie over a deep zoom: consecutive frames lie many octaves apart, and a chunk of
+    them needs each frame's run of keyframes, not every keyframe between."""
+    from types import SimpleNamespace
+    path = zoom_in("-0.75", "0.1", "1e-60", None, 6)
+    em = expmap_of(path, (32, 18))
+    batches, last_use = mk.schedule(SimpleNamespace(path=path), em, list(range(6)))
+    per_frame = max(b - a + 1 for a, b in (em.needs(mk_width(path, k)) for k in range(6)))
+    assert len(last_use) <= 6 * per_frame < em.count
+    for chunks in batches:
+        for c in chunks:
+            assert len(mk.chunk_keyframes(c)) <= len(c) * per_frame
+
+
+def mk_width(path, k):
+    from kernels.mandelbrot.expmap import width_log2
+    return width_log2(path.frame(k).width)
