@@ -3,10 +3,13 @@ pixels marked), once with the double-double middle tier (exact_redo.PROVED), wit
 and of the tier alone (issue 34: at most 0.1 % marked).
 
     PYTHONPATH=. python tools/kf_marked.py [--backend cpu|cuda] [--size N] [--files 1e14,5e227]
-        [--skip-proved] [--tier-cost]
+        [--skip-proved] [--tier-cost] [--audit]
 
 --tier-cost: the tier's parts timed alone on one core for each file's handed-back pixels (its
 orbit, its table, a pixel with the table, a pixel it leaves step by step).
+--audit: every handed-back pixel also iterated in MPFR (mpfr_escape.settled_values, all cores):
+how many the loop had wrong (off by more than one), how many the tier proved and had wrong
+(must be 0) and how many it left that were wrong.
 
 The KF files are resources/kf-NAME.kfr; a first frame at 8x8 per file warms the compiled code and
 the reference orbit (kept by the renderer, so the timed frames time pixels and the tier).
@@ -40,10 +43,11 @@ def main(argv=None) -> int:
     p.add_argument("--files", default=",".join(FILES))
     p.add_argument("--skip-proved", action="store_true", help="the default render only")
     p.add_argument("--tier-cost", action="store_true", help="time the tier's parts alone")
+    p.add_argument("--audit", action="store_true", help="check the handed-back pixels in MPFR")
     a = p.parse_args(argv)
-    if a.tier_cost:
+    if a.tier_cost or a.audit:
         for name in a.files.split(","):
-            tier_cost(name, a.size, backend.resolve(a.backend))
+            (audit if a.audit else tier_cost)(name, a.size, backend.resolve(a.backend))
         return 0
     be = backend.resolve(a.backend)
     print(f"{'file':7} {'size':>9} {'mode':8} {'handed back':>11} {'proved':>7} {'marked':>7} "
@@ -72,6 +76,42 @@ def main(argv=None) -> int:
     return 0
 
 
+def handed_back(name: str, n: int, be):
+    """(request, the loop's values, the (row, col) it handed back: the redone overlay's 2)."""
+    import numpy as np
+
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    req = request(name, n)
+    r = DeepRenderer(be)
+    r.precision_headroom = 0
+    layers = np.zeros((5, n, n), np.int32)
+    values = r.render_values(req, layers=layers).values.copy()
+    return req, values, [(int(a), int(b)) for a, b in np.argwhere(layers[4] == 2)]
+
+
+def audit(name: str, n: int, be) -> None:
+    """One line: the handed-back pixels of file `name` at n x n against MPFR."""
+    import numpy as np
+
+    from kernels.mandelbrot.deep import dd_pixels, mpfr_escape
+    req, loop, places = handed_back(name, n, be)
+    if not places:
+        print(f"{name} {n}x{n}: nothing handed back")
+        return
+    t = time.perf_counter()
+    truth = np.floor([v for v, _, _ in mpfr_escape.settled_values(req, places)])
+    t = time.perf_counter() - t
+    at = tuple(np.array(places).T)
+    wrong = np.abs(np.floor(loop[at]) - truth) > 1
+    line = f"{name} {n}x{n}: {len(places)} handed back, the loop wrong at {int(wrong.sum())}"
+    if dd_pixels.reaches(req.picture()):
+        v, ok = dd_pixels.dd_at(req.picture(), places, mpfr_escape.workers())
+        bad = np.abs(np.floor(v) - truth) > 1
+        line += (f"; the tier proved {int(ok.sum())}, of them wrong {int((bad & ok).sum())}, "
+                 f"left {int((~ok).sum())}, of them wrong {int((bad & ~ok).sum())}")
+    print(f"{line} (MPFR {t:.0f} s)", flush=True)
+
+
 def tier_cost(name: str, n: int, be) -> None:
     """One line of the tier's costs for file `name` at n x n (one core; the loop's handed-back
     pixels found by the redone overlay's 2)."""
@@ -79,13 +119,7 @@ def tier_cost(name: str, n: int, be) -> None:
 
     from kernels.mandelbrot.deep import dd_bla, dd_pixels
     from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS, dd_orbit
-    from kernels.mandelbrot.deep.renderer import DeepRenderer
-    req = request(name, n)
-    r = DeepRenderer(be)
-    r.precision_headroom = 0
-    layers = np.zeros((5, n, n), np.int32)
-    r.render_values(req, layers=layers)
-    places = [(int(a), int(b)) for a, b in np.argwhere(layers[4] == 2)]
+    req, _, places = handed_back(name, n, be)
     whole = req.picture()
     if not places or not dd_pixels.reaches(whole):
         print(f"{name} {n}x{n}: {len(places)} handed back, nothing for the tier")
