@@ -20,5 +20,9 @@ python3 tools/kf_marked.py --backend cuda --size "$size" 2>&1 | tee "$out/marked
 # the tier's parts timed alone on one core of the quiet host (orbit, table, ms a pixel)
 python3 tools/kf_marked.py --backend cuda --size 256 --files 1e50,5e227 --tier-cost 2>&1 \
   | tee "$out/tier-cost.txt"
+# every pixel the GPU's loop hands back at 256x256 also in MPFR on all cores (~4 min): the tier's
+# proved-and-wrong must be 0
+python3 tools/kf_marked.py --backend cuda --size 256 --files 1e50,5e227 --audit 2>&1 \
+  | tee "$out/audit.txt"
 python3 -m pytest -q tests/kernels/test_deep_exact_gpu.py tests/kernels/test_deep_exact.py \
   tests/cli/test_cli_exact_pixels.py 2>&1 | tail -15 | tee "$out/tests.txt"
