@@ -4,8 +4,8 @@ nor a thread the OS wakes late enters their time.
 numba's parallel region takes the GIL back when it ends: beside a busy Python thread (a repainting
 window) that wait, up to the switch interval, was inside any clock read around the call, even a
 clock read in compiled code (native_clock). Here the loop's threads stamp the end of each piece of
-work into a control block (an atomic max), and the span is the last stamp less a clock read taken
-just before the region, which starts without waiting because the caller holds the GIL (`stamped`).
+work into a control block (an atomic max) and the start of each (an atomic min), and the span is
+from the first start to the last end (`stamped`).
 
 The pieces are handed out on demand (`claim`, an atomic counter) to `ctl[WORKERS]` loops, one per
 thread: with a static split a thread that the OS wakes milliseconds late (two cores, one taken by
@@ -15,9 +15,10 @@ piece's own CPU time would also leave out a stretch in which the OS set its thre
 thread's CPU clock is a system call, dearer than a small piece.)
 
 The control block (int64): [FLAG] a cancel flag another thread may set (the Mandelbrot rows kernels
-read it, escape._read_flag); [COUNTER] the next piece to claim; [END] the latest stamp; [WORKERS]
+read it, escape._read_flag); [COUNTER] the next piece to claim; [END] the latest end; [WORKERS]
 how many loops to start (numba's thread count, set by `stamped`'s caller: get_num_threads inside a
-kernel is a dynamic global, which would stop the kernels being cached on disk).
+kernel is a dynamic global, which would stop the kernels being cached on disk); [START] the
+earliest start.
 """
 from __future__ import annotations
 
@@ -30,13 +31,14 @@ from numba.extending import intrinsic
 from .closure_cache import cache_closure
 from .native_clock import _now_ns
 
-FLAG, COUNTER, END, WORKERS = 0, 1, 2, 3
+FLAG, COUNTER, END, WORKERS, START = 0, 1, 2, 3, 4
+_NOT_YET = np.iinfo(np.int64).max
 STAMPED = "native clock (stamped inside the parallel loop)"
 
 
 def control() -> np.ndarray:
     """A control block for a stamped kernel."""
-    ctl = np.zeros(WORKERS + 1, dtype=np.int64)
+    ctl = np.zeros(START + 1, dtype=np.int64)
     ctl[WORKERS] = numba.get_num_threads()
     return ctl
 
@@ -62,6 +64,7 @@ def _atomic(op: str, index: int, doc: str):
 
 _fetch_add = _atomic("add", COUNTER, "ctl[COUNTER] += value, atomically; the value before.")
 _fetch_max = _atomic("max", END, "ctl[END] = max(ctl[END], value), atomically.")
+_fetch_min = _atomic("min", START, "ctl[START] = min(ctl[START], value), atomically.")
 
 
 @njit(inline="always")
@@ -71,14 +74,14 @@ def claim(ctl):
 
 
 @njit(inline="always")
-def begin():
-    """A piece starts (the monotonic clock), for `stamp`."""
-    return _now_ns()
+def begin(ctl):
+    """A piece starts now: ctl[START] = min(ctl[START], now), atomically."""
+    _fetch_min(ctl, _now_ns())
 
 
 @njit(inline="always")
-def stamp(ctl, started):
-    """A piece begun at `started` is done now."""
+def stamp(ctl):
+    """A piece is done now: ctl[END] = max(ctl[END], now), atomically."""
     _fetch_max(ctl, _now_ns())
 
 
@@ -90,29 +93,29 @@ def piece(c, n, pieces):
 
 @njit(inline="always")
 def reset(ctl):
-    """Counter and stamp to 0; the cancel flag and the workers are the caller's and stay. A
+    """Counter and stamps cleared; the cancel flag and the workers are the caller's and stay. A
     stamped kernel calls it before its parallel loop, so a control block serves call after call."""
     ctl[COUNTER] = 0
     ctl[END] = 0
+    ctl[START] = _NOT_YET
 
 
 def stamped(kernel):
-    """`kernel(*args, ctl)` (a numba parallel function that stamps ctl) as f(*args, ctl) -> the
-    milliseconds from just before its parallel region to its last stamp; ctl[WORKERS] is set to
-    numba's thread count first.
+    """`kernel(*args, ctl)` (a numba parallel function that begins and stamps its pieces in ctl)
+    as f(*args, ctl) -> the milliseconds from its first piece's start to its last piece's end;
+    ctl[WORKERS] is set to numba's thread count first.
 
-    Compiled without nogil: holding the GIL, the region's own take of the GIL at its start is
-    immediate, so the clock read before it counts no wait either."""
+    From the first piece, not from the call: the thread pool's wake-up before it is the runtime's,
+    as a GPU kernel's time leaves its launch out (on the 2-core VM a fresh process's pool woke on
+    the next timer tick, milliseconds). Compiled without nogil: the region's own take of the GIL
+    at its start is then immediate."""
     @njit
     def run(*args):
-        ctl = args[-1]
-        reset(ctl)
-        t0 = _now_ns()
         kernel(*args)
-        end = ctl[END]
-        if end < t0:                    # no piece of work at all
-            end = _now_ns()
-        return (end - t0) * 1e-6
+        ctl = args[-1]
+        if ctl[START] == _NOT_YET:      # no piece of work at all
+            return 0.0
+        return (ctl[END] - ctl[START]) * 1e-6
     compiled = cache_closure(run)
 
     def call(*args):

@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     ap.add_argument("--busy-ms", type=float, default=8.0,
                     help="Python work the GUI thread does per repaint tick (every 16 ms)")
     ap.add_argument("--json")
+    ap.add_argument("--show", action="store_true", help="print each frame's timings")
+    ap.add_argument("--tick-ms", type=int, default=16, help="how often the GUI thread repaints")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PyQt6.QtCore import QEventLoop, QTimer
@@ -78,7 +80,7 @@ def main(argv=None) -> int:
     settle()                            # compiles and the first frame, before the storm
     ticker = QTimer()
     ticker.timeout.connect(storm)
-    ticker.start(16)
+    ticker.start(args.tick_ms)
     window_ms = []
     ticks.clear()
     base = view.last_frame.request
@@ -88,6 +90,8 @@ def main(argv=None) -> int:
         view.go_to(*place)
         settle()
         window_ms.append(escape_ms(view.last_frame.timings))
+        if args.show:
+            print("window", view.last_frame.timings.as_dict())
     ticker.stop()
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     request = view.last_frame.request
@@ -96,15 +100,19 @@ def main(argv=None) -> int:
 
     renderer = make_renderer(request, be)
     renderer.render(replace(request, center_re=base.center_re))     # not the first place: no reuse
-    head_ms = [escape_ms(renderer.render(replace(request, center_re=re, center_im=im,
-                                                 width=wd)).timings) for re, im, wd in places]
+    heads = [renderer.render(replace(request, center_re=re, center_im=im, width=wd)).timings
+             for re, im, wd in places]
+    head_ms = [escape_ms(t) for t in heads]
+    if args.show:
+        for t in heads:
+            print("headless", t.as_dict())
     win, head = statistics.median(window_ms), statistics.median(head_ms)
     gap = max(gaps, default=0.0) * 1e3
     print(f"{device_name(be)}; {method}; {request.size[0]}x{request.size[1]}, "
           f"{request.max_iter} iterations")
     print(f"escape kernel ms, window (median of {len(window_ms)}): {win:.2f}; headless: {head:.2f}; "
           f"ratio {win / head:.3f}")
-    print(f"longest gap between repaint ticks (due every 16 ms, {args.busy_ms} ms of Python "
+    print(f"longest gap between repaint ticks (due every {args.tick_ms} ms, {args.busy_ms} ms of Python "
           f"each): {gap:.1f} ms over {len(ticks)} ticks")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

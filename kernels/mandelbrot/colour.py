@@ -174,7 +174,7 @@ def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
     for _w in prange(ctl[WORKERS]):
         r = claim(ctl)
         while r < rows:
-            started = begin()
+            begin(ctl)
             for c in range(cols):
                 v = values[r, c]
                 if v < max_iter:
@@ -182,7 +182,7 @@ def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
                     bins[r, c] = b
                 else:
                     bins[r, c] = -1
-            stamp(ctl, started)
+            stamp(ctl)
             r = claim(ctl)
 
 
@@ -232,11 +232,11 @@ def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut,
     for _w in prange(ctl[WORKERS]):
         r = claim(ctl)
         while r < rows:
-            started = begin()
+            begin(ctl)
             for c in range(cols):
                 rgba[r, c] = _colour_cpu(values[r, c], max_iter, mode, dens, offset, vmin, scale,
                                          cdf, lut, interior)
-            stamp(ctl, started)
+            stamp(ctl)
             r = claim(ctl)
 
 

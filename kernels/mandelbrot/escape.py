@@ -200,7 +200,7 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
     for _w in prange(stop[WORKERS]):
         k = claim(stop)
         while k < band_rows and _read_flag(stop) == 0:
-            started = begin()
+            begin(stop)
             br = band_row0 + (k * stride) % band_rows
             gy = float(grid_row0 + br) + 0.5 - half_h
             y = cy - gy * step
@@ -216,7 +216,7 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
                 c = cols - 1
                 values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y,
                                             max_iter)
-            stamp(stop, started)    # the row's end (cpu_chunks: no wait for the GIL inside)
+            stamp(stop)    # the row's end (cpu_chunks: no wait for the GIL inside)
             k = claim(stop)
 
 

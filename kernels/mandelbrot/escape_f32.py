@@ -76,7 +76,7 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
     for _w in prange(stop[WORKERS]):
         k = claim(stop)
         while k < band_rows and mk._read_flag(stop) == 0:
-            started = begin()
+            begin(stop)
             br = band_row0 + (k * stride) % band_rows
             y = ys[br]
             for c in range(0, cols - 1, 2):
@@ -88,7 +88,7 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
             if cols % 2:
                 c = cols - 1
                 values[br, c] = _escape_cpu(xs[c], y, max_iter)
-            stamp(stop, started)
+            stamp(stop)
             k = claim(stop)
 
 

@@ -40,7 +40,7 @@ def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, m
     for _w in prange(ctl[WORKERS]):
         r = claim(ctl)
         while r < rows:
-            started = begin()
+            begin(ctl)
             y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
             useful[r] = 0
             lanes[r] = 0
@@ -52,7 +52,7 @@ def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, m
                     useful[r] += n
                     top = max(top, n)
                 lanes[r] += LANES * top
-            stamp(ctl, started)
+            stamp(ctl)
             r = claim(ctl)
 
 

@@ -67,13 +67,13 @@ def _cpu_vec(op, a, b, out, s, parts, ctl):
     for _w in prange(ctl[WORKERS]):
         c = claim(ctl)
         while c < pieces:
-            started = begin()
+            begin(ctl)
             lo, hi = piece(c, n, pieces)
             if op == DOT:
                 parts[c] = _piece_op(op, a[lo:hi], b[lo:hi], out, s)
             else:
                 _piece_op(op, a[lo:hi], b[lo:hi], out[lo:hi], s)
-            stamp(ctl, started)
+            stamp(ctl)
             c = claim(ctl)
 
 
