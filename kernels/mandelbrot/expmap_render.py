@@ -14,6 +14,10 @@ import numpy as np
 
 from .deep.request import DeepRequest
 
+# a keyframe's BLA table is built for its bound rounded up to a multiple of this many bits (a
+# frame's: 4): one build serves 64 octaves of keyframes (docs/PERFORMANCE.md says what it costs)
+TABLE_SLACK_BITS = 64
+
 
 def keyframe_request(em, k: int) -> DeepRequest:
     """Keyframe k of `em` as the deep renderer takes it."""
@@ -62,6 +66,7 @@ class KeyframeRenderer:
         self.backend = backend
         self.deep = DeepRenderer(backend)
         self.deep.references = shared_store()
+        self.deep.table_slack_bits = TABLE_SLACK_BITS
         self.seconds = 0.0
         self.pixels = 0
 

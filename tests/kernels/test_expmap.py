@@ -215,3 +215,14 @@ def test_deep_keyframes_hold_the_counts_of_their_points_own_orbits(cpu_backend):
             own.orbit = None                    # the next point computes its own
             agree += abs(math.floor(v) - math.floor(values[i, j])) <= 1
     assert agree >= 11, agree
+
+
+def test_keyframes_share_a_table_over_many_octaves(movie, cpu_backend):
+    """Keyframes round their table's bound to 64 bits (expmap_render.TABLE_SLACK_BITS), frames
+    to 4: twelve consecutive keyframes take one or two builds, not three or four."""
+    _, em, _ = movie
+    r = KeyframeRenderer(cpu_backend)
+    with pinned_orbit(em):
+        builds = sum(not r.deep.render_values(keyframe_request(em, k)).table_reused
+                     for k in range(em.count - 12, em.count))
+    assert builds <= 2, builds

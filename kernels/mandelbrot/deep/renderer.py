@@ -51,11 +51,11 @@ FORMATS = ("perturbation", "extended")
 TABLE_SLACK_BITS = 4
 
 
-def table_bound(c_bound_exp: int) -> int:
-    """The bound a frame's table is built for: the next multiple of TABLE_SLACK_BITS above the
-    frame's own, so a frame's table depends on its orbit and its bound only, not on the frames
+def table_bound(c_bound_exp: int, slack: int = TABLE_SLACK_BITS) -> int:
+    """The bound a frame's table is built for: the next multiple of `slack` above the frame's
+    own, so a frame's table depends on its orbit, its bound and the slack only, not on the frames
     drawn before it (a table's radii change the counts in their last bits)."""
-    return TABLE_SLACK_BITS * (int(c_bound_exp) // TABLE_SLACK_BITS + 1)
+    return slack * (int(c_bound_exp) // slack + 1)
 
 
 @dataclass
@@ -119,14 +119,12 @@ class FrameGeometry(PixelGrid):
             d0r = float(gmpy2.mul_2exp(d.real, -cexp))
             d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
         step_m = float(mant)
-        if polar:
-            cmax = math.hypot(d0r, d0i) + step_m * 2.0 ** (w / polar)
-            return FrameGeometry(d0r, d0i, step_m, int(cexp), -float(polar), h / 2.0,
-                                 int(cexp) + math.ceil(math.log2(cmax)), cmax)
-        cmax = math.hypot(d0r, d0i) + math.hypot(w / 2.0, h / 2.0) * step_m
+        # the largest |δc|: a log-polar grid's outer radius (half_w < 0 marks it), else a corner
+        cmax = math.hypot(d0r, d0i) + (step_m * 2.0 ** (w / polar) if polar else
+                                       math.hypot(w / 2.0, h / 2.0) * step_m)
         row0 = 0 if request.within is None else int(request.within[1])
-        return FrameGeometry(d0r, d0i, step_m, int(cexp), w / 2.0, h / 2.0 - row0,
-                             int(cexp) + math.ceil(math.log2(cmax)))
+        return FrameGeometry(d0r, d0i, step_m, int(cexp), -float(polar) if polar else w / 2.0,
+                             h / 2.0 - row0, int(cexp) + math.ceil(math.log2(cmax)), cmax)
 
 
 class DeepRenderer:
@@ -161,6 +159,7 @@ class DeepRenderer:
         self.last_exact: dict = {}  # the last frame's {"dd_pixels", "exact_pixels", "marked_pixels"}
         self.exact = ExactCache()   # their values, kept for a re-render of the same picture
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
+        self.table_slack_bits = TABLE_SLACK_BITS    # table_bound's rounding (keyframes: coarser)
         # where to look for an orbit before computing one (reference_store.ReferenceStore)
         self.references = None
         self.reference_source = None    # "pinned" | "disk": where this frame's orbit was taken from
@@ -394,7 +393,7 @@ class DeepRenderer:
         capacity = max(int(request.max_iter), orbit.length) + 1
         if reserved_bytes(capacity) > MAX_RESERVED_BYTES:
             return None
-        bound = table_bound(geo.c_bound_exp)
+        bound = table_bound(geo.c_bound_exp, self.table_slack_bits)
         key = (id(orbit), orbit.version + 1, True, self.eps_bits, self.kmin, bound)
         try:
             return key, TableAhead(capacity, (0.5, bound + 1), self.eps_bits)
@@ -410,7 +409,7 @@ class DeepRenderer:
         frames before it. entries: the frame reads the table's entries (tab, tabe), which a table
         built ahead does not keep (its tab is None: only its layout, self._flat)."""
         key = (id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin)
-        bound = table_bound(geo.c_bound_exp) if use_bla else 0
+        bound = table_bound(geo.c_bound_exp, self.table_slack_bits) if use_bla else 0
         ahead, self._ahead = self._ahead, None
         if ahead is not None and ahead[0] != key + (bound,):
             ahead[1].abandon()
