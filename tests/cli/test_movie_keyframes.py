@@ -169,3 +169,28 @@ def test_a_per_frame_movies_parts_are_not_resumed_by_keyframes(tmp_path, capsys,
 def test_oversample_without_keyframes_is_refused(tmp_path, capsys):
     assert main.main(["--movie", str(tmp_path / "a.mp4"), "--oversample", "2", *PLACE]) == 2
     assert "--oversample applies only with --keyframes" in capsys.readouterr().err
+
+
+def test_an_interrupted_keyframe_video_resumes_and_cleans_up(tmp_path, monkeypatch, short,
+                                                            capsys):
+    pytest.importorskip("av", reason="video needs PyAV")
+    from services import video
+    out = tmp_path / "k.mp4"
+    real_add = video.SegmentEncoder.add
+    calls = []
+
+    def add_then_stop(self, rgba):
+        real_add(self, rgba)
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(video.SegmentEncoder, "add", add_then_stop)
+    assert movie(out) == 130
+    parts = movie_parts.parts_dir(str(out))
+    assert os.path.isdir(os.path.join(parts, movie_keyframes.KEYFRAMES_FOLDER))
+    monkeypatch.setattr(video.SegmentEncoder, "add", real_add)
+    capsys.readouterr()
+    assert movie(out) == 0
+    assert "resuming" in capsys.readouterr().err
+    assert video.probe_frames(str(out)) == (8, FPS)
+    assert not os.path.exists(parts)            # the parts and their keyframes are gone
