@@ -116,7 +116,8 @@ class Assembler:
         return out
 
     def frame(self, spec, lw: float, limit: int, first: int, last: int) -> np.ndarray:
-        """The coloured frame (Hpx, Wpx, 4) uint8 on the host, a copy the caller keeps; `spec`
+        """The coloured frame (Hpx, Wpx, 4) uint8 on the host, one of a ring of 3 buffers (pinned
+        on a GPU: the one copy per frame at full speed), valid until the third frame after; `spec`
         has the colouring (palette, density, offset, interior, mapping: a frame's request)."""
         wpx, hpx = self.em.size
         timer = JobTimer(self.backend, self._stream, "keyframe assembly")
@@ -124,10 +125,10 @@ class Assembler:
         if self.backend.is_gpu:
             rgba = self.pool.device("rgba", (hpx, wpx), np.uint32, stream=self._stream)
         else:
-            rgba = np.empty((hpx, wpx), np.uint32)
+            rgba = self.pool.host("rgba", (hpx, wpx), np.uint32, pinned=False, ring=3)
         self.colourer.colour(values, rgba, spec, int(limit), timer, self._stream)
         if self.backend.is_gpu:
-            host = np.empty((hpx, wpx), np.uint32)
+            host = self.pool.host("rgba-host", (hpx, wpx), np.uint32, ring=3)
             rgba.copy_to_host(host, stream=self._stream)
             self._stream.synchronize()
             rgba = host
