@@ -27,8 +27,9 @@ import numpy as np
 
 from .movie_parts import parts_dir
 
-# frames a batch holds at most; keyframes within a batch are drawn on all workers at once
-BATCH_FRAMES = 256
+# frames a batch holds at most; keyframes within a batch are drawn on all workers at once (the
+# more, the less the last keyframe of a batch leaves the other GPUs idle)
+BATCH_FRAMES = 512
 # consecutive frames one assembly job makes (on one worker, with the keyframes uploaded once)
 CHUNK_FRAMES = 8
 KEYFRAMES_FOLDER = "keyframes"
@@ -184,11 +185,15 @@ class Colouring:
 @dataclass(frozen=True)
 class FrameChunk:
     """A pool job: consecutive frames [(k, width_log2, limit, first, last)] assembled on the
-    worker's own Assembler from `keyframes` {k: values}. Returns (list of RGBA, seconds)."""
+    worker's own Assembler from `keyframes` {k: values}. `batch`: the keyframes of the whole
+    batch, which its assembler holds where memory allows (older ones go first): the chunks of every encoder lane come
+    in turn, and a stack holding only one chunk's would upload each keyframe again and again.
+    Returns (list of RGBA, seconds)."""
     em: object
     frames: tuple
     colouring: Colouring
     keyframes: dict = field(hash=False, compare=False)
+    batch: frozenset = frozenset()
 
     def __call__(self, worker):
         from kernels.mandelbrot.expmap_assemble import Assembler
@@ -201,11 +206,13 @@ class FrameChunk:
         if asm is None or asm.em != self.em:
             held["asm"] = asm = None        # the old stack's memory goes first
             held["asm"] = asm = Assembler(worker.backend, self.em, 3 * len(need) + 16)
-        asm.ensure(len(need))
-        # room for this chunk's keyframes: those no longer asked for go first
+        asm.ensure(max(len(need), _affordable(worker.backend, self.em, len(self.batch) + 8)))
+        # room for this chunk's keyframes: earlier batches' go first, then other chunks'
         missing = [k for k in sorted(need) if asm.slot_of[k] < 0]
-        if len(missing) > len(asm._free):
-            for k in sorted(asm.loaded - need):
+        for stale in (asm.loaded - self.batch - need, asm.loaded - need):
+            for k in sorted(stale):
+                if len(missing) <= len(asm._free):
+                    break
                 asm.drop(k)
         for k in missing:
             asm.load(k, self.keyframes[k])
@@ -299,8 +306,9 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
             times.keyframe_s += seconds
             yield ("keyframe", todo[i])
         times.keyframe_wall_s += time.perf_counter() - t0
-        jobs = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)})
-                for c in chunks]
+        batch = frozenset(need)
+        jobs = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)},
+                           batch) for c in chunks]
         t0 = time.perf_counter()
         for i, (rgbas, seconds) in pool.ordered(jobs, cancel=cancel):
             times.assemble_s += seconds
@@ -311,6 +319,16 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
         for k in [k for k, last in last_use.items() if last == b]:
             held.pop(k, None)
             files.discard(k)
+
+
+def _affordable(backend, em, slots: int) -> int:
+    """`slots` keyframes, or as many as half the GPU's free memory holds."""
+    if not backend.is_gpu:
+        return slots
+    from kernels.buffers import free_device_bytes
+    free = free_device_bytes()
+    each = em.rows * em.cols * 8
+    return slots if free is None else min(slots, max(1, free // 2 // each))
 
 
 def keyframe_files(movie, em, keyframes_out: str | None) -> KeyframeFiles:

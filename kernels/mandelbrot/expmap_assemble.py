@@ -51,11 +51,13 @@ class Assembler:
         self.ensure(slots)
 
     def ensure(self, slots: int) -> None:
-        """At least `slots` slots (more slots: a new stack, every keyframe to load again)."""
+        """At least `slots` slots (more slots: a new stack, every keyframe to load again, so it
+        grows by a quarter at least)."""
         em = self.em
         if self.stack is not None and self.stack.shape[0] >= slots:
             return
-        shape = (max(1, int(slots)), em.rows, em.cols)
+        grown = 0 if self.stack is None else self.stack.shape[0] * 5 // 4
+        shape = (max(1, int(slots), min(grown, int(slots) * 5 // 4)), em.rows, em.cols)
         self.stack = None           # the old stack's memory goes first
         if self.backend.is_gpu:
             from numba import cuda
