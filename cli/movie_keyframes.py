@@ -127,11 +127,11 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
 
 def keyframe_summary(em, kt) -> str:
     """One line: the keyframes (drawn, read back) and the frames made from them, with times."""
-    per_frame = kt.assemble_wall_s / kt.frames * 1e3 if kt.frames else 0.0
+    per_frame = kt.assemble_s / kt.frames * 1e3 if kt.frames else 0.0
     return (f"keyframes: {em.count} of {em.cols}×{em.rows} ({kt.keyframes} drawn in "
             f"{kt.keyframe_wall_s:.2f} s, {kt.loaded} read back); frames: {kt.frames} assembled "
-            f"in {kt.assemble_wall_s:.2f} s ({per_frame:.2f} ms a frame, with its colouring and "
-            "copy)")
+            f"in {kt.assemble_wall_s:.2f} s ({per_frame:.2f} ms a frame on its worker, with its "
+            "colouring and copy; the rest waited for the encoders)")
 
 
 def _failed(exc: MovieError) -> int:

@@ -230,8 +230,8 @@ class KeyframeTimes:
     keyframe_s: float = 0.0     # the jobs' own time, summed over the workers
     keyframe_wall_s: float = 0.0
     frames: int = 0
-    assemble_s: float = 0.0
-    assemble_wall_s: float = 0.0
+    assemble_s: float = 0.0     # the jobs' own time, summed over the workers
+    assemble_wall_s: float = 0.0    # the frames' phases, waits for the encoders included
 
 
 def schedule(movie, em, order):

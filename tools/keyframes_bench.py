@@ -132,7 +132,7 @@ def _in_process(a) -> dict:
             "whole_s": round(wall, 2), "pool_s": round(t1 - t0, 2),
             "reference_s": round(t2 - t1, 2), "keyframes_s": round(kt.keyframe_wall_s, 2),
             "assembly_s": round(kt.assemble_wall_s, 2),
-            "assembly_ms_per_frame": round(kt.assemble_wall_s / max(1, kt.frames) * 1e3, 3),
+            "assembly_ms_per_frame": round(kt.assemble_s / max(1, kt.frames) * 1e3, 3),
             "gpus": a.gpus or "default"}
 
 
