@@ -49,7 +49,7 @@ for stage in $STAGES; do
       echo "quality rc=$? (${SECONDS}s)"; grep -E "^\{|^quality: min" "$OUT/quality.txt" | cut -c1-300 ;;
     two)
       for g in 0 0,1; do
-        timeout 280 python3 tools/keyframes_bench.py movie --out /tmp/kf --backend cuda --gpus $g \
+        timeout 280 python3 tools/keyframes_bench.py movie --out /tmp/kf --backend cuda --gpus $g --timeout 260 \
           --seconds 60 --width 1e-300 --json "$OUT/two-$g.json" > "$OUT/two-$g.txt" 2>&1
         echo "two gpus=$g rc=$? (${SECONDS}s)"; grep -E "^movie: (whole|keyframes_s|assembly_s|encode)" "$OUT/two-$g.txt"
       done

@@ -82,7 +82,18 @@ def part_movie(a) -> None:
                "--seconds", str(a.seconds), "--center", f"{cre},{cim}", "--width", a.width,
                "--oversample", str(a.oversample)] + (["--gpus", a.gpus] if a.gpus else [])
         t0 = time.perf_counter()
-        run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        try:
+            run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                                 timeout=a.timeout)
+        except subprocess.TimeoutExpired:
+            # what the command finished before it was stopped, as its parts folder shows it
+            parts = out + ".parts"
+            done = len([n for n in os.listdir(parts) if n.startswith("segment-")]) \
+                if os.path.isdir(parts) else 0
+            _emit(a, "movie", {"timed_out_after_s": a.timeout, "segments_done": done,
+                               "frames_done": done * a.fps, "frames": a.frames,
+                               "gpus": a.gpus or "default"})
+            return
         wall = time.perf_counter() - t0
         text = run.stdout + run.stderr
         print(text[-3000:])
@@ -295,6 +306,8 @@ def main(argv=None) -> int:
     p.add_argument("--per-frame-seconds", type=float, default=60.0)
     p.add_argument("--quality", type=int, default=12)
     p.add_argument("--no-encode", action="store_true")
+    p.add_argument("--timeout", type=float, default=540.0,
+                   help="movie: stop the command after this many seconds and say how far it got")
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
     global CENTRE
