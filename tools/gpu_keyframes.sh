@@ -56,9 +56,10 @@ for stage in $STAGES; do
       python3 - "$OUT" <<'EOF'
 import json, sys
 a, b = (json.load(open(f"{sys.argv[1]}/two-{g}.json"))["movie"] for g in ("0", "0,1"))
-print(f"two GPUs: keyframes {a['keyframes_s']} -> {b['keyframes_s']} s "
-      f"({a['keyframes_s'] / b['keyframes_s']:.2f}x); whole command {a.get('whole_command_s')} -> "
-      f"{b.get('whole_command_s')} s")
+ka, kb = a.get("keyframes_s"), b.get("keyframes_s")
+ratio = f"{ka / kb:.2f}x" if ka and kb else "not measured (see two-*.json)"
+print(f"two GPUs: keyframes {ka} -> {kb} s ({ratio}); whole command "
+      f"{a.get('whole_command_s')} -> {b.get('whole_command_s')} s")
 EOF
       ;;
   esac
