@@ -63,9 +63,9 @@ class DeepResult:
     """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
     timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
     made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
-    pixels done again because their count was doubtful, see guard.py; exact_pixels iterated in
-    MPFR, dd_pixels proved in double-double, marked_pixels left doubtful, exact_redo.py);
-    reference: the ReferenceOrbit used; reused: whether it came from an earlier frame."""
+    pixels done again because their count was doubtful, see guard.py; dd_, exact_ and
+    marked_pixels, exact_redo.py); reference: the ReferenceOrbit used; reused: whether it came
+    from an earlier frame."""
     values: np.ndarray
     timings: Timings
     format: str
@@ -153,10 +153,10 @@ class DeepRenderer:
         self.orbit: ReferenceOrbit | None = None
         self.period_stop = True     # stop the reference at the frame's period (off: compare)
         # pixels float64 cannot place: True iterates them in double-double, then MPFR; PROVED in
-        # double-double only (the rest marked); False keeps the loop's value and marks them. Off
-        # unless asked (--exact-pixels): at 5e227 even double-double costs several frames' time
+        # double-double only (the rest marked); False (unless asked: at 5e227 even double-double
+        # costs several frames' time) keeps the loop's value and marks them
         self.exact_redo = False
-        self.last_exact: dict = {}  # the last frame's {"dd_pixels", "exact_pixels", "marked_pixels"}
+        self.last_exact: dict = {}  # the last frame's counts of them (exact_redo.resolve's)
         self.exact = ExactCache()   # their values, kept for a re-render of the same picture
         self.table_ahead = True     # build the table while the orbit is computed (off: compare)
         self.table_slack_bits = TABLE_SLACK_BITS    # table_bound's rounding (keyframes: coarser)
@@ -298,11 +298,9 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        # the pixels float64 cannot place, exactly (exact_redo.py)
-        # (MPFR and the double-double tier place rectangles' pixels only; PROVED kept as it is)
-        exact = self.pixels.exact(self.pool, run_out, request,
-                                  False if request.polar else self.exact_redo, timer, self.exact,
-                                  cancel, layers)
+        mode = False if request.polar else self.exact_redo     # exact_redo.py: rectangles only
+        exact = self.pixels.exact(self.pool, run_out, request, mode, timer, self.exact, cancel,
+                                  layers)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
@@ -312,8 +310,7 @@ class DeepRenderer:
             self.pixels.settled(started)
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
-            st = {**stats_dict(stats), "dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0,
-                  **exact}
+            st = {**stats_dict(stats), **exact}     # exact: dd_, exact_ and marked_pixels
             self.last_exact = {k: st[k] for k in ("dd_pixels", "exact_pixels", "marked_pixels")}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
