@@ -85,7 +85,13 @@ def handed_back(name: str, n: int, be):
     r = DeepRenderer(be)
     r.precision_headroom = 0
     layers = np.zeros((5, n, n), np.int32)
-    values = r.render_values(req, layers=layers).values.copy()
+    where = layers
+    if getattr(be, "is_gpu", False):     # the layers live where the loop runs
+        from numba import cuda
+        where = cuda.to_device(layers)
+    values = r.render_values(req, layers=where).values.copy()
+    if where is not layers:
+        where.copy_to_host(layers)
     return req, values, [(int(a), int(b)) for a, b in np.argwhere(layers[4] == 2)]
 
 
