@@ -52,8 +52,8 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
         note(f"resuming {spec.out}: {kept_frames} of {total} frames were already finished "
              f"(kept in {writer.parts.folder})")
     what = movie.encoder or "PNG frames"
-    progress = RenderProgress(f"movie {w}×{h} {spec.fps} fps from {em.count} keyframes "
-                              f"{em.cols}×{em.rows}, {what}, on {pool.describe()}")
+    progress = RenderProgress(f"movie {w}×{h} {spec.fps} fps from {em.count} keyframes of "
+                              f"{em.samples:,} samples, {what}, on {pool.describe()}")
     order = writer.render_order()
     # the bar: every keyframe this run draws or reads, then every frame, by their counts
     steps = max(1, em.count + len(order))
@@ -128,7 +128,8 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
 def keyframe_summary(em, kt) -> str:
     """One line: the keyframes (drawn, read back) and the frames made from them, with times."""
     per_frame = kt.assemble_s / kt.frames * 1e3 if kt.frames else 0.0
-    return (f"keyframes: {em.count} of {em.cols}×{em.rows} ({kt.keyframes} drawn in "
+    return (f"keyframes: {em.count} of {em.samples} samples in {len(em.sectors)} sectors "
+            f"({kt.keyframes} drawn in "
             f"{kt.keyframe_wall_s:.2f} s, {kt.loaded} read back); frames: {kt.frames} assembled "
             f"in {kt.assemble_wall_s:.2f} s ({per_frame:.2f} ms a frame on its worker, with its "
             "colouring and copy; the rest waited for the encoders)")

@@ -54,8 +54,9 @@ def keyframe_map(movie):
 
 
 class KeyframeFiles:
-    """Keyframes as .npy files (float64 smooth counts, (rows, cols): rows the angles, columns the
-    log radii from the inner edge out) named NNNNN.npy by keyframe, written whole or not at all,
+    """Keyframes as .npy files (float64 smooth counts, the sectors' samples one after another:
+    ExpMap.sectors, rows the angles, columns the log radii from the inner edge out) named
+    NNNNN.npy by keyframe, written whole or not at all,
     with a manifest (keyframes.json) that says the layout. `keep`: the user's folder, never
     emptied, every keyframe written; else the movie's own, whose keyframes go once no frame left
     needs them, written by a thread of its own as far as the disk keeps up (`save` skips one
@@ -93,7 +94,7 @@ class KeyframeFiles:
             v = np.load(self.path(k), allow_pickle=False)
         except (OSError, ValueError):
             return None
-        if v.shape != (self.em.rows, self.em.cols) or v.dtype != np.float64:
+        if v.shape != (self.em.samples,) or v.dtype != np.float64:
             return None
         return v
 
@@ -158,11 +159,13 @@ class KeyframeFiles:
 
 def manifest_of(em) -> dict:
     """What a keyframe folder's files are (JSON): enough to place every sample."""
-    return {"format": "gpu-explorer exponential-map keyframes 1",
-            "layout": "keyframe k = NNNNN.npy, float64 (rows, cols) smooth escape counts; "
-                      "sample (i, j) at c = centre + 2^(outer_log2 - k - 1 + (j + 0.5)/cols) "
-                      "* exp(2 pi i (i + 0.5)/rows); counts >= limits[k] are inside the set",
-            "centre": [em.centre_re, em.centre_im], "rows": em.rows, "cols": em.cols,
+    return {"format": "gpu-explorer exponential-map keyframes 2",
+            "layout": "keyframe k = NNNNN.npy, float64 smooth escape counts, its sectors one "
+                      "after another: sector (cols, row0, rows, offset) holds rows x cols "
+                      "samples from offset, sample (i, j) at c = centre + 2^(outer_log2 - k - 1 "
+                      "+ (j + 0.5)/cols) * exp(i (row0 + i + 0.5) ln2/cols); counts >= limits[k] "
+                      "are inside the set",
+            "centre": [em.centre_re, em.centre_im], "sectors": [list(x) for x in em.sectors],
             "count": em.count, "outer_log2": em.outer_log2, "limits": list(em.limits),
             "frame_size": list(em.size), "fixed_point_on_screen": list(em.a)}
 
@@ -327,7 +330,7 @@ def _affordable(backend, em, slots: int) -> int:
         return slots
     from kernels.buffers import free_device_bytes
     free = free_device_bytes()
-    each = em.rows * em.cols * 8
+    each = em.samples * 8
     return slots if free is None else min(slots, max(1, free // 2 // each))
 
 

@@ -97,13 +97,14 @@ def part_movie(a) -> None:
         wall = time.perf_counter() - t0
         text = run.stdout + run.stderr
         print(text[-3000:])
-        m = re.search(r"keyframes: (\d+) of (\d+)×(\d+) \((\d+) drawn in ([\d.]+) s", text)
+        m = re.search(r"keyframes: (\d+) of (\d+) samples in (\d+) sectors \((\d+) drawn in "
+                      r"([\d.]+) s", text)
         f = re.search(r"frames: (\d+) assembled in ([\d.]+) s \(([\d.]+) ms", text)
         e = re.search(r"encode ([\d.]+) s on (\d+) lane", text)
         figures = {"rc": run.returncode, "whole_command_s": round(wall, 2), "encoded": True,
                    "frames": a.frames, "gpus": a.gpus or "default"}
         if m:
-            figures.update(keyframes=int(m[1]), keyframe_size=f"{m[2]}x{m[3]}",
+            figures.update(keyframes=int(m[1]), keyframe_samples=int(m[2]), sectors=int(m[3]),
                            keyframes_s=float(m[5]))
         if f:
             figures.update(assembly_s=float(f[2]), assembly_ms_per_frame=float(f[3]))
@@ -139,7 +140,7 @@ def _in_process(a) -> dict:
             files.close()
     wall = time.perf_counter() - t0
     return {"encoded": False, "why": "no PyAV here, or --no-encode: keyframes and assembly only",
-            "frames": movie.frames, "keyframes": em.count, "keyframe_size": f"{em.cols}x{em.rows}",
+            "frames": movie.frames, "keyframes": em.count, "keyframe_samples": em.samples,
             "whole_s": round(wall, 2), "pool_s": round(t1 - t0, 2),
             "reference_s": round(t2 - t1, 2), "keyframes_s": round(kt.keyframe_wall_s, 2),
             "assembly_s": round(kt.assemble_wall_s, 2),
@@ -260,14 +261,16 @@ def _samples_checked(em, k: int, values, deep, n: int = 16, seed: int = 0) -> fl
         pre, pim = gmpy2.mpfr(em.centre_re), gmpy2.mpfr(em.centre_im)
         r = gmpy2.mpfr(2) ** em.inner_log2(k)
         for _ in range(n):
-            i, j = int(rng.integers(em.rows)), int(rng.integers(em.cols))
-            rho = r * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / em.cols)
-            th = 2 * gmpy2.const_pi() * (i + 0.5) / em.rows
+            m = int(rng.integers(em.samples))
+            cols, row0, _, off = [x for x in em.sectors if x[3] <= m][-1]
+            i, j = divmod(m - off, cols)
+            rho = r * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / cols)
+            th = (row0 + i + 0.5) * gmpy2.log(2) / cols
             req = DeepRequest(format(pre + rho * gmpy2.cos(th), f".{digits}f"),
                               format(pim + rho * gmpy2.sin(th), f".{digits}f"),
                               em.radius(k), (1, 1), int(em.limits[k]))
             v = deep.render_values(req).values[0, 0]
-            agree += abs(math.floor(v) - math.floor(values[i, j])) <= 1
+            agree += abs(math.floor(v) - math.floor(values[m])) <= 1
     return agree / n
 
 

@@ -7,15 +7,17 @@ p + (c0 − p)·w/w0) shows p at the same place of the screen in every frame: fr
 screen offset u (in widths, from the frame's centre) is c = p + w_f·(u − a) with a = (p − c0)/w0.
 So every frame is a resampling of one picture in log-polar coordinates around p, log2|c − p| and
 arg(c − p), cut into keyframes of one octave of radius each (KF's and zoomasm's method): keyframe
-k holds the radii from r_k = 2^(L0 − k − 1) to 2·r_k, column j at radius r_k·2^((j + 0.5)/W),
-row i at angle 2π(i + 0.5)/H (loop_args.PixelGrid's log-polar grid).
+k holds the radii from r_k = 2^(L0 − k − 1) to 2·r_k.
 
-Resolution: a frame's largest radius on screen is ρmax·w_f (ρmax: p's farthest corner, in
-widths). Where a keyframe's outer edge meets that corner its samples must be as fine as the
-frame's pixels (w_f / Wpx): around, 2π·ρmax·w_f/H ≤ w_f/Wpx, so H = ⌈2π·ρmax·Wpx·s⌉; along the
-radius, ρ·ln2/W ≤ the pixel at the same place, so W = ⌈ln2·ρmax·Wpx·s⌉ (s: `oversample`). Nearer
-p a frame's pixels are finer than it needs, so every frame is at least as fine as a keyframe's
-outer edge needs. A 1920×1080 frame zooming about its centre: ρmax = 0.57, H = 6,889, W = 760.
+Resolution: a frame's pixels are w_f/Wpx across. The direction θ from p is on screen out to
+ρ(θ)·w_f (ρ(θ): where the ray from p leaves the screen, in widths), so a sample at radius r in
+that direction serves frames down to w_f = r/ρ(θ), whose pixels there are r/(ρ(θ)·Wpx): the
+samples' spacing, along the radius r·ln2/W and around r·dθ, must be that fine. A keyframe is cut
+into SECTORS equal sectors of angle, each with its own W = ⌈ln2·ρ_s·Wpx·s⌉ columns per octave
+(ρ_s: the largest ρ(θ) in it; s: `oversample`) and rows as fine around (dθ = ln2/W), one row
+beyond each edge (loop_args.PixelGrid's log-polar grid; a sector is a band of its circle): a
+sector toward a near edge is coarser than one toward the farthest corner. Its samples are packed
+one sector after another in one array per keyframe (`sectors`: columns, first row, rows, offset).
 
 Keyframes run from keyframe 0 (outer edge: the shallowest frame's farthest corner) in to where
 the deepest frame's pixels around p are a quarter of a pixel across (the disc inside is one
@@ -31,6 +33,11 @@ from decimal import Context, Decimal
 from .deep.request import log10_of, parse_decimal, parse_width
 
 LOG2_10 = math.log2(10.0)
+LN2 = math.log(2.0)
+TWO_PI = 2.0 * math.pi
+# equal sectors of angle a keyframe is cut into, each as fine as its own farthest screen edge
+# needs (docs/PERFORMANCE.md: what they save against one resolution all round)
+SECTORS = 8
 # the deepest frame's pixels at the disc inside the innermost keyframe: this fraction of a pixel
 CENTRE_FRACTION = 0.25
 # digits of a keyframe's inner radius 2^e as a decimal (only its exponent matters to the frames)
@@ -39,12 +46,11 @@ RADIUS_DIGITS = 40
 
 @dataclass(frozen=True)
 class ExpMap:
-    """The keyframes of one zoom: `rows` H (angles), `cols` W (columns per octave), `count`
-    keyframes, keyframe 0's outer radius 2^`outer_log2`, around p = (`centre_re`, `centre_im`)
-    (decimal strings), which sits at `a` = (ax, ay) widths from every frame's centre; frames
-    `size` pixels. limits[k]: keyframe k's iteration limit."""
-    rows: int
-    cols: int
+    """The keyframes of one zoom: `sectors` ((columns per octave, first row, rows, offset) of
+    each), `count` keyframes, keyframe 0's outer radius 2^`outer_log2`, around p = (`centre_re`,
+    `centre_im`) (decimal strings), which sits at `a` = (ax, ay) widths from every frame's
+    centre; frames `size` pixels. limits[k]: keyframe k's iteration limit."""
+    sectors: tuple
     count: int
     outer_log2: int
     centre_re: str
@@ -54,6 +60,22 @@ class ExpMap:
     rho_max: float
     rho_min: float
     limits: tuple[int, ...]
+
+    @property
+    def samples(self) -> int:
+        """Samples of one keyframe (its packed array's length)."""
+        c, _, n, off = self.sectors[-1]
+        return off + c * n
+
+    def places(self, k: int):
+        """(log2 radius, angle) of every sample of keyframe k, packed as its values are."""
+        import numpy as np
+        lr, th = np.empty(self.samples), np.empty(self.samples)
+        for c, r0, n, off in self.sectors:
+            i, j = np.divmod(np.arange(n * c), c)
+            lr[off:off + n * c] = self.inner_log2(k) + (j + 0.5) / c
+            th[off:off + n * c] = (r0 + i + 0.5) * LN2 / c
+        return lr, th
 
     def inner_log2(self, k: int) -> int:
         """log2 of keyframe k's inner radius."""
@@ -77,7 +99,7 @@ class ExpMap:
 
     def plan(self) -> dict:
         """What the keyframes' values depend on (a parts folder's plan.json records it)."""
-        return {"rows": self.rows, "cols": self.cols, "count": self.count,
+        return {"sectors": [list(x) for x in self.sectors], "count": self.count,
                 "outer_log2": self.outer_log2, "limits_sum": sum(self.limits),
                 "limits_last": self.limits[-1] if self.limits else 0}
 
@@ -122,16 +144,50 @@ def expmap_of(path, size: tuple[int, int], oversample: float = 1.0, iterations=N
     inside = abs(a[0]) <= half[0] and abs(a[1]) <= half[1]
     rho_min = 0.0 if inside else math.hypot(max(0.0, abs(a[0]) - half[0]),
                                             max(0.0, abs(a[1]) - half[1]))
-    rows = int(math.ceil(2 * math.pi * rho_max * wpx * oversample / 8.0)) * 8
-    cols = int(math.ceil(math.log(2.0) * rho_max * wpx * oversample))
+    sectors = sector_layout(a, half, wpx * oversample)
     lws = [width_log2(path.frame(f).width) for f in (0, path.frames - 1)]
     outer = math.ceil(max(lws) + math.log2(rho_max))
     innermost = min(lws) - math.log2(wpx) + math.log2(CENTRE_FRACTION)
     count = max(1, math.ceil(outer - innermost))
     p_digits = _centre_digits(min(lws) - math.log2(wpx))
-    probe = ExpMap(rows, cols, count, outer, _round(p_re, p_digits), _round(p_im, p_digits), a,
+    probe = ExpMap(sectors, count, outer, _round(p_re, p_digits), _round(p_im, p_digits), a,
                    (wpx, hpx), rho_max, rho_min, ())
     return ExpMap(**{**probe.__dict__, "limits": keyframe_limits(probe, path, iterations)})
+
+
+def sector_layout(a, half, pixels: float, sectors: int | None = None) -> tuple:
+    """((columns per octave, first row, rows, offset), ...) of SECTORS equal sectors of angle
+    around a screen point `a` (widths) on a screen `half` (half width, half height) across, at
+    `pixels` samples a width (the module docstring says why)."""
+    n = sectors or SECTORS
+    out, offset = [], 0
+    corners = [math.atan2(sy * half[1] - a[1], sx * half[0] - a[0]) % TWO_PI
+               for sx in (-1, 1) for sy in (-1, 1)]
+    for s in range(n):
+        ta, tb = TWO_PI * s / n, TWO_PI * (s + 1) / n
+        # along an edge the exit grows toward the corners: the largest at an end or a corner
+        rho = max(_exit(a, half, t) for t in [ta, tb] + [c for c in corners if ta < c < tb])
+        cols = max(1, math.ceil(LN2 * rho * pixels))
+        row0 = math.floor(ta * cols / LN2) - 1
+        rows = math.ceil(tb * cols / LN2) + 1 - row0
+        out.append((cols, row0, rows, offset))
+        offset += cols * rows
+    return tuple(out)
+
+
+def _exit(a, half, theta: float) -> float:
+    """How far the ray from `a` at angle `theta` runs before it leaves the screen (0: never on
+    it), in widths."""
+    d = (math.cos(theta), math.sin(theta))
+    near, far = 0.0, math.inf
+    for x, dx, h in ((a[0], d[0], half[0]), (a[1], d[1], half[1])):
+        if abs(dx) < 1e-15:
+            if abs(x) > h:
+                return 0.0
+            continue
+        t1, t2 = sorted(((-h - x) / dx, (h - x) / dx))
+        near, far = max(near, t1), min(far, t2)
+    return far if far > near else 0.0
 
 
 def keyframe_limits(em: ExpMap, path, iterations=None) -> tuple[int, ...]:

@@ -24,29 +24,32 @@ _value_cpu = make_sample(njit(inline="always"))
 
 
 @njit(parallel=True, cache=True)
-def assemble_cpu(out, stack, slot_of, ax, ay, lw, limit, outer, cols, rows, g_lo, g_hi):
-    """out (Hpx, Wpx) float64 ← the frame's smooth counts (make_sample's value per pixel)."""
+def assemble_cpu(out, stack, slot_of, sec, ax, ay, lw, limit, outer, first, last):
+    """out (Hpx, Wpx) float64 ← the frame's smooth counts (make_sample's value per pixel; its
+    keyframes packed in sectors)."""
     hpx, wpx = out.shape
     for r in prange(hpx):
         for c in range(wpx):
-            out[r, c] = _value_cpu(r, c, hpx, wpx, stack, slot_of, ax, ay, lw, limit, outer,
-                                   cols, rows, g_lo, g_hi)
+            out[r, c] = _value_cpu(r, c, hpx, wpx, stack, slot_of, sec, ax, ay, lw, limit,
+                                   outer, first, last)
 
 
 class Assembler:
     """The keyframes of one ExpMap held in `slots` slots where the backend computes (a device
-    array on a GPU), and frames made from them. `load(k, values)` puts keyframe k (rows, cols)
-    float64 into a free slot, `drop(k)` frees it, `frame(...)` makes a frame. One thread."""
+    array on a GPU), and frames made from them. `load(k, values)` puts keyframe k (its packed
+    samples, ExpMap.samples float64) into a free slot, `drop(k)` frees it, `frame(...)` makes a frame. One thread."""
 
     def __init__(self, backend, em, slots: int):
         self.backend, self.em = backend, em
         self.pool = BufferPool(backend)
         self.colourer = Colourer(backend)
         self._stream = None
+        self.sec = np.array(em.sectors, dtype=np.int64).reshape(-1, 4)
         if backend.is_gpu:
             from numba import cuda
             self._stream = cuda.stream()
             self._slot_dev = cuda.device_array((em.count,), np.int64, stream=self._stream)
+            self._sec_dev = cuda.to_device(self.sec, stream=self._stream)
         self.stack = None
         self.ensure(slots)
 
@@ -57,7 +60,7 @@ class Assembler:
         if self.stack is not None and self.stack.shape[0] >= slots:
             return
         grown = 0 if self.stack is None else self.stack.shape[0] * 5 // 4
-        shape = (max(1, int(slots), min(grown, int(slots) * 5 // 4)), em.rows, em.cols)
+        shape = (max(1, int(slots), min(grown, int(slots) * 5 // 4)), em.samples)
         self.stack = None           # the old stack's memory goes first
         if self.backend.is_gpu:
             from numba import cuda
@@ -101,10 +104,10 @@ class Assembler:
             raise RuntimeError(f"keyframes {missing[:4]} are not loaded")
         wpx, hpx = em.size
         args = (float(em.a[0]), float(em.a[1]), float(lw), int(limit), float(em.outer_log2),
-                int(em.cols), int(em.rows), int(first * em.cols), int((last + 1) * em.cols - 1))
+                int(first), int(last))
         if not self.backend.is_gpu:
             out = self.pool.host("frame-values", (hpx, wpx), np.float64, pinned=False)
-            assemble_cpu(out, self.stack, self.slot_of, *args)
+            assemble_cpu(out, self.stack, self.slot_of, self.sec, *args)
             return out
         s = self._stream
         if self._slots_changed:
@@ -114,7 +117,7 @@ class Assembler:
         bx, by = SIM_BLOCK if self.backend.simulated else BLOCK
         grid = (-(-wpx // bx), -(-hpx // by))
         from .expmap_assemble_gpu import assemble_kernel
-        assemble_kernel[grid, (bx, by), s](out, self.stack, self._slot_dev, *args)
+        assemble_kernel[grid, (bx, by), s](out, self.stack, self._slot_dev, self._sec_dev, *args)
         return out
 
     def frame(self, spec, lw: float, limit: int, first: int, last: int) -> np.ndarray:

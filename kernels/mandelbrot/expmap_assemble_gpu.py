@@ -10,10 +10,10 @@ _value = make_sample(cuda.jit(device=True))
 
 
 @cuda.jit(cache=True)
-def assemble_kernel(out, stack, slot_of, ax, ay, lw, limit, outer, cols, rows, g_lo, g_hi):
-    """out (Hpx, Wpx) ← the frame's smooth counts, one thread per pixel."""
+def assemble_kernel(out, stack, slot_of, sec, ax, ay, lw, limit, outer, first, last):
+    """out (Hpx, Wpx) ← the frame's smooth counts, one thread per pixel (keyframes in sectors)."""
     c, r = cuda.grid(2)
     hpx, wpx = out.shape
     if r < hpx and c < wpx:
-        out[r, c] = _value(r, c, hpx, wpx, stack, slot_of, ax, ay, lw, limit, outer, cols, rows,
-                           g_lo, g_hi)
+        out[r, c] = _value(r, c, hpx, wpx, stack, slot_of, sec, ax, ay, lw, limit, outer, first,
+                           last)

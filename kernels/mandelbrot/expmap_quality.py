@@ -48,28 +48,31 @@ def counts_within(a: np.ndarray, b: np.ndarray, tolerance: int = 1, mask=None) -
 
 
 def nearest_samples(em, lw: float, keyframes: dict, limit: int):
-    """For every pixel of a frame 2^lw wide: the value of the keyframe sample nearest to it and
-    how far that sample lies from the pixel's centre, in pixels; (values, distances), NaN where
-    the sample's keyframe is not in `keyframes` ({k: (rows, cols) array}); counts at or above
-    the frame's `limit` are the limit, as the assembly takes them. Pixels whose nearest
-    sample sits on them (distance ≪ 1) are where a keyframe and the direct frame sample one point."""
+    """For every pixel of a frame 2^lw wide: the value of the keyframe sample nearest to it (in
+    the pixel's sector) and how far that sample lies from the pixel's centre, in pixels; (values,
+    distances), NaN where the sample's keyframe is not in `keyframes` ({k: packed samples});
+    counts at or above the frame's `limit` are the limit, as the assembly takes them. Pixels
+    whose nearest sample sits on them (distance ≪ 1) are where a keyframe and the direct frame
+    sample one point."""
     wpx, hpx = em.size
-    cols = (np.arange(wpx) + 0.5 - 0.5 * wpx) / wpx - em.a[0]
-    rows = (0.5 * hpx - np.arange(hpx) - 0.5) / wpx - em.a[1]
-    u = cols[None, :] + 1j * rows[:, None]
+    x = (np.arange(wpx) + 0.5 - 0.5 * wpx) / wpx - em.a[0]
+    y = (0.5 * hpx - np.arange(hpx) - 0.5) / wpx - em.a[1]
+    u = x[None, :] + 1j * y[:, None]
     m = np.maximum(np.abs(u), 1e-300)
-    s = (em.outer_log2 - lw - np.log2(m)) * em.cols - 0.5
     theta = np.mod(np.angle(u), 2 * np.pi)
-    t = theta * em.rows / (2 * np.pi) - 0.5
-    g = np.clip(np.rint(s), 0, em.count * em.cols - 1).astype(np.int64)
-    i = np.mod(np.rint(t), em.rows).astype(np.int64)
-    k, j = g // em.cols, em.cols - 1 - g % em.cols
-    lr = em.outer_log2 - (g + 0.5) / em.cols - lw       # the sample's log2 radius, in widths
-    us = np.exp2(lr) * np.exp(1j * 2 * np.pi * (i + 0.5) / em.rows)
+    sec = np.array(em.sectors, dtype=np.int64)
+    sc = np.minimum(len(sec) - 1, (theta * len(sec) / (2 * np.pi)).astype(np.int64))
+    cols, row0, rows, off = (sec[sc, c] for c in range(4))
+    g = np.clip(np.rint((em.outer_log2 - lw - np.log2(m)) * cols - 0.5), 0,
+                em.count * cols - 1).astype(np.int64)
+    i = np.clip(np.rint(theta * cols / np.log(2) - 0.5 - row0), 0, rows - 1).astype(np.int64)
+    k, j = g // cols, cols - 1 - g % cols
+    lr = em.inner_log2(0) + 1 - (g + 0.5) / cols - lw       # the sample's log2 radius, widths
+    us = np.exp2(lr) * np.exp(1j * (row0 + i + 0.5) * np.log(2) / cols)
     dist = np.abs(us - u) * wpx
     values = np.full((hpx, wpx), np.nan)
     for kk in np.unique(k):
         if int(kk) in keyframes:
             sel = k == kk
-            values[sel] = keyframes[int(kk)][i[sel], j[sel]]
+            values[sel] = keyframes[int(kk)][off[sel] + i[sel] * cols[sel] + j[sel]]
     return np.minimum(values, float(limit)), dist

@@ -19,10 +19,11 @@ from .deep.request import DeepRequest
 TABLE_SLACK_BITS = 64
 
 
-def keyframe_request(em, k: int) -> DeepRequest:
-    """Keyframe k of `em` as the deep renderer takes it."""
-    return DeepRequest(em.centre_re, em.centre_im, em.radius(k), (em.cols, em.rows),
-                       int(em.limits[k]), polar=em.cols)
+def keyframe_request(em, k: int, sector: int = 0) -> DeepRequest:
+    """Sector `sector` of keyframe k of `em` as the deep renderer takes it (a log-polar band)."""
+    cols, row0, rows, _ = em.sectors[sector]
+    return DeepRequest(em.centre_re, em.centre_im, em.radius(k), (cols, rows),
+                       int(em.limits[k]), polar=cols, polar_row0=row0)
 
 
 @contextmanager
@@ -36,9 +37,11 @@ def pinned_orbit(em, cancel=None, progress=None):
     from .deep.reference_store import shared_store
     from .deep.renderer import FrameGeometry
     store = shared_store()
-    deepest = keyframe_request(em, em.count - 1)
+    finest = max(range(len(em.sectors)), key=lambda s: em.sectors[s][0])
+    deepest = keyframe_request(em, em.count - 1, finest)
     deepest = DeepRequest(deepest.center_re, deepest.center_im, deepest.width, deepest.size,
-                          max(em.limits), polar=em.cols).validate()
+                          max(em.limits), polar=deepest.polar,
+                          polar_row0=deepest.polar_row0).validate()
     need = deepest.precision
     found = store.find(deepest, need) if store.cache is not None else None
     orbit = found[0] if found is not None and found[1] == "disk" else None
@@ -71,14 +74,16 @@ class KeyframeRenderer:
         self.pixels = 0
 
     def render(self, em, k: int, cancel=None) -> np.ndarray:
-        """Keyframe k's smooth counts (rows, cols) float64, a host array the caller keeps."""
-        request = keyframe_request(em, k).validate()
+        """Keyframe k's smooth counts, its sectors packed (ExpMap.sectors) in one float64 host
+        array the caller keeps."""
         # where no orbit is pinned (a Dask worker's process), the first one made serves every
         # deeper keyframe too
         self.deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
-        res = self.deep.render_values(request, cancel=cancel)
-        values = np.array(res.values, copy=True)     # the renderer's ring is reused
+        values = np.empty(em.samples)
+        for s, (cols, _, rows, off) in enumerate(em.sectors):
+            res = self.deep.render_values(keyframe_request(em, k, s).validate(), cancel=cancel)
+            values[off:off + cols * rows] = res.values.reshape(-1)
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values

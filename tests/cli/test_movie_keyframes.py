@@ -134,11 +134,12 @@ def test_keyframes_out_keeps_every_keyframe_with_its_manifest(tmp_path, capsys):
     keys = tmp_path / "keys"
     assert movie(tmp_path / "f%02d.png", "--keyframes-out", str(keys)) == 0
     manifest = json.loads((keys / "keyframes.json").read_text())
-    n, rows, cols = manifest["count"], manifest["rows"], manifest["cols"]
+    n, sectors = manifest["count"], manifest["sectors"]
     files = sorted(p for p in os.listdir(keys) if p.endswith(".npy"))
     assert files == [f"{k:05d}.npy" for k in range(n)]
     v = np.load(keys / files[n // 2])
-    assert v.shape == (rows, cols) and v.dtype == np.float64
+    cols, _, rows, off = sectors[-1]
+    assert v.shape == (off + cols * rows,) and v.dtype == np.float64
     # the file is the keyframe as drawn (same place, same counts)
     spec = movie_keyframes.keyframe_map
     from services.movie import MovieSpec, prepare

@@ -41,12 +41,20 @@ def movie(tmp_path_factory):
 
 
 def test_the_layout_covers_every_frame_at_its_pixels():
+    from kernels.mandelbrot.expmap import _exit
     path = zoom_in("-0.75", "0.1", "1e-6", None, 60)
     em = expmap_of(path, (1920, 1080))
-    # p near the centre: a farthest corner ~0.6 widths away, H = 2π·ρ·1920, W = ln2·ρ·1920
-    assert em.rows == pytest.approx(2 * math.pi * em.rho_max * 1920, abs=8)
-    assert em.cols == math.ceil(math.log(2) * em.rho_max * 1920)
-    assert em.rows % 8 == 0
+    half = (0.5, 1080 / 1920 / 2)
+    # each sector as fine, around and along the radius, as the screen edge it faces needs
+    for s, (cols, row0, rows, off) in enumerate(em.sectors):
+        ta, tb = 2 * math.pi * s / len(em.sectors), 2 * math.pi * (s + 1) / len(em.sectors)
+        need = max(_exit(em.a, half, ta + (tb - ta) * q / 200) for q in range(201))
+        assert math.log(2) * need * 1920 <= cols < math.log(2) * need * 1920 * 1.01 + 1
+        step = math.log(2) / cols
+        assert (row0 + 0.5) * step < ta and (row0 + rows - 0.5) * step > tb    # a row beyond
+    assert em.sectors[-1][3] + em.sectors[-1][0] * em.sectors[-1][2] == em.samples
+    # the sectors toward the nearer edges are coarser than the farthest corner's
+    assert min(c for c, *_ in em.sectors) < max(c for c, *_ in em.sectors) * 0.8
     # from the whole set's corner to a quarter of the deepest frame's pixel
     assert 2.0 ** em.outer_log2 >= em.rho_max * 3
     assert em.inner_log2(em.count - 1) <= math.log2(1e-6 / 1920 / 4)
@@ -61,11 +69,11 @@ def test_the_layout_covers_every_frame_at_its_pixels():
 
 def test_the_loops_take_a_log_polar_grid():
     from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu
-    W, H, R, cexp = 30.0, 272, 0.75, -3
+    W, row0, R, cexp = 30.0, 17, 0.75, -3
     for row, col in ((0, 0), (17, 5), (271, 29)):
-        got = complex(*delta_c_cpu(row, col, 0.125, -0.25, R, cexp, -W, H / 2))
+        got = complex(*delta_c_cpu(row, col, 0.125, -0.25, R, cexp, -W, -row0))
         rho = R * 2 ** ((col + 0.5) / W)
-        th = 2 * math.pi * (row + 0.5) / H
+        th = (row + row0 + 0.5) * math.log(2) / W
         want = (complex(0.125, -0.25) + rho * complex(math.cos(th), math.sin(th))) * 2.0 ** cexp
         assert got == pytest.approx(want, rel=1e-14)
 
@@ -75,24 +83,17 @@ def test_keyframes_hold_the_escape_counts_of_their_points(movie):
     rng = np.random.default_rng(5)
     p = complex(float(em.centre_re), float(em.centre_im))
     for k in (0, 3, em.count // 2):
-        r = 2.0 ** em.inner_log2(k)
+        lr, th = em.places(k)
         agree = 0
-        picks = [(int(rng.integers(em.rows)), int(rng.integers(em.cols))) for _ in range(40)]
-        for i, j in picks:
-            c = p + r * 2 ** ((j + 0.5) / em.cols) * complex(math.cos(2 * math.pi * (i + 0.5) / em.rows),
-                                                              math.sin(2 * math.pi * (i + 0.5) / em.rows))
-            agree += abs(math.floor(keys[k][i, j]) - escape(c, em.limits[k])) <= 1
+        for n in rng.integers(em.samples, size=40):
+            c = p + 2.0 ** lr[n] * complex(math.cos(th[n]), math.sin(th[n]))
+            agree += abs(math.floor(keys[k][n]) - escape(c, em.limits[k])) <= 1
         assert agree >= 39, (k, agree)
 
 
 def synthetic(em):
     """Keyframes of a known smooth function of log radius and angle: value = F(log2 ρ, θ)."""
-    keys = {}
-    for k in range(em.count):
-        lr = em.inner_log2(k) + (np.arange(em.cols) + 0.5) / em.cols
-        th = 2 * np.pi * (np.arange(em.rows) + 0.5) / em.rows
-        keys[k] = F(lr[None, :], th[:, None])
-    return keys
+    return {k: F(*em.places(k)) for k in range(em.count)}
 
 
 def F(lr, th):
@@ -125,7 +126,7 @@ def test_assembly_samples_each_pixel_at_its_log_radius_and_angle(cpu_backend, ce
         got = assembled_synthetic(cpu_backend, em, lw)
         lr, th = pixel_places(em, lw)
         # bilinear on a function linear in log radius, smooth in angle: exact to O(1/rows²)
-        inner = lr > em.inner_log2(em.count - 1) + 2.0 / em.cols
+        inner = lr > em.inner_log2(em.count - 1) + 2.0 / min(c for c, *_ in em.sectors)
         assert np.abs(got - F(lr, th))[inner].max() < 0.01, f
 
 
@@ -134,8 +135,8 @@ def test_inside_samples_make_the_pixel_inside_and_stay_out_of_the_mean(cpu_backe
     em = expmap_of(path, SIZE)
     asm = Assembler(cpu_backend, em, em.count)
     for k in range(em.count):
-        v = np.full((em.rows, em.cols), 7.5)
-        v[: em.rows // 2] = 10_000.0            # the upper half plane of every keyframe: inside
+        th = em.places(k)[1]
+        v = np.where(np.sin(th) > 0, 10_000.0, 7.5)    # the upper half plane: inside
         asm.load(k, v)
     lw = width_log2(path.frame(10).width)
     out = asm.values(lw, 5000, *em.needs(lw))
@@ -179,10 +180,11 @@ def test_assembled_frames_look_like_the_rendered_ones(movie):
 
 def test_keyframe_request_is_a_log_polar_deep_request(movie):
     _, em, _ = movie
-    req = keyframe_request(em, 2).validate()
-    assert req.polar == em.cols and req.size == (em.cols, em.rows)
+    req = keyframe_request(em, 2, 3).validate()
+    cols, row0, rows, _ = em.sectors[3]
+    assert (req.polar, req.polar_row0, req.size) == (cols, row0, (cols, rows))
     with pytest.raises(ValueError):
-        dataclasses.replace(req, within=(em.rows * 2, 0)).validate()
+        dataclasses.replace(req, within=(rows * 2, 0)).validate()
 
 
 def test_deep_keyframes_hold_the_counts_of_their_points_own_orbits(cpu_backend):
@@ -205,15 +207,17 @@ def test_deep_keyframes_hold_the_counts_of_their_points_own_orbits(cpu_backend):
     with gmpy2.context(gmpy2.get_context(), precision=4 * digits):
         p = (gmpy2.mpfr(em.centre_re), gmpy2.mpfr(em.centre_im))
         for _ in range(12):
-            i, j = int(rng.integers(em.rows)), int(rng.integers(em.cols))
-            rho = gmpy2.mpfr(2) ** em.inner_log2(k) * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / em.cols)
-            th = 2 * gmpy2.const_pi() * (i + 0.5) / em.rows
+            n = int(rng.integers(em.samples))
+            cols, row0, _, off = [x for x in em.sectors if x[3] <= n][-1]
+            i, j = divmod(n - off, cols)
+            rho = gmpy2.mpfr(2) ** em.inner_log2(k) * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / cols)
+            th = (row0 + i + 0.5) * gmpy2.log(2) / cols
             req = DeepRequest(format(p[0] + rho * gmpy2.cos(th), f".{digits}f"),
                               format(p[1] + rho * gmpy2.sin(th), f".{digits}f"),
                               em.radius(k), (1, 1), int(em.limits[k]))
             v = own.render_values(req).values[0, 0]
             own.orbit = None                    # the next point computes its own
-            agree += abs(math.floor(v) - math.floor(values[i, j])) <= 1
+            agree += abs(math.floor(v) - math.floor(values[n])) <= 1
     assert agree >= 11, agree
 
 
@@ -223,6 +227,6 @@ def test_keyframes_share_a_table_over_many_octaves(movie, cpu_backend):
     _, em, _ = movie
     r = KeyframeRenderer(cpu_backend)
     with pinned_orbit(em):
-        builds = sum(not r.deep.render_values(keyframe_request(em, k)).table_reused
+        builds = sum(not r.deep.render_values(keyframe_request(em, k, 0)).table_reused
                      for k in range(em.count - 12, em.count))
     assert builds <= 2, builds

@@ -35,9 +35,9 @@ def test_gpu_assembly_matches_the_cpu_twin(gpu_backend, cpu_backend, simulated):
     path = zoom_in("0.3", "-0.5", "1e-5", None, 30)
     em = expmap_of(path, _size(simulated))
     rng = np.random.default_rng(3)
-    keys = {k: rng.uniform(2.0, 40.0, (em.rows, em.cols)) for k in range(em.count)}
+    keys = {k: rng.uniform(2.0, 40.0, em.samples) for k in range(em.count)}
     for k in keys:
-        keys[k][rng.random((em.rows, em.cols)) < 0.1] = 1e6      # some inside
+        keys[k][rng.random(em.samples) < 0.1] = 1e6      # some inside
     from kernels import palettes
     spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0, interior=(0, 0, 0, 255),
                            mapping="sqrt")

@@ -33,7 +33,7 @@ from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit
 UP_EXP = -500
 DOWN = 2.0 ** -510
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
-# pixel_offset, so a change there (the log-polar grid, issue 37) must touch this file too
+# pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
 def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):

@@ -21,7 +21,8 @@ class PixelGrid:
 
     half_w < 0 marks a log-polar grid (an exponential-map keyframe, kernels/mandelbrot/expmap.py):
     δc = (d0 + step·2^((col + 0.5)/W)·e^(iθ)) * 2**cexp with W = -half_w columns per octave and
-    θ = π(row + 0.5)/half_h, so `step` is the inner radius and 2·half_h the rows around."""
+    θ = (row + 0.5 - half_h)·ln2/W (as fine around as along the radius; -half_h: the first row,
+    as a band's), so `step` is the inner radius."""
     d0r: float
     d0i: float
     step: float

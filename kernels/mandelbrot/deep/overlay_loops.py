@@ -25,7 +25,7 @@ from . import extended_loop, perturbation_loop
 from .guard import REDO_SHIFT
 from .targets import LoopCode, cuda
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
-# pixel_offset, so a change there (the log-polar grid, issue 37) must touch this file too
+# pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ f32 = np.float32
 # "64": make_walk's loop (64-bit integers) instead of make_walk32's, to bench the two
 WALK_INT64 = os.environ.get("GPU_EXPLORER_F32_DEEP_INT") == "64"
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
-# pixel_offset, so a change there (the log-polar grid, issue 37) must touch this file too
+# pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
 def _make(mul, add, sqrt, load4, jit, loop_jit, limits):

@@ -61,7 +61,7 @@ B_AR, B_AI, B_BR, B_BI, B_R, B_AA = range(6)
 ZW, BW = 4, 6
 _CLAMP = 4000
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
-# pixel_offset, so a change there (the log-polar grid, issue 37) must touch this file too
+# pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
 def loop_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):

@@ -122,7 +122,7 @@ class FrameGeometry(PixelGrid):
         # the largest |δc|: a log-polar grid's outer radius (half_w < 0 marks it), else a corner
         cmax = math.hypot(d0r, d0i) + (step_m * 2.0 ** (w / polar) if polar else
                                        math.hypot(w / 2.0, h / 2.0) * step_m)
-        row0 = 0 if request.within is None else int(request.within[1])
+        row0 = whole.polar_row0 + h / 2.0 if polar else int((request.within or (0, 0))[1])
         return FrameGeometry(d0r, d0i, step_m, int(cexp), -float(polar) if polar else w / 2.0,
                              h / 2.0 - row0, int(cexp) + math.ceil(math.log2(cmax)), cmax)
 

@@ -161,7 +161,8 @@ class DeepRequest:
     so that every band of the picture is drawn with one table (renderer.FrameGeometry).
     `polar` > 0: the pixels are a log-polar grid around the centre (an exponential-map keyframe,
     kernels/mandelbrot/expmap.py) of `polar` columns per octave of radius and size[1] rows
-    around; `width` is then its inner radius (so the spacing rule below stays about right)."""
+    around from row `polar_row0` (loop_args.PixelGrid); `width` is then its inner radius (so the
+    spacing rule below stays about right)."""
     center_re: object
     center_im: object
     width: object
@@ -171,6 +172,7 @@ class DeepRequest:
     bla: bool = True
     within: tuple[int, int] | None = None
     polar: int = 0
+    polar_row0: int = 0
 
     def validate(self) -> DeepRequest:
         """Raise ValueError in plain words when the frame cannot be rendered; return self."""
@@ -219,7 +221,8 @@ class DeepRequest:
             if not ok or not (0 <= self.within[1] and self.within[1] + size[1] <= self.within[0]):
                 raise ValueError(f"a band of {size[1]} rows must lie within its picture: got "
                                  f"(picture rows, first row) = {self.within!r}")
-        if not _is_int(self.polar) or self.polar < 0 or (self.polar and self.within is not None):
+        if (not _is_int(self.polar) or self.polar < 0 or not _is_int(self.polar_row0)
+                or (self.polar and self.within is not None)):
             raise ValueError(f"polar must be a whole number of columns per octave (0: none), "
                              f"and a log-polar grid is never a band; got {self.polar!r}")
         self.check_reference_memory()

@@ -22,10 +22,10 @@ def make_offset(mul, add, jit):
         the pixel's place, both in units of 2**cexp (row 0 = top = largest imaginary part).
         half_w < 0 marks a log-polar grid (loop_args.PixelGrid): every loop takes it this way."""
         if half_w < 0.0:
-            # radius step·2^((col+0.5)/-half_w), angle π(row+0.5)/half_h (libm and libdevice
-            # may round exp/cos/sin an ulp apart: the twins agree to a count, not to the bit)
+            # radius step·2^((col+0.5)/W), angle (row+0.5-half_h)·ln2/W with W = -half_w (libm
+            # and libdevice may round exp/cos/sin an ulp apart: twins agree to a count, not a bit)
             rho = mul(step, math.exp(mul(add(float(col), 0.5), -LN2 / half_w)))
-            theta = mul(add(float(row), 0.5), math.pi / half_h)
+            theta = mul(add(add(float(row), 0.5), -half_h), -LN2 / half_w)
             return add(d0r, mul(rho, math.cos(theta))), add(d0i, mul(rho, math.sin(theta)))
         gx = add(float(col) + 0.5, -half_w)
         gy = add(float(row) + 0.5, -half_h)

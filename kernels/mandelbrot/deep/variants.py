@@ -17,7 +17,7 @@ from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit
 
 _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_loop_jit())[0]
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
-# pixel_offset, so a change there (the log-polar grid, issue 37) must touch this file too
+# pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
 @njit(parallel=True, cache=True)
