@@ -81,9 +81,16 @@ class KeyframeRenderer:
         self.deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         values = np.empty(em.samples)
+
+        def start(s):
+            return self.deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel)
+        # the next sector queued before this one is waited for: its host part (reference check,
+        # table, launches) runs while this one's pixels do (host values: a ring of 3)
+        pending = start(0)
         for s, (cols, _, rows, off) in enumerate(em.sectors):
-            res = self.deep.render_values(keyframe_request(em, k, s).validate(), cancel=cancel)
-            values[off:off + cols * rows] = res.values.reshape(-1)
+            following = start(s + 1) if s + 1 < len(em.sectors) else None
+            values[off:off + cols * rows] = pending.result().values.reshape(-1)
+            pending = following
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values
