@@ -81,16 +81,26 @@ class KeyframeRenderer:
         self.deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         values = np.empty(em.samples)
-
-        def start(s):
-            return self.deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel)
-        # the next sector queued before this one is waited for: its host part (reference check,
-        # table, launches) runs while this one's pixels do (host values: a ring of 3)
-        pending = start(0)
+        gpu = self.backend.is_gpu
+        pending = []
+        # a sector queued while the one before runs (two in flight: the counts' host ring is 3),
+        # each one's values copied out as soon as queued: the next sector's kernels may reuse
+        # the buffer (sectors of one shape), and a GPU's pinned ring would be made for each shape
         for s, (cols, _, rows, off) in enumerate(em.sectors):
-            following = start(s + 1) if s + 1 < len(em.sectors) else None
-            values[off:off + cols * rows] = pending.result().values.reshape(-1)
-            pending = following
+            if len(pending) == 2:
+                pending.pop(0).result()
+            p = self.deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel,
+                                       to_host=not gpu)
+            out = values[off:off + cols * rows].reshape(rows, cols)
+            if gpu:
+                p.values.copy_to_host(out, stream=self.deep._get_stream())
+            else:
+                out[...] = p.values
+            pending.append(p)
+        for p in pending:
+            p.result()
+        if gpu:
+            self.deep._get_stream().synchronize()
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values
