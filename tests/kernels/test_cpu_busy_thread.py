@@ -8,6 +8,7 @@ time alone or 0.02 ms; numba's parallel loop, whose threads really share the cor
 one, within 2.5x or 0.05 ms."""
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 
@@ -46,6 +47,11 @@ def _median_ms(runner, impl, n):
 @pytest.mark.parametrize("name", sorted(BOUNDS))
 @pytest.mark.parametrize("log2n", [12, 16, 20])
 def test_a_cpu_op_beside_a_busy_python_thread_keeps_its_time(name, log2n):
+    # the busy thread must be the one thing competing: on a machine already running other work
+    # (a virtual CPU's stolen time counts as its threads' CPU time) the comparison means nothing
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if load > max(1.5, 0.75 * cores):
+        pytest.skip(f"the machine is busy already (load {load:.1f} on {cores} cores)")
     be = backends.resolve("cpu")
     impl = next(i for i in implementations(be) if i.name == name)
     runner = PointRunner(be, repeats=7, budget_s=5.0)
