@@ -126,13 +126,15 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
 
 
 def keyframe_summary(em, kt) -> str:
-    """One line: the keyframes (drawn, read back) and the frames made from them, with times."""
+    """One line: the keyframes (drawn, read back) and the frames made from them, each with its
+    jobs' own time summed over the workers (the next batch's keyframes are drawn among a batch's
+    frames, so only the first batch's keyframes have a wall time of their own)."""
     per_frame = kt.assemble_s / kt.frames * 1e3 if kt.frames else 0.0
     return (f"keyframes: {em.count} of {em.samples} samples in {len(em.sectors)} sectors "
-            f"({kt.keyframes} drawn in "
-            f"{kt.keyframe_wall_s:.2f} s, {kt.loaded} read back); frames: {kt.frames} assembled "
-            f"in {kt.assemble_wall_s:.2f} s ({per_frame:.2f} ms a frame on its worker, with its "
-            "colouring and copy; the rest waited for the encoders)")
+            f"({kt.keyframes} drawn in {kt.keyframe_s:.2f} s of jobs, the first batch's in "
+            f"{kt.keyframe_wall_s:.2f} s before any frame; {kt.loaded} read back); frames: "
+            f"{kt.frames} assembled in {kt.assemble_s:.2f} s of jobs ({per_frame:.2f} ms a frame, "
+            "with its colouring and copy)")
 
 
 def _failed(exc: MovieError) -> int:

@@ -231,10 +231,10 @@ class KeyframeTimes:
     keyframes: int = 0          # drawn by this run
     loaded: int = 0             # read back from the keyframes folder
     keyframe_s: float = 0.0     # the jobs' own time, summed over the workers
-    keyframe_wall_s: float = 0.0
+    keyframe_wall_s: float = 0.0    # the first batch's keyframes, before any frame
     frames: int = 0
     assemble_s: float = 0.0     # the jobs' own time, summed over the workers
-    assemble_wall_s: float = 0.0    # the frames' phases, waits for the encoders included
+    assemble_wall_s: float = 0.0    # the frames and the next keyframes, encoder waits included
 
 
 def schedule(movie, em, order):
@@ -280,48 +280,86 @@ def chunk_keyframes(chunk) -> list[int]:
 def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
                     times: KeyframeTimes | None = None):
     """The frames of `order` (the writer's) made from keyframes: yields ("keyframe", k) as each
-    keyframe is ready and ("frame", k, rgba) for each frame in `order`'s order. Call inside
-    expmap_render.pinned_orbit(em) so every renderer of this process shares the orbit."""
+    keyframe is ready and ("frame", k, rgba) for each frame in `order`'s order. A batch's frames
+    are made with the next batch's keyframes in between, on all the pool's workers: the encoders
+    get frames while keyframes are drawn. Call inside expmap_render.pinned_orbit(em) so every
+    renderer of this process shares the orbit."""
     from kernels.mandelbrot.expmap_render import KeyframeJob
     times = times if times is not None else KeyframeTimes()
     colouring = Colouring.of(movie.request(0))
     batches, last_use = schedule(movie, em, order)
+    needs = [sorted({k for c in chunks for k in chunk_keyframes(c)}, reverse=True)
+             for chunks in batches]
     held: dict[int, np.ndarray] = {}
-    for b, chunks in enumerate(batches):
-        need = sorted({k for c in chunks for k in chunk_keyframes(c)}, reverse=True)
-        todo = []
-        for k in need:               # deepest first: the orbit's deepest use sets its length
+
+    def to_draw(b: int) -> list[int]:
+        """Batch b's keyframes not held yet: read back from the folder, the rest to draw
+        (deepest first: the orbit's deepest use sets its length)."""
+        out = []
+        for k in needs[b] if b < len(batches) else ():
             if k in held:
                 continue
             got = files.load(k)
             if got is None:
-                todo.append(k)
+                out.append(k)
             else:
                 held[k] = got
                 times.loaded += 1
-                yield ("keyframe", k)
+        return out
+
+    def drawn(k: int, values, seconds: float) -> None:
+        held[k] = values
+        files.save(k, values)
+        times.keyframes += 1
+        times.keyframe_s += seconds
+
+    first = to_draw(0)
+    t0 = time.perf_counter()
+    for i, (values, seconds) in pool.ordered([KeyframeJob(em, k) for k in first], cancel=cancel):
+        drawn(first[i], values, seconds)
+        yield ("keyframe", first[i])
+    times.keyframe_wall_s += time.perf_counter() - t0
+    for b, chunks in enumerate(batches):
+        batch = frozenset(needs[b])
+        frames = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)},
+                             batch) for c in chunks]
+        ahead = to_draw(b + 1)
+        jobs, kinds = interleave(frames, [KeyframeJob(em, k) for k in ahead])
         t0 = time.perf_counter()
-        for i, (values, seconds) in pool.ordered([KeyframeJob(em, k) for k in todo],
-                                                 cancel=cancel):
-            held[todo[i]] = values
-            files.save(todo[i], values)
-            times.keyframes += 1
-            times.keyframe_s += seconds
-            yield ("keyframe", todo[i])
-        times.keyframe_wall_s += time.perf_counter() - t0
-        batch = frozenset(need)
-        jobs = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)},
-                           batch) for c in chunks]
-        t0 = time.perf_counter()
-        for i, (rgbas, seconds) in pool.ordered(jobs, cancel=cancel):
+        for i, result in pool.ordered(jobs, cancel=cancel):
+            kind, j = kinds[i]
+            if kind == "keyframe":
+                drawn(ahead[j], *result)
+                yield ("keyframe", ahead[j])
+                continue
+            rgbas, seconds = result
             times.assemble_s += seconds
-            for f, rgba in zip(chunks[i], rgbas):
+            for f, rgba in zip(chunks[j], rgbas):
                 times.frames += 1
                 yield ("frame", f[0], rgba)
         times.assemble_wall_s += time.perf_counter() - t0
         for k in [k for k, last in last_use.items() if last == b]:
             held.pop(k, None)
             files.discard(k)
+
+
+def interleave(frames: list, keyframes: list):
+    """One job list with the keyframe jobs spread evenly among the frame jobs, and for each job
+    ("frame" | "keyframe", its index in its own list)."""
+    jobs, kinds = [], []
+    n_f, n_k, done = len(frames), len(keyframes), 0
+    for i, job in enumerate(frames):
+        jobs.append(job)
+        kinds.append(("frame", i))
+        upto = (i + 1) * n_k // n_f
+        while done < upto:
+            jobs.append(keyframes[done])
+            kinds.append(("keyframe", done))
+            done += 1
+    for j in range(done, n_k):
+        jobs.append(keyframes[j])
+        kinds.append(("keyframe", j))
+    return jobs, kinds
 
 
 def _affordable(backend, em, slots: int) -> int:

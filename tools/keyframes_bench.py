@@ -9,12 +9,14 @@ subcommand so a GPU session can run them in separate calls:
             36,000-frame course, frames 0 .. N-1 rendered as --movie renders them, the movie's
             pinned reference, no encoding), its time per frame and keyframes_speedup: that time
             over the keyframe movie's per frame (above 1: the keyframes are faster)
+  keyframes the zoom's keyframes alone on the pool (--gpus), timed from the first job to the
+            last after a warm-up job per worker: the keyframes' speed-up on more GPUs
   quality   --quality N frames spread over the zoom by depth: each assembled from its keyframes
             and rendered directly; SSIM on the colours, a keyframe's counts at 16 of its samples
             against one-pixel deep frames centred exactly there, escape counts within ±1 where a keyframe
             sample sits on the pixel (within SAME_POINT_PX) and over every pixel
 
-  PYTHONPATH=. python tools/keyframes_bench.py movie|perframe|quality [--size 1920x1080]
+  PYTHONPATH=. python tools/keyframes_bench.py movie|perframe|quality|keyframes [--size 1920x1080]
       [--fps 60] [--seconds 600] [--width 1e-1000] [--backend cuda] [--gpus 0] [--json FILE]
 
 Prints one line per figure and writes them to --json (appended by part).
@@ -98,16 +100,17 @@ def part_movie(a) -> None:
         text = run.stdout + run.stderr
         print(text[-3000:])
         m = re.search(r"keyframes: (\d+) of (\d+) samples in (\d+) sectors \((\d+) drawn in "
-                      r"([\d.]+) s", text)
-        f = re.search(r"frames: (\d+) assembled in ([\d.]+) s \(([\d.]+) ms", text)
+                      r"([\d.]+) s of jobs, the first batch's in ([\d.]+) s", text)
+        f = re.search(r"frames: (\d+) assembled in ([\d.]+) s of jobs \(([\d.]+) ms", text)
         e = re.search(r"encode ([\d.]+) s on (\d+) lane", text)
         figures = {"rc": run.returncode, "whole_command_s": round(wall, 2), "encoded": True,
                    "frames": a.frames, "gpus": a.gpus or "default"}
         if m:
             figures.update(keyframes=int(m[1]), keyframe_samples=int(m[2]), sectors=int(m[3]),
-                           keyframes_s=float(m[5]))
+                           keyframes_drawn=int(m[4]), keyframe_jobs_s=float(m[5]),
+                           first_batch_keyframes_s=float(m[6]))
         if f:
-            figures.update(assembly_s=float(f[2]), assembly_ms_per_frame=float(f[3]))
+            figures.update(assembly_jobs_s=float(f[2]), assembly_ms_per_frame=float(f[3]))
         if e:
             figures.update(encode_busy_s=float(e[1]), lanes=int(e[2]))
         figures["seconds_per_frame"] = round(wall / a.frames, 5)
@@ -142,10 +145,37 @@ def _in_process(a) -> dict:
     return {"encoded": False, "why": "no PyAV here, or --no-encode: keyframes and assembly only",
             "frames": movie.frames, "keyframes": em.count, "keyframe_samples": em.samples,
             "whole_s": round(wall, 2), "pool_s": round(t1 - t0, 2),
-            "reference_s": round(t2 - t1, 2), "keyframes_s": round(kt.keyframe_wall_s, 2),
-            "assembly_s": round(kt.assemble_wall_s, 2),
+            "reference_s": round(t2 - t1, 2), "keyframe_jobs_s": round(kt.keyframe_s, 2),
+            "assembly_jobs_s": round(kt.assemble_s, 2),
             "assembly_ms_per_frame": round(kt.assemble_s / max(1, kt.frames) * 1e3, 3),
             "gpus": a.gpus or "default"}
+
+
+def part_keyframes(a) -> None:
+    """The zoom's keyframes alone (the deepest --keyframes-limit of them, or all) on the pool,
+    the wall time from the first job to the last: what more GPUs do for the keyframes."""
+    from kernels.backend import resolve
+    from kernels.mandelbrot.expmap_render import KeyframeJob, pinned_orbit
+    from kernels.spread import open_pool
+    from services.movie import prepare
+    from services.movie_keyframes import keyframe_map
+    movie = prepare(_spec(a, os.path.join(a.out, "unused%05d.png")), open_encoder=False)
+    em = keyframe_map(movie)
+    ks = list(range(em.count - 1, -1, -1))[:a.keyframes_limit or None]
+    be = resolve(a.backend)
+    with open_pool(be, gpus=a.gpus) as pool:
+        with pinned_orbit(em):
+            # each worker compiles and takes its copy of the orbit before the clock starts
+            warm = [KeyframeJob(em, ks[0])] * pool.workers
+            for _ in pool.ordered(warm, window=pool.workers):
+                pass
+            t0 = time.perf_counter()
+            jobs_s = sum(r[1] for _, r in pool.ordered([KeyframeJob(em, k) for k in ks]))
+            wall = time.perf_counter() - t0
+    _emit(a, "keyframes", {"keyframes": len(ks), "of": em.count, "samples": em.samples,
+                           "wall_s": round(wall, 2), "jobs_s": round(jobs_s, 2),
+                           "ms_per_keyframe": round(wall / len(ks) * 1e3, 2),
+                           "workers": pool.workers, "gpus": a.gpus or "default"})
 
 
 def part_perframe(a) -> None:
@@ -296,7 +326,7 @@ def _frame_at(path, depth10: float) -> int:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("part", choices=("movie", "perframe", "quality"))
+    p.add_argument("part", choices=("movie", "perframe", "quality", "keyframes"))
     p.add_argument("--out", default="/tmp/keyframes-bench")
     p.add_argument("--size", default="1920x1080")
     p.add_argument("--fps", type=int, default=60)
@@ -312,6 +342,8 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=540.0,
                    help="movie: stop the command after this many seconds and say how far it got")
     p.add_argument("--json", default=None)
+    p.add_argument("--keyframes-limit", type=int, default=0,
+                   help="keyframes: the deepest N keyframes only (0: all)")
     a = p.parse_args(argv)
     global CENTRE
     CENTRE = a.center
@@ -319,7 +351,8 @@ def main(argv=None) -> int:
     a.size = (int(w), int(h))
     a.frames = max(2, round(a.fps * a.seconds))
     os.makedirs(a.out, exist_ok=True)
-    {"movie": part_movie, "perframe": part_perframe, "quality": part_quality}[a.part](a)
+    {"movie": part_movie, "perframe": part_perframe, "quality": part_quality,
+     "keyframes": part_keyframes}[a.part](a)
     return 0
 
 
