@@ -37,6 +37,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--show", action="store_true", help="print each frame's timings")
     ap.add_argument("--tick-ms", type=int, default=16, help="how often the GUI thread repaints")
+    ap.add_argument("--pause-ms", type=int, default=0,
+                    help="events processed between frames (the shown frame painted first)")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PyQt6.QtCore import QEventLoop, QTimer
@@ -72,6 +74,7 @@ def main(argv=None) -> int:
         end = time.perf_counter() + timeout
         while time.perf_counter() < end:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            time.sleep(0.002)           # an idle GUI thread sleeps: polling would take a core
             t = view.model.shown
             if t is not None and not t.coarse and not view.in_flight \
                     and (t.w, t.h) == view.canvas_size():
@@ -87,6 +90,10 @@ def main(argv=None) -> int:
     places = [(base.center_re + (i % 2) * base.width * 1e-3, base.center_im, base.width)
               for i in range(1, args.frames + 1)]      # new values each frame, not a recolour
     for place in places:
+        end = time.perf_counter() + args.pause_ms * 1e-3
+        while time.perf_counter() < end:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+            time.sleep(0.002)
         view.go_to(*place)
         settle()
         window_ms.append(escape_ms(view.last_frame.timings))
