@@ -28,7 +28,6 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .closure_cache import cache_closure
 from .native_clock import _now_ns
 
 FLAG, COUNTER, END, WORKERS, START = 0, 1, 2, 3, 4
@@ -100,27 +99,25 @@ def reset(ctl):
     ctl[START] = _NOT_YET
 
 
+def span_ms(ctl) -> float:
+    """Milliseconds from the first piece's start to the last piece's end (0: no piece ran)."""
+    if ctl[START] == _NOT_YET:
+        return 0.0
+    return float(ctl[END] - ctl[START]) * 1e-6
+
+
 def stamped(kernel):
     """`kernel(*args, ctl)` (a numba parallel function that begins and stamps its pieces in ctl)
-    as f(*args, ctl) -> the milliseconds from its first piece's start to its last piece's end;
-    ctl[WORKERS] is set to numba's thread count first.
+    as f(*args, ctl) -> span_ms: ctl[WORKERS] set to numba's thread count, the kernel run.
 
     From the first piece, not from the call: the thread pool's wake-up before it is the runtime's,
-    as a GPU kernel's time leaves its launch out (on the 2-core VM a fresh process's pool woke on
-    the next timer tick, milliseconds). Compiled without nogil: the region's own take of the GIL
-    at its start is then immediate."""
-    @njit
-    def run(*args):
-        kernel(*args)
-        ctl = args[-1]
-        if ctl[START] == _NOT_YET:      # no piece of work at all
-            return 0.0
-        return (ctl[END] - ctl[START]) * 1e-6
-    compiled = cache_closure(run)
-
+    as a GPU kernel's time leaves its launch out (a fresh process's pool can take milliseconds to
+    wake: docs/PERFORMANCE.md, "Honest CPU times")."""
     def call(*args):
-        args[-1][WORKERS] = numba.get_num_threads()
-        return compiled(*args)
+        ctl = args[-1]
+        ctl[WORKERS] = numba.get_num_threads()
+        kernel(*args)
+        return span_ms(ctl)
     return call
 
 
