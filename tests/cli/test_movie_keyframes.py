@@ -28,7 +28,7 @@ def movie(out, *extra):
 
 
 def read_png(path):
-    from PIL import Image
+    Image = pytest.importorskip("PIL.Image", reason="reading PNG frames back needs Pillow")
     return np.asarray(Image.open(path))
 
 

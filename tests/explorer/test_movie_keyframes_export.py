@@ -75,7 +75,7 @@ def window_backend(exporter):
 
 
 def frames(pattern):
-    from PIL import Image
+    Image = pytest.importorskip("PIL.Image", reason="reading PNG frames back needs Pillow")
     return [np.asarray(Image.open(str(pattern) % k)) for k in range(8)]
 
 
