@@ -83,3 +83,14 @@ def test_frames_octaves_apart_need_only_their_own_keyframes():
 def mk_width(path, k):
     from kernels.mandelbrot.expmap import width_log2
     return width_log2(path.frame(k).width)
+
+
+def test_the_next_batchs_keyframes_are_spread_among_the_frames():
+    jobs, kinds = mk.interleave(["f0", "f1", "f2", "f3"], ["k0", "k1"])
+    assert sorted(jobs) == ["f0", "f1", "f2", "f3", "k0", "k1"]
+    assert [jobs.index(f) for f in ("f0", "f1", "f2", "f3")] == sorted(
+        jobs.index(f) for f in ("f0", "f1", "f2", "f3"))           # frames stay in order
+    assert jobs.index("k0") < jobs.index("f3") and jobs.index("k1") > jobs.index("f1")
+    assert all(jobs[i] == (("f" if kind == "frame" else "k") + str(j))
+               for i, (kind, j) in enumerate(kinds))
+    assert mk.interleave([], ["k0"])[0] == ["k0"] and mk.interleave(["f0"], [])[0] == ["f0"]
