@@ -25,6 +25,7 @@ SECONDS=0
   python3 -c "import av; print('av', av.__version__)" 2>&1 | tail -1
   python3 -c "import numba, numpy, gmpy2; print('numba', numba.__version__, 'numpy', numpy.__version__)"; } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
+mkdir -p /tmp/kf
 B="python3 tools/keyframes_bench.py --out /tmp/kf --backend cuda --oversample ${OVERSAMPLE:-1} --json $OUT/keyframes.json"
 for stage in $STAGES; do
   case $stage in
