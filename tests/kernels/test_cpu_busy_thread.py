@@ -8,7 +8,7 @@ time alone or 0.02 ms; numba's parallel loop, whose threads really share the cor
 one, within 2.5x or 0.05 ms.
 
 Where those bounds fail for want of hardware (on a VM the busy thread may share a physical core
-with the measured one, slowing NumPy's add at 2^20 by 1.7x in its own CPU time), the same busy loop
+with the measured one), the same busy loop
 run in another process stands as the control: it takes the same share of the machine but never
 the GIL, so beside the busy thread a timing that no wait for the GIL enters comes within 1.10x
 (NumPy) or 1.25x (numba) of the time beside the busy process."""
@@ -66,9 +66,8 @@ def _median_ms(runner, impl, n):
 
 
 # NumPy's add at 2^20 gives the GIL up and takes it back inside the call, and in CPython the
-# measuring thread spends CPU time on that hand-back while the busy thread holds the GIL (0.148 ->
-# 0.34 ms of its own CPU time, 0.18 ms at a 10 us switch interval): thread CPU time does not keep
-# the wait out there. Issue 39 is open on it.
+# measuring thread spends CPU time on that hand-back while the busy thread holds the GIL: thread
+# CPU time does not keep the wait out there (docs/PERFORMANCE.md, "Honest CPU times"; issue 39).
 CASES = [pytest.param("numpy", 20, marks=pytest.mark.xfail(
             reason="NumPy's thread CPU time counts CPython's hand-back of the GIL (issue 39)",
             strict=False))
