@@ -2,16 +2,15 @@
 as a repainting GUI thread does, must not put its hold of the GIL into a CPU kernel's time.
 
 Before, numba's parallel loop was timed by a clock around the call, which counted the wait for the
-GIL that a parallel region takes back when it ends (~12 ms at every size on the 2-core machine)
-and a worker thread that the OS woke late. The bounds are the issue's: NumPy within 1.10x of its
+GIL that a parallel region takes back when it ends (a switch interval or two at every size) and a
+worker thread that the OS woke late. The bounds are the issue's: NumPy within 1.10x of its
 time alone or 0.02 ms; numba's parallel loop, whose threads really share the cores with the busy
 one, within 2.5x or 0.05 ms.
 
 Where those bounds fail for want of hardware (on a VM the busy thread may share a physical core
-with the measured one), the same busy loop
-run in another process stands as the control: it takes the same share of the machine but never
-the GIL, so beside the busy thread a timing that no wait for the GIL enters comes within 1.10x
-(NumPy) or 1.25x (numba) of the time beside the busy process."""
+with the measured one), the same busy loop run in another process stands as the control: it takes
+the same share of the machine but never the GIL, so beside the busy thread a timing that no wait
+for the GIL enters comes within 1.10x (NumPy) or 1.25x (numba) of the time beside the process."""
 from __future__ import annotations
 
 import os
