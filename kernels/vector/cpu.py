@@ -19,9 +19,9 @@ from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 
 
 # ---- numba parallel loops ------------------------------------------------------------------------
-# One loop for every op: its pieces are claimed by whichever thread is free and each thread stamps
-# the end of its pieces (cpu_chunks), so neither a thread woken late nor the wait for the GIL after
-# the loop enters the op's time. An op is a branch taken once per piece, outside the inner loop.
+# One loop for every op: its pieces are claimed by whichever thread is free and stamp their start
+# and end (cpu_chunks), so neither a thread woken late nor the wait for the GIL after the loop
+# enters the op's time. An op is a branch taken once per piece, outside the inner loop.
 COPY, SCALE, ADD, TRIAD, SAXPY, SEED, DOT = range(7)
 OPS = {"copy": COPY, "scale": SCALE, "add": ADD, "triad": TRIAD, "saxpy": SAXPY,
        "seed-expr": SEED, "dot": DOT}
