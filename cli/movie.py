@@ -14,7 +14,6 @@ from services.movie import (
     DEFAULT_FPS,
     DEFAULT_MOVIE_SECONDS,
     MOVIE_MAPPING,
-    DiskFull,
     Movie,
     MovieError,
     MovieFrameJob,
@@ -27,14 +26,12 @@ from services.movie_warm import Warming, warm_job
 from services.movie_writer import IN_FLIGHT_BYTES, MAX_WINDOW_FRAMES, MovieWriter, default_lanes
 from services.requests import DEFAULT_RENDER_SIZE
 
-from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
+from .failures import UNUSABLE, USAGE, fail, note
 from .location import apply_location
 from .movie_timeline import Timeline
+from .movie_writing import failed, run_writing
 from .reference_line import orbit_line
 
-
-def _failed(exc: MovieError) -> int:
-    return fail(UNUSABLE if exc.unusable else USAGE, str(exc))
 
 
 @dataclass
@@ -86,7 +83,7 @@ def run_movie(args) -> int:
         movie = prepare(spec)
         Parts(movie, default_lanes(spec.kind, spec.size)).check(restart)
     except MovieError as exc:
-        return _failed(exc)
+        return failed(exc)
     be, why = resolve_backend(args.backend)
     if be is None:
         return fail(UNUSABLE, why)
@@ -132,14 +129,13 @@ def run_movie(args) -> int:
 
 def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhead,
          timeline: Timeline) -> int:
-    from kernels.scheduler import Cancelled, CancelToken
+    from kernels.scheduler import CancelToken
 
     from .progress import RenderProgress
-    from .interruptible import run_interruptibly
     try:
         writer = MovieWriter(movie, restart=restart)
     except MovieError as exc:
-        return _failed(exc)
+        return failed(exc)
     except OSError as exc:
         return fail(UNUSABLE, f"cannot write {parts_dir(spec.out)}: {exc.strerror or exc}")
     w, h = spec.size
@@ -187,28 +183,9 @@ def _run(spec: MovieSpec, movie: Movie, pool, restart: bool, ahead: ReferenceAhe
         times.wall_s = time.perf_counter() - t0
 
     t_start = time.perf_counter()
-    try:
-        run_interruptibly(work, token, tick=progress.tick)
-    except (KeyboardInterrupt, Cancelled):
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return interrupted(f"{_kept(writer, frames, segs)}; run the same command again to finish")
-    except DiskFull as exc:
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return fail(UNUSABLE, f"the disk is full ({exc.strerror or exc}): "
-                              f"{_kept(writer, frames, segs)}; free some space and run the same "
-                              "command again to finish")
-    except Exception as exc:        # a cluster worker's error (any type) is one line too
-        why = cluster_failure(pool, exc)
-        if why is None and not isinstance(exc, (OSError, ValueError, RuntimeError, MemoryError)):
-            raise
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return fail(UNUSABLE, f"{why or exc}; {_kept(writer, frames, segs)}")
+    code = run_writing(work, token, progress, writer, pool)
+    if code is not None:
+        return code
     progress.close()
     times.wait_encode_s = writer.put_wait_s
     times.join_s = writer.join_s
@@ -252,12 +229,6 @@ def _render(pool, jobs, order, window, token, times: MovieTimes, writer: MovieWr
     finally:
         results.close()
 
-
-def _kept(writer: MovieWriter, frames: int, segments: int) -> str:
-    if writer.parts.png:
-        return f"{frames} of {writer.total} frames are written"
-    return (f"{frames} of {writer.total} frames are kept in {segments} finished segments in "
-            f"{writer.parts.folder}")
 
 
 def summary(times: MovieTimes, writer: MovieWriter) -> str:

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import time
 
-from services.movie import DiskFull, Movie, MovieError, MovieSpec
+from services.movie import Movie, MovieError, MovieSpec
 from services.movie_parts import parts_dir
 from services.movie_writer import MovieWriter
 
-from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
+from .failures import UNUSABLE, fail, note
 from .movie_timeline import Timeline
+from .movie_writing import failed, run_writing
 
 
 def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: Timeline,
                   keyframes_out: str | None = None) -> int:
     from kernels.mandelbrot.expmap_render import pinned_orbit
-    from kernels.scheduler import Cancelled, CancelToken
+    from kernels.scheduler import CancelToken
     from services.movie_keyframes import (
         KeyframeTimes,
         keyframe_files,
@@ -26,16 +27,15 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
         remove_keyframes_dir,
     )
 
-    from .interruptible import run_interruptibly
     from .progress import RenderProgress
     try:
         em = keyframe_map(movie)
     except ValueError as exc:
-        return _failed(MovieError(str(exc)))
+        return failed(MovieError(str(exc)))
     try:
         writer = MovieWriter(movie, restart=restart)
     except MovieError as exc:
-        return _failed(exc)
+        return failed(exc)
     except OSError as exc:
         return fail(UNUSABLE, f"cannot write {parts_dir(spec.out)}: {exc.strerror or exc}")
     try:
@@ -85,29 +85,10 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
         waited["wall"] = time.perf_counter() - t0
 
     t_start = time.perf_counter()
-    try:
-        run_interruptibly(work, token, tick=progress.tick)
-    except (KeyboardInterrupt, Cancelled):
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return interrupted(f"{_kept(writer, frames, segs)}, the keyframes they need in "
-                           f"{files.folder}; run the same command again to finish")
-    except DiskFull as exc:
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return fail(UNUSABLE, f"the disk is full ({exc.strerror or exc}): "
-                              f"{_kept(writer, frames, segs)}; free some space and run the same "
-                              "command again to finish")
-    except Exception as exc:
-        why = cluster_failure(pool, exc)
-        if why is None and not isinstance(exc, (OSError, ValueError, RuntimeError, MemoryError)):
-            raise
-        progress.close()
-        writer.abort()
-        frames, segs = writer.kept()
-        return fail(UNUSABLE, f"{why or exc}; {_kept(writer, frames, segs)}")
+    code = run_writing(work, token, progress, writer, pool,
+                       also_kept=f", the keyframes they need in {files.folder}")
+    if code is not None:
+        return code
     progress.close()
     wall = time.perf_counter() - t_start
     made = total - writer.resumed
@@ -137,12 +118,3 @@ def keyframe_summary(em, kt) -> str:
             "with its colouring and copy)")
 
 
-def _failed(exc: MovieError) -> int:
-    return fail(UNUSABLE if exc.unusable else USAGE, str(exc))
-
-
-def _kept(writer: MovieWriter, frames: int, segments: int) -> str:
-    if writer.parts.png:
-        return f"{frames} of {writer.total} frames are written"
-    return (f"{frames} of {writer.total} frames are kept in {segments} finished segments in "
-            f"{writer.parts.folder}")
