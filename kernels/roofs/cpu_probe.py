@@ -30,33 +30,18 @@ PIECES_PER_THREAD = 4
 
 
 @njit(cache=True)
-def _copy_piece(dst, src):
-    for i in range(src.size):
-        dst[i] = src[i]
-
-
-@njit(cache=True)
-def _triad_piece(a, b, c, s):
-    for i in range(a.size):
-        a[i] = b[i] + s * c[i]
-
-
-@njit(parallel=True, cache=True)
-def _copy(dst, src, pieces, ctl):
-    n = src.size
-    reset(ctl)
-    for _w in prange(ctl[WORKERS]):
-        p = claim(ctl)
-        while p < pieces:
-            begin(ctl)
-            lo, hi = piece(p, n, pieces)
-            _copy_piece(dst[lo:hi], src[lo:hi])
-            stamp(ctl)
-            p = claim(ctl)
+def _stream_piece(a, b, c, s, triad):
+    if triad:
+        for i in range(a.size):
+            a[i] = b[i] + s * c[i]
+    else:
+        for i in range(a.size):
+            a[i] = b[i]
 
 
 @njit(parallel=True, cache=True)
-def _triad(a, b, c, s, pieces, ctl):
+def _stream(a, b, c, s, triad, pieces, ctl):
+    """a = b (copy) or a = b + s·c (triad), its pieces claimed and stamped (cpu_chunks)."""
     n = a.size
     reset(ctl)
     for _w in prange(ctl[WORKERS]):
@@ -64,7 +49,7 @@ def _triad(a, b, c, s, pieces, ctl):
         while p < pieces:
             begin(ctl)
             lo, hi = piece(p, n, pieces)
-            _triad_piece(a[lo:hi], b[lo:hi], c[lo:hi], s)
+            _stream_piece(a[lo:hi], b[lo:hi], c[lo:hi], s, triad)
             stamp(ctl)
             p = claim(ctl)
 
@@ -87,10 +72,9 @@ def stream_bandwidth(nbytes: int, repeats: int) -> tuple[float, dict]:
     b, c = rng.random(n), rng.random(n)
     a = np.ones(n)
     pieces = PIECES_PER_THREAD * get_num_threads()
-    copy, triad = stamped(_copy), stamped(_triad)
-    ctl = control()
-    times = {"copy": _stamped_ms(lambda: copy(a, b, pieces, ctl), repeats),
-             "triad": _stamped_ms(lambda: triad(a, b, c, TRIAD_SCALAR, pieces, ctl), repeats)}
+    run, ctl = stamped(_stream), control()
+    times = {"copy": _stamped_ms(lambda: run(a, b, c, TRIAD_SCALAR, False, pieces, ctl), repeats),
+             "triad": _stamped_ms(lambda: run(a, b, c, TRIAD_SCALAR, True, pieces, ctl), repeats)}
     moved = {"copy": 2 * 8 * n, "triad": 3 * 8 * n}
     rates = {k: moved[k] / (min(t) * 1e-3) for k, t in times.items()}
     best = max(rates, key=rates.get)
