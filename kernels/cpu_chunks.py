@@ -119,14 +119,3 @@ def stamped(kernel):
         kernel(*args)
         return span_ms(ctl)
     return call
-
-
-_wrapped: dict = {}
-
-
-def stamped_cached(kernel):
-    """stamped(kernel), made once per kernel."""
-    got = _wrapped.get(kernel)
-    if got is None:
-        got = _wrapped[kernel] = stamped(kernel)
-    return got

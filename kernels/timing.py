@@ -305,7 +305,8 @@ class JobTimer:
         """Run a numba CPU kernel timed by the clock inside compiled code (native_clock): the
         wait for the GIL after it, which a busy window thread makes up to 5 ms, stays out.
         `stamped`: a parallel kernel whose last argument is a control block it stamps
-        (cpu_chunks), timed to its last stamp (a parallel region takes the GIL back inside)."""
+        (cpu_chunks), timed from its first piece's start to its last piece's end (a parallel
+        region takes the GIL back inside, after them)."""
         from numba.core.registry import CPUDispatcher
         if not isinstance(kernel, CPUDispatcher):   # a Python function (a test's stand-in)
             with self.phase(name, detail=detail):
@@ -313,7 +314,7 @@ class JobTimer:
             return
         if stamped:
             from .cpu_chunks import STAMPED as method
-            from .cpu_chunks import stamped_cached as wrap
+            from .cpu_chunks import stamped as wrap      # a plain closure: nothing to keep
         else:
             from .native_clock import NATIVE as method
             from .native_clock import timed_cached as wrap
