@@ -45,6 +45,7 @@ class Colourer:
         self._luts: dict[str, object] = {}
         self.warm_mappings: set = set()     # mappings whose kernels warm() has compiled
         self._launchers = None              # (stream, kernels.launch.Launchers) of the last frame
+        self.ctl = control()                # the CPU passes' control block (cpu_chunks), reused
 
     def _launch(self, dispatcher, grid, block, stream):
         """`dispatcher[grid, block, stream]`, prepared once per stream (kernels/launch.py)."""
@@ -97,11 +98,11 @@ class Colourer:
                 hist = self.pool.host("hist", (HIST_BINS,), np.int64, pinned=False)
                 bins = self.pool.host("bins", values.shape, np.int16, pinned=False)
                 timer.native("kernel", histogram_bins_cpu, values, max_iter, stats, bins,
-                             control(), detail="colourise", stamped=True)
+                             self.ctl, detail="colourise", stamped=True)
                 timer.native("kernel", count_bins_cpu, bins, hist, detail="colourise")
                 timer.native("kernel", cdf_cpu, hist, cdf, detail="colourise")
             timer.native("kernel", colour_rows_cpu, values, rgba, max_iter, mode, dens, offset,
-                         stats, cdf, lut, interior, control(), detail="colourise", stamped=True)
+                         stats, cdf, lut, interior, self.ctl, detail="colourise", stamped=True)
 
     def _colour_gpu(self, values, rgba, max_iter, mode, dens, offset, lut, interior, timer, stream):
         sim = self.backend.simulated
@@ -154,7 +155,7 @@ def colour_fixed(colourer, values, rgba, params, timer, stream, fixed) -> None:
     max_iter, mode, dens, offset, lut, interior = params
     if not colourer.backend.is_gpu:
         timer.native("kernel", colour_rows_cpu, values, rgba, max_iter, mode, dens, offset,
-                     fixed.stats, fixed.cdf, lut, interior, control(), detail="colourise",
+                     fixed.stats, fixed.cdf, lut, interior, colourer.ctl, detail="colourise",
                      stamped=True)
         return
     stats = colourer.pool.device("fixed-stats", (N_STATS,), np.float64, stream=stream)

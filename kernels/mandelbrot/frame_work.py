@@ -119,8 +119,8 @@ def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", k
     it keeps them."""
     rows, cols = values.shape
     if not getattr(backend, "is_gpu", False):
-        useful = np.zeros(rows, np.int64)
-        lanes = np.zeros(rows, np.int64)
+        useful = pool.host("work-useful", (rows,), np.int64, pinned=False)
+        lanes = pool.host("work-lanes", (rows,), np.int64, pinned=False)
         timer.native("kernel", count_rows_cpu, values, *args, useful, lanes, control(),
                      detail="work count", stamped=True)
         return DoneCount(int(useful.sum()), rows * cols, kind)
