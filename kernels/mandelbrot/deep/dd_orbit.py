@@ -14,7 +14,7 @@ from numba import njit, types
 
 from ..escape import BAILOUT2
 from . import mpfr_lib as M
-from .mpfr_escape import CHUNK, CX, CY, T, X, X2, Y, Y2
+from .mpfr_escape import CHUNK, CX, CY, T, X, X2, Y, Y2, mpfr_step
 
 # bits above the picture's precision: the orbit's rounding then moves a pixel's z as a shift of
 # its c by ~2^-(EXTRA_BITS + 48) of a pixel would (request.precision_bits keeps 48 below a pixel)
@@ -33,15 +33,7 @@ def _record(a, out, first, last):
     x, y, cx, cy, x2, y2, t = a[X], a[Y], a[CX], a[CY], a[X2], a[Y2], a[T]
     rn = M.RNDN
     for n in range(first, last + 1):
-        M.sqr(x2, x, rn)
-        M.sqr(y2, y, rn)
-        M.add(t, x, y, rn)
-        M.sqr(t, t, rn)
-        M.sub(t, t, x2, rn)
-        M.sub(t, t, y2, rn)
-        M.add(y, t, cy, rn)
-        M.sub(x, x2, y2, rn)
-        M.add(x, x, cx, rn)
+        mpfr_step(x, y, cx, cy, x2, y2, t, rn)
         h = M.get_d(x, rn)
         _sub_d(t, x, h, rn)         # exact: x - h has fewer bits than x
         out[n, RH] = h

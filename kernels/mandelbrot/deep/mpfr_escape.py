@@ -36,6 +36,21 @@ MAX_GROWTHS = 4
 CHUNK = 1 << 16
 
 
+@njit(inline="always")
+def mpfr_step(x, y, cx, cy, x2, y2, t, rn):
+    """z ← z² + c in MPFR (z = x + iy, c = cx + i·cy), 2xy as (x + y)² − x² − y² from the
+    squares x² and y² the real part needs anyway; x2, y2, t are scratch."""
+    M.sqr(x2, x, rn)
+    M.sqr(y2, y, rn)
+    M.add(t, x, y, rn)
+    M.sqr(t, t, rn)
+    M.sub(t, t, x2, rn)
+    M.sub(t, t, y2, rn)
+    M.add(y, t, cy, rn)
+    M.sub(x, x2, y2, rn)
+    M.add(x, x, cx, rn)
+
+
 @njit(nogil=True, cache=True)
 def _escape(a, first, last):
     """(n, |z_n|^2) at the first n in first .. last with |z_n|^2 > BAILOUT2, or (last + 1, 0)
@@ -43,15 +58,7 @@ def _escape(a, first, last):
     x, y, cx, cy, x2, y2, t = a[X], a[Y], a[CX], a[CY], a[X2], a[Y2], a[T]
     rn = M.RNDN
     for n in range(first, last + 1):
-        M.sqr(x2, x, rn)
-        M.sqr(y2, y, rn)
-        M.add(t, x, y, rn)
-        M.sqr(t, t, rn)
-        M.sub(t, t, x2, rn)
-        M.sub(t, t, y2, rn)
-        M.add(y, t, cy, rn)
-        M.sub(x, x2, y2, rn)
-        M.add(x, x, cx, rn)
+        mpfr_step(x, y, cx, cy, x2, y2, t, rn)
         zr = M.get_d(x, rn)
         zi = M.get_d(y, rn)
         r2 = zr * zr + zi * zi
