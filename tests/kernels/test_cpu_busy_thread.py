@@ -17,34 +17,16 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from kernels import backend as backends
 from kernels.vector.registry import implementations
 from kernels.vector.runner import PointRunner
+from tools.busy_thread_bench import Busy       # the bench's busy thread, the same loop
 
 BOUNDS = {"numpy": (1.10, 0.02), "cpu-numba": (2.5, 0.05)}
 CONTROL = {"numpy": (1.10, 0.02), "cpu-numba": (1.25, 0.05)}
-
-
-class Busy:
-    def __enter__(self):
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-        return self
-
-    def _spin(self):
-        n = 0
-        while not self.stop.is_set():
-            for i in range(2000):
-                n += i
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
 
 
 class BusyProcess:
