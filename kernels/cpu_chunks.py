@@ -1,24 +1,28 @@
 """Parallel CPU loops timed from inside their parallel region, so that neither a wait for the GIL
-nor a thread the OS wakes late enters their time.
+nor a thread the OS sets aside enters their time.
 
 numba's parallel region takes the GIL back when it ends: beside a busy Python thread (a repainting
 window) that wait, up to the switch interval, was inside any clock read around the call, even a
-clock read in compiled code (native_clock). Here the loop's threads stamp the end of each piece of
-work into a control block (an atomic max) and the start of each (an atomic min), and the span is
-from the first start to the last end (`stamped`).
+clock read in compiled code (native_clock). Here each of the loop's threads reads the clocks itself
+(`enter` before its first piece, `leave` after its last) and the span is from the first start to
+the last end (`stamped`).
 
-The pieces are handed out on demand (`claim`, an atomic counter) to `ctl[WORKERS]` loops, one per
-thread: with a static split a thread that the OS wakes milliseconds late (two cores, one taken by
-the busy thread) held the whole loop up, while claimed pieces go to the threads already running.
-A core really lost to the busy thread still shows: the threads that run take more pieces. (A
-piece's own CPU time would also leave out a stretch in which the OS set its thread aside, but the
-thread's CPU clock is a system call, dearer than a small piece.)
+A thread's end counts only the time it ran: its start plus the lesser of its wall and CPU time,
+so a stretch in which the OS set it aside, piece in hand, is the OS's, as a host pause is on the
+GPU's clock. Real contention still shows: the pieces are handed out on demand (`claim`, an atomic
+counter) to `ctl[WORKERS]` loops, one per thread, so a core lost to another thread leaves its
+pieces to the threads that run, and a thread that runs slower beside a busy one counts as slower.
+(The GIL released at the region's start wakes a waiting Python thread beside the loop's threads:
+docs/PERFORMANCE.md, "Honest CPU times", says what that costs on two cores.) The CPU clock is a
+system call, read twice per thread and outside the span: before the wall clock at the start, after
+it at the end.
 
 The control block (int64): [FLAG] a cancel flag another thread may set (the Mandelbrot rows kernels
 read it, escape._read_flag); [COUNTER] the next piece to claim; [END] the latest end; [WORKERS]
 how many loops to start (numba's thread count, set by `stamped`'s caller: get_num_threads inside a
 kernel is a dynamic global, which would stop the kernels being cached on disk); [START] the
-earliest start.
+earliest start; [CPU] the CPU time the threads that ran a piece spent in the loop (`cpu_ms`: a
+span longer than that holds a stretch in which none of them ran).
 """
 from __future__ import annotations
 
@@ -28,16 +32,16 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .native_clock import _now_ns
+from .native_clock import _now_ns, _thread_cpu_ns
 
-FLAG, COUNTER, END, WORKERS, START = 0, 1, 2, 3, 4
+FLAG, COUNTER, END, WORKERS, START, CPU = 0, 1, 2, 3, 4, 5
 _NOT_YET = np.iinfo(np.int64).max
 STAMPED = "native clock (stamped inside the parallel loop)"
 
 
 def control() -> np.ndarray:
     """A control block for a stamped kernel."""
-    ctl = np.zeros(START + 1, dtype=np.int64)
+    ctl = np.zeros(CPU + 1, dtype=np.int64)
     ctl[WORKERS] = numba.get_num_threads()
     return ctl
 
@@ -64,6 +68,7 @@ def _atomic(op: str, index: int, doc: str):
 _fetch_add = _atomic("add", COUNTER, "ctl[COUNTER] += value, atomically; the value before.")
 _fetch_max = _atomic("max", END, "ctl[END] = max(ctl[END], value), atomically.")
 _fetch_min = _atomic("min", START, "ctl[START] = min(ctl[START], value), atomically.")
+_add_cpu = _atomic("add", CPU, "ctl[CPU] += value, atomically.")
 
 
 @njit(inline="always")
@@ -73,15 +78,22 @@ def claim(ctl):
 
 
 @njit(inline="always")
-def begin(ctl):
-    """A piece starts now: ctl[START] = min(ctl[START], now), atomically."""
-    _fetch_min(ctl, _now_ns())
+def enter():
+    """A loop thread starts: (its CPU clock, then the wall clock), both in ns."""
+    cpu = _thread_cpu_ns()
+    return cpu, _now_ns()
 
 
 @njit(inline="always")
-def stamp(ctl):
-    """A piece is done now: ctl[END] = max(ctl[END], now), atomically."""
-    _fetch_max(ctl, _now_ns())
+def leave(ctl, clocks, ran):
+    """A loop thread is done; if it ran a piece, ctl[START] = min(ctl[START], its start) and
+    ctl[END] = max(ctl[END], its start + the lesser of its wall and CPU time), atomically."""
+    if ran:
+        wall = _now_ns() - clocks[1]
+        cpu = _thread_cpu_ns() - clocks[0]
+        _fetch_min(ctl, clocks[1])
+        _fetch_max(ctl, clocks[1] + min(wall, cpu))
+        _add_cpu(ctl, cpu)
 
 
 @njit(inline="always")
@@ -97,6 +109,7 @@ def reset(ctl):
     ctl[COUNTER] = 0
     ctl[END] = 0
     ctl[START] = _NOT_YET
+    ctl[CPU] = 0
 
 
 def span_ms(ctl) -> float:
@@ -106,8 +119,13 @@ def span_ms(ctl) -> float:
     return float(ctl[END] - ctl[START]) * 1e-6
 
 
+def cpu_ms(ctl) -> float:
+    """Milliseconds of CPU time the loop's threads that ran a piece spent in it."""
+    return float(ctl[CPU]) * 1e-6
+
+
 def stamped(kernel):
-    """`kernel(*args, ctl)` (a numba parallel function that begins and stamps its pieces in ctl)
+    """`kernel(*args, ctl)` (a numba parallel function whose threads `enter` and `leave` ctl)
     as f(*args, ctl) -> span_ms: ctl[WORKERS] set to numba's thread count, the kernel run.
 
     From the first piece, not from the call: the thread pool's wake-up before it is the runtime's,

@@ -22,6 +22,7 @@ NATIVE = "native clock (inside the compiled kernel)"
 THREAD_CPU = "thread CPU time"
 
 _CLOCK_MONOTONIC = int(getattr(time, "CLOCK_MONOTONIC", 1))    # 1 on Linux, 6 on macOS
+_CLOCK_THREAD_CPU = int(getattr(time, "CLOCK_THREAD_CPUTIME_ID", 3))    # 3 on Linux, 16 on macOS
 
 
 def _clock_intrinsic(clock_id: int, doc: str):
@@ -45,6 +46,7 @@ def _clock_intrinsic(clock_id: int, doc: str):
 # libc's clock_gettime called from compiled code (declared, not a ctypes address: the functions
 # calling it can be cached on disk)
 _now_ns = _clock_intrinsic(_CLOCK_MONOTONIC, "CLOCK_MONOTONIC in nanoseconds.")
+_thread_cpu_ns = _clock_intrinsic(_CLOCK_THREAD_CPU, "The calling thread's CPU time in nanoseconds.")
 
 
 def timed(kernel):

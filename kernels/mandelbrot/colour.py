@@ -29,7 +29,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import WORKERS, begin, claim, control, reset, stamp
+from ..cpu_chunks import WORKERS, claim, enter, leave, control, reset
 from .request import MAPPINGS      # decided once, with the requests that name them
 
 SQRT, LOG, HISTOGRAM = range(3)
@@ -172,9 +172,11 @@ def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
     reset(ctl)               # every call claims its pieces from 0
     for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         r = claim(ctl)
         while r < rows:
-            begin(ctl)
+            ran = True
             for c in range(cols):
                 v = values[r, c]
                 if v < max_iter:
@@ -182,8 +184,8 @@ def histogram_bins_cpu(values, max_iter, stats, bins, ctl):
                     bins[r, c] = b
                 else:
                     bins[r, c] = -1
-            stamp(ctl)
             r = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 @njit(cache=True)
@@ -230,14 +232,16 @@ def colour_rows_cpu(values, rgba, max_iter, mode, dens, offset, stats, cdf, lut,
     scale = _bin_scale_cpu(stats[S_MIN], stats[S_MAX])
     reset(ctl)               # every call claims its pieces from 0
     for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         r = claim(ctl)
         while r < rows:
-            begin(ctl)
+            ran = True
             for c in range(cols):
                 rgba[r, c] = _colour_cpu(values[r, c], max_iter, mode, dens, offset, vmin, scale,
                                          cdf, lut, interior)
-            stamp(ctl)
             r = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 # ---------------------------------------------------------------- elsewhere

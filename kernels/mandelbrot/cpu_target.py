@@ -65,7 +65,7 @@ class CpuTarget:
         # never so few rows that a band leaves the CPU's threads half idle: the stop flag, not
         # the band, bounds how long a cancel waits
         band = max(1, min(rows, max(band, 4)))
-        stop = control()        # the cancel flag, and where the rows stamp their ends
+        stop = control()        # the cancel flag, and where the threads stamp their span
         forget = cancel.on_cancel(lambda: stop.__setitem__(FLAG, 1)) \
             if hasattr(cancel, "on_cancel") else None
         try:

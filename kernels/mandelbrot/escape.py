@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.core.extending import intrinsic
 
-from ..cpu_chunks import WORKERS, begin, claim, reset, stamp
+from ..cpu_chunks import WORKERS, claim, enter, leave, reset
 
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
@@ -192,15 +192,17 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
     `stop` is a control block (cpu_chunks.control). Another thread may set its flag while this runs
     (a cancel): every thread reads it before each pair of pixels and leaves its rows unfinished
     once it is set, so a cancel waits for at most one pair of pixels however many iterations a
-    band holds; the values are then incomplete and the caller must discard them. Each row stamps
+    band holds; the values are then incomplete and the caller must discard them. Each thread stamps
     its end there too: the kernel's time (cpu_chunks.stamped).
     """
     cols = values.shape[1]
     reset(stop)               # every call claims its pieces from 0
     for _w in prange(stop[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         k = claim(stop)
         while k < band_rows and _read_flag(stop) == 0:
-            begin(stop)
+            ran = True
             br = band_row0 + (k * stride) % band_rows
             gy = float(grid_row0 + br) + 0.5 - half_h
             y = cy - gy * step
@@ -216,8 +218,8 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
                 c = cols - 1
                 values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y,
                                             max_iter)
-            stamp(stop)    # the row's end (cpu_chunks: no wait for the GIL inside)
             k = claim(stop)
+        leave(stop, clocks, ran)
 
 
 def row_stride(rows: int) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..backend import simulator_enabled
-from ..cpu_chunks import WORKERS, begin, claim, reset, stamp
+from ..cpu_chunks import WORKERS, claim, enter, leave, reset
 from . import escape as mk
 
 f32 = np.float32
@@ -74,9 +74,11 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
     cols = values.shape[1]
     reset(stop)               # every call claims its pieces from 0
     for _w in prange(stop[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         k = claim(stop)
         while k < band_rows and mk._read_flag(stop) == 0:
-            begin(stop)
+            ran = True
             br = band_row0 + (k * stride) % band_rows
             y = ys[br]
             for c in range(0, cols - 1, 2):
@@ -88,8 +90,8 @@ def escape_rows_cpu32(values, band_row0, band_rows, stride, xs, ys, max_iter, st
             if cols % 2:
                 c = cols - 1
                 values[br, c] = _escape_cpu(xs[c], y, max_iter)
-            stamp(stop)
             k = claim(stop)
+        leave(stop, clocks, ran)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

@@ -18,7 +18,7 @@ import operator
 import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import WORKERS, begin, claim, control, reset, stamp
+from ..cpu_chunks import WORKERS, claim, enter, leave, control, reset
 from ..roofs.work import Work, record
 from . import escape as mk
 from .gpu_target import WARP_THREADS as LANES
@@ -38,9 +38,11 @@ def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, m
     per_row = (cols + LANES - 1) // LANES
     reset(ctl)               # every call claims its pieces from 0
     for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         r = claim(ctl)
         while r < rows:
-            begin(ctl)
+            ran = True
             y = cy - (float(grid_row0 + r) + 0.5 - half_h) * step
             useful[r] = 0
             lanes[r] = 0
@@ -52,8 +54,8 @@ def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, m
                     useful[r] += n
                     top = max(top, n)
                 lanes[r] += LANES * top
-            stamp(ctl)
             r = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):

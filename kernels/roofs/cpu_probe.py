@@ -15,7 +15,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from . import chains
-from ..cpu_chunks import (STAMPED, WORKERS, begin, claim, control, piece, reset, stamp,
+from ..cpu_chunks import (STAMPED, WORKERS, claim, control, enter, leave, piece, reset,
                           stamped)
 from ..timing import WALL
 from .model import KIND_TITLES, KINDS, PEAK_FIELDS, roof_entry, spread
@@ -45,13 +45,15 @@ def _stream(a, b, c, s, triad, pieces, ctl):
     n = a.size
     reset(ctl)
     for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         p = claim(ctl)
         while p < pieces:
-            begin(ctl)
+            ran = True
             lo, hi = piece(p, n, pieces)
             _stream_piece(a[lo:hi], b[lo:hi], c[lo:hi], s, triad)
-            stamp(ctl)
             p = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 def _once_ms(fn) -> float:

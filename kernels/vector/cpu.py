@@ -13,20 +13,20 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..cpu_chunks import WORKERS, begin, claim, control, piece, reset, stamp, stamped
+from ..cpu_chunks import WORKERS, claim, control, enter, leave, piece, reset, stamped
 from ..native_clock import thread_ms
 from .ops import SEED_FIVE, SEED_TEN, SEED_TWO
 
 
 # ---- numba parallel loops ------------------------------------------------------------------------
-# One loop for every op: its pieces are claimed by whichever thread is free and stamp their start
-# and end (cpu_chunks), so neither a thread woken late nor the wait for the GIL after the loop
-# enters the op's time. An op is a branch taken once per piece, outside the inner loop.
+# One loop for every op: its pieces are claimed by whichever thread is free, and each thread reads
+# its own clocks (cpu_chunks), so neither a thread woken late or set aside nor the wait for the GIL
+# after the loop enters the op's time. An op is a branch taken once per piece, outside the inner loop.
 COPY, SCALE, ADD, TRIAD, SAXPY, SEED, DOT = range(7)
 OPS = {"copy": COPY, "scale": SCALE, "add": ADD, "triad": TRIAD, "saxpy": SAXPY,
        "seed-expr": SEED, "dot": DOT}
 # at least PIECE items a piece, at most 4 pieces a thread: more pieces cost more than they balance
-# (each claim and stamp moves the control block's cache line between cores)
+# (each claim moves the control block's cache line between cores)
 PIECE = 16384
 
 
@@ -65,16 +65,18 @@ def _cpu_vec(op, a, b, out, s, parts, ctl):
     pieces = parts.size
     reset(ctl)               # every call claims its pieces from 0
     for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
         c = claim(ctl)
         while c < pieces:
-            begin(ctl)
+            ran = True
             lo, hi = piece(c, n, pieces)
             if op == DOT:
                 parts[c] = _piece_op(op, a[lo:hi], b[lo:hi], out, s)
             else:
                 _piece_op(op, a[lo:hi], b[lo:hi], out[lo:hi], s)
-            stamp(ctl)
             c = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 def numba_ops() -> dict[str, Callable]:
