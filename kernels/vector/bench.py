@@ -15,7 +15,7 @@ from ..roofs.report import result_work
 from .ops import CPU_IMPLS, ILP_IMPLS, OP_NAMES, ImplUnavailable, get_op
 from .registry import implementations
 from .results import SweepPoint
-from .runner import PointRunner
+from .cpu_process import ProcessPointRunner, point_runner
 from .sweep import add_copy_ceiling
 
 BENCH_N = 2**26
@@ -37,12 +37,13 @@ def references(backend) -> dict:
     return _refs[key]
 
 
-def _runner(backend, repeats: int) -> PointRunner:
+def _runner(backend, repeats: int) -> ProcessPointRunner:
     key = (backend.name, backend.simulated)
     r = _runners.get(key)
     if r is None:
         # at most ~1 s per point: a pageable round trip at 2^26 takes ~0.1 s, at 320M ~0.5 s
-        r = _runners[key] = PointRunner(backend, repeats=min(repeats, 7), budget_s=1.0)
+        # CPU points in the helper process, as in the window (cpu_process.py)
+        r = _runners[key] = point_runner(backend, repeats=min(repeats, 7), budget_s=1.0)
     return r
 
 

@@ -133,6 +133,8 @@ class Impl:
     description: str = ""
     ops: dict = field(default_factory=dict)   # op name -> fn(ins, out, s, stream=None)
     jit: bool = True                     # compiles on first call (its time is the compile phase)
+    # measured in the helper process (cpu_process.py), which makes it again from the registry by name
+    in_helper: bool = False
 
     @property
     def modes(self) -> tuple:

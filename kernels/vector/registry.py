@@ -95,6 +95,8 @@ def implementations(backend) -> list[Impl]:
     Cheap and free of CUDA calls (safe on the GUI thread): compilers are only tried when a kernel
     first runs; a failure there raises ImplUnavailable with the compiler's message."""
     out = [_gpu_impl(name, backend) for name in GPU_IMPLS]
-    out.append(Impl("cpu-numba", True, "", "cpu", DESCRIPTIONS["cpu-numba"], cpu.numba_ops()))
-    out.append(Impl("numpy", True, "", "cpu", DESCRIPTIONS["numpy"], cpu.numpy_ops(), jit=False))
+    out.append(Impl("cpu-numba", True, "", "cpu", DESCRIPTIONS["cpu-numba"], cpu.numba_ops(),
+                    in_helper=True))
+    out.append(Impl("numpy", True, "", "cpu", DESCRIPTIONS["numpy"], cpu.numpy_ops(), jit=False,
+                    in_helper=True))
     return out

@@ -23,6 +23,7 @@ from .ops import OPS, Impl, ImplUnavailable, get_op
 from .registry import implementations
 from .results import (ImplUnavailableNotice, SweepError, SweepItem, SweepNotice, SweepPoint,
                       SweepReferences, SweepSummary, crossover, measured_point)
+from .cpu_process import point_runner
 from .runner import PointRunner, cancelled
 from .size_data import DeviceSizeData
 
@@ -128,7 +129,8 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     except Exception as exc:
         refs = {}
         yield SweepNotice(f"the reference bandwidths could not be measured: {first_line(exc)}")
-    runner = PointRunner(backend, repeats=repeats, budget_s=budget_s)
+    # CPU points in a helper process: no thread of this one (the window's) can enter their time
+    runner = point_runner(backend, repeats=repeats, budget_s=budget_s)
     ceiling_by = None
     if refs and gpu:
         try:
@@ -147,6 +149,7 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     for name, reason in dead.items():
         yield ImplUnavailableNotice(name, reason)
     index = 0
+    noted = False
     try:
         for n in sizes:
             for op, impl, mode in combos:
@@ -168,6 +171,9 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
                                f"{first_line(exc)}; the sweep stopped")
                         yield SweepError(msg)
                         return SweepSummary(index - 1, total, error=msg)
+                if runner.note is not None and not noted:   # the helper could not start
+                    noted = True
+                    yield SweepNotice(runner.note)
                 yield replace(point, index=index, total=total)
     finally:
         runner.release()
