@@ -38,10 +38,12 @@ class Busy:
         self.thread.join()
 
 
-def _vector_rows(be, n, repeats):
+def _vector_rows(be, n, repeats, in_process=False):
+    from kernels.vector.cpu_process import point_runner
     from kernels.vector.registry import implementations
     from kernels.vector.runner import PointRunner
-    runner = PointRunner(be, repeats=repeats, budget_s=10.0)
+    # the sweep's and the bench's runner (CPU points in a helper process), or this process's
+    runner = (PointRunner if in_process else point_runner)(be, repeats=repeats, budget_s=10.0)
     for impl in implementations(be):
         if not impl.available or "add" not in impl.ops:
             continue
@@ -79,12 +81,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--no-frames", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--in-process", action="store_true",
+                    help="measure the CPU points in this process, not in the helper (as before)")
     args = ap.parse_args(argv)
     from kernels import backend as backends
     from kernels import timing
     from kernels.bench import device_name
     be = backends.resolve(args.backend)
-    rows = list(_vector_rows(be, 1 << args.log2n, args.repeats))
+    rows = list(_vector_rows(be, 1 << args.log2n, args.repeats, args.in_process))
     if not args.no_frames:
         rows += list(_frame_rows(be, args.repeats))
     out = []
