@@ -11,7 +11,7 @@ import pytest
 from numba import njit, prange
 
 from kernels.cpu_chunks import WORKERS, claim, control, enter, leave, reset, span_ms, stamped
-from kernels.native_clock import _now_ns
+from kernels.native_clock import _thread_cpu_ns
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"))
 _usleep = _libc.usleep
@@ -22,7 +22,7 @@ _usleep.restype = ctypes.c_int
 @njit(parallel=True)
 def _napping(pieces, spin_ns, nap_us, ctl):
     """Piece 0 sleeps nap_us (its thread off the CPU, as a thread the OS sets aside); every
-    other piece spins spin_ns on the CPU (work)."""
+    other piece spins spin_ns of its thread's CPU time (work, however the machine is loaded)."""
     reset(ctl)
     for _w in prange(ctl[WORKERS]):
         clocks = enter()
@@ -33,8 +33,8 @@ def _napping(pieces, spin_ns, nap_us, ctl):
             if c == 0:
                 _usleep(nap_us)
             else:
-                t = _now_ns()
-                while _now_ns() - t < spin_ns:
+                t = _thread_cpu_ns()
+                while _thread_cpu_ns() - t < spin_ns:
                     pass
             c = claim(ctl)
         leave(ctl, clocks, ran)
@@ -63,3 +63,18 @@ def test_a_thread_that_finds_no_piece_left_does_not_stretch_the_span():
     ctl[WORKERS] = 8
     ms = stamped(_napping)(np.int64(2), 2_000_000, 1, ctl)
     assert 1.9 <= ms < 10.0, ms
+
+
+def test_a_deep_cpu_frame_is_timed_by_its_loop_threads(cpu_backend):
+    """The deep loops' rows are claimed and timed by their threads too: the kernel phase says so,
+    and it is no longer than the frame."""
+    from kernels.cpu_chunks import STAMPED
+    from kernels.mandelbrot.deep import locations as loc
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    from kernels.mandelbrot.deep.request import DeepRequest
+    req = DeepRequest(loc.MINIBROT_139.center_re, loc.MINIBROT_139.center_im, "4e-20", (24, 18),
+                      3000)
+    got = DeepRenderer(cpu_backend).render_values(req)
+    t = got.timings
+    assert t.method == STAMPED
+    assert 0 < t.phases_ms["kernel"] <= t.phases_ms["total"]

@@ -10,6 +10,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from kernels.cpu_chunks import control
 from kernels.mandelbrot.deep import locations as loc
 from kernels.mandelbrot.deep.request import DeepRequest, add_decimal, number_format
 
@@ -285,7 +286,7 @@ def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width
     stats = np.zeros((size[1], N_STATS), dtype=np.int64)
     variants.deep_rows_shared_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step,
                                   geo.cexp, geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels,
-                                  0, 2.0 ** -cpu.eps_bits, max_iter)
+                                  0, 2.0 ** -cpu.eps_bits, max_iter, control())
     np.testing.assert_array_equal(res.values, values)
     shared = stats.sum(axis=0)
     assert [res.stats[k] for k in ("perturbation_steps", "bla_steps", "bla_iterations",

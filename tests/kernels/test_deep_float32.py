@@ -174,7 +174,7 @@ def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
                     p32.LIMITS)[1]
 
     def rows_64(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h, zo,
-                bt, levels, eps, max_iter):
+                bt, levels, eps, max_iter, ctl):
         bt = bt.reshape(-1, BW32)[:, :BW].reshape(-1)      # make_walk's rows, unpadded
         for r in range(row0, row0 + nrows):
             stats[r] = 0

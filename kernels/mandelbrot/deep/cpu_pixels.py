@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import parallel_chunksize
 
+from ...cpu_chunks import control
 from ..escape import row_stride
 from . import exact_redo
 from .layout import N_STATS
 
 # rows per band at least this many pixels, for a cancellation check between bands
 CPU_BAND_PIXELS = 2 ** 16
-# rows a CPU thread takes at a time within a band
-CPU_CHUNK_ROWS = 1
 
 
 class CpuPixels:
@@ -21,6 +19,7 @@ class CpuPixels:
     def __init__(self, backend):
         self.backend = backend
         self.started = None
+        self.ctl = control()    # where the loop's threads claim rows and stamp their span
 
     def stream(self):
         return None
@@ -41,11 +40,11 @@ class CpuPixels:
         band = max(1, min(h, -(-CPU_BAND_PIXELS // w)))
         for r0 in range(0, h, band):
             n = min(band, h - r0)
-            # rows handed out one at a time (numba's dynamic scheduling): on a machine shared with
-            # other work a thread that loses its core leaves its rows to the other one instead of
-            # the band waiting for its fixed half
-            with parallel_chunksize(CPU_CHUNK_ROWS):
-                timer.native("kernel", code.cpu_rows, values, stats, r0, n, row_stride(n), *args)
+            # rows claimed one at a time by whichever thread is free, each thread timing itself
+            # (cpu_chunks): neither a thread that loses its core nor the wait for the GIL after
+            # the loop is in the band's time
+            timer.native("kernel", code.cpu_rows, values, stats, r0, n, row_stride(n), *args,
+                         self.ctl, stamped=True)
             if cancel is not None:
                 cancel.check()
             if progress is not None:

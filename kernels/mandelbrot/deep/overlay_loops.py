@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from numba import njit, prange
 
+from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from . import extended_loop, perturbation_loop
 from .guard import REDO_SHIFT
 from .targets import LoopCode, cuda
@@ -66,72 +67,89 @@ _offset_cpu = extended_loop.offset_cpu
 
 @njit(parallel=True, cache=True)
 def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                              half_h, zo, bt, levels, eps, max_iter, layers):
+                              half_h, zo, bt, levels, eps, max_iter, layers, ctl):
     """perturbation_loop.deep_rows_pert_cpu, each pixel's counts also into layers[:, r, c]."""
     cols = values.shape[1]
-    for k in prange(nrows):
-        r = row0 + (k * stride) % nrows
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        s4 = 0
-        for c in range(cols):
-            cdr, cdi = _delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-            rd = 2 if v < 0 else 1 if shift > 0 else 0     # 2: handed back (exact_redo.py)
-            values[r, c] = v
-            layers[0, r, c] = _iteration(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = rd
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += rd
-        stats[r, 0] = s0
-        stats[r, 1] = s1
-        stats[r, 2] = s2
-        stats[r, 3] = s3
-        stats[r, 4] = s4
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            r = row0 + (k * stride) % nrows
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            s4 = 0
+            for c in range(cols):
+                cdr, cdi = _delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+                v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+                rd = 2 if v < 0 else 1 if shift > 0 else 0     # 2: handed back (exact_redo.py)
+                values[r, c] = v
+                layers[0, r, c] = _iteration(v, max_iter)
+                layers[1, r, c] = a
+                layers[2, r, c] = b
+                layers[3, r, c] = rb
+                layers[4, r, c] = rd
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += rd
+            stats[r, 0] = s0
+            stats[r, 1] = s1
+            stats[r, 2] = s2
+            stats[r, 3] = s3
+            stats[r, 4] = s4
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 @njit(parallel=True, cache=True)
 def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                             half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers):
+                             half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers,
+                             ctl):
     """extended_loop.deep_rows_ext_cpu, each pixel's counts also into layers[:, r, c]."""
     cols = values.shape[1]
-    for k in prange(nrows):
-        r = row0 + (k * stride) % nrows
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        s4 = 0
-        for c in range(cols):
-            cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                 kmin, eps, max_iter)
-            if v < 0:       # handed back for an exact redo (exact_redo.py)
-                rd = 2
-            values[r, c] = v
-            layers[0, r, c] = _iteration(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = rd
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += rd
-        stats[r, 0] = s0
-        stats[r, 1] = s1
-        stats[r, 2] = s2
-        stats[r, 3] = s3
-        stats[r, 4] = s4
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            r = row0 + (k * stride) % nrows
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            s4 = 0
+            for c in range(cols):
+                cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+                v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
+                                                     kmin, eps, max_iter)
+                if v < 0:       # handed back for an exact redo (exact_redo.py)
+                    rd = 2
+                values[r, c] = v
+                layers[0, r, c] = _iteration(v, max_iter)
+                layers[1, r, c] = a
+                layers[2, r, c] = b
+                layers[3, r, c] = rb
+                layers[4, r, c] = rd
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += rd
+            stats[r, 0] = s0
+            stats[r, 1] = s1
+            stats[r, 2] = s2
+            stats[r, 3] = s3
+            stats[r, 4] = s4
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

@@ -47,6 +47,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
@@ -215,32 +216,40 @@ delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 @njit(parallel=True, cache=True)
 def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                       zo, bt, levels, eps, max_iter):
+                       zo, bt, levels, eps, max_iter, ctl):
     """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
     visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
     cols = values.shape[1]
-    for k in prange(nrows):
-        r = row0 + (k * stride) % nrows
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        s4 = 0
-        for c in range(cols):
-            cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-            rd = 1 if shift > 0 else 0
-            values[r, c] = v
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += rd
-        stats[r, 0] = s0
-        stats[r, 1] = s1
-        stats[r, 2] = s2
-        stats[r, 3] = s3
-        stats[r, 4] = s4
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            r = row0 + (k * stride) % nrows
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            s4 = 0
+            for c in range(cols):
+                cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+                v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+                rd = 1 if shift > 0 else 0
+                values[r, c] = v
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += rd
+            stats[r, 0] = s0
+            stats[r, 1] = s1
+            stats[r, 2] = s2
+            stats[r, 3] = s3
+            stats[r, 4] = s4
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from .extended_loop import make_pixel, offset_cpu
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
@@ -22,32 +23,40 @@ _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_l
 
 @njit(parallel=True, cache=True)
 def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                         orbit, oexp, tab, tabe, levels, kmin, eps, max_iter):
+                         orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
     """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
     visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
     cols = values.shape[1]
-    for k in prange(nrows):
-        r = row0 + (k * stride) % nrows
-        s0 = 0
-        s1 = 0
-        s2 = 0
-        s3 = 0
-        s4 = 0
-        for c in range(cols):
-            cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb, rd = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                  kmin, eps, max_iter)
-            values[r, c] = v
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += rd
-        stats[r, 0] = s0
-        stats[r, 1] = s1
-        stats[r, 2] = s2
-        stats[r, 3] = s3
-        stats[r, 4] = s4
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            r = row0 + (k * stride) % nrows
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            s4 = 0
+            for c in range(cols):
+                cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+                v, a, b, sk, rb, rd = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
+                                                      levels, kmin, eps, max_iter)
+                values[r, c] = v
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += rd
+            stats[r, 0] = s0
+            stats[r, 1] = s1
+            stats[r, 2] = s2
+            stats[r, 3] = s3
+            stats[r, 4] = s4
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 if cuda is not None:
