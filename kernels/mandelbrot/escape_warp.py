@@ -98,6 +98,185 @@ if cuda is not None:
             r += 1
         return r, p - r * cols
 
+    # _warp_max_bodies halves its way to the most bodies below _STEPS: exact for a power of two
+    assert _STEPS & (_STEPS - 1) == 0
+
+    @cuda.jit(device=True)
+    def _warp_max_bodies(t, single):
+        """Bodies the warp issued in this pass: the most any lane ran in the _STEPS loop (t),
+        plus one when any lane took the single step. Votes only: uniform over the warp. The two
+        common votes are cast before either is looked at, so the warp waits on them once; a pass
+        where no lane ran all _STEPS finds the most by halving (three votes for _STEPS = 8)."""
+        full = _warp.ballot_sync(_FULL_MASK, t >= _STEPS)
+        extra = 0
+        if _warp.ballot_sync(_FULL_MASK, single) != 0:
+            extra = 1
+        most = _STEPS
+        if full == 0:
+            most = 0
+            half = _STEPS // 2
+            while half > 0:
+                if _warp.ballot_sync(_FULL_MASK, t >= most + half) != 0:
+                    most += half
+                half //= 2
+        return most + extra
+
+    def _make_warp_loop(counting: bool):
+        """The warp launch's loop, written once; `counting` (a constant of the compile: the
+        branches it guards are gone where it is False) adds the lane-efficiency overlay's
+        accounting (overlay_warp.py): slots[row, col] = the lane-iterations of every pixel
+        (int32), lanes[0] += its warp's, one atomic per warp. Where it is False slots and lanes
+        are never touched."""
+
+        @cuda.jit(device=True)
+        def loop(values, counts, counter, order, hist, thresh, band_row0, band_rows, grid_row0,
+                 grid_col0, cx, cy, step, half_w, half_h, max_iter, slots, lanes):
+            cols = values.shape[1]
+            listed = hist.shape[0] > 0
+            inv_cols = 1.0 / float(cols)
+            if listed:
+                total = 0
+                for k in range(hist.shape[0]):
+                    total += hist[k]
+                segs = 1
+                nseg = (total + 31) // 32
+            else:
+                total = band_rows * cols
+                segs = (cols + 31) // 32
+                nseg = band_rows * segs
+            lane = cuda.laneid
+            lt = _warp.lanemask_lt()
+            nwarps = cuda.gridsize(1) // 32
+            seg = cuda.grid(1) // 32
+            inv_segs = np.float32(1.0) / np.float32(segs)
+            pend = 0                # the next segment's number - nwarps, held by lane `asker`
+            asker = 0
+            if lane == 0:
+                pend = _take(counter)
+            more = seg < nseg
+            sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
+            used = 0
+            live = False
+            done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
+            r = 0
+            c = 0
+            n = 0
+            px = 0.0
+            py = 0.0
+            x = 0.0
+            y = 0.0
+            x2 = 0.0
+            y2 = 0.0
+            r2 = 0.0
+            wsteps = 0              # (counting) bodies this warp issued so far (uniform)
+            start = 0               # (counting) wsteps when this lane took its pixel
+            while True:
+                if done != 0:
+                    row = band_row0 + r
+                    if done == 2:
+                        values[row, c] = r2
+                        counts[row, c] = n
+                    else:
+                        values[row, c] = float(max_iter)
+                        counts[row, c] = 0
+                    if counting:
+                        slots[row, c] = wsteps - start
+                    done = 0
+                while more:                     # pixels for the idle lanes, in lane order
+                    mask = _warp.ballot_sync(_FULL_MASK, not live)
+                    if mask == 0:
+                        break
+                    k = int(cuda.popc(mask))
+                    rank = int(cuda.popc(mask & lt))
+                    avail = slen - used
+                    got = False
+                    if not live and rank < avail:
+                        r, c = _segment_pixel(listed, order, sr, sc0 + used + rank, cols,
+                                              inv_cols)
+                        got = True
+                    if k < avail:
+                        used += k
+                    else:                       # the segment runs out: on to the one asked for
+                        seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
+                        # the next one is asked for by an idle lane (any lane would do; a fixed
+                        # one would let the compiler split the loop in two, one copy for it)
+                        asker = cuda.ffs(mask) - 1
+                        if lane == asker:
+                            pend = _take(counter)   # nothing may use it here: no wait
+                        more = seg < nseg
+                        sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
+                        used = min(k - avail, slen)
+                        if more and not live and rank >= avail and rank - avail < slen:
+                            r, c = _segment_pixel(listed, order, sr, sc0 + rank - avail, cols,
+                                                  inv_cols)
+                            got = True
+                    if got:
+                        gx = float(grid_col0 + c) + 0.5 - half_w
+                        gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
+                        px = _gpu_add(cx, _gpu_mul(gx, step))
+                        py = _gpu_add(cy, -_gpu_mul(gy, step))
+                        if _shortcut_gpu(px, py):
+                            values[band_row0 + r, c] = float(max_iter)
+                            counts[band_row0 + r, c] = 0
+                            if counting:
+                                slots[band_row0 + r, c] = 0
+                        else:
+                            live = True
+                            if counting:
+                                start = wsteps
+                            n = 0
+                            x = 0.0
+                            y = 0.0
+                            x2 = 0.0
+                            y2 = 0.0
+                need = thresh if more else 32
+                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+                if idle == 32:
+                    if not more:
+                        break
+                    continue
+                while idle < need:
+                    t = 0
+                    single = False
+                    if live:
+                        if n + _STEPS <= max_iter:
+                            n0 = n      # the loop's own counter only: t from n after it
+                            # _STEPS iterations with no look at the warp between them
+                            for _ in range(_STEPS):
+                                n += 1
+                                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
+                                x = _gpu_add(_gpu_add(x2, -y2), px)
+                                x2 = _gpu_mul(x, x)
+                                y2 = _gpu_mul(y, y)
+                                r2 = _gpu_add(x2, y2)
+                                if r2 > BAILOUT2:
+                                    break
+                            t = n - n0
+                        else:
+                            n += 1
+                            single = True
+                            y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
+                            x = _gpu_add(_gpu_add(x2, -y2), px)
+                            x2 = _gpu_mul(x, x)
+                            y2 = _gpu_mul(y, y)
+                            r2 = _gpu_add(x2, y2)
+                        # r2 is the last iterate's: above the bailout only where it escaped
+                        if r2 > BAILOUT2:
+                            live = False
+                            done = 2
+                        elif n >= max_iter:
+                            live = False
+                            done = 3
+                    if counting:
+                        wsteps += _warp_max_bodies(t, single)
+                    idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            if counting and lane == 0:
+                cuda.atomic.add(lanes, 0, 32 * wsteps)
+        return loop
+
+    _plain_loop = _make_warp_loop(False)
+    _counting_loop = _make_warp_loop(True)
+
     @cuda.jit(cache=True)
     def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
                            grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
@@ -117,128 +296,18 @@ if cuda is not None:
         An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
         value), one inside (max_iter reached, or the cardioid/bulb test) values = max_iter and
         counts = 0; the arithmetic is resume()'s, so the values equal escape()'s bit for bit."""
-        cols = values.shape[1]
-        listed = hist.shape[0] > 0
-        inv_cols = 1.0 / float(cols)
-        if listed:
-            total = 0
-            for k in range(hist.shape[0]):
-                total += hist[k]
-            segs = 1
-            nseg = (total + 31) // 32
-        else:
-            total = band_rows * cols
-            segs = (cols + 31) // 32
-            nseg = band_rows * segs
-        lane = cuda.laneid
-        lt = _warp.lanemask_lt()
-        nwarps = cuda.gridsize(1) // 32
-        seg = cuda.grid(1) // 32
-        inv_segs = np.float32(1.0) / np.float32(segs)
-        pend = 0                # the next segment's number - nwarps, held by lane `asker`
-        asker = 0
-        if lane == 0:
-            pend = _take(counter)
-        more = seg < nseg
-        sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
-        used = 0
-        live = False
-        done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
-        r = 0
-        c = 0
-        n = 0
-        px = 0.0
-        py = 0.0
-        x = 0.0
-        y = 0.0
-        x2 = 0.0
-        y2 = 0.0
-        r2 = 0.0
-        while True:
-            if done != 0:
-                row = band_row0 + r
-                if done == 2:
-                    values[row, c] = r2
-                    counts[row, c] = n
-                else:
-                    values[row, c] = float(max_iter)
-                    counts[row, c] = 0
-                done = 0
-            while more:                     # pixels for the idle lanes, in lane order
-                mask = _warp.ballot_sync(_FULL_MASK, not live)
-                if mask == 0:
-                    break
-                k = int(cuda.popc(mask))
-                rank = int(cuda.popc(mask & lt))
-                avail = slen - used
-                got = False
-                if not live and rank < avail:
-                    r, c = _segment_pixel(listed, order, sr, sc0 + used + rank, cols, inv_cols)
-                    got = True
-                if k < avail:
-                    used += k
-                else:                       # the segment runs out: on to the one asked for
-                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
-                    # the next one is asked for by an idle lane (any lane would do; a fixed one
-                    # would let the compiler split the loop in two, one copy for that lane)
-                    asker = cuda.ffs(mask) - 1
-                    if lane == asker:
-                        pend = _take(counter)   # nothing may use it here: no wait
-                    more = seg < nseg
-                    sr, sc0, slen = _segment_span(seg, listed, segs, inv_segs, cols, total)
-                    used = min(k - avail, slen)
-                    if more and not live and rank >= avail and rank - avail < slen:
-                        r, c = _segment_pixel(listed, order, sr, sc0 + rank - avail, cols,
-                                              inv_cols)
-                        got = True
-                if got:
-                    gx = float(grid_col0 + c) + 0.5 - half_w
-                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
-                    px = _gpu_add(cx, _gpu_mul(gx, step))
-                    py = _gpu_add(cy, -_gpu_mul(gy, step))
-                    if _shortcut_gpu(px, py):
-                        values[band_row0 + r, c] = float(max_iter)
-                        counts[band_row0 + r, c] = 0
-                    else:
-                        live = True
-                        n = 0
-                        x = 0.0
-                        y = 0.0
-                        x2 = 0.0
-                        y2 = 0.0
-            need = thresh if more else 32
-            idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
-            if idle == 32:
-                if not more:
-                    break
-                continue
-            while idle < need:
-                if live:
-                    if n + _STEPS <= max_iter:
-                        # _STEPS iterations with no look at the warp between them
-                        for _ in range(_STEPS):
-                            n += 1
-                            y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                            x = _gpu_add(_gpu_add(x2, -y2), px)
-                            x2 = _gpu_mul(x, x)
-                            y2 = _gpu_mul(y, y)
-                            r2 = _gpu_add(x2, y2)
-                            if r2 > BAILOUT2:
-                                break
-                    else:
-                        n += 1
-                        y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                        x = _gpu_add(_gpu_add(x2, -y2), px)
-                        x2 = _gpu_mul(x, x)
-                        y2 = _gpu_mul(y, y)
-                        r2 = _gpu_add(x2, y2)
-                    # r2 is the last iterate's: above the bailout only where the pixel escaped
-                    if r2 > BAILOUT2:
-                        live = False
-                        done = 2
-                    elif n >= max_iter:
-                        live = False
-                        done = 3
-                idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+        _plain_loop(values, counts, counter, order, hist, thresh, band_row0, band_rows,
+                    grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter, counts, counter)
+
+    @cuda.jit(cache=True)
+    def escape_warp_overlay_kernel(values, counts, counter, order, hist, thresh, band_row0,
+                                   band_rows, grid_row0, grid_col0, cx, cy, step, half_w, half_h,
+                                   max_iter, slots, lanes):
+        """escape_warp_kernel (same arguments first, same values and counts), which also writes
+        slots[row, col] = the lane-iterations of every pixel it runs (int32) and adds its warp's
+        lane-iterations to lanes[0] (int64), one atomic per warp (overlay_warp.py says how they
+        are counted)."""
+        _counting_loop(values, counts, counter, order, hist, thresh, band_row0, band_rows,
+                       grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter, slots, lanes)
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_warp_kernel = None
+    escape_warp_kernel = escape_warp_overlay_kernel = None
