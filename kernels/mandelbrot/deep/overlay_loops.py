@@ -7,8 +7,9 @@ besides the frame's summed stats.
 The walks are perturbation_loop.py's and extended_loop.py's own compiled functions, called the
 same way, so values and stats equal those of the kernels the app runs without overlays; those
 kernels stay as they are (no layer argument, no stores): a frame asks for these only when an
-overlay is on (`with_layers`). Kernels written out per loop, not made by a factory, for the reason
-perturbation_loop.py gives (numba's disk cache keys kernels by name).
+overlay is on (`with_layers`). On the GPU each pass is written once, in its loop's module, with
+the layers a compile-time flag (_make_first, _make_redo there); the CPU's row functions with
+layers are written out here, still.
 
 Per pixel the layers hold what the stats add up: the first kernel writes the first pass's counts,
 the redo kernel adds its passes' counts and sets redone = 1, so each layer summed over the frame
@@ -16,14 +17,12 @@ equals the matching stat (tests/kernels/test_overlays_deep.py).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from . import extended_loop, perturbation_loop
-from .guard import REDO_SHIFT
 from .targets import LoopCode, cuda
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
@@ -46,15 +45,7 @@ def with_layers(code, records: tuple, layers):
     return twin, tuple(records) + (LayerArgs(layers),)
 
 
-@njit(inline="always")
-def _iteration(v, max_iter):
-    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
-    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own."""
-    if v < 0:
-        v = -1.0 - v
-    if v >= max_iter:
-        return max_iter
-    return int(math.floor(v)) + 1
+_iteration = perturbation_loop.iteration_of
 
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
@@ -154,146 +145,11 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-if cuda is not None:
-    from .targets import FIRST_JIT
-
-    _walk_gpu = perturbation_loop._walk_gpu
-    _passes_gpu = perturbation_loop._passes_gpu
-    _delta_c_gpu = perturbation_loop._delta_c_gpu
-    _first_ext_gpu = extended_loop._first_ext_gpu
-    _redo_ext_gpu = extended_loop._redo_ext_gpu
-    _offset_gpu = extended_loop.offset_gpu
-    _iteration_gpu = cuda.jit(device=True)(_iteration.py_func)
-
-    @cuda.jit(**perturbation_loop._FLAT_JIT)
-    def deep_kernel_flat_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
-                                half_w, half_h, zo, bt, levels, eps, max_iter, layers, stats,
-                                redo, nredo):
-        """perturbation_loop.deep_kernel_flat, each pixel's first-pass counts into layers."""
-        cols = values.shape[1]
-        stride = cuda.gridsize(1)
-        inj = math.ldexp(eps, 1)
-        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
-        while i < p1:
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
-            values[r, c] = v
-            layers[0, r, c] = _iteration_gpu(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = 0
-            if doubt:
-                redo[cuda.atomic.add(nredo, 0, 1)] = i
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-
-    @cuda.jit(cache=True)
-    def deep_redo_flat_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo,
-                              bt, levels, eps, max_iter, layers, stats, redo, nredo):
-        """perturbation_loop.deep_redo_flat, its passes' counts added into layers."""
-        cols = values.shape[1]
-        k = cuda.atomic.add(counters, slot, 1)
-        s0 = s1 = s2 = s3 = s4 = 0
-        while k < nredo[0]:
-            i = redo[k]
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter, REDO_SHIFT)
-            values[r, c] = v
-            layers[0, r, c] = _iteration_gpu(v, max_iter)
-            layers[1, r, c] += a
-            layers[2, r, c] += b
-            layers[3, r, c] += rb
-            layers[4, r, c] = 2 if v < 0 else 1        # 2: handed back (exact_redo.py)
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += 1
-            k = cuda.atomic.add(counters, slot, 1)
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-        cuda.atomic.add(stats, 4, s4)
-
-    @cuda.jit(**FIRST_JIT)
-    def deep_kernel_ext_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
-                               half_w, half_h, orbit, oexp, tab, tabe, levels, kmin, eps,
-                               max_iter, layers, stats, redo, nredo):
-        """extended_loop.deep_kernel_ext, each pixel's first-pass counts into layers."""
-        cols = values.shape[1]
-        stride = cuda.gridsize(1)
-        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
-        while i < p1:
-            r = i // cols
-            c = i - r * cols
-            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb, doubt = _first_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
-                                                    levels, kmin, eps, max_iter)
-            values[r, c] = v
-            layers[0, r, c] = _iteration_gpu(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = 0
-            if doubt:
-                redo[cuda.atomic.add(nredo, 0, 1)] = i
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-
-    @cuda.jit(cache=True)
-    def deep_redo_ext_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit,
-                             oexp, tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo,
-                             nredo):
-        """extended_loop.deep_redo_ext, its passes' counts added into layers."""
-        cols = values.shape[1]
-        k = cuda.atomic.add(counters, slot, 1)
-        s0 = s1 = s2 = s3 = s4 = 0
-        while k < nredo[0]:
-            i = redo[k]
-            r = i // cols
-            c = i - r * cols
-            cmr, cmi = _offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _redo_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
-                                            eps, max_iter)
-            values[r, c] = v
-            layers[0, r, c] = _iteration_gpu(v, max_iter)
-            layers[1, r, c] += a
-            layers[2, r, c] += b
-            layers[3, r, c] += rb
-            layers[4, r, c] = 2 if v < 0 else 1        # 2: handed back (exact_redo.py)
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += 1
-            k = cuda.atomic.add(counters, slot, 1)
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-        cuda.atomic.add(stats, 4, s4)
+if cuda is not None:     # the passes are the loops' own, their layers a compile-time flag
+    deep_kernel_flat_layers = perturbation_loop.deep_kernel_flat_layers
+    deep_redo_flat_layers = perturbation_loop.deep_redo_flat_layers
+    deep_kernel_ext_layers = extended_loop.deep_kernel_ext_layers
+    deep_redo_ext_layers = extended_loop.deep_redo_ext_layers
 else:  # pragma: no cover - only where numba-cuda is broken
     deep_kernel_flat_layers = deep_redo_flat_layers = None
     deep_kernel_ext_layers = deep_redo_ext_layers = None

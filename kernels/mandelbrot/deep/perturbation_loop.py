@@ -208,6 +208,18 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     return walk, passes
 
 
+@njit(inline="always")
+def iteration_of(v, max_iter):
+    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
+    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own: the
+    deep overlays' iteration layer."""
+    if v < 0:
+        v = -1.0 - v
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1
+
+
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
 _passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit())[1]
@@ -267,64 +279,115 @@ if cuda is not None:
     if "max_registers" in _FLAT_JIT:
         _FLAT_JIT["max_registers"] = FLAT_MAX_REGISTERS
 
+    _iteration_gpu = cuda.jit(device=True)(iteration_of.py_func)
+
     # The launch scheme (persistent threads or one per pixel, doubtful pixels listed for a redo
-    # kernel of their own) is gpu_pixels.py's. Written out per loop rather than made by a factory:
-    # numba's disk cache keys kernels by name, and two closures of one factory would share one.
+    # kernel of their own) is gpu_pixels.py's. Each pass is written once, as a device function
+    # made for `counting` False or True (a constant of the compile: where False its branches are
+    # gone, the kernel the same as before there were two: tools/ptx_fingerprint.py); with True
+    # it also writes each pixel's counts into `layers` (overlay_loops.py, the deep overlays).
+
+    def _make_first(counting: bool):
+        @cuda.jit(device=True)
+        def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+                  zo, bt, levels, eps, max_iter, layers, stats, redo, nredo):
+            cols = values.shape[1]
+            stride = cuda.gridsize(1)
+            inj = math.ldexp(eps, 1)
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+            s0 = s1 = s2 = s3 = 0
+            while i < p1:
+                r = i // cols
+                c = i - r * cols
+                cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+                v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
+                values[r, c] = v
+                if counting:
+                    layers[0, r, c] = _iteration_gpu(v, max_iter)
+                    layers[1, r, c] = a
+                    layers[2, r, c] = b
+                    layers[3, r, c] = rb
+                    layers[4, r, c] = 0
+                if doubt:
+                    redo[cuda.atomic.add(nredo, 0, 1)] = i
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+        return first
+
+    def _make_redo(counting: bool):
+        @cuda.jit(device=True)
+        def redo_pass(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
+                      levels, eps, max_iter, layers, stats, redo, nredo):
+            cols = values.shape[1]
+            k = cuda.atomic.add(counters, slot, 1)
+            s0 = s1 = s2 = s3 = s4 = 0
+            while k < nredo[0]:
+                i = redo[k]
+                r = i // cols
+                c = i - r * cols
+                cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+                v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter,
+                                                 REDO_SHIFT)
+                values[r, c] = v
+                if counting:
+                    layers[0, r, c] = _iteration_gpu(v, max_iter)
+                    layers[1, r, c] += a
+                    layers[2, r, c] += b
+                    layers[3, r, c] += rb
+                    layers[4, r, c] = 2 if v < 0 else 1      # 2: handed back (exact_redo.py)
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += 1
+                k = cuda.atomic.add(counters, slot, 1)
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+            cuda.atomic.add(stats, 4, s4)
+        return redo_pass
+
+    _first, _first_layers = _make_first(False), _make_first(True)
+    _redo, _redo_layers = _make_redo(False), _make_redo(True)
 
     @cuda.jit(**_FLAT_JIT)
     def deep_kernel_flat(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
-        cols = values.shape[1]
-        stride = cuda.gridsize(1)
-        inj = math.ldexp(eps, 1)
-        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
-        while i < p1:
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
-            values[r, c] = v
-            if doubt:
-                redo[cuda.atomic.add(nredo, 0, 1)] = i
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
+        _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+               zo, bt, levels, eps, max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_flat(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                        levels, eps, max_iter, stats, redo, nredo):
         """The pixels deep_kernel_flat listed in redo[:nredo[0]], passes from REDO_SHIFT on,
         taken from counters[slot]."""
-        cols = values.shape[1]
-        k = cuda.atomic.add(counters, slot, 1)
-        s0 = s1 = s2 = s3 = s4 = 0
-        while k < nredo[0]:
-            i = redo[k]
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter, REDO_SHIFT)
-            values[r, c] = v
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += 1
-            k = cuda.atomic.add(counters, slot, 1)
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-        cuda.atomic.add(stats, 4, s4)
+        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels, eps,
+              max_iter, stats, stats, redo, nredo)
+
+    @cuda.jit(**_FLAT_JIT)
+    def deep_kernel_flat_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                                half_w, half_h, zo, bt, levels, eps, max_iter, layers, stats,
+                                redo, nredo):
+        """deep_kernel_flat, each pixel's first-pass counts into layers."""
+        _first_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                      half_h, zo, bt, levels, eps, max_iter, layers, stats, redo, nredo)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo,
+                              bt, levels, eps, max_iter, layers, stats, redo, nredo):
+        """deep_redo_flat, its passes' counts added into layers."""
+        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
+                     levels, eps, max_iter, layers, stats, redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel_flat = deep_redo_flat = None
+    deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
 
 CODE = LoopCode(deep_rows_pert_cpu, deep_kernel_flat, deep_redo_flat)
