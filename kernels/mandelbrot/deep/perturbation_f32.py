@@ -32,7 +32,6 @@ from numba import njit, prange
 
 from ...backend import simulator_enabled
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
-from .guard import REDO_SHIFT
 from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
 from .walk_f32 import MAX_FLAT, make_walk32, pad_table
@@ -150,7 +149,7 @@ def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cex
 
 if cuda is not None:
     from ...wide_access import load16
-    from .perturbation_loop import _delta_c_gpu
+    from .perturbation_loop import make_first, make_redo
     from .targets import FIRST_JIT, gpu_jit
 
     if simulator_enabled():
@@ -181,61 +180,28 @@ if cuda is not None:
                                    LIMITS)
     _FIRST32 = dict(FIRST_JIT, cache=not WALK_INT64)
 
-    # perturbation_loop's kernels, written out again: numba's disk cache keys kernels by name
+    @cuda.jit(device=True, inline="always")
+    def _narrow(x):
+        return f32(x)
+
+    # perturbation_loop's passes with this walk (numba's disk cache keys a kernel by its own
+    # file: an edit of those passes must touch this file too, or its cached kernels stay)
+    _first32 = make_first(_walk_gpu, _narrow, False)
+    _redo32 = make_redo(_passes_gpu, _narrow, False)
+
     @cuda.jit(**_FIRST32)
     def deep_kernel_flat32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
                            half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_kernel_flat with float32 deltas."""
-        cols = values.shape[1]
-        stride = cuda.gridsize(1)
-        inj = math.ldexp(eps, 1)
-        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
-        while i < p1:
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, doubt = _walk_gpu(f32(cdr), f32(cdi), zo, bt, levels, max_iter,
-                                               1.0, inj)
-            values[r, c] = v
-            if doubt:
-                redo[cuda.atomic.add(nredo, 0, 1)] = i
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
+        _first32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+                 zo, bt, levels, eps, max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(cache=not WALK_INT64)
     def deep_redo_flat32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                          levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_redo_flat with float32 deltas."""
-        cols = values.shape[1]
-        k = cuda.atomic.add(counters, slot, 1)
-        s0 = s1 = s2 = s3 = s4 = 0
-        while k < nredo[0]:
-            i = redo[k]
-            r = i // cols
-            c = i - r * cols
-            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-            v, a, b, sk, rb, _ = _passes_gpu(f32(cdr), f32(cdi), zo, bt, levels, eps, max_iter,
-                                             REDO_SHIFT)
-            values[r, c] = v
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += 1
-            k = cuda.atomic.add(counters, slot, 1)
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-        cuda.atomic.add(stats, 4, s4)
+        _redo32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels,
+                eps, max_iter, stats, stats, redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
     deep_kernel_flat32 = deep_redo_flat32 = None
     _mul_gpu = _add_gpu = operator.mul

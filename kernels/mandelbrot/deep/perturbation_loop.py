@@ -287,7 +287,13 @@ if cuda is not None:
     # gone, the kernel the same as before there were two: tools/ptx_fingerprint.py); with True
     # it also writes each pixel's counts into `layers` (overlay_loops.py, the deep overlays).
 
-    def _make_first(counting: bool):
+    @cuda.jit(device=True, inline="always")
+    def _same(x):
+        return x
+
+    def make_first(walk, narrow, counting: bool):
+        """The first pass over a frame's pixels with the walk `walk` (the deltas made `narrow`
+        first: perturbation_f32.py's float32), the layers written where `counting`."""
         @cuda.jit(device=True)
         def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
                   zo, bt, levels, eps, max_iter, layers, stats, redo, nredo):
@@ -300,7 +306,8 @@ if cuda is not None:
                 r = i // cols
                 c = i - r * cols
                 cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, doubt = _walk_gpu(cdr, cdi, zo, bt, levels, max_iter, 1.0, inj)
+                v, a, b, sk, rb, doubt = walk(narrow(cdr), narrow(cdi), zo, bt, levels, max_iter,
+                                              1.0, inj)
                 values[r, c] = v
                 if counting:
                     layers[0, r, c] = _iteration_gpu(v, max_iter)
@@ -321,7 +328,8 @@ if cuda is not None:
             cuda.atomic.add(stats, 3, s3)
         return first
 
-    def _make_redo(counting: bool):
+    def make_redo(passes, narrow, counting: bool):
+        """The redo pass over the pixels the first one listed, with `passes`, as make_first."""
         @cuda.jit(device=True)
         def redo_pass(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                       levels, eps, max_iter, layers, stats, redo, nredo):
@@ -333,8 +341,8 @@ if cuda is not None:
                 r = i // cols
                 c = i - r * cols
                 cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, _ = _passes_gpu(cdr, cdi, zo, bt, levels, eps, max_iter,
-                                                 REDO_SHIFT)
+                v, a, b, sk, rb, _ = passes(narrow(cdr), narrow(cdi), zo, bt, levels, eps,
+                                            max_iter, REDO_SHIFT)
                 values[r, c] = v
                 if counting:
                     layers[0, r, c] = _iteration_gpu(v, max_iter)
@@ -355,8 +363,10 @@ if cuda is not None:
             cuda.atomic.add(stats, 4, s4)
         return redo_pass
 
-    _first, _first_layers = _make_first(False), _make_first(True)
-    _redo, _redo_layers = _make_redo(False), _make_redo(True)
+    _first = make_first(_walk_gpu, _same, False)
+    _first_layers = make_first(_walk_gpu, _same, True)
+    _redo = make_redo(_passes_gpu, _same, False)
+    _redo_layers = make_redo(_passes_gpu, _same, True)
 
     @cuda.jit(**_FLAT_JIT)
     def deep_kernel_flat(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
