@@ -8,8 +8,9 @@ The walks are perturbation_loop.py's and extended_loop.py's own compiled functio
 same way, so values and stats equal those of the kernels the app runs without overlays; those
 kernels stay as they are (no layer argument, no stores): a frame asks for these only when an
 overlay is on (`with_layers`). On the GPU each pass is written once, in its loop's module, with
-the layers a compile-time flag (_make_first, _make_redo there); the CPU's row functions with
-layers are written out here, still.
+the layers a compile-time flag (make_first, make_redo there); on the CPU each loop's row body
+is written once too (perturbation_loop.pert_row, extended_loop.ext_row, the layers a constant
+where they are inlined), the parallel loops around them here.
 
 Per pixel the layers hold what the stats add up: the first kernel writes the first pass's counts,
 the redo kernel adds its passes' counts and sets redone = 1, so each layer summed over the frame
@@ -45,22 +46,16 @@ def with_layers(code, records: tuple, layers):
     return twin, tuple(records) + (LayerArgs(layers),)
 
 
-_iteration = perturbation_loop.iteration_of
-
-
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
-_passes_cpu = perturbation_loop._passes_cpu
-_delta_c_cpu = perturbation_loop.delta_c_cpu
-_pixel_ext_cpu = extended_loop._pixel_ext_cpu
-_offset_cpu = extended_loop.offset_cpu
+_pert_row = perturbation_loop.pert_row
+_ext_row = extended_loop.ext_row
 
 
 @njit(parallel=True, cache=True)
 def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
                               half_h, zo, bt, levels, eps, max_iter, layers, ctl):
     """perturbation_loop.deep_rows_pert_cpu, each pixel's counts also into layers[:, r, c]."""
-    cols = values.shape[1]
     reset(ctl)               # every call claims its rows from 0
     for _w in prange(ctl[WORKERS]):
         clocks = enter()            # this thread's clocks (cpu_chunks)
@@ -68,32 +63,8 @@ def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step
         k = claim(ctl)
         while k < nrows:
             ran = True
-            r = row0 + (k * stride) % nrows
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            s4 = 0
-            for c in range(cols):
-                cdr, cdi = _delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-                rd = 2 if v < 0 else 1 if shift > 0 else 0     # 2: handed back (exact_redo.py)
-                values[r, c] = v
-                layers[0, r, c] = _iteration(v, max_iter)
-                layers[1, r, c] = a
-                layers[2, r, c] = b
-                layers[3, r, c] = rb
-                layers[4, r, c] = rd
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += rd
-            stats[r, 0] = s0
-            stats[r, 1] = s1
-            stats[r, 2] = s2
-            stats[r, 3] = s3
-            stats[r, 4] = s4
+            _pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                      half_h, zo, bt, levels, eps, max_iter, layers, True)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 
@@ -103,7 +74,6 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
                              half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers,
                              ctl):
     """extended_loop.deep_rows_ext_cpu, each pixel's counts also into layers[:, r, c]."""
-    cols = values.shape[1]
     reset(ctl)               # every call claims its rows from 0
     for _w in prange(ctl[WORKERS]):
         clocks = enter()            # this thread's clocks (cpu_chunks)
@@ -111,34 +81,8 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
         k = claim(ctl)
         while k < nrows:
             ran = True
-            r = row0 + (k * stride) % nrows
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            s4 = 0
-            for c in range(cols):
-                cmr, cmi = _offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-                v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                     kmin, eps, max_iter)
-                if v < 0:       # handed back for an exact redo (exact_redo.py)
-                    rd = 2
-                values[r, c] = v
-                layers[0, r, c] = _iteration(v, max_iter)
-                layers[1, r, c] = a
-                layers[2, r, c] = b
-                layers[3, r, c] = rb
-                layers[4, r, c] = rd
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += rd
-            stats[r, 0] = s0
-            stats[r, 1] = s1
-            stats[r, 2] = s2
-            stats[r, 3] = s3
-            stats[r, 4] = s4
+            _ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                     half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers, True)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 

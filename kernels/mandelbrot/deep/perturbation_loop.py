@@ -226,12 +226,47 @@ _passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit())[1
 delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 
+@njit(inline="always")
+def pert_row(values, stats, r, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels, eps,
+             max_iter, layers, counting):
+    """Row r of the perturbation loop's frame: values[r] and stats[r] (counts summed over the
+    row); with `counting` (a constant where it is inlined) each pixel's counts into
+    layers[:, r, c] too (overlay_loops.py), redone = 2 where the pixel was handed back."""
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    s4 = 0
+    for c in range(values.shape[1]):
+        cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+        v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+        rd = 1 if shift > 0 else 0
+        values[r, c] = v
+        if counting:
+            if v < 0:           # handed back for an exact redo (exact_redo.py)
+                rd = 2
+            layers[0, r, c] = iteration_of(v, max_iter)
+            layers[1, r, c] = a
+            layers[2, r, c] = b
+            layers[3, r, c] = rb
+            layers[4, r, c] = rd
+        s0 += a
+        s1 += b
+        s2 += sk
+        s3 += rb
+        s4 += rd
+    stats[r, 0] = s0
+    stats[r, 1] = s1
+    stats[r, 2] = s2
+    stats[r, 3] = s3
+    stats[r, 4] = s4
+
+
 @njit(parallel=True, cache=True)
 def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
                        zo, bt, levels, eps, max_iter, ctl):
     """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
     visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
-    cols = values.shape[1]
     reset(ctl)               # every call claims its rows from 0
     for _w in prange(ctl[WORKERS]):
         clocks = enter()            # this thread's clocks (cpu_chunks)
@@ -239,27 +274,8 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
         k = claim(ctl)
         while k < nrows:
             ran = True
-            r = row0 + (k * stride) % nrows
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            s4 = 0
-            for c in range(cols):
-                cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-                rd = 1 if shift > 0 else 0
-                values[r, c] = v
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += rd
-            stats[r, 0] = s0
-            stats[r, 1] = s1
-            stats[r, 2] = s2
-            stats[r, 3] = s3
-            stats[r, 4] = s4
+            pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                     half_h, zo, bt, levels, eps, max_iter, stats, False)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 
