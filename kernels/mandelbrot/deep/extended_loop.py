@@ -332,82 +332,29 @@ if cuda is not None:
     offset_gpu = make_offset(GPU_MUL, GPU_ADD, gpu_jit())
     _, _first_ext_gpu, _redo_ext_gpu, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), True)
 
-    from .perturbation_loop import _iteration_gpu
+    from .passes_gpu import make_first, make_redo
 
-    # The launch scheme is gpu_pixels.py's; each pass written once, the deep overlays' layers a
-    # compile-time flag (perturbation_loop.py says how).
-
-    def _make_first(counting: bool):
+    def make_pixels(first_fn, redo_fn):
+        """The first pass's and the redo's pixel functions (passes_gpu.py) of a loop over the
+        reference in floatexp with these per-pixel functions (this loop's, or variants.py's).
+        loop = (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)."""
         @cuda.jit(device=True)
-        def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-                  orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo,
-                  nredo):
-            cols = values.shape[1]
-            stride = cuda.gridsize(1)
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-            s0 = s1 = s2 = s3 = 0
-            while i < p1:
-                r = i // cols
-                c = i - r * cols
-                cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-                v, a, b, sk, rb, doubt = _first_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
-                                                        levels, kmin, eps, max_iter)
-                values[r, c] = v
-                if counting:
-                    layers[0, r, c] = _iteration_gpu(v, max_iter)
-                    layers[1, r, c] = a
-                    layers[2, r, c] = b
-                    layers[3, r, c] = rb
-                    layers[4, r, c] = 0
-                if doubt:
-                    redo[cuda.atomic.add(nredo, 0, 1)] = i
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-            cuda.atomic.add(stats, 0, s0)
-            cuda.atomic.add(stats, 1, s1)
-            cuda.atomic.add(stats, 2, s2)
-            cuda.atomic.add(stats, 3, s3)
-        return first
+        def first_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+            orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
+            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            return first_fn(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
 
-    def _make_redo(counting: bool):
         @cuda.jit(device=True)
-        def redo_pass(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
-                      tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo, nredo):
-            cols = values.shape[1]
-            k = cuda.atomic.add(counters, slot, 1)
-            s0 = s1 = s2 = s3 = s4 = 0
-            while k < nredo[0]:
-                i = redo[k]
-                r = i // cols
-                c = i - r * cols
-                cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-                v, a, b, sk, rb = _redo_ext_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                                kmin, eps, max_iter)
-                values[r, c] = v
-                if counting:
-                    layers[0, r, c] = _iteration_gpu(v, max_iter)
-                    layers[1, r, c] += a
-                    layers[2, r, c] += b
-                    layers[3, r, c] += rb
-                    layers[4, r, c] = 2 if v < 0 else 1      # 2: handed back (exact_redo.py)
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += 1
-                k = cuda.atomic.add(counters, slot, 1)
-            cuda.atomic.add(stats, 0, s0)
-            cuda.atomic.add(stats, 1, s1)
-            cuda.atomic.add(stats, 2, s2)
-            cuda.atomic.add(stats, 3, s3)
-            cuda.atomic.add(stats, 4, s4)
-        return redo_pass
+        def redo_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+            orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
+            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
+            return redo_fn(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
+        return first_pixel, redo_pixel
 
-    _first, _first_layers = _make_first(False), _make_first(True)
-    _redo, _redo_layers = _make_redo(False), _make_redo(True)
+    # the launch scheme is gpu_pixels.py's, the passes passes_gpu.py's
+    _first_pixel, _redo_pixel = make_pixels(_first_ext_gpu, _redo_ext_gpu)
+    _first, _first_layers = make_first(_first_pixel, False), make_first(_first_pixel, True)
+    _redo, _redo_layers = make_redo(_redo_pixel, False), make_redo(_redo_pixel, True)
 
     @cuda.jit(**FIRST_JIT)
     def deep_kernel_ext(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
@@ -415,14 +362,16 @@ if cuda is not None:
                         redo, nredo):
         """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
         _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-               orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats, stats, redo, nredo)
+               (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
+               redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_ext(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
                       tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
         """The pixels deep_kernel_ext listed in redo[:nredo[0]], taken from counters[slot]."""
-        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp, tab,
-              tabe, levels, kmin, eps, max_iter, stats, stats, redo, nredo)
+        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+              (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
+              redo, nredo)
 
     @cuda.jit(**FIRST_JIT)
     def deep_kernel_ext_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
@@ -430,16 +379,17 @@ if cuda is not None:
                                max_iter, layers, stats, redo, nredo):
         """deep_kernel_ext, each pixel's first-pass counts into layers."""
         _first_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                      half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers, stats,
-                      redo, nredo)
+                      half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                      layers, stats, redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_ext_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit,
                              oexp, tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo,
                              nredo):
         """deep_redo_ext, its passes' counts added into layers."""
-        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
-                     tab, tabe, levels, kmin, eps, max_iter, layers, stats, redo, nredo)
+        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+                     (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, layers,
+                     stats, redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
     offset_gpu = deep_kernel_ext = deep_redo_ext = None
     deep_kernel_ext_layers = deep_redo_ext_layers = None

@@ -149,7 +149,8 @@ def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cex
 
 if cuda is not None:
     from ...wide_access import load16
-    from .perturbation_loop import make_first, make_redo
+    from .passes_gpu import make_first, make_redo
+    from .perturbation_loop import make_pixels
     from .targets import FIRST_JIT, gpu_jit
 
     if simulator_enabled():
@@ -184,24 +185,24 @@ if cuda is not None:
     def _narrow(x):
         return f32(x)
 
-    # perturbation_loop's passes with this walk (numba's disk cache keys a kernel by its own
-    # file: an edit of those passes must touch this file too, or its cached kernels stay)
-    _first32 = make_first(_walk_gpu, _narrow, False)
-    _redo32 = make_redo(_passes_gpu, _narrow, False)
+    # perturbation_loop's pixel functions with this walk, passes_gpu's passes (numba's disk
+    # cache keys a kernel by its own file: an edit of either must touch this file too)
+    _first32 = make_first(make_pixels(_walk_gpu, _passes_gpu, _narrow)[0], False)
+    _redo32 = make_redo(make_pixels(_walk_gpu, _passes_gpu, _narrow)[1], False)
 
     @cuda.jit(**_FIRST32)
     def deep_kernel_flat32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
                            half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_kernel_flat with float32 deltas."""
         _first32(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-                 zo, bt, levels, eps, max_iter, stats, stats, redo, nredo)
+                 (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(cache=not WALK_INT64)
     def deep_redo_flat32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                          levels, eps, max_iter, stats, redo, nredo):
         """perturbation_loop.deep_redo_flat with float32 deltas."""
-        _redo32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels,
-                eps, max_iter, stats, stats, redo, nredo)
+        _redo32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+                (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
     deep_kernel_flat32 = deep_redo_flat32 = None
     _mul_gpu = _add_gpu = operator.mul

@@ -51,6 +51,7 @@ from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
+from .passes_gpu import iteration_of as _iteration_of
 from .step_helpers import make_delta_c, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
@@ -208,16 +209,8 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     return walk, passes
 
 
-@njit(inline="always")
-def iteration_of(v, max_iter):
-    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
-    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own: the
-    deep overlays' iteration layer."""
-    if v < 0:
-        v = -1.0 - v
-    if v >= max_iter:
-        return max_iter
-    return int(math.floor(v)) + 1
+# the deep overlays' iteration layer (passes_gpu.iteration_of), for the CPU rows
+iteration_of = njit(inline="always")(_iteration_of)
 
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
@@ -295,109 +288,50 @@ if cuda is not None:
     if "max_registers" in _FLAT_JIT:
         _FLAT_JIT["max_registers"] = FLAT_MAX_REGISTERS
 
-    _iteration_gpu = cuda.jit(device=True)(iteration_of.py_func)
+    from .passes_gpu import make_first, make_redo
 
-    # The launch scheme (persistent threads or one per pixel, doubtful pixels listed for a redo
-    # kernel of their own) is gpu_pixels.py's. Each pass is written once, as a device function
-    # made for `counting` False or True (a constant of the compile: where False its branches are
-    # gone, the kernel the same as before there were two: tools/ptx_fingerprint.py); with True
-    # it also writes each pixel's counts into `layers` (overlay_loops.py, the deep overlays).
+    def make_pixels(walk, passes, narrow):
+        """The first pass's and the redo's pixel functions (passes_gpu.py) of this loop with the
+        walk and passes given, the deltas made `narrow` first (perturbation_f32.py's float32).
+        loop = (zo, bt, levels, eps, max_iter)."""
+        @cuda.jit(device=True)
+        def first_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+            zo, bt, levels, eps, max_iter = loop
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            return walk(narrow(cdr), narrow(cdi), zo, bt, levels, max_iter, 1.0,
+                        math.ldexp(eps, 1))
+
+        @cuda.jit(device=True)
+        def redo_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+            zo, bt, levels, eps, max_iter = loop
+            cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+            v, a, b, sk, rb, _ = passes(narrow(cdr), narrow(cdi), zo, bt, levels, eps, max_iter,
+                                        REDO_SHIFT)
+            return v, a, b, sk, rb
+        return first_pixel, redo_pixel
 
     @cuda.jit(device=True, inline="always")
     def _same(x):
         return x
 
-    def make_first(walk, narrow, counting: bool):
-        """The first pass over a frame's pixels with the walk `walk` (the deltas made `narrow`
-        first: perturbation_f32.py's float32), the layers written where `counting`."""
-        @cuda.jit(device=True)
-        def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-                  zo, bt, levels, eps, max_iter, layers, stats, redo, nredo):
-            cols = values.shape[1]
-            stride = cuda.gridsize(1)
-            inj = math.ldexp(eps, 1)
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-            s0 = s1 = s2 = s3 = 0
-            while i < p1:
-                r = i // cols
-                c = i - r * cols
-                cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, doubt = walk(narrow(cdr), narrow(cdi), zo, bt, levels, max_iter,
-                                              1.0, inj)
-                values[r, c] = v
-                if counting:
-                    layers[0, r, c] = _iteration_gpu(v, max_iter)
-                    layers[1, r, c] = a
-                    layers[2, r, c] = b
-                    layers[3, r, c] = rb
-                    layers[4, r, c] = 0
-                if doubt:
-                    redo[cuda.atomic.add(nredo, 0, 1)] = i
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-            cuda.atomic.add(stats, 0, s0)
-            cuda.atomic.add(stats, 1, s1)
-            cuda.atomic.add(stats, 2, s2)
-            cuda.atomic.add(stats, 3, s3)
-        return first
-
-    def make_redo(passes, narrow, counting: bool):
-        """The redo pass over the pixels the first one listed, with `passes`, as make_first."""
-        @cuda.jit(device=True)
-        def redo_pass(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
-                      levels, eps, max_iter, layers, stats, redo, nredo):
-            cols = values.shape[1]
-            k = cuda.atomic.add(counters, slot, 1)
-            s0 = s1 = s2 = s3 = s4 = 0
-            while k < nredo[0]:
-                i = redo[k]
-                r = i // cols
-                c = i - r * cols
-                cdr, cdi = _delta_c_gpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, _ = passes(narrow(cdr), narrow(cdi), zo, bt, levels, eps,
-                                            max_iter, REDO_SHIFT)
-                values[r, c] = v
-                if counting:
-                    layers[0, r, c] = _iteration_gpu(v, max_iter)
-                    layers[1, r, c] += a
-                    layers[2, r, c] += b
-                    layers[3, r, c] += rb
-                    layers[4, r, c] = 2 if v < 0 else 1      # 2: handed back (exact_redo.py)
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += 1
-                k = cuda.atomic.add(counters, slot, 1)
-            cuda.atomic.add(stats, 0, s0)
-            cuda.atomic.add(stats, 1, s1)
-            cuda.atomic.add(stats, 2, s2)
-            cuda.atomic.add(stats, 3, s3)
-            cuda.atomic.add(stats, 4, s4)
-        return redo_pass
-
-    _first = make_first(_walk_gpu, _same, False)
-    _first_layers = make_first(_walk_gpu, _same, True)
-    _redo = make_redo(_passes_gpu, _same, False)
-    _redo_layers = make_redo(_passes_gpu, _same, True)
+    _first_pixel, _redo_pixel = make_pixels(_walk_gpu, _passes_gpu, _same)
+    _first, _first_layers = make_first(_first_pixel, False), make_first(_first_pixel, True)
+    _redo, _redo_layers = make_redo(_redo_pixel, False), make_redo(_redo_pixel, True)
 
     @cuda.jit(**_FLAT_JIT)
     def deep_kernel_flat(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
         _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-               zo, bt, levels, eps, max_iter, stats, stats, redo, nredo)
+               (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_flat(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
                        levels, eps, max_iter, stats, redo, nredo):
         """The pixels deep_kernel_flat listed in redo[:nredo[0]], passes from REDO_SHIFT on,
         taken from counters[slot]."""
-        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels, eps,
-              max_iter, stats, stats, redo, nredo)
+        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+              (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(**_FLAT_JIT)
     def deep_kernel_flat_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
@@ -405,14 +339,15 @@ if cuda is not None:
                                 redo, nredo):
         """deep_kernel_flat, each pixel's first-pass counts into layers."""
         _first_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                      half_h, zo, bt, levels, eps, max_iter, layers, stats, redo, nredo)
+                      half_h, (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo,
+                      nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_flat_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo,
                               bt, levels, eps, max_iter, layers, stats, redo, nredo):
         """deep_redo_flat, its passes' counts added into layers."""
-        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
-                     levels, eps, max_iter, layers, stats, redo, nredo)
+        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+                     (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
     deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
 

@@ -60,66 +60,34 @@ def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cex
 
 
 if cuda is not None:
-    from .extended_loop import offset_gpu
+    from .extended_loop import make_pixels
+    from .passes_gpu import make_first, make_redo
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
     _, _first_pert_gpu, _redo_pert_gpu, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(),
                                                        False)
+
+    # extended_loop's pixel functions with the perturbation format's per-pixel functions,
+    # passes_gpu's passes (an edit of either must touch this file: numba's cache keys by file)
+    _first_pixel, _redo_pixel = make_pixels(_first_pert_gpu, _redo_pert_gpu)
+    _first, _redo = make_first(_first_pixel, False), make_redo(_redo_pixel, False)
 
     @cuda.jit(**FIRST_JIT)
     def deep_kernel_pert(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats,
                          redo, nredo):
         """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
-        cols = values.shape[1]
-        stride = cuda.gridsize(1)
-        i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
-        s0 = s1 = s2 = s3 = 0
-        while i < p1:
-            r = i // cols
-            c = i - r * cols
-            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb, doubt = _first_pert_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
-                                                     levels, kmin, eps, max_iter)
-            values[r, c] = v
-            if doubt:
-                redo[cuda.atomic.add(nredo, 0, 1)] = i
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
+        _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+               (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
+               redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_pert(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
                        tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
         """The pixels deep_kernel_pert listed in redo[:nredo[0]], taken from counters[slot]."""
-        cols = values.shape[1]
-        k = cuda.atomic.add(counters, slot, 1)
-        s0 = s1 = s2 = s3 = s4 = 0
-        while k < nredo[0]:
-            i = redo[k]
-            r = i // cols
-            c = i - r * cols
-            cmr, cmi = offset_gpu(r, c, d0r, d0i, step, half_w, half_h)
-            v, a, b, sk, rb = _redo_pert_gpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin,
-                                             eps, max_iter)
-            values[r, c] = v
-            s0 += a
-            s1 += b
-            s2 += sk
-            s3 += rb
-            s4 += 1
-            k = cuda.atomic.add(counters, slot, 1)
-        cuda.atomic.add(stats, 0, s0)
-        cuda.atomic.add(stats, 1, s1)
-        cuda.atomic.add(stats, 2, s2)
-        cuda.atomic.add(stats, 3, s3)
-        cuda.atomic.add(stats, 4, s4)
+        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+              (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
+              redo, nredo)
 else:  # pragma: no cover - only where numba-cuda is broken
     deep_kernel_pert = deep_redo_pert = None
 

@@ -1,0 +1,101 @@
+"""The deep loops' two GPU passes, written once for every loop (issue 36): the first pass over a
+frame's pixels, which lists the doubtful ones, and the redo pass over that list. A loop gives its
+pixel function and the tuple of its own arguments; `counting` (a constant of the compile: where
+False its branches are gone) adds the deep overlays' layers (overlay_loops.py).
+
+A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (value, perturbation
+steps, BLA steps, BLA iterations, rebases, doubtful) for the first pass, the same less `doubtful`
+for the redo (perturbation_loop.py, perturbation_f32.py, extended_loop.py, variants.py). The
+launch scheme (persistent threads or one per pixel, the counters, the redo list) is
+gpu_pixels.py's. The kernels that call these are their loops' own, in their loops' modules, so
+that numba's disk cache, which keys a kernel by its own file, sees an edit of the loop; an edit
+here must touch those files too.
+"""
+from __future__ import annotations
+
+import math
+
+from .targets import cuda
+
+
+def iteration_of(v, max_iter):
+    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
+    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own: the
+    deep overlays' iteration layer."""
+    if v < 0:
+        v = -1.0 - v
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1
+
+
+if cuda is not None:
+    _iteration_gpu = cuda.jit(device=True)(iteration_of)
+
+    def make_first(pixel, counting: bool):
+        """The first pass of pixels [p0, p1) with `pixel`, the doubtful ones listed in
+        redo[:nredo[0]]; each pixel's counts into layers where `counting`."""
+        @cuda.jit(device=True)
+        def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+                  loop, max_iter, layers, stats, redo, nredo):
+            cols = values.shape[1]
+            stride = cuda.gridsize(1)
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+            s0 = s1 = s2 = s3 = 0
+            while i < p1:
+                r = i // cols
+                c = i - r * cols
+                v, a, b, sk, rb, doubt = pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop)
+                values[r, c] = v
+                if counting:
+                    layers[0, r, c] = _iteration_gpu(v, max_iter)
+                    layers[1, r, c] = a
+                    layers[2, r, c] = b
+                    layers[3, r, c] = rb
+                    layers[4, r, c] = 0
+                if doubt:
+                    redo[cuda.atomic.add(nredo, 0, 1)] = i
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+        return first
+
+    def make_redo(pixel, counting: bool):
+        """The pixels the first pass listed in redo[:nredo[0]], taken from counters[slot], with
+        `pixel`; their passes' counts added into layers where `counting`."""
+        @cuda.jit(device=True)
+        def redo_pass(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, loop,
+                      max_iter, layers, stats, redo, nredo):
+            cols = values.shape[1]
+            k = cuda.atomic.add(counters, slot, 1)
+            s0 = s1 = s2 = s3 = s4 = 0
+            while k < nredo[0]:
+                i = redo[k]
+                r = i // cols
+                c = i - r * cols
+                v, a, b, sk, rb = pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop)
+                values[r, c] = v
+                if counting:
+                    layers[0, r, c] = _iteration_gpu(v, max_iter)
+                    layers[1, r, c] += a
+                    layers[2, r, c] += b
+                    layers[3, r, c] += rb
+                    layers[4, r, c] = 2 if v < 0 else 1      # 2: handed back (exact_redo.py)
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += 1
+                k = cuda.atomic.add(counters, slot, 1)
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+            cuda.atomic.add(stats, 4, s4)
+        return redo_pass
