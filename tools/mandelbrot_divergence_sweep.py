@@ -26,6 +26,7 @@ def main() -> int:
     args = ap.parse_args()
     from kernels import backend as kb
     from kernels.mandelbrot import bench as mb
+    from kernels.mandelbrot.launch_variants import variant
     variants = [("persistent", {"launch": "persistent"}), ("warp", {"launch": "warp"})]
     ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
     for w in ints(args.warps):
@@ -37,8 +38,10 @@ def main() -> int:
             for sample in ints(args.sample):
                 for probe in ints(args.probe):
                     for reach in ints(args.reach):
+                        launch = variant(args.launch, thresh=t, warps_per_sm=w, sample=sample,
+                                         probe=probe, reach=reach)
                         variants.append((f"sorted {sample}/{probe}/{reach} thresh {t} warps/SM {w}",
-                                         dict(kw, sample=sample, probe=probe, reach=reach)))
+                                         {"launch": launch}))
     mb.DIVERGENCE_VARIANTS = tuple(variants)
     rows = mb._divergence(kb.resolve("cuda"), args.repeats)
     for top, row in zip(rows[::2], rows[1::2]):

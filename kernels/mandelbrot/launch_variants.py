@@ -10,7 +10,7 @@ import numpy as np
 
 from . import escape_gpu as mk
 from . import escape_variants as ev
-from .gpu_target import CountedLaunch, WarpLaunch
+from .gpu_target import THRESH, WARPS_PER_SM, CountedLaunch, WarpLaunch
 from .launch_settings import CHUNK, GRAB
 
 # Persistent launch: threads per block (CHUNK and GRAB: launch_settings.py)
@@ -91,13 +91,27 @@ class SortedLaunch(WarpLaunch):
         return order, hist
 
 
-def variant(name: str, *, chunk: int, grab: int, thresh: int, warps_per_sm: int, sample: int,
-            probe: int, reach: int):
-    """The launch object for a variant's name ("grid", "persistent" or "sorted")."""
+VARIANTS = ("persistent", "grid", "sorted")
+
+
+def variant(name: str, *, chunk: int = CHUNK, grab: int = GRAB, thresh: int = THRESH,
+            warps_per_sm: int = WARPS_PER_SM, sample: int = ev.SAMPLE, probe: int = ev.PROBE,
+            reach: int = ev.REACH):
+    """The launch object for a variant's name ("grid", "persistent" or "sorted") and its knobs,
+    for Renderer(launch=...): "persistent" runs `chunk` iterations between checks and takes
+    `grab` pixels per fetch; "sorted" hands out the pixels longest first, as predicted by one
+    sample per `sample` x `sample` pixels iterated `probe` iterations, a pixel's estimate the
+    largest of the `reach` x 2 samples around it each way, on the warp launch's `thresh` and
+    `warps_per_sm`; "grid" is one thread per pixel (the Renderer's `block`)."""
+    if int(chunk) < 1 or int(grab) < 1:
+        raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
+    if int(sample) < 1 or int(probe) < 1 or int(reach) < 1:
+        raise ValueError(f"sample, probe and reach must be at least 1, got {sample}, {probe} "
+                         f"and {reach}")
     if name == "grid":
         return GridLaunch()
     if name == "persistent":
         return PersistentLaunch(chunk, grab)
     if name == "sorted":
         return SortedLaunch(thresh, warps_per_sm, sample, probe, reach)
-    raise ValueError(f"no launch variant {name!r}")
+    raise ValueError(f"no launch variant {name!r}; choose one of: warp, {', '.join(VARIANTS)}")

@@ -22,7 +22,6 @@ from .cpu_target import CpuTarget
 from .frame_work import start_count
 from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
-from .launch_settings import CHUNK, GRAB, PROBE, REACH, SAMPLE
 from .request import MandelbrotRequest, precision_state
 from .strips import strip_rows
 
@@ -121,29 +120,19 @@ class Renderer:
     VALUE_SLOTS = 3  # like the host ring: the values of the last 3 computed frames stay readable
 
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
-                 launch: str = "warp", chunk: int = CHUNK, grab: int = GRAB,
-                 thresh: int | None = None, warps_per_sm: int = WARPS_PER_SM,
-                 sample: int = SAMPLE, probe: int = PROBE, reach: int = REACH,
+                 launch="warp", thresh: int | None = None, warps_per_sm: int = WARPS_PER_SM,
                  number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle (None: THRESH, float32's own for float32 frames),
-        `warps_per_sm` resident warps per SM) or a variant that
-        benches compare it with (launch_variants.py): "sorted" (the warp launch with the pixels
-        handed out longest first, as predicted by one sample per `sample` x `sample` pixels
-        iterated `probe` iterations, a pixel's estimate the largest of the `reach` x 2 samples
-        around it each way), "persistent" (`chunk` iterations between checks, `grab` pixels per
-        fetch) or "grid" (one thread per pixel, blocks of `block`). `number_type` "float32" runs
-        the float32 kernels (targets_f32.py; the warp launch only)."""
-        if launch not in LAUNCHES:
-            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
-        if int(chunk) < 1 or int(grab) < 1:
-            raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
+        `warps_per_sm` resident warps per SM), or a variant that benches compare it with: its
+        name ("persistent", "grid", "sorted": their default knobs) or its launch object with
+        knobs of its own (launch_variants.variant; "grid" takes blocks of `block`).
+        `number_type` "float32" runs the float32 kernels (targets_f32.py; the warp launch only)."""
         if (thresh is not None and not 1 <= int(thresh) <= 32) or int(warps_per_sm) < 1:
             raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
                              f"and {warps_per_sm}")
-        if int(sample) < 1 or int(probe) < 1 or int(reach) < 1:
-            raise ValueError(f"sample, probe and reach must be at least 1, got {sample}, {probe} "
-                             f"and {reach}")
+        if isinstance(launch, str) and launch not in LAUNCHES:
+            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
@@ -154,11 +143,14 @@ class Renderer:
             self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
                                          _cuts)
         elif backend.is_gpu:
-            from .launch_variants import variant     # numba.cuda: no part of a CPU frame's import
             thresh = THRESH if thresh is None else thresh
-            plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else variant(
-                launch, chunk=chunk, grab=grab, thresh=thresh, warps_per_sm=warps_per_sm,
-                sample=sample, probe=probe, reach=reach)
+            if launch == "warp":
+                plain = WarpLaunch(thresh, warps_per_sm)
+            elif isinstance(launch, str):
+                from .launch_variants import variant  # numba.cuda: no part of a CPU frame's import
+                plain = variant(launch, thresh=thresh, warps_per_sm=warps_per_sm)
+            else:
+                plain = launch
             self.target = GpuTarget(backend, self.pool, plain, block, _cuts)
         else:
             self.target = CpuTarget(backend, _cuts)

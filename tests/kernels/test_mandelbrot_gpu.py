@@ -195,6 +195,7 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
     """Persistent threads (pixels taken from a counter, iterated a chunk at a time) make exactly
     the frame of one thread per pixel and of the CPU: any chunk, any number of pixels per fetch,
     frames smaller than the grid of threads, frames wholly inside the set or the shortcut."""
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     if simulated and (chunk, grab) not in ((3, 2), (64, 16)):
         pytest.skip("two settings under the simulator (each takes ~8 s there): a chunk that does "
                     "not divide every count and one beyond every count, one grab that leaves a "
@@ -206,7 +207,7 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
         cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(-0.1, 0.9, 0.3, (3, 2), 200),
                  _req(-0.1225611668766536, 0.7448617666197442, 0.02, (127, 33), 500),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300)]         # inside the cardioid: all shortcut
-    r = m.Renderer(gpu_backend, launch="persistent", chunk=chunk, grab=grab)
+    r = m.Renderer(gpu_backend, launch=variant("persistent", chunk=chunk, grab=grab))
     g = m.Renderer(gpu_backend, launch="grid")
     for req in cases:
         got, want = r.render(req), cpu.render(req)
@@ -244,10 +245,15 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
 
 
 def test_unknown_launch_is_refused(gpu_backend):
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     with pytest.raises(ValueError, match="warp, persistent, grid"):
         m.Renderer(gpu_backend, launch="spiral")
     with pytest.raises(ValueError, match="thresh"):
         m.Renderer(gpu_backend, thresh=0)
+    with pytest.raises(ValueError, match="chunk and grab"):
+        variant("persistent", chunk=0)
+    with pytest.raises(ValueError, match="sample, probe and reach"):
+        variant("sorted", reach=0)
 
 
 def test_divergence_bench_rows_name_their_ceiling(gpu_backend, monkeypatch, simulated):

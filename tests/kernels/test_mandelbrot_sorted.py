@@ -40,6 +40,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
     """Any sample stride (1: every pixel is a sample), probes shorter and longer than max_iter,
     frames not a multiple of the stride, wholly inside the set or the cardioid shortcut, and
     (under the simulator's small band bound) frames cut into bands of rows."""
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     if simulated and sample == 1:
         pytest.skip("two settings under the simulator; all three on a real GPU")
     if simulated:
@@ -48,7 +49,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
     else:
         cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(*BULB3, 0.02, (127, 33), 501),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300), _req(-0.5, 0.0, 3.0, (1000, 700), 997)]
-    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=probe, reach=reach)
+    r = m.Renderer(gpu_backend, launch=variant("sorted", sample=sample, probe=probe, reach=reach))
     g = m.Renderer(gpu_backend, launch="grid")
     cpu = m.Renderer(cpu_backend)
     for req in cases:
@@ -63,11 +64,12 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
 def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, simulated, reach):
     """After a frame, the list is a permutation of the pixels the samples did not finish, in
     non-increasing class, and the histogram counts each class."""
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     sample = 3
     size = (20, 11) if simulated else (333, 200)
     iters = 40 if simulated else 1500
-    r = m.Renderer(gpu_backend, launch="sorted", sample=sample, probe=30 if simulated else 200,
-                   reach=reach)
+    r = m.Renderer(gpu_backend, launch=variant("sorted", sample=sample,
+                                               probe=30 if simulated else 200, reach=reach))
     req = _req(-0.6, 0.1, 3.0, size, iters)
     r.render(req)
     cols, rows = size
@@ -89,6 +91,9 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
 
 
 def test_bad_sample_probe_or_reach_is_refused(gpu_backend):
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     for bad in ({"sample": 0}, {"probe": 0}, {"reach": 0}):
         with pytest.raises(ValueError, match="sample, probe and reach"):
-            m.Renderer(gpu_backend, **bad)
+            variant("sorted", **bad)
+    with pytest.raises(TypeError):          # the bench's knobs are no longer the renderer's
+        m.Renderer(gpu_backend, sample=4)
