@@ -13,7 +13,8 @@
 - `extended_loop`: the per-pixel loop of extended-format frames (floatexp deltas), both targets.
 - `variants`: the extended loop compiled for the perturbation format (tables with kmin > 0, tests).
 - `passes_gpu`: the two GPU passes (first, redo) every loop's kernels run, its pixel function
-  and arguments as parameters, the overlays' layers a compile-time flag.
+  and arguments as parameters, the overlays' layers a compile-time flag; `rows_cpu`: the row
+  body every loop's CPU rows run, likewise.
 - `guard`: the accuracy guard's constants; `step_helpers`: pieces both loops compile in;
   `targets`: the CPU's and the GPU's arithmetic and decorators, `LoopCode`.
 - `loop_args`: the loops' arguments by name (PixelGrid, PerturbationArgs, ExtendedArgs).

@@ -26,7 +26,7 @@ from ..escape import BAILOUT2
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
-from .perturbation_loop import iteration_of
+from .rows_cpu import make_row
 from .reference import EZERO
 from .step_helpers import make_offset, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
@@ -273,37 +273,16 @@ offset_cpu = make_offset(CPU_MUL, CPU_ADD, cpu_jit())
 
 
 @njit(inline="always")
-def ext_row(values, stats, r, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp, tab, tabe,
-            levels, kmin, eps, max_iter, layers, counting):
-    """Row r of the extended loop's frame, as perturbation_loop.pert_row."""
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
-    s4 = 0
-    for c in range(values.shape[1]):
-        cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-        v, a, b, sk, rb, rd = _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels,
-                                             kmin, eps, max_iter)
-        values[r, c] = v
-        if counting:
-            if v < 0:           # handed back for an exact redo (exact_redo.py)
-                rd = 2
-            layers[0, r, c] = iteration_of(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = rd
-        s0 += a
-        s1 += b
-        s2 += sk
-        s3 += rb
-        s4 += rd
-    stats[r, 0] = s0
-    stats[r, 1] = s1
-    stats[r, 2] = s2
-    stats[r, 3] = s3
-    stats[r, 4] = s4
+def _ext_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+    """rows_cpu's pixel function of this loop; loop = (orbit, oexp, tab, tabe, levels, kmin,
+    eps, max_iter)."""
+    orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
+    cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+    return _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
+
+
+# row r of the extended loop's frame, the layers where `counting` (rows_cpu.make_row)
+ext_row = make_row(_ext_pixel)
 
 
 @njit(parallel=True, cache=True)
@@ -319,7 +298,8 @@ def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, 
         while k < nrows:
             ran = True
             ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                    half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats, False)
+                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats,
+                    False)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 

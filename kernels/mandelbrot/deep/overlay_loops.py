@@ -64,7 +64,7 @@ def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step
         while k < nrows:
             ran = True
             _pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                      half_h, zo, bt, levels, eps, max_iter, layers, True)
+                      half_h, (zo, bt, levels, eps, max_iter), max_iter, layers, True)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 
@@ -82,7 +82,8 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
         while k < nrows:
             ran = True
             _ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                     half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers, True)
+                     half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                     layers, True)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 

@@ -51,7 +51,7 @@ from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
-from .passes_gpu import iteration_of as _iteration_of
+from .rows_cpu import make_row
 from .step_helpers import make_delta_c, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
@@ -209,8 +209,6 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     return walk, passes
 
 
-# the deep overlays' iteration layer (passes_gpu.iteration_of), for the CPU rows
-iteration_of = njit(inline="always")(_iteration_of)
 
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
@@ -220,39 +218,16 @@ delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 
 @njit(inline="always")
-def pert_row(values, stats, r, d0r, d0i, step, cexp, half_w, half_h, zo, bt, levels, eps,
-             max_iter, layers, counting):
-    """Row r of the perturbation loop's frame: values[r] and stats[r] (counts summed over the
-    row); with `counting` (a constant where it is inlined) each pixel's counts into
-    layers[:, r, c] too (overlay_loops.py), redone = 2 where the pixel was handed back."""
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
-    s4 = 0
-    for c in range(values.shape[1]):
-        cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-        v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-        rd = 1 if shift > 0 else 0
-        values[r, c] = v
-        if counting:
-            if v < 0:           # handed back for an exact redo (exact_redo.py)
-                rd = 2
-            layers[0, r, c] = iteration_of(v, max_iter)
-            layers[1, r, c] = a
-            layers[2, r, c] = b
-            layers[3, r, c] = rb
-            layers[4, r, c] = rd
-        s0 += a
-        s1 += b
-        s2 += sk
-        s3 += rb
-        s4 += rd
-    stats[r, 0] = s0
-    stats[r, 1] = s1
-    stats[r, 2] = s2
-    stats[r, 3] = s3
-    stats[r, 4] = s4
+def _pert_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+    """rows_cpu's pixel function of this loop; loop = (zo, bt, levels, eps, max_iter)."""
+    zo, bt, levels, eps, max_iter = loop
+    cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+    v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+    return v, a, b, sk, rb, 1 if shift > 0 else 0
+
+
+# row r of the perturbation loop's frame, the layers where `counting` (rows_cpu.make_row)
+pert_row = make_row(_pert_pixel)
 
 
 @njit(parallel=True, cache=True)
@@ -268,7 +243,7 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
         while k < nrows:
             ran = True
             pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                     half_h, zo, bt, levels, eps, max_iter, stats, False)
+                     half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, False)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 
