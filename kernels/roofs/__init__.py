@@ -19,8 +19,9 @@ import functools
 from .model import KIND_TITLES, KINDS, Roofs, missing_note, run_steps
 
 # part of the cache key: a change to the microbenchmarks makes the kept roofs stale
-# (5: timed through JobTimer, the bandwidth the best of the device copies and stream kernels)
-PROBES_VERSION = 5
+# (5: timed through JobTimer, the bandwidth the best of the device copies and stream kernels;
+# 6: the CPU's in-place update beside copy and triad, which pay a write-allocate read uncounted)
+PROBES_VERSION = 6
 
 __all__ = ["KINDS", "KIND_TITLES", "Roofs", "add_roofs", "device_roofs", "device_roofs_steps",
            "device_key", "kept_rates", "kept_roofs", "measure_roofs", "measure_roofs_steps",

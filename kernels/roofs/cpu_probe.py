@@ -1,10 +1,13 @@
-"""The CPU's roofs, over the threads numba uses: a STREAM-like copy and triad for the bandwidth,
-and chains.py's multiply-add chains for the arithmetic peaks.
+"""The CPU's roofs, over the threads numba uses: a STREAM-like copy and triad and an in-place
+update for the bandwidth, and chains.py's multiply-add chains for the arithmetic peaks.
 
-Bandwidth counts bytes read plus written (copy: 2 arrays, triad: 3), the best of the two kernels
-and of `repeats` runs each, timed as the vector view's CPU loops are (their pieces claimed and
-stamped inside the loop, cpu_chunks), with the spread of the repeats of the probe that set each
-roof. The chain kernels run one prange slot per thread, each slot
+Bandwidth counts bytes read plus written (copy: 2 arrays, triad: 3, update a = a + s·c: 3), the
+best of the three kernels and of `repeats` runs each. A store to an array not read first costs a
+read of its line as well (write-allocate), which copy and triad do not count and the update does
+not make: without it the vector view's in-place saxpy stood above the roof (docs/PERFORMANCE.md,
+"How the roofs are measured"). Each is timed as the vector view's CPU loops are (their pieces
+claimed and stamped inside the loop, cpu_chunks), with the spread of the repeats of the probe
+that set each roof. The chain kernels run one prange slot per thread, each slot
 CPU_CHAINS scalar chains (numba's scalar code: SIMD code could go further, see the note).
 """
 from __future__ import annotations
@@ -29,19 +32,26 @@ MIN_STEPS = 1 << 16
 PIECES_PER_THREAD = 4
 
 
+COPY, TRIAD, UPDATE = 0, 1, 2
+
+
 @njit(cache=True)
-def _stream_piece(a, b, c, s, triad):
-    if triad:
+def _stream_piece(a, b, c, s, kind):
+    if kind == TRIAD:
         for i in range(a.size):
             a[i] = b[i] + s * c[i]
+    elif kind == UPDATE:
+        for i in range(a.size):
+            a[i] = a[i] + s * c[i]
     else:
         for i in range(a.size):
             a[i] = b[i]
 
 
 @njit(parallel=True, cache=True)
-def _stream(a, b, c, s, triad, pieces, ctl):
-    """a = b (copy) or a = b + s·c (triad), its pieces claimed and stamped (cpu_chunks)."""
+def _stream(a, b, c, s, kind, pieces, ctl):
+    """a = b (COPY), a = b + s·c (TRIAD) or a = a + s·c (UPDATE), its pieces claimed and stamped
+    (cpu_chunks)."""
     n = a.size
     reset(ctl)
     for _w in prange(ctl[WORKERS]):
@@ -51,7 +61,7 @@ def _stream(a, b, c, s, triad, pieces, ctl):
         while p < pieces:
             ran = True
             lo, hi = piece(p, n, pieces)
-            _stream_piece(a[lo:hi], b[lo:hi], c[lo:hi], s, triad)
+            _stream_piece(a[lo:hi], b[lo:hi], c[lo:hi], s, kind)
             p = claim(ctl)
         leave(ctl, clocks, ran)
 
@@ -68,16 +78,18 @@ def _stamped_ms(fn, repeats: int) -> list[float]:
 
 
 def stream_bandwidth(nbytes: int, repeats: int) -> tuple[float, dict]:
-    """Bytes per second of the faster of copy (2 arrays) and triad (3 arrays) of nbytes each."""
+    """Bytes per second of the fastest of copy (2 arrays), triad and update (3 arrays each) of
+    nbytes each."""
     n = max(1024, nbytes // 8)
     rng = np.random.default_rng(7)
     b, c = rng.random(n), rng.random(n)
     a = np.ones(n)
     pieces = PIECES_PER_THREAD * get_num_threads()
     run, ctl = stamped(_stream), control()
-    times = {"copy": _stamped_ms(lambda: run(a, b, c, TRIAD_SCALAR, False, pieces, ctl), repeats),
-             "triad": _stamped_ms(lambda: run(a, b, c, TRIAD_SCALAR, True, pieces, ctl), repeats)}
-    moved = {"copy": 2 * 8 * n, "triad": 3 * 8 * n}
+    times = {name: _stamped_ms(lambda kind=kind: run(a, b, c, TRIAD_SCALAR, kind, pieces, ctl),
+                               repeats)
+             for name, kind in (("copy", COPY), ("triad", TRIAD), ("update", UPDATE))}
+    moved = {"copy": 2 * 8 * n, "triad": 3 * 8 * n, "update": 3 * 8 * n}
     rates = {k: moved[k] / (min(t) * 1e-3) for k, t in times.items()}
     best = max(rates, key=rates.get)
     return rates[best], {"bytes": 8 * n, "B/s": rates, "ms": {k: min(t) for k, t in times.items()},
@@ -130,7 +142,7 @@ def measure_steps(nbytes: int = 64 * 2**20, target_ms: float = 20.0, repeats: in
                "roofs": {"bandwidth": roof_entry(f"STREAM {copy['set_by']}", copy["spread"],
                                                  copy["repeats"], STAMPED, bytes=copy["bytes"])}}
     out = {"bandwidth_Bps": bw, "details": details}
-    yield "STREAM copy and triad"
+    yield "STREAM copy, triad and update"
     for kind in KINDS:
         out[PEAK_FIELDS[kind]], details[kind] = chain_rate(kind, target_ms, repeats)
         times = details[kind]["times_ms"]
