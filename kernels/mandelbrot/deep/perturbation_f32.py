@@ -33,6 +33,7 @@ from numba import njit, prange
 from ...backend import simulator_enabled
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
+from .rows_cpu import make_row
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
 from .walk_f32 import MAX_FLAT, make_walk32, pad_table
 
@@ -108,11 +109,22 @@ _passes_cpu = _make(_mul_cpu, _add_cpu, _sqrt_cpu, _load4_cpu, cpu_jit(), cpu_lo
                     LIMITS)[1]
 
 
+@njit(inline="always")
+def _pixel32(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+    """rows_cpu's pixel function with float32 deltas; loop = (zo, bt, levels, eps, max_iter)."""
+    zo, bt, levels, eps, max_iter = loop
+    cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+    v, a, b, sk, rb, shift = _passes_cpu(f32(cdr), f32(cdi), zo, bt, levels, eps, max_iter, 0)
+    return v, a, b, sk, rb, 1 if shift > 0 else 0
+
+
+_row32 = make_row(_pixel32)
+
+
 @njit(parallel=True, cache=not WALK_INT64)
 def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
                          half_h, zo, bt, levels, eps, max_iter, ctl):
     """perturbation_loop.deep_rows_pert_cpu with float32 deltas over flat_tables32's arrays."""
-    cols = values.shape[1]
     reset(ctl)               # every call claims its rows from 0
     for _w in prange(ctl[WORKERS]):
         clocks = enter()            # this thread's clocks (cpu_chunks)
@@ -120,27 +132,8 @@ def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cex
         k = claim(ctl)
         while k < nrows:
             ran = True
-            r = row0 + (k * stride) % nrows
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            s4 = 0
-            for c in range(cols):
-                cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-                v, a, b, sk, rb, shift = _passes_cpu(f32(cdr), f32(cdi), zo, bt, levels, eps,
-                                                     max_iter, 0)
-                values[r, c] = v
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += 1 if shift > 0 else 0
-            stats[r, 0] = s0
-            stats[r, 1] = s1
-            stats[r, 2] = s2
-            stats[r, 3] = s3
-            stats[r, 4] = s4
+            _row32(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                   half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, False)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 

@@ -14,6 +14,7 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from .extended_loop import make_pixel, offset_cpu
+from .rows_cpu import make_row
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
 
 _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_loop_jit())[0]
@@ -21,12 +22,22 @@ _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_l
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
+@njit(inline="always")
+def _shared_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+    """rows_cpu's pixel function of this loop; loop as extended_loop's."""
+    orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
+    cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+    return _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
+
+
+_shared_row = make_row(_shared_pixel)
+
+
 @njit(parallel=True, cache=True)
 def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
                          orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
     """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
     visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
-    cols = values.shape[1]
     reset(ctl)               # every call claims its rows from 0
     for _w in prange(ctl[WORKERS]):
         clocks = enter()            # this thread's clocks (cpu_chunks)
@@ -34,27 +45,9 @@ def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cex
         k = claim(ctl)
         while k < nrows:
             ran = True
-            r = row0 + (k * stride) % nrows
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            s4 = 0
-            for c in range(cols):
-                cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-                v, a, b, sk, rb, rd = _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe,
-                                                      levels, kmin, eps, max_iter)
-                values[r, c] = v
-                s0 += a
-                s1 += b
-                s2 += sk
-                s3 += rb
-                s4 += rd
-            stats[r, 0] = s0
-            stats[r, 1] = s1
-            stats[r, 2] = s2
-            stats[r, 3] = s3
-            stats[r, 4] = s4
+            _shared_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                        half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                        stats, False)
             k = claim(ctl)
         leave(ctl, clocks, ran)
 
