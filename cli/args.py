@@ -49,6 +49,7 @@ OPTION_MODES = {
     "newton": (RENDER, MOVIE),
     "exact_pixels": (RENDER,),
     "proved_pixels": (RENDER,),
+    "marked_pixels": (RENDER,),
     "overlay": (RENDER,),
     "gpus": (RENDER, MOVIE),
     "scheduler": (RENDER, MOVIE),
@@ -191,14 +192,19 @@ def build_parser() -> ArgParser:
                    help="mandelbrot: first move to the minibrot in the view of --center/--width "
                         "(its nucleus by Newton's method) and show it; prints its period")
     g.add_argument("--exact-pixels", action="store_true", default=None,
-                   help="mandelbrot, deep frames: iterate, on every core, the pixels float64 "
-                        "deltas cannot place, in double-double with a sound bound, then in MPFR "
-                        "where that cannot prove them (exact; minutes at the hardest places); "
-                        "without it they keep the loop's value and are marked (counted in a note, "
-                        "2 in the redone overlay)")
+                   help="mandelbrot, deep frames: the pixels float64 deltas cannot place are "
+                        "iterated on every core in double-double with a sound bound (the "
+                        "default), then in MPFR where that cannot prove them (exact; minutes at "
+                        "the hardest places)")
     g.add_argument("--proved-pixels", action="store_true", default=None,
-                   help="mandelbrot, deep frames: the double-double pass of --exact-pixels alone "
-                        "(seconds at the hardest places): the pixels it cannot prove are marked")
+                   help="mandelbrot, deep frames (the default): the pixels float64 deltas cannot "
+                        "place are iterated in double-double (seconds at the hardest places); "
+                        "those it cannot prove keep the loop's value and are marked (counted in "
+                        "a note, 2 in the redone overlay)")
+    g.add_argument("--marked-pixels", action="store_true", default=None,
+                   help="mandelbrot, deep frames: the fastest render: the pixels float64 deltas "
+                        "cannot place keep the loop's value and are all marked (none iterated "
+                        "again; up to ~3 %% of KF's hardest places)")
     g.add_argument("--overlay", type=overlay_value, metavar="NAME[,NAME]",
                    help="mandelbrot: also write these per-pixel overlays as FILE.NAME.npy beside "
                         "--out: iterations, lane-efficiency (GPU), bla-steps, perturbation-steps, "

@@ -34,19 +34,22 @@ def orbit_line(orbit, source: str | None = "") -> str | None:
     return "reference orbit: " + ", ".join(parts)
 
 
-def exact_line(renderer) -> str | None:
+def exact_line(renderer, mode: str = "proved") -> str | None:
     """'5 pixels that float64 deltas cannot place: marked (...)', '... proved in double-double'
-    or '... iterated in MPFR' for the renderer's last deep frame; None when there were none (or
-    no deep frame)."""
+    or '... iterated in MPFR' for the renderer's last deep frame drawn with `mode` (its request's
+    `pixels`); None when there were none (or no deep frame)."""
     got = getattr(getattr(renderer, "deep", None), "last_exact", None) or {}
     exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
     proved = int(got.get("dd_pixels", 0))
     done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",
                                        f"{exact:,} iterated in MPFR" if exact else "") if part)
     if marked:
+        hint = ("without --marked-pixels they are iterated in double-double, with --exact-pixels "
+                "then in MPFR" if mode == "marked" else
+                "the double-double pass could not prove them; --exact-pixels iterates them in "
+                "MPFR")
         return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
-                "kept at the loop's value and marked (2 in the redone overlay); --proved-pixels "
-                "iterates them in double-double, --exact-pixels then in MPFR"
+                f"kept at the loop's value and marked (2 in the redone overlay); {hint}"
                 + (f" ({done})" if done else ""))
     if exact or proved:
         return f"{exact + proved:,} pixel{'s' if exact + proved != 1 else ''} that float64 " \

@@ -291,7 +291,7 @@ def band_request(request: DeepFrameRequest, row0: int, rows: int, want_values: b
 def _place_key(r: DeepFrameRequest) -> tuple:
     """What the values depend on (everything but the colouring and where the frame is wanted)."""
     return (str(r.center_re), str(r.center_im), str(r.width), tuple(r.size), int(r.max_iter),
-            r.number_format, r.bla, r.number_type, r.within)
+            r.number_format, r.bla, r.number_type, r.within, getattr(r, "pixels", ""))
 
 
 def _merge(into, extra) -> None:

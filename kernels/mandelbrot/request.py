@@ -153,6 +153,10 @@ def precision_state(center_re: float, center_im: float, width: float, w_pixels: 
     return ("ok", "")
 
 
+# DeepFrameRequest.pixels' values ("" leaves it to the renderer)
+PIXEL_MODES = ("", "marked", "proved", "exact")
+
+
 @dataclass(frozen=True)
 class DeepFrameRequest(DeepRequest):
     """A deep-zoom frame for the scheduler: DeepRequest's place (centre as decimal strings of any
@@ -169,12 +173,19 @@ class DeepFrameRequest(DeepRequest):
     # the deltas' type: "float64" | "float32" (perturbation format only: number_type.py chooses)
     number_type: str = "float64"
     overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
+    # the pixels float64 deltas cannot place (deep/exact_redo.py): "marked" keeps the loop's value
+    # and marks them, "proved" iterates them in double-double first, "exact" then in MPFR; "" is
+    # the renderer's own setting. A field of the picture, so every band of a poster does the same.
+    pixels: str = ""
 
     def validate(self) -> DeepFrameRequest:
         super().validate()
         validate_colouring(self)
         if self.number_type not in ("float64", "float32"):
             raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
+        if self.pixels not in PIXEL_MODES:
+            raise ValueError(f"pixels must be one of {', '.join(m for m in PIXEL_MODES if m)}, "
+                             f"got {self.pixels!r}")
         return self
 
 

@@ -36,6 +36,13 @@ PROVED = "proved"
 REDONE_LAYER = 4
 
 
+def mode_of(request, default):
+    """What to do with the handed-back pixels of `request`: its own `pixels` field when it names
+    one ("marked", "proved", "exact"), else the renderer's `default` (its exact_redo)."""
+    return {"marked": False, "proved": PROVED, "exact": True}.get(getattr(request, "pixels", ""),
+                                                                   default)
+
+
 def untrusted_pixels(values: np.ndarray) -> np.ndarray:
     """(row, col) of the pixels the loop handed back (values below 0), as an (N, 2) array."""
     return np.argwhere(values < 0)

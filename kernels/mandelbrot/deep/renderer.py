@@ -26,7 +26,7 @@ from ..number_type import float32_deltas_reach
 from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
-from .exact_redo import ExactCache
+from .exact_redo import ExactCache, mode_of
 from .gpu_pixels import GpuPixels
 from .layout import empty_table, stats_dict
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
@@ -298,7 +298,7 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        mode = False if request.polar else self.exact_redo     # exact_redo.py: rectangles only
+        mode = False if request.polar else mode_of(request, self.exact_redo)   # rectangles only
         exact = self.pixels.exact(self.pool, run_out, request, mode, timer, self.exact, cancel,
                                   layers)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
