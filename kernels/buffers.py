@@ -85,33 +85,6 @@ def _read_host_available() -> int | None:
         return None
 
 
-# host arrays at least this large start on a huge-page boundary (below)
-HUGE_PAGE = 2 << 20
-
-
-def huge_page_empty(shape, dtype) -> np.ndarray:
-    """np.empty, but for arrays of HUGE_PAGE bytes or more: anonymous memory aligned to a 2 MiB
-    boundary with the kernel asked for huge pages (Linux; elsewhere, or with
-    GPU_EXPLORER_HUGE_PAGES=0, plain np.empty). Where malloc places a large array depends on
-    what the process freed before, so how much of it huge pages could back (and with it the
-    TLB misses a pass over it pays, dear under a hypervisor) changed from process to process:
-    one size measured 3x apart in two processes."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    import mmap
-    if (nbytes < HUGE_PAGE or not hasattr(mmap, "MADV_HUGEPAGE")
-            or os.environ.get("GPU_EXPLORER_HUGE_PAGES", "1") == "0"):
-        return np.empty(shape, dtype=dtype)
-    region = mmap.mmap(-1, nbytes + HUGE_PAGE)
-    raw = np.frombuffer(region, dtype=np.uint8)      # keeps `region` alive as long as it lives
-    skip = -raw.ctypes.data % HUGE_PAGE
-    try:
-        region.madvise(mmap.MADV_HUGEPAGE, skip, nbytes - nbytes % mmap.PAGESIZE)
-    except (OSError, ValueError):
-        pass                                          # no huge pages here: 4 KiB pages as before
-    return raw[skip:skip + nbytes].view(dtype).reshape(shape)
-
-
 def copy_frame_to_host(device_array, host_array, stream) -> None:
     """Queue a device→host copy of a whole contiguous frame on `stream`.
 
@@ -183,7 +156,7 @@ class BufferPool:
                     from numba import cuda
                     arrays.append(cuda.pinned_array(shape, dtype=dtype))
                 else:
-                    arrays.append(huge_page_empty(shape, dtype))
+                    arrays.append(np.empty(shape, dtype=dtype))
                 self.allocations += 1
             note_host_cost("allocate", (time.perf_counter() - t) * 1e3)
             hit = (shape, dtype, arrays, -1)

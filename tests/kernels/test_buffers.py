@@ -37,21 +37,3 @@ def test_device_buffers_reused(gpu_backend):
     assert pool.allocations == 2
     h = pool.host("f", (3, 4), np.uint8)
     assert h.shape == (3, 4)
-
-
-def test_large_host_arrays_start_on_a_huge_page(monkeypatch):
-    """Large pageable host arrays start on a 2 MiB boundary (kernels/buffers.huge_page_empty):
-    malloc put them wherever the process's history left room, and how much of them huge pages
-    could back changed a sweep point 3x between two processes. Small ones stay np.empty's."""
-    import mmap
-
-    from kernels.buffers import HUGE_PAGE, huge_page_empty
-    a = huge_page_empty((1 << 20,), np.float32)
-    a[:] = 2.5
-    assert a.shape == (1 << 20,) and a.dtype == np.float32 and a.flags["C_CONTIGUOUS"]
-    assert float(a.sum()) == 2.5 * (1 << 20)
-    if hasattr(mmap, "MADV_HUGEPAGE"):
-        assert a.ctypes.data % HUGE_PAGE == 0
-    assert huge_page_empty((16,), np.float64).base is None          # plain np.empty
-    monkeypatch.setenv("GPU_EXPLORER_HUGE_PAGES", "0")
-    assert huge_page_empty((1 << 20,), np.float32).base is None
