@@ -71,8 +71,10 @@ def coordinate_text(d: Decimal, places: int) -> str:
 
 def reference_text(meta: dict | None) -> str | None:
     """A deep frame's reference orbit in words, from its Frame.meta: 'reference 3,424 bits,
-    671,046 points, period 139' (the period only where the orbit stopped at it); None for a
-    frame without one (float64)."""
+    671,046 points, period 139' (the period only where the orbit stopped at it), then how many
+    of its pixels float64 deltas could not place and are marked (the window does not iterate
+    them again: a --render proves them; the Redone overlay shows them as 2); None for a frame
+    without one (float64)."""
     if not meta or meta.get("reference_points") is None:
         return None
     bits = meta.get("precision_bits")
@@ -80,7 +82,11 @@ def reference_text(meta: dict | None) -> str | None:
              f"{int(meta['reference_points']):,} points"]
     if meta.get("reference_period"):
         parts.append(f"period {int(meta['reference_period']):,}")
-    return ", ".join(parts)
+    text = ", ".join(parts)
+    marked = int((meta.get("stats") or {}).get("marked_pixels", 0))
+    if marked:      # never silently wrong: a part of its own (a line where the canvas is narrow)
+        text += f"   {marked:,} pixel{'s' if marked != 1 else ''} marked: float64 cannot place them"
+    return text
 
 
 def readout_text(center_re, center_im, width, canvas_w: int, iterations: int,

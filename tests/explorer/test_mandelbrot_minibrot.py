@@ -147,6 +147,10 @@ def test_reference_text_names_bits_points_and_period():
     assert reference_text(meta) == "reference 3,424 bits, 671,046 points"
     assert reference_text(dict(meta, reference_period=139)).endswith("points, period 139")
     assert reference_text({}) is None and reference_text(None) is None
+    # the pixels float64 deltas could not place, kept at the loop's value: said, never silent
+    said = reference_text(dict(meta, stats={"marked_pixels": 825, "dd_pixels": 0}))
+    assert said == "reference 3,424 bits, 671,046 points   825 pixels marked: float64 cannot place them"
+    assert "marked" not in reference_text(dict(meta, stats={"marked_pixels": 0}))
     text = readout_text("-1.75", "0", Decimal("1e-50"), 800, 5000, True, "perturbation",
                         reference_text(dict(meta, reference_period=139)))
     assert text.endswith("perturbation   reference 3,424 bits, 671,046 points, period 139")
