@@ -44,10 +44,11 @@ def exact_line(renderer, mode: str = "proved") -> str | None:
     done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",
                                        f"{exact:,} iterated in MPFR" if exact else "") if part)
     if marked:
-        hint = ("without --marked-pixels they are iterated in double-double, with --exact-pixels "
-                "then in MPFR" if mode == "marked" else
-                "the double-double pass could not prove them; --exact-pixels iterates them in "
-                "MPFR")
+        hint = {"marked": "without --marked-pixels they are iterated in double-double, with "
+                          "--exact-pixels then in MPFR",
+                "exact": "MPFR's count did not settle by the largest precision tried"}.get(
+            mode, "the double-double pass could not prove them; --exact-pixels iterates them in "
+                  "MPFR")
         return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
                 f"kept at the loop's value and marked (2 in the redone overlay); {hint}"
                 + (f" ({done})" if done else ""))
