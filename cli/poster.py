@@ -8,6 +8,7 @@ from services.poster import Poster
 
 from .failures import UNUSABLE, USAGE, cluster_failure, fail, interrupted, note
 from .progress import RenderProgress
+from .reference_line import exact_words
 
 
 def run_poster(args, view: str, request, out: str, backend) -> int:
@@ -79,6 +80,14 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         poster.close()
         return fail(UNUSABLE, f"{out} could not be written ({exc}); the picture is kept in "
                               f"{poster.parts.pixels_path}")
+    mode = getattr(request, "pixels", None)
+    if mode is not None:    # a deep picture: its pixels float64 cannot place, over every band
+        got = poster.exact_counts
+        line = ("the pixels float64 deltas cannot place were not counted in every band (bands "
+                "a cluster's workers sent back as pixels, or kept from an older run)"
+                if got is None else exact_words(got, mode))
+        if line:
+            note(line)
     print(f"wrote {out} ({w}x{h}, {view}, {total} bands on {pool.describe()}; "
           f"rendering {poster.render_s:.2f} s, writing {write_s:.2f} s)")
     return 0

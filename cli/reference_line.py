@@ -35,10 +35,14 @@ def orbit_line(orbit, source: str | None = "") -> str | None:
 
 
 def exact_line(renderer, mode: str = "proved") -> str | None:
+    """exact_words for the renderer's last deep frame."""
+    return exact_words(getattr(getattr(renderer, "deep", None), "last_exact", None) or {}, mode)
+
+
+def exact_words(got: dict, mode: str = "proved") -> str | None:
     """'5 pixels that float64 deltas cannot place: marked (...)', '... proved in double-double'
-    or '... iterated in MPFR' for the renderer's last deep frame drawn with `mode` (its request's
-    `pixels`); None when there were none (or no deep frame)."""
-    got = getattr(getattr(renderer, "deep", None), "last_exact", None) or {}
+    or '... iterated in MPFR' for the counts `got` (exact_redo's dd_, exact_ and marked_pixels)
+    of a deep picture drawn with `mode` (its request's `pixels`); None when there were none."""
     exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
     proved = int(got.get("dd_pixels", 0))
     done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",

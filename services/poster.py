@@ -47,6 +47,19 @@ def plan_of(view: str, request, w: int, h: int, rows: int, npy: bool) -> dict:
             "values": npy, "request": type(request).__name__, "fields": fields}
 
 
+def _counts_of(doc, done: set[int]) -> dict[int, dict]:
+    """done.json's per-band counts of the finished bands, those that read as whole numbers."""
+    if not isinstance(doc, dict):
+        return {}
+    out = {}
+    for key, c in doc.items():
+        if (isinstance(key, str) and key.isdigit() and int(key) in done and isinstance(c, dict)
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                        for v in c.values())):
+            out[int(key)] = {str(k): int(v) for k, v in c.items()}
+    return out
+
+
 class Parts(PartsFolder):
     """The parts folder of one poster: the memory-mapped picture and the list of finished bands."""
     # a fresh start rewrites pixels.npy and done.json: nothing of an unreadable plan's survives
@@ -58,6 +71,9 @@ class Parts(PartsFolder):
         self.done_path = os.path.join(self.folder, "done.json")
         self.shape, self.dtype = shape, np.dtype(dtype)
         self.done: set[int] = set()
+        # per finished band, its pixels float64 could not place (tiles.exact_counts); a band a
+        # remote worker sent back as pixels has none
+        self.counts: dict[int, dict] = {}
         self.pixels = None
         self.notes: list[str] = []     # resume state found inconsistent and set aside
 
@@ -97,7 +113,9 @@ class Parts(PartsFolder):
             doc = read_json(self.done_path)
             if not isinstance(doc, dict):
                 raise ValueError(f"it is a {type(doc).__name__}, not a record of finished bands")
-            return checked_indices(doc.get("bands"), total, "bands")
+            done = checked_indices(doc.get("bands"), total, "bands")
+            self.counts = _counts_of(doc.get("exact"), done)
+            return done
         except ValueError as exc:
             where = set_aside(self.done_path) if os.path.exists(self.done_path) else self.done_path
             self.notes.append(f"{self.done_path} does not fit this picture ({exc}); set aside as "
@@ -105,11 +123,27 @@ class Parts(PartsFolder):
             write_json(self.done_path, {"bands": []})
             return set()
 
-    def mark(self, index: int, row0: int, rows: int) -> None:
-        """Band `index` is in the picture: flushed to disk, then listed as done."""
+    def mark(self, index: int, row0: int, rows: int, counts: dict | None = None) -> None:
+        """Band `index` is in the picture: flushed to disk, then listed as done (with `counts`,
+        its tiles.exact_counts, when the worker handed them back)."""
         self.pixels.flush()
         self.done.add(int(index))
-        write_json(self.done_path, {"bands": sorted(self.done)}, indent=None)
+        if counts is not None:
+            self.counts[int(index)] = counts
+        write_json(self.done_path, {"bands": sorted(self.done),
+                                    "exact": {str(i): c for i, c in sorted(self.counts.items())}},
+                   indent=None)
+
+    def exact_counts(self) -> dict | None:
+        """The picture's pixels float64 could not place, summed over its bands (a deep picture);
+        None when a band's are not known (sent back by a remote worker, or an older record)."""
+        if any(i not in self.counts for i in self.done):
+            return None
+        total: dict[str, int] = {}
+        for c in self.counts.values():
+            for k, v in c.items():
+                total[k] = total.get(k, 0) + int(v)
+        return total
 
     def close(self) -> None:
         if self.pixels is not None:
@@ -150,6 +184,11 @@ class Poster:
     def done(self) -> int:
         return len(self.parts.done)
 
+    @property
+    def exact_counts(self) -> dict | None:
+        """Parts.exact_counts: the picture's pixels float64 could not place, over its bands."""
+        return self.parts.exact_counts()
+
     def open(self) -> None:
         """See Parts.open: ValueError for another picture's folder, OSError for a full disk."""
         self.parts.open()
@@ -176,11 +215,13 @@ class Poster:
         for k, band in pool.ordered(jobs, cancel=cancel):
             i = todo[k]
             r0, n = self.cut[i]
-            if not in_place:    # a cluster's worker may send anything back
+            counts = None
+            if in_place:        # the band is in the picture already: its counts came back
+                counts = _counts_of({str(i): band}, {i}).get(i) if isinstance(band, dict) else None
+            else:               # a cluster's worker may send anything back
                 self.check_band(band, i, getattr(pool, "last_origin", None))
-            if band is not None:
                 self.parts.pixels[r0:r0 + n] = band
-            self.parts.mark(i, r0, n)
+            self.parts.mark(i, r0, n, counts)
             if progress is not None:
                 progress(self.done / self.total)
         self.render_s = time.perf_counter() - t0

@@ -50,6 +50,14 @@ def bands(height: int, rows: int) -> list[tuple[int, int]]:
 ROLE = "pool"
 
 
+def exact_counts(worker, request) -> dict:
+    """The last deep band's pixels float64 deltas could not place, as the worker's renderer
+    settled them (deep/exact_redo.py: dd_pixels, exact_pixels, marked_pixels); {} for a float64
+    picture. Read once the band is finished: its settling sets them."""
+    deep = getattr(renderer_of(worker, request, ROLE), "deep", None)
+    return dict(getattr(deep, "last_exact", None) or {})
+
+
 @dataclass(frozen=True)
 class BandJob:
     """Rows row0 .. row0 + rows of `request`'s picture: uint8 RGBA (rows, w, 4), or float64
@@ -92,24 +100,28 @@ class BandJob:
 @dataclass(frozen=True)
 class BandInto:
     """A BandJob whose rows go straight into `picture` (an array or memory map of the whole picture
-    in this process): for pools in this process, which then hand back nothing but the order."""
+    in this process): for pools in this process, which then hand back only the band's
+    exact_counts (a small dict; no pixels)."""
     job: BandJob
     picture: np.ndarray
 
-    def __call__(self, worker) -> None:
+    def __call__(self, worker) -> dict:
         j = self.job
         self.job.render_into(worker, self.picture[j.row0:j.row0 + j.rows])
+        return exact_counts(worker, j.request)
 
     def start(self, worker):
         """The job in two halves, as LocalPool runs it: this queues the band, the callable it
-        returns waits for it (after the worker has queued its next band) and returns None."""
+        returns waits for it (after the worker has queued its next band) and returns its
+        exact_counts."""
         j = self.job
         finish = j.start_into(worker, self.picture[j.row0:j.row0 + j.rows])
         if isinstance(finish, Ready):
-            return Ready()
+            return Ready(exact_counts(worker, j.request))
 
-        def done() -> None:
+        def done() -> dict:
             finish()
+            return exact_counts(worker, j.request)
         return done
 
 
@@ -117,7 +129,7 @@ class BandInto:
 class BandIntoFile:
     """A BandJob whose rows go straight into the picture's file (a .npy at `path`, its data from
     byte `offset`, of `shape` and `dtype`): for cluster workers on this machine, which then hand
-    back nothing but the order instead of the band's bytes through the cluster's comms. The rows
+    back only its exact_counts instead of the band's bytes through the cluster's comms. The rows
     are written from the renderer's own buffer with one write before the job returns (into the
     page cache the poster's own mapping shares; the poster flushes it when it marks the band
     done): a memory map of the rows made for each band paid a page fault for every 4 kB page of
@@ -128,7 +140,7 @@ class BandIntoFile:
     shape: tuple
     dtype: str
 
-    def __call__(self, worker) -> None:
+    def __call__(self, worker) -> dict:
         j = self.job
         want = (j.rows,) + tuple(self.shape[1:])
         band = j.render(worker)
@@ -141,6 +153,7 @@ class BandIntoFile:
             fh.seek(self.offset + j.row0 * row_bytes)
             while data:             # a raw write may take less than it was given
                 data = data[fh.write(data):]
+        return exact_counts(worker, j.request)
 
     @staticmethod
     def into(job: BandJob, picture: np.memmap) -> BandIntoFile:

@@ -72,3 +72,50 @@ def test_a_poster_proves_the_same_pixels_as_the_picture_whole(tmp_path, capsys):
 def test_proved_pixels_only_with_render(capsys):
     assert main.main(["--proved-pixels"]) == 2
     assert "--proved-pixels" in capsys.readouterr().err
+
+
+def test_a_poster_counts_the_pixels_it_leaves_marked_and_resumes_with_them(tmp_path, capsys,
+                                                                        monkeypatch):
+    """A poster's note sums its bands' counts, as the one piece's note counts its own; the
+    counts of bands finished before an interruption come back from the parts folder."""
+    pytest.importorskip("distributed", reason="the cluster extra (Dask) is not installed")
+    from services import poster
+
+    def render(out, *extra):
+        code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "16x16",
+                          "--location", KF_5E227, "--out", str(out), "--marked-pixels", *extra])
+        return code, capsys.readouterr()
+    code, one = render(tmp_path / "one.npy")
+    assert code == 0 and "5 pixels that float64 deltas cannot place" in one.err
+    real_mark, marked = poster.Parts.mark, []
+
+    def mark_then_stop(self, index, row0, rows, counts=None):
+        real_mark(self, index, row0, rows, counts)
+        marked.append(index)
+        if len(marked) == 9:
+            raise KeyboardInterrupt        # as Ctrl+C would land after the ninth band
+    monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+    out = tmp_path / "poster.npy"
+    code, _ = render(out, "--scheduler", "local")
+    assert code != 0 and len(marked) == 9
+    monkeypatch.setattr(poster.Parts, "mark", real_mark)
+    code, again = render(out, "--scheduler", "local")
+    assert code == 0, again.err
+    assert "resuming" in again.err
+    assert "5 pixels that float64 deltas cannot place" in again.err
+    assert np.array_equal(np.load(out), np.load(tmp_path / "one.npy"))
+
+
+def test_a_parts_record_whose_counts_do_not_read_says_so(tmp_path):
+    """done.json's per-band counts are read only where they are whole numbers of finished bands;
+    a picture with a band whose count is missing says it was not counted, never a smaller sum."""
+    from services.poster import Parts, _counts_of
+    assert _counts_of({"0": {"marked_pixels": 2}, "1": {"marked_pixels": -1}, "x": {},
+                       "2": {"marked_pixels": True}, "5": {"marked_pixels": 3}}, {0, 1, 2}) \
+        == {0: {"marked_pixels": 2}}
+    assert _counts_of(["not", "a", "dict"], {0}) == {}
+    parts = Parts(str(tmp_path / "p.npy"), {"version": 1}, (4, 4), np.float64)
+    parts.done, parts.counts = {0, 1}, {0: {"marked_pixels": 2, "dd_pixels": 1}}
+    assert parts.exact_counts() is None
+    parts.counts[1] = {"marked_pixels": 1, "dd_pixels": 0}
+    assert parts.exact_counts() == {"marked_pixels": 3, "dd_pixels": 1}

@@ -51,8 +51,8 @@ def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, m
     real_mark = poster.Parts.mark
     marked = []
 
-    def mark_then_stop(self, index, row0, rows):
-        real_mark(self, index, row0, rows)
+    def mark_then_stop(self, index, row0, rows, counts=None):
+        real_mark(self, index, row0, rows, counts)
         marked.append(index)
         if len(marked) == 5:
             raise KeyboardInterrupt        # as Ctrl+C would land after the fifth band

@@ -166,8 +166,8 @@ def test_a_poster_done_list_that_does_not_fit_is_set_aside(tmp_path, capsys, mon
     monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)
     real_mark, marked = poster.Parts.mark, []
 
-    def mark_then_stop(self, index, row0, rows):
-        real_mark(self, index, row0, rows)
+    def mark_then_stop(self, index, row0, rows, counts=None):
+        real_mark(self, index, row0, rows, counts)
         marked.append(index)
         if len(marked) == 2:
             raise KeyboardInterrupt

@@ -248,7 +248,8 @@ def pictures(backend, make, req, rows, values=False):
             held()
             pooled = np.zeros(shape, dtype)
             jobs = [BandInto(BandJob(req, r0, n, v), pooled) for r0, n in cut]
-            assert all(r is None for _, r in pool.ordered(jobs))
+            # the rows land in `pooled`; a band hands back only its exact counts (tiles.exact_counts)
+            assert all(isinstance(r, dict) for _, r in pool.ordered(jobs))
             got.append((single, ahead, pooled))
     return got if isinstance(values, tuple) else got[0]
 
