@@ -141,10 +141,13 @@ class GpuTarget:
         plain_rows = work // max(1, cols * max_iter)
         return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
-    def escape(self, values, args, timer, cancel, counts, whole=False):
+    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None):
         """Escape values for the buffer's rows (args: escape kernels' grid arguments). `whole`:
         one launch even where the worst case's work would cut the rows into bands, each ending in
-        a synchronisation and a cancel check (a poster's next band, once its last was quick)."""
+        a synchronisation and a cancel check (a poster's next band, once its last was quick).
+        `launch`: another launch for this pass than the target's own (the lane-efficiency
+        overlay's counting twin of the warp launch); the sliced kernel stays the same."""
+        launch = self.launch if launch is None else launch
         rows, cols = values.shape
         max_iter = args[-1]
         work, _, max_pixels = self._bounds()
@@ -153,12 +156,12 @@ class GpuTarget:
         if whole and not self._sliced(rows, cols, max_iter):
             plain_rows = rows
         if plain_rows >= rows and band >= rows:           # the usual frame: one launch
-            self.launch.run(self, values, counts, 0, rows, args, timer)
+            launch.run(self, values, counts, 0, rows, args, timer)
             return
         if not self._sliced(rows, cols, max_iter):        # bands of rows, each launch whole
             step = min(plain_rows, band)
             for b0 in range(0, rows, step):
-                self.launch.run(self, values, counts, b0, min(step, rows - b0), args, timer)
+                launch.run(self, values, counts, b0, min(step, rows - b0), args, timer)
                 if cancel is not None:
                     self.stream.synchronize()
                     cancel.check()

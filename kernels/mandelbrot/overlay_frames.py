@@ -6,6 +6,7 @@ picture, so the frame still crosses the bus once; only the kept layers and a few
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,6 +201,18 @@ def _merge(into, extra) -> None:
         into.phases_ms["total"] += extra.phases_ms["total"]
 
 
+# what the overlays keep per renderer (its lane-counting launch, its palette on the device), for
+# as long as the renderer lives: kept beside it rather than set on it
+_PER_RENDERER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _kept(renderer) -> dict:
+    got = _PER_RENDERER.get(renderer)
+    if got is None:
+        got = _PER_RENDERER[renderer] = {}
+    return got
+
+
 @dataclass
 class _Lanes:
     """The lane-efficiency pass's device buffers: `slots` (H, W) int32 lane-iterations per pixel,
@@ -223,16 +236,13 @@ def _gpu_lanes_escape(renderer, values, counts, args, h, timer, cancel) -> _Lane
     if type(plain) is not WarpLaunch:
         target.escape(values, args, timer, cancel, counts)
         return _Lanes(slots, total, None)
-    launch = renderer.__dict__.get("_overlay_launch")
+    kept = _kept(renderer)
+    launch = kept.get("launch")
     if launch is None or launch.thresh != plain.thresh or launch.per_sm != plain.per_sm:
-        launch = renderer.__dict__["_overlay_launch"] = OverlayWarpLaunch(plain, None, None)
+        launch = kept["launch"] = OverlayWarpLaunch(plain, None, None)
     launch.slots, launch.lanes, launch.rows = slots, total, 0
     target.kernel(mk.zero_kernel, 1, 32)(total)
-    target.launch = launch
-    try:
-        target.escape(values, args, timer, cancel, counts)
-    finally:
-        target.launch = plain
+    target.escape(values, args, timer, cancel, counts, launch=launch)
     if launch.rows < h:
         return _Lanes(slots, total, None)
     home = pool.host("overlay-lanes", (1,), np.int64)
@@ -251,9 +261,10 @@ def _gpu_colour_float64(renderer, name, values, lanes, args, scale, rgba, timer)
     """Overlay `name` of a float64 frame into `rgba` on the device, from its values (and the
     lane-iterations), launched as the renderer launches its own kernels."""
     target = renderer.target
-    lut = renderer.__dict__.get("_overlay_lut")
+    kept = _kept(renderer)
+    lut = kept.get("lut")
     if lut is None:
-        lut = renderer.__dict__["_overlay_lut"] = _device_lut(target.stream)
+        lut = kept["lut"] = _device_lut(target.stream)
     blocks, threads = od.grid2(rgba.shape, target.simulated)
     span = od.span_of(scale)
     with timer.phase("kernel", gpu=True, detail="overlay"):
