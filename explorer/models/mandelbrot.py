@@ -120,6 +120,9 @@ class MandelbrotModel:
         self.number_type = "auto"        # float64-format frames: "auto" | "float32" | "float64"
         self.number_choice = None        # number_type.Choice of the last request built
         self.overlay = ""                # drawn instead of the picture where it has a meaning
+        # deep frames' pixels float64 cannot place: False marks them (frames stay interactive),
+        # True iterates them in double-double as a --render does (deep/exact_redo.py)
+        self.prove_pixels = False
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows
         self._shown: Ticket | None = None
@@ -199,6 +202,8 @@ class MandelbrotModel:
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
                   "want_values": False, "backend": self.backend}
         req = place_request(s.center_re, s.center_im, width, (w, h), self.iterations(), **colour)
+        if self.prove_pixels and isinstance(req, km.DeepFrameRequest):
+            req = dataclasses.replace(req, pixels="proved")
         req, self.number_choice = resolve_number_type(req, self.backend, self.number_type)
         return with_usable_overlay(req, self.overlay)
 
@@ -223,6 +228,8 @@ class MandelbrotModel:
         slow = not self.backend.is_gpu or (deep and self.deep_slow)
         if self.progressive and slow and w * h >= PROGRESSIVE_MIN_PIXELS:
             coarse = dataclasses.replace(req, size=(max(1, w // COARSE), max(1, h // COARSE)))
+            if deep:            # a preview: its doubtful pixels marked, not iterated again
+                coarse = dataclasses.replace(coarse, pixels="")
             req = km.ProgressiveRequest(full=req, coarse=coarse)
         self.job = FrameProgress(time.perf_counter(),
                                  progressive=isinstance(req, km.ProgressiveRequest))
@@ -346,6 +353,8 @@ class MandelbrotModel:
         check_export_path(path)
         req = dataclasses.replace(self.build_request(w, h, self.export_width(w, h)),
                                   want_values=path.lower().endswith(".npy"))
+        if isinstance(req, km.DeepFrameRequest):   # a file, as --render: proved (issue 34)
+            req = dataclasses.replace(req, pixels="proved")
         req.validate()
         return MandelbrotExport(req, path, self.backend, gpus=tuple(gpus) if gpus else None)
 

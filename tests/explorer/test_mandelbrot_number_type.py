@@ -129,3 +129,35 @@ def test_a_portrait_view_is_compared_whole(qtbot, scheduler, cpu_backend):
         assert abs(pix.width() / pix.height() - w / h) < 0.02   # the view's shape, nothing cut
         assert pic.width() >= pix.width() and pic.height() >= pix.height()
     v.number_types.close()
+
+
+def test_doubtful_deep_pixels_are_marked_until_asked_and_proved_in_exports(qtbot, view, tmp_path):
+    """The box's 'Prove doubtful deep pixels' (P) makes the view's deep frames iterate the pixels
+    float64 cannot place in double-double, as --render does; off (the default) they are marked
+    and the readout counts them. An export proves them either way; a coarse preview never does."""
+    pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+    import os
+
+    from services.location_file import location_options
+    kf = os.path.join(os.path.dirname(__file__), "..", "..", "resources", "kf-5e227.kfr")
+    opts = location_options(kf, (32, 32))
+    re_, im_ = opts["center"].split(",")
+    view.go_to(re_, im_, opts["width"], int(opts["iters"]))
+    wait_full_frame(qtbot, view)
+    assert view.last_frame.request.pixels == ""
+    marked = view.last_frame.meta["stats"]["marked_pixels"]
+    assert marked > 0 and f"{marked:,} pixels marked" in view.readout.full_text()
+    box = view.number_types.box
+    with qtbot.waitSignal(view.status_message, check_params_cb=lambda t, ms: "double-double" in t):
+        box.prove.setChecked(True)
+    qtbot.waitUntil(lambda: view.last_frame.request.pixels == "proved", timeout=120000)
+    stats = view.last_frame.meta["stats"]
+    assert stats["dd_pixels"] > 0 and stats["marked_pixels"] < marked
+    w, h = view.canvas_size()
+    coarse = view.model.frame_job(w, h)[0]
+    assert getattr(coarse, "coarse", coarse).pixels in ("", "proved")
+    if hasattr(coarse, "coarse"):
+        assert coarse.coarse.pixels == "" and coarse.full.pixels == "proved"
+    box.prove.setChecked(False)
+    job = view.model.export_job(str(tmp_path / "x.png"), 64, 48)
+    assert job.request.pixels == "proved"
