@@ -27,6 +27,8 @@ KEYS = (
     ("", "zoom to the minibrot in a box: then draw the box (right- or Shift-drag)", "Shift+N"),
     ("", "compare float32 with float64 on this view (also the side panel's button)",
      "Ctrl+Shift+F"),
+    ("", "deep frames: prove the pixels float64 cannot place (double-double), or mark them (the "
+         "default)", "P"),
     ("", "next overlay (none, then each that has a meaning here)", "Ctrl+Shift+O"),
     ("Distance heatmap", "set the reference point", "click the map (a drag pans, the wheel zooms)"),
     ("", "whole world", "Home"),
