@@ -28,7 +28,7 @@ from .base import BaseView
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
 from .mandelbrot_exporting import ExportRunner
-from .mandelbrot_frames import FramePump
+from .mandelbrot_frames import frame_loop
 from .mandelbrot_hover import HoverReadout
 from .mandelbrot_minibrot import MinibrotZoom
 from .mandelbrot_number_type import NumberTypeControls
@@ -81,7 +81,7 @@ class MandelbrotView(BaseView):
         lay.addWidget(split)
         self.splitter = split
 
-        self.frames = FramePump(self)
+        self.frames = frame_loop(self)
         self.hover = HoverReadout(self)
         self.places = PlaceActions(self)
         self.exports = ExportRunner(self)
