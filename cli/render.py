@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from kernels.mandelbrot.request import DOUBTFUL_STAGE, DOUBTFUL_WORDS
 from kernels.numba_cache import compile_when
 from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
@@ -26,7 +27,7 @@ from .reference_line import exact_line, reference_line
 # what a deep picture's bar says it is doing, by its renderer's stage
 STAGE_WORDS = {"compile": "compiling the deep-zoom kernels ({when})",
                "reference": "reference orbit", "table": "approximation table",
-               "pixels": "pixels"}
+               "pixels": "pixels", DOUBTFUL_STAGE: DOUBTFUL_WORDS}
 
 
 class StagedProgress(RenderProgress):

@@ -155,6 +155,10 @@ def precision_state(center_re: float, center_im: float, width: float, w_pixels: 
 
 # DeepFrameRequest.pixels' values ("" leaves it to the renderer)
 PIXEL_MODES = ("", "marked", "proved", "exact")
+# the progress stage a deep frame reports while those pixels are iterated again (seconds at the
+# hardest places; deep/exact_redo.py), and how the status lines say it
+DOUBTFUL_STAGE = "doubtful pixels"
+DOUBTFUL_WORDS = "proving the pixels float64 cannot place (double-double)"
 
 
 @dataclass(frozen=True)

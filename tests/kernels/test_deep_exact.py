@@ -316,3 +316,22 @@ def test_the_middle_tiers_deltas_are_the_pixels_centres_to_106_bits():
             pre, pim = pixel_point(whole, r, c)
             for want, hi, lo in ((pre - cre, row[0], row[1]), (pim - cim, row[2], row[3])):
                 assert abs(want - gmpy2.mpfr(hi) - gmpy2.mpfr(lo)) <= abs(want) * 2.0 ** -104
+
+
+@pytest.mark.parametrize("pixels, said", [("proved", True), ("marked", False)])
+def test_iterating_doubtful_pixels_again_is_a_stage_of_its_own(cpu_backend, pixels, said):
+    """A picture whose doubtful pixels are iterated again (seconds at the hardest places) says so
+    as a progress stage after its pixels, so the bar's line is not left on 'pixels' meanwhile;
+    one that marks them has no such stage."""
+    from kernels.mandelbrot.request import DOUBTFUL_STAGE
+    r = DeepRenderer(cpu_backend)
+    r.references = ReferenceStore(cache=None)
+    req = kf("5e227", (16, 16))
+    frame = DeepFrameRequest(req.center_re, req.center_im, req.width, req.size, req.max_iter,
+                             pixels=pixels)
+    stages = []
+    got = r.render_values(frame, progress=lambda f, stage: stages.append(stage))
+    assert (DOUBTFUL_STAGE in stages) is said, stages
+    if said:
+        assert stages.index(DOUBTFUL_STAGE) > stages.index("pixels")
+        assert got.stats["dd_pixels"] == 5

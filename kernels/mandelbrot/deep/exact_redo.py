@@ -28,12 +28,14 @@ from decimal import Decimal
 
 import numpy as np
 
+from ..request import DOUBTFUL_STAGE
 from . import dd_pixels, mpfr_escape
 
 # exact_redo's setting for the middle tier without MPFR (see the docstring)
 PROVED = "proved"
 # the overlays' redone layer (overlays.D_REDONE): 2 where a pixel stays marked
 REDONE_LAYER = 4
+
 
 
 def mode_of(request, default):
@@ -103,7 +105,8 @@ def _exact_at(request, rows, cols, threads, cache, cancel) -> tuple[np.ndarray, 
 
 
 def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
-            cache: ExactCache | None = None, cancel=None) -> tuple[np.ndarray, dict, np.ndarray]:
+            cache: ExactCache | None = None, cancel=None,
+            progress=None) -> tuple[np.ndarray, dict, np.ndarray]:
     """New values of the handed-back pixels (rows[k], cols[k]) of `request`'s frame, as `exact`
     (True, PROVED or False: the docstring) has them: the middle tier's where it proves the count,
     else MPFR's (True), else the middle tier's unproved value (marked); NaN where no tier ran
@@ -114,6 +117,8 @@ def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
                                              "marked_pixels": len(rows)},
                 np.ones(len(rows), dtype=bool))
     exact = exact is True
+    if progress is not None and len(rows):     # a stage of its own: seconds at the hardest places
+        progress(0.0, DOUBTFUL_STAGE)
     whole = request.picture()
     row0 = 0 if request.within is None else int(request.within[1])
     places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
@@ -141,7 +146,7 @@ def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
 
 
 def settle(request, values: np.ndarray, exact: bool = True, threads: int | None = None,
-           cache: ExactCache | None = None, cancel=None, layers=None) -> dict:
+           cache: ExactCache | None = None, cancel=None, layers=None, progress=None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by `resolve`'s value (the loop's own where none; `exact`: True, PROVED or False). Returns
     resolve's counts. `layers` (the overlays', overlay_loops.py): a pixel settled drops from 2
@@ -150,7 +155,7 @@ def settle(request, values: np.ndarray, exact: bool = True, threads: int | None 
     rows, cols = where[:, 0], where[:, 1]
     if len(where) == 0:
         return {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": 0}
-    new, got, marked = resolve(request, rows, cols, exact, threads, cache, cancel)
+    new, got, marked = resolve(request, rows, cols, exact, threads, cache, cancel, progress)
     values[rows, cols] = np.where(np.isnan(new), trusted(values[rows, cols]), new)
     if layers is not None:
         layers[REDONE_LAYER, rows[~marked], cols[~marked]] = 1

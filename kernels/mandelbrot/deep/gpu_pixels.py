@@ -150,11 +150,12 @@ class GpuPixels:
         return values, stats
 
     def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
-              layers=None) -> dict:
+              layers=None, progress=None) -> dict:
         """The pixels the redo kernel handed back, iterated exactly where the values are
-        (gpu_untrusted.py): one wait per frame, for their count; `layers` as CpuPixels.exact."""
+        (gpu_untrusted.py): one wait per frame, for their count; `layers`, `progress` as
+        CpuPixels.exact."""
         return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel,
-                                layers)
+                                layers, progress)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats) on the host, their copies queued without waiting for them: they are

@@ -67,7 +67,7 @@ def queue_listing(pixels, pool, values, redo, nredo) -> None:
 
 
 def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=None,
-                     cancel=None, layers=None) -> dict:
+                     cancel=None, layers=None, progress=None) -> dict:
     """exact_redo.settle for a frame whose values are on the device, listed by queue_listing:
     one wait for their count (8 bytes), then, if any, iterate them on the host and put the
     answers back."""
@@ -87,7 +87,7 @@ def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=No
     w = values.shape[1]
     with timer.phase("host", detail="exact pixels"):
         new, got, marked = exact_redo.resolve(request, index // w, index % w, exact,
-                                              cache=cache, cancel=cancel)
+                                              cache=cache, cancel=cancel, progress=progress)
     idx, new_d = cuda.to_device(index, stream=s), cuda.to_device(new, stream=s)
     settled = np.ascontiguousarray(index[~marked])
     with timer.phase("kernel", gpu=True):

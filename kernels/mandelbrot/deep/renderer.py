@@ -300,7 +300,7 @@ class DeepRenderer:
                                   cancel, progress)
         mode = False if request.polar else mode_of(request, self.exact_redo)   # rectangles only
         exact = self.pixels.exact(self.pool, run_out, request, mode, timer, self.exact, cancel,
-                                  layers)
+                                  layers, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
         timer.queued()
         started, f32 = self.pixels.started, self._f32
