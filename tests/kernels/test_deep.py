@@ -12,7 +12,7 @@ import pytest
 
 from kernels.cpu_chunks import control
 from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, add_decimal, number_format
+from kernels.mandelbrot.deep.request import DeepRequest, add_decimal, deep_format
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
@@ -49,14 +49,14 @@ def assert_matches_brute_force(values, truth, max_iter, boundary_pixels=3):
 
 # ---------------------------------------------------------------- request and formats
 
-def test_number_format_by_depth():
-    assert number_format("3") == "float64"
-    assert number_format(1e-12) == "float64"
-    assert number_format("1e-14") == "perturbation"
-    assert number_format((1.5, -200)) == "perturbation"
-    assert number_format("9.9e-291") == "extended"
-    assert number_format((1, -1000)) == "extended"
-    assert number_format("1e-100000") == "extended"
+def test_deep_format_by_width():
+    # whether float64 would do instead depends on the centre and the pixels too: that is
+    # kernels/mandelbrot/number_format.py's number_format, the one place that decides
+    assert deep_format("1e-14") == "perturbation"
+    assert deep_format((1.5, -200)) == "perturbation"
+    assert deep_format("9.9e-291") == "extended"
+    assert deep_format((1, -1000)) == "extended"
+    assert deep_format("1e-100000") == "extended"
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -208,7 +208,7 @@ def test_frames_match_brute_force(cpu, name, location, width, size, max_iter):
     cre, cim = (location.center_re, location.center_im) if "minibrot" in name else near(location, width)
     req = DeepRequest(cre, cim, width, size, max_iter)
     res = cpu.render_values(req)
-    assert res.format == number_format(width)
+    assert res.format == deep_format(width)
     truth = exact.exact_values(req)
     assert_matches_brute_force(res.values, truth, max_iter)
     # structure in view, not a flat frame
@@ -301,7 +301,7 @@ def test_frames_either_side_of_the_extended_switch_agree(cpu, width, forced):
     auto = cpu.render_values(DeepRequest(cre, cim, width, (32, 24), 2000))
     other = cpu.render_values(DeepRequest(cre, cim, width, (32, 24), 2000, number_format=forced))
     assert {auto.format, other.format} == {"perturbation", "extended"}
-    assert auto.format == number_format(width)
+    assert auto.format == deep_format(width)
     assert np.mean(counts(auto.values) == counts(other.values)) >= 0.995
 
 
@@ -319,7 +319,8 @@ def test_deep_renderer_gives_escape_py_values_where_float64_works(cpu):
     frame, few iterations) the smooth values agree to round-off, inside points = max_iter."""
     from kernels.mandelbrot.escape import escape_value
     cx, cy, width, (w, h), it = -0.75, 0.05, 0.1, (32, 24), 300
-    assert number_format(width) == "float64"
+    from kernels.mandelbrot.number_format import number_format
+    assert number_format(repr(cx), repr(cy), repr(width), w) == "float64"
     deep = cpu.render_values(DeepRequest(repr(cx), repr(cy), repr(width), (w, h), it)).values
     step = width / w
     plain = np.array([[escape_value(cx + (c + 0.5 - w / 2) * step, cy - (r + 0.5 - h / 2) * step, it)

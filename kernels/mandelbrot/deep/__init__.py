@@ -1,6 +1,6 @@
 """Deep zoom for the Mandelbrot workload: frames far below float64's ~1e-13, to 1e-1000 and deeper.
 
-- `request`: DeepRequest (frozen; centre as decimal strings of any length), `number_format(width)`.
+- `request`: DeepRequest (frozen; centre as decimal strings of any length), `deep_format(width)` (perturbation or extended).
 - `reference`: ReferenceOrbit, the centre's orbit in arbitrary precision (gmpy2, optional), reusable,
   saved and restored as an `orbit_snapshot`; iterated by `mpfr_engine` (MPFR's C API from numba,
   `mpfr_lib` loads it; `mpfr_threads` squares on threads through `spin_barrier`) or, without the
@@ -26,4 +26,4 @@
 May import: numpy, numba, numba.cuda, llvmlite, gmpy2 (lazily; its MPFR library by ctypes), the shared modules of `kernels` and
 kernels.mandelbrot.escape (for its value convention). Never Qt.
 """
-from .request import DeepRequest, number_format  # noqa: F401
+from .request import DeepRequest  # noqa: F401

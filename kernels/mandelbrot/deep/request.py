@@ -12,9 +12,6 @@ import math
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
-# widths at or above this render in plain float64 (kernels/mandelbrot/escape.py); below it float64
-# coordinates have run out of digits (see kernels/mandelbrot/request.py, PRECISION_WARN)
-FLOAT64_MIN_WIDTH = Decimal("1e-13")
 # below this width the pixel offsets δc (width / pixels) and the deltas δ that start from them fall
 # towards float64's smallest normal number (2.2e-308) and lose digits: a float64 mantissa with its
 # own integer exponent takes over. 1e-290 leaves ~14 decades for frames up to 10^4 pixels wide and
@@ -127,18 +124,6 @@ def deep_format(width) -> str:
     decimal string, a number, (mantissa, exponent) or a Decimal). Whether float64 would do
     instead depends on the centre and the pixels too: kernels/mandelbrot/number_format.py."""
     return "extended" if parse_width(width) < EXTENDED_BELOW else "perturbation"
-
-
-def number_format(width) -> str:
-    """"float64" | "perturbation" | "extended" by the width alone, as a rough label (the deep
-    tests name frames with it); which format a place is drawn in is
-    kernels/mandelbrot/number_format.py's number_format, which knows the centre and pixels."""
-    w = parse_width(width)
-    if w <= 0:
-        raise ValueError(f"width must be greater than 0, got {width!r}")
-    if w >= FLOAT64_MIN_WIDTH:
-        return "float64"
-    return deep_format(w)
 
 
 def precision_bits(spacing_log2: float, centre_log2: float = 1.0, guard: int = 48) -> int:
