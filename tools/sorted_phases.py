@@ -41,13 +41,14 @@ def main() -> int:
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew
     from kernels.mandelbrot import renderer as m
+    from kernels.mandelbrot.launch_variants import variant
     from kernels.mandelbrot.bench import SEAHORSE
 
     be = kb.resolve("cuda")
     (cx, cy, width), iters = SEAHORSE, a.iters
     w, h = (int(v) for v in a.size.split("x"))
     req = m.MandelbrotRequest(cx, cy, width, (w, h), iters, want_values=True)
-    cost = m.iteration_counts(m.Renderer(be, launch="grid").render(req).values, iters)
+    cost = m.iteration_counts(m.Renderer(be, launch=variant("grid")).render(req).values, iters)
     grid = m.PixelGrid.of(req)
     args = (0, 0, grid.cx, grid.cy, grid.step, grid.half_w, grid.half_h, iters)
     s = cuda.stream()

@@ -25,7 +25,6 @@ from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
 from .request import MandelbrotRequest, precision_state
 from .strips import strip_rows
 
-LAUNCHES = ("warp", "persistent", "grid", "sorted")
 
 # How finely an escape pass is cut so that a cancel lands within a fraction of a second at any
 # iteration count (read at every pass, see Cuts). Upper bound on the iterations one GPU launch
@@ -124,15 +123,16 @@ class Renderer:
                  number_type: str = "float64"):
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle (None: THRESH, float32's own for float32 frames),
-        `warps_per_sm` resident warps per SM), or a variant that benches compare it with: its
-        name ("persistent", "grid", "sorted": their default knobs) or its launch object with
-        knobs of its own (launch_variants.variant; "grid" takes blocks of `block`).
+        `warps_per_sm` resident warps per SM), or the launch object of a variant that benches
+        compare it with (launch_variants.variant(name, knobs): bench-only, outside the app's
+        renderer; "grid" takes blocks of `block`).
         `number_type` "float32" runs the float32 kernels (targets_f32.py; the warp launch only)."""
         if (thresh is not None and not 1 <= int(thresh) <= 32) or int(warps_per_sm) < 1:
             raise ValueError(f"thresh must be 1..32 and warps_per_sm at least 1, got {thresh} "
                              f"and {warps_per_sm}")
-        if isinstance(launch, str) and launch not in LAUNCHES:
-            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
+        if isinstance(launch, str) and launch != "warp":    # the variants are benches' objects
+            raise ValueError(f"unknown launch {launch!r}: the app's is 'warp'; a bench's variant "
+                             "is an object of launch_variants.variant(name)")
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values
@@ -144,13 +144,7 @@ class Renderer:
                                          _cuts)
         elif backend.is_gpu:
             thresh = THRESH if thresh is None else thresh
-            if launch == "warp":
-                plain = WarpLaunch(thresh, warps_per_sm)
-            elif isinstance(launch, str):
-                from .launch_variants import variant  # numba.cuda: no part of a CPU frame's import
-                plain = variant(launch, thresh=thresh, warps_per_sm=warps_per_sm)
-            else:
-                plain = launch
+            plain = WarpLaunch(thresh, warps_per_sm) if launch == "warp" else launch
             self.target = GpuTarget(backend, self.pool, plain, block, _cuts)
         else:
             self.target = CpuTarget(backend, _cuts)

@@ -168,6 +168,7 @@ class _CancelAfter:
 
 
 def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, simulated):
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     from kernels.mandelbrot.bench import LAUNCH_SHAPES
     # under the simulator a row of threads and a shape that is no power of two; the grid
     # launch's own square block runs in the persistent and warp tests there
@@ -175,7 +176,7 @@ def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, si
     req = _req(-0.1, 0.9, 0.3, (13, 7) if simulated else (129, 33), 25 if simulated else 400)
     want = cpu.render(req).values
     for shape in shapes:
-        got = m.Renderer(gpu_backend, block=shape, launch="grid").render(req).values
+        got = m.Renderer(gpu_backend, block=shape, launch=variant("grid")).render(req).values
         np.testing.assert_array_equal(m.iteration_counts(got, req.max_iter),
                                       m.iteration_counts(want, req.max_iter), err_msg=str(shape))
 
@@ -208,7 +209,7 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
                  _req(-0.1225611668766536, 0.7448617666197442, 0.02, (127, 33), 500),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300)]         # inside the cardioid: all shortcut
     r = m.Renderer(gpu_backend, launch=variant("persistent", chunk=chunk, grab=grab))
-    g = m.Renderer(gpu_backend, launch="grid")
+    g = m.Renderer(gpu_backend, launch=variant("grid"))
     for req in cases:
         got, want = r.render(req), cpu.render(req)
         np.testing.assert_array_equal(m.iteration_counts(got.values, req.max_iter),
@@ -223,6 +224,7 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
     threshold, any number of warps, rows shorter and longer than a segment and not a multiple
     of it, frames smaller than the warps, frames wholly inside the set or the shortcut, and
     iteration counts that are not a multiple of the kernel's unrolled steps."""
+    from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
     if simulated and (thresh, warps_per_sm) != (4, 12):
         pytest.skip("one refill setting under the simulator (each takes ~15 s there); all three "
                     "on a real GPU")
@@ -236,7 +238,7 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
                  _req(-0.2, 0.0, 0.05, (64, 48), 300),         # inside the cardioid: all shortcut
                  _req(-0.5, 0.0, 3.0, (1000, 700), 997)]       # more pixels than resident lanes
     r = m.Renderer(gpu_backend, launch="warp", thresh=thresh, warps_per_sm=warps_per_sm)
-    g = m.Renderer(gpu_backend, launch="grid")
+    g = m.Renderer(gpu_backend, launch=variant("grid"))
     for req in cases:
         got, want = r.render(req), cpu.render(req)
         np.testing.assert_array_equal(m.iteration_counts(got.values, req.max_iter),
@@ -246,8 +248,10 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
 
 def test_unknown_launch_is_refused(gpu_backend):
     from kernels.mandelbrot.launch_variants import variant  # numba.cuda: GPU tests only
+    with pytest.raises(ValueError, match="the app's is 'warp'"):
+        m.Renderer(gpu_backend, launch="grid")       # a variant is a bench's object, not a name
     with pytest.raises(ValueError, match="warp, persistent, grid"):
-        m.Renderer(gpu_backend, launch="spiral")
+        variant("spiral")
     with pytest.raises(ValueError, match="thresh"):
         m.Renderer(gpu_backend, thresh=0)
     with pytest.raises(ValueError, match="chunk and grab"):

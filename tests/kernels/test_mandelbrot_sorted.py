@@ -50,7 +50,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
         cases = [_req(*SEAHORSE, 0.01, (129, 65), 2000), _req(*BULB3, 0.02, (127, 33), 501),
                  _req(-0.2, 0.0, 0.05, (64, 48), 300), _req(-0.5, 0.0, 3.0, (1000, 700), 997)]
     r = m.Renderer(gpu_backend, launch=variant("sorted", sample=sample, probe=probe, reach=reach))
-    g = m.Renderer(gpu_backend, launch="grid")
+    g = m.Renderer(gpu_backend, launch=variant("grid"))
     cpu = m.Renderer(cpu_backend)
     for req in cases:
         got = r.render(req)
