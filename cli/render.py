@@ -8,7 +8,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from kernels.mandelbrot.request import DOUBTFUL_STAGE, DOUBTFUL_WORDS
+# what a deep picture's bar says it is doing, by its renderer's stage
+from kernels.mandelbrot.request import DEEP_STAGE_WORDS as STAGE_WORDS
 from kernels.numba_cache import compile_when
 from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
@@ -22,12 +23,6 @@ from .newton import move_to_minibrot
 from .overlay_output import overlay_problem, write_overlay_files
 from .progress import RenderProgress, describe_output, disk_problem, progress_rows
 from .reference_line import exact_line, reference_line
-
-
-# what a deep picture's bar says it is doing, by its renderer's stage
-STAGE_WORDS = {"compile": "compiling the deep-zoom kernels ({when})",
-               "reference": "reference orbit", "table": "approximation table",
-               "pixels": "pixels", DOUBTFUL_STAGE: DOUBTFUL_WORDS}
 
 
 class StagedProgress(RenderProgress):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kernels.mandelbrot.request import DOUBTFUL_STAGE, DOUBTFUL_WORDS
+from kernels.mandelbrot.request import DEEP_STAGE_WORDS as STAGE_WORDS
 from kernels.numba_cache import compile_when
 
 # the bar's share of each stage: (start, end); a progressive frame's pixels come twice
@@ -18,9 +18,6 @@ COARSE_PIXELS = (0.6, 0.7)
 FULL_PIXELS = (0.7, 1.0)
 ONE_PASS_PIXELS = (0.6, 1.0)
 LONG_JOB_S = 2.0        # a frame that took longer ends with "done in N s" in the status bar
-STAGE_WORDS = {"reference": "reference orbit", "table": "approximation table", "pixels": "pixels",
-               "compile": "compiling the deep-zoom kernels ({when})",
-               DOUBTFUL_STAGE: DOUBTFUL_WORDS}
 
 
 @dataclass

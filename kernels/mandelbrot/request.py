@@ -156,9 +156,14 @@ def precision_state(center_re: float, center_im: float, width: float, w_pixels: 
 # DeepFrameRequest.pixels' values ("" leaves it to the renderer)
 PIXEL_MODES = ("", "marked", "proved", "exact")
 # the progress stage a deep frame reports while those pixels are iterated again (seconds at the
-# hardest places; deep/exact_redo.py), and how the status lines say it
+# hardest places; deep/exact_redo.py)
 DOUBTFUL_STAGE = "doubtful pixels"
-DOUBTFUL_WORDS = "proving the pixels float64 cannot place (double-double)"
+# each DeepProgress stage in the words the command line's bar and the window's status line say
+# ("{when}": numba_cache.compile_when())
+DEEP_STAGE_WORDS = {"compile": "compiling the deep-zoom kernels ({when})",
+                    "reference": "reference orbit", "table": "approximation table",
+                    "pixels": "pixels",
+                    DOUBTFUL_STAGE: "proving the pixels float64 cannot place (double-double)"}
 
 
 @dataclass(frozen=True)
@@ -196,8 +201,8 @@ class DeepFrameRequest(DeepRequest):
 @dataclass(frozen=True)
 class DeepProgress:
     """How far a deep frame has got: `stage` "compile" (the deep kernels' first compile),
-    "reference" (the reference orbit, in arbitrary precision on the host: seconds at great depths)
-    or "pixels"; `fraction` 0..1 of that stage."""
+    "reference" (the reference orbit, in arbitrary precision on the host: seconds at great depths),
+    "table", "pixels" or DOUBTFUL_STAGE; `fraction` 0..1 of that stage."""
     fraction: float
     stage: str
 
