@@ -47,16 +47,25 @@ def plan_of(view: str, request, w: int, h: int, rows: int, npy: bool) -> dict:
             "values": npy, "request": type(request).__name__, "fields": fields}
 
 
+def _band_counts(c) -> dict | None:
+    """One band's counts (tiles.exact_counts) as they may be kept: a dict of whole numbers, else
+    None (what a worker or a record gave is checked, not trusted)."""
+    if isinstance(c, dict) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                   for v in c.values()):
+        return {str(k): int(v) for k, v in c.items()}
+    return None
+
+
 def _counts_of(doc, done: set[int]) -> dict[int, dict]:
     """done.json's per-band counts of the finished bands, those that read as whole numbers."""
     if not isinstance(doc, dict):
         return {}
     out = {}
     for key, c in doc.items():
-        if (isinstance(key, str) and key.isdigit() and int(key) in done and isinstance(c, dict)
-                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                        for v in c.values())):
-            out[int(key)] = {str(k): int(v) for k, v in c.items()}
+        if isinstance(key, str) and key.isdigit() and int(key) in done:
+            got = _band_counts(c)
+            if got is not None:
+                out[int(key)] = got
     return out
 
 
@@ -217,7 +226,7 @@ class Poster:
             r0, n = self.cut[i]
             counts = None
             if in_place:        # the band is in the picture already: its counts came back
-                counts = _counts_of({str(i): band}, {i}).get(i) if isinstance(band, dict) else None
+                counts = _band_counts(band)
             else:               # a cluster's worker may send anything back
                 self.check_band(band, i, getattr(pool, "last_origin", None))
                 self.parts.pixels[r0:r0 + n] = band
