@@ -40,7 +40,8 @@ for stage in $STAGES; do
         > "$OUT/warm.txt" 2>&1
       echo "warm rc=$? (${SECONDS}s)"; tail -4 "$OUT/warm.txt" | cut -c1-300 ;;
     movie)
-      timeout 560 $B movie --gpus ${GPUS:-0} --seconds ${MOVIE_SECONDS:-600} > "$OUT/movie.txt" 2>&1
+      left=$(( ${DEADLINE:-585} - SECONDS )); timeout $left $B movie --gpus ${GPUS:-0} --seconds ${MOVIE_SECONDS:-600} \
+        --timeout $(( left - 15 )) > "$OUT/movie.txt" 2>&1
       echo "movie rc=$? (${SECONDS}s)"; grep -E "^movie:|^wrote|^keyframes|^encode|^timeline" "$OUT/movie.txt" | cut -c1-300 ;;
     perframe)
       timeout 300 $B perframe --gpus ${GPUS:-0} --seconds ${MOVIE_SECONDS:-600} \
@@ -70,3 +71,5 @@ EOF
   esac
 done
 echo "done in ${SECONDS}s"
+# numba's cache back to the caller (carry it next time)
+[ -n "${PACK_CACHE:-}" ] && tar -C . -czf "$OUT/numba-cache.tgz" .numba-cache

@@ -87,8 +87,12 @@ def part_movie(a) -> None:
         try:
             run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                                  timeout=a.timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
             # what the command finished before it was stopped, as its parts folder shows it
+            for part in (exc.stdout, exc.stderr):
+                if part:
+                    text = part.decode(errors="replace") if isinstance(part, bytes) else part
+                    print(text[-3000:].replace("\r", "\n")[-3000:])
             parts = out + ".parts"
             done = len([n for n in os.listdir(parts) if n.startswith("segment-")]) \
                 if os.path.isdir(parts) else 0
