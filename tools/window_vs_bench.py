@@ -62,7 +62,10 @@ def main(argv=None) -> int:
     view.op_combo.setCurrentText(args.op)
     view.set_max_exponent(args.max_exp)
 
+    ticks = []
+
     def storm():                       # a repaint and a burst of Python, as hovering causes
+        ticks.append(time.perf_counter())
         view.repaint()
         t = time.perf_counter()
         n = 0
@@ -78,6 +81,7 @@ def main(argv=None) -> int:
     if view.in_flight:
         loop.exec()
     ticker.stop()
+    gap = max((b - a for a, b in zip(ticks, ticks[1:])), default=0.0) * 1e3
     app.processEvents()
     view.grab().save(args.out + ".png")
     scheduler.shutdown(1.0)
@@ -108,11 +112,12 @@ def main(argv=None) -> int:
               f"{ratio or 0:7.3f} {spread or 0:16.3f} {fall or 0:17.2f}")
     with open(args.out + ".json", "w", encoding="utf-8") as fh:
         json.dump({"device": device_name(be), "method": gpu_method_note(be), "op": args.op,
-                   "log2n": args.max_exp, "rows": rows}, fh, indent=1)
+                   "log2n": args.max_exp, "rows": rows, "longest_tick_gap_ms": gap}, fh, indent=1)
     bad = [r for r in rows if r["ratio"] is None or abs(r["ratio"] - 1) > 0.10
            or (r["mode"] == "kernel" and (r["worst_fall"] or 0) > 2)]
     print(f"{len(rows) - len(bad)} of {len(rows)} within 10 % and without a 2x fall; "
-          f"wrote {args.out}.png, .json")
+          f"longest gap between repaint ticks during the sweep {gap:.1f} ms "
+          f"(one due every {args.tick_ms} ms); wrote {args.out}.png, .json")
     return 0 if not bad else 3
 
 

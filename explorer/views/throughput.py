@@ -10,12 +10,15 @@ writes the model's exports.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QFileDialog, QHBoxLayout, QSplitter
 
 from services.files import check_writable, write_json, write_text
 
+from ..gui_quiet import GuiQuiet
 from ..models.throughput import COLUMNS, VIEW_ID, ThroughputModel
 from .base import BaseView
 from .export_fields import remember_folder, start_path
@@ -31,6 +34,7 @@ class ThroughputView(BaseView):
 
     def __init__(self, scheduler, backend, parent=None):
         super().__init__(scheduler, backend, parent)
+        self._quiet = GuiQuiet(self)
         self.model = ThroughputModel(backend)
         self.controls = ThroughputControls(self.model)
         self.plot = ThroughputChart(self.model)
@@ -100,7 +104,8 @@ class ThroughputView(BaseView):
     def start_sweep(self):
         request = self.model.start()
         if request is not None:
-            self.submit(request)
+            # this thread steps aside while a short CPU point runs (explorer/gui_quiet.py)
+            self.submit(replace(request, settle=self._quiet))
 
     def cancel_sweep(self):
         if not self.in_flight:

@@ -23,6 +23,9 @@ from .results import SweepPoint, measured_point
 from .size_data import DeviceSizeData, HostSizeData
 
 
+WARM_S = 0.005         # how long a CPU op is called before its timed runs
+
+
 def cancelled(cancel) -> bool:
     if cancel is None:
         return False
@@ -112,6 +115,20 @@ class PointRunner:
             t.copies("d2h", [(out, host_out)], to_device=False)
         return t.finish()
 
+    def _warm_up(self, op, impl: Impl, mode: str, d, label: str) -> None:
+        """Warm caches, pages and clocks. A CPU op on arrays just allocated (each size's first
+        point) takes many calls to settle: numba's add at 2^20 on two cores 0.25, 0.17, 0.20,
+        0.18, 0.15, 0.14, 0.11, then 0.07-0.11 ms; with one warm call the sweep's point read
+        10-20 % slower than the same point measured again. So a CPU op is called for WARM_S
+        (at least 3 calls) before its timed runs."""
+        self._run_once(op, impl, mode, d, label)
+        if impl.device != "cpu":
+            return
+        t0, calls = time.perf_counter(), 1
+        while calls < 3 or time.perf_counter() - t0 < WARM_S:
+            self._run_once(op, impl, mode, d, label)
+            calls += 1
+
     def measure(self, op_name: str, impl: Impl, mode: str, n: int, cancel=None,
                 repeats: int | None = None) -> SweepPoint:
         """One point: warm-up, then the median of up to `repeats` runs (fewer when slow)."""
@@ -128,7 +145,7 @@ class PointRunner:
             if impl.jit:
                 compile_ms = (time.perf_counter() - t0) * 1e3
             self._warm.add(key)
-        self._run_once(op, impl, mode, d, label)      # warm caches, pages, clocks
+        self._warm_up(op, impl, mode, d, label)
         runs: list[Timings] = []
         t_start = time.perf_counter()
         want = max(1, int(repeats)) if repeats else self.repeats

@@ -14,6 +14,7 @@ types, the memory checks (kernels/vector/memory.py) and PointRunner (kernels/vec
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import replace
 
 from ..backend import first_line
@@ -98,13 +99,16 @@ def plan(backend, ops, impls, modes) -> list[tuple]:
 
 
 def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, repeats: int = 5,
-          ref_bytes: int = REF_BYTES, budget_s: float = 0.5):
+          ref_bytes: int = REF_BYTES, budget_s: float = 0.5, settle=None):
     """Yield the references, then one SweepPoint per (size, op, impl, mode); return a SweepSummary.
 
     Items (see SweepItem): SweepReferences first; a SweepPoint per step (with `skipped` saying why
     when it could not run); ImplUnavailableNotice when an implementation turns out unusable (its
     later points are skipped with that reason); SweepNotice for what did not stop the sweep;
     SweepError when the GPU failed, after which the sweep stops.
+
+    `settle()`, when given, is a context each CPU point is measured in: the window's GUI thread
+    steps aside there for a short point, so its repaints do not share the cores with it.
     """
     from ..transfer import measure  # imports numba.cuda: only when a sweep runs
     ops = list(ops)
@@ -161,7 +165,9 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
                     point = SweepPoint(op, impl.name, mode, int(n), skipped=dead[impl.name])
                 else:
                     try:
-                        point = runner.measure(op, impl, mode, n, cancel)
+                        with (settle() if settle is not None and impl.in_helper
+                              else nullcontext()):
+                            point = runner.measure(op, impl, mode, n, cancel)
                     except ImplUnavailable as exc:
                         dead[impl.name] = str(exc)
                         yield ImplUnavailableNotice(impl.name, str(exc))

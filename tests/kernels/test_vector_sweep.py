@@ -1,5 +1,7 @@
 """The throughput sweep as a plain generator: references first, one point per step, memory checks,
 cancellation, failures; and the bench rows built on it."""
+import time
+
 import numpy as np
 import pytest
 
@@ -356,3 +358,50 @@ def test_gpu_dot_end_to_end_copies_the_sum_back(gpu_backend, simulated):
             assert p.timings.bytes == {"h2d": 8 * p.N, "d2h": 8} and p.bus_bytes == 8 * p.N
         if not (simulated and p.impl != "cpu-numba"):
             assert p.gbs > 0
+
+
+def test_a_cpu_op_is_warmed_for_a_while_before_its_timed_runs(cpu_backend):
+    """Arrays just allocated take many calls to settle (issue 39): a CPU op is called for WARM_S,
+    at least 3 times, before the runs its point is the median of; a GPU op once."""
+    from kernels.vector import runner as vector_runner
+    stamps = []
+
+    def copy(ins, out, s, stream=None):
+        stamps.append(time.perf_counter())
+        np.copyto(out, ins[0])
+    impl = Impl("counting", True, "", "cpu", "test double", {"copy": copy}, jit=False)
+    point = vector_runner.PointRunner(cpu_backend, repeats=4, budget_s=5.0).measure(
+        "copy", impl, "kernel", 2**10)
+    assert point.repeats == 4
+    warm = stamps[:-4]
+    assert len(warm) >= 3 and warm[-1] - warm[0] >= vector_runner.WARM_S * 0.9, len(warm)
+
+
+def test_the_sweep_measures_each_cpu_point_inside_settle(cpu_backend, monkeypatch):
+    """The window's GUI thread steps aside around a CPU point (explorer/gui_quiet.py): the sweep
+    enters `settle()` around each helper-measured point and nowhere else."""
+    from contextlib import contextmanager
+
+    inside, seen = [False], []
+
+    @contextmanager
+    def settle():
+        inside[0] = True
+        yield
+        inside[0] = False
+
+    class Runner:
+        note = None
+
+        def measure(self, op, impl, mode, n, cancel=None):
+            seen.append((impl.name, inside[0]))
+            return SweepPoint(op, impl.name, mode, n, gbs=1.0, repeats=1)
+
+        def release(self):
+            pass
+    helper = Impl("helped", True, "", "cpu", "", {"copy": None}, in_helper=True)
+    local = Impl("local", True, "", "cpu", "", {"copy": None})
+    monkeypatch.setattr(vector_sweep, "point_runner", lambda *a, **k: Runner())
+    list(vector_sweep.sweep(cpu_backend, ["copy"], [helper, local], ["kernel"], [2**10, 2**11],
+                            ref_bytes=REF, repeats=1, settle=settle))
+    assert seen == [("helped", True), ("local", False)] * 2
