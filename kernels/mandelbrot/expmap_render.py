@@ -80,12 +80,17 @@ class KeyframeRenderer:
         # deeper keyframe too
         self.deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
-        values = np.empty(em.samples)
         gpu = self.backend.is_gpu
+        # on a GPU the sectors' values come into one pinned buffer, so their copies queue
+        # behind the kernels instead of waiting for them (a copy into pageable memory returns only
+        # once done, and the next sector's host part would wait with it), then into the array
+        # the caller keeps
+        values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64) if gpu \
+            else np.empty(em.samples)
         pending = []
         # a sector queued while the one before runs (two in flight: the counts' host ring is 3),
         # each one's values copied out as soon as queued: the next sector's kernels may reuse
-        # the buffer (sectors of one shape), and a GPU's pinned ring would be made for each shape
+        # the buffer (sectors of one shape)
         for s, (cols, _, rows, off) in enumerate(em.sectors):
             if len(pending) == 2:
                 pending.pop(0).result()
@@ -101,6 +106,7 @@ class KeyframeRenderer:
             p.result()
         if gpu:
             self.deep._get_stream().synchronize()
+            values = values.copy()
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values

@@ -152,7 +152,8 @@ class GpuPixels:
     def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
               layers=None, progress=None) -> dict:
         """The pixels the redo kernel handed back, iterated exactly where the values are
-        (gpu_untrusted.py): one wait per frame, for their count; `layers`, `progress` as
+        (gpu_untrusted.py): one wait per frame, for their count, none where they are only
+        marked (the counts then a function to call after the frame); `layers`, `progress` as
         CpuPixels.exact."""
         return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel,
                                 layers, progress)

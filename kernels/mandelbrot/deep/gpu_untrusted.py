@@ -38,6 +38,18 @@ if cuda is not None:
             v = new[k]
             values[r, c] = -1.0 - values[r, c] if v != v else v
     @cuda.jit(cache=True)
+    def restore_listed(values, out, nout):
+        """The loop's own value back (guard.untrusted undone) at the flat indices out[:nout[0]]:
+        put_values with no tier run, for a frame that only marks them."""
+        cols = values.shape[1]
+        k = cuda.grid(1)
+        while k < nout[0]:
+            i = out[k]
+            r = i // cols
+            values[r, i - r * cols] = -1.0 - values[r, i - r * cols]
+            k += cuda.gridsize(1)
+
+    @cuda.jit(cache=True)
     def unmark(layers, index):
         """The redone layer at the flat indices `index` back to 1 (settled, no longer marked)."""
         k = cuda.grid(1)
@@ -46,7 +58,7 @@ if cuda is not None:
             r = i // layers.shape[2]
             layers[exact_redo.REDONE_LAYER, r, i - r * layers.shape[2]] = 1
 else:  # pragma: no cover - only where numba-cuda is broken
-    list_untrusted = put_values = unmark = None
+    list_untrusted = put_values = restore_listed = unmark = None
 
 
 def _lists(pixels, pool, total):
@@ -70,10 +82,21 @@ def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=No
                      cancel=None, layers=None, progress=None) -> dict:
     """exact_redo.settle for a frame whose values are on the device, listed by queue_listing:
     one wait for their count (8 bytes), then, if any, iterate them on the host and put the
-    answers back."""
+    answers back. A frame that only marks them (`exact` False: keyframes, the window's
+    interactive frames) waits for nothing: the loop's own values go back on the device and the
+    count comes with the frame's other copies; then the counts are returned as a function to
+    call once the frame's timer has finished."""
     s = pixels.stream()
     launch = pixels.launchers()
     out, nout = _lists(pixels, pool, values.shape[0] * values.shape[1])
+    if not exact:
+        sim = pixels.backend.simulated
+        with timer.phase("kernel", gpu=True):
+            launch(restore_listed, 2 if sim else BLOCKS, 4 if sim else THREADS)(values, out, nout)
+        marked = pool.host("marked-host", (1,), np.int64, ring=3)
+        with timer.phase("d2h", gpu=True, nbytes=8):
+            nout.copy_to_host(marked, stream=s)
+        return lambda: {"dd_pixels": 0, "exact_pixels": 0, "marked_pixels": int(marked[0])}
     count = pool.host("nuntrusted-host", (1,), np.int64)
     with timer.phase("d2h", gpu=True, nbytes=8):
         nout.copy_to_host(count, stream=s)
