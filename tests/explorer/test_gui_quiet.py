@@ -20,7 +20,13 @@ def _ticking(qtbot):
     return timer, ticks
 
 
-def _worker(quiet, hold_s, out):
+def _ticks_inside(qtbot, hold_s):
+    """The GUI thread's 1 ms ticks while a worker holds `with quiet():` for hold_s, and when the
+    worker entered it."""
+    quiet = GuiQuiet()
+    timer, ticks = _ticking(qtbot)
+    out = {}
+
     def run():
         with quiet():
             out["entered"] = time.perf_counter()
@@ -28,32 +34,21 @@ def _worker(quiet, hold_s, out):
         out["left"] = time.perf_counter()
     t = threading.Thread(target=run)
     t.start()
-    return t
+    qtbot.waitUntil(lambda: "left" in out, timeout=3000)
+    t.join()
+    qtbot.waitUntil(lambda: ticks[-1] > out["left"], timeout=2000)   # and it goes on after
+    timer.stop()
+    return [x for x in ticks if out["entered"] < x < out["left"]], out["entered"]
 
 
 def test_the_gui_thread_does_nothing_while_a_short_point_is_measured(qtbot):
-    quiet = GuiQuiet()
-    timer, ticks = _ticking(qtbot)
-    out = {}
-    t = _worker(quiet, 0.02, out)
-    qtbot.waitUntil(lambda: "left" in out, timeout=3000)
-    t.join()
-    timer.stop()
-    during = [x for x in ticks if out["entered"] < x < out["left"]]
+    during, _ = _ticks_inside(qtbot, 0.02)
     assert during == [], f"{len(during)} GUI ticks inside a 20 ms measurement"
-    qtbot.waitUntil(lambda: ticks[-1] > out["left"], timeout=2000)   # and it goes on after
 
 
 def test_the_gui_thread_goes_on_after_hold_s_however_long_the_point(qtbot):
-    quiet = GuiQuiet()
-    timer, ticks = _ticking(qtbot)
-    out = {}
-    t = _worker(quiet, 0.4, out)
-    qtbot.waitUntil(lambda: "left" in out, timeout=3000)
-    t.join()
-    timer.stop()
-    during = [x for x in ticks if out["entered"] < x < out["left"]]
-    assert during and during[0] - out["entered"] < gui_quiet.HOLD_S + 0.1, during[:3]
+    during, entered = _ticks_inside(qtbot, 0.4)
+    assert during and during[0] - entered < gui_quiet.HOLD_S + 0.1, during[:3]
 
 
 def test_on_the_gui_thread_it_returns_at_once(qtbot):
