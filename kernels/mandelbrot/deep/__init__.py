@@ -16,7 +16,9 @@
   and arguments as parameters, the overlays' layers a compile-time flag; `rows_cpu`: the row
   body every loop's CPU rows run, likewise.
 - `guard`: the accuracy guard's constants; `step_helpers`: pieces both loops compile in;
-  `targets`: the CPU's and the GPU's arithmetic and decorators, `LoopCode`.
+  `targets`: the CPU's and the GPU's arithmetic and decorators, `LoopCode`, `gpu_getattr`: a
+  loop module's GPU code (and numba.cuda) is made at the first use of one of its names, so a
+  deep frame on the CPU never imports numba.cuda.
 - `loop_args`: the loops' arguments by name (PixelGrid, PerturbationArgs, ExtendedArgs).
 - `renderer`: DeepRenderer(backend).render_values(request) -> DeepResult (values + Timings), on
   `cpu_pixels` (CpuPixels: bands of rows) or `gpu_pixels` (GpuPixels: uploads, kernel launches).

@@ -29,7 +29,7 @@ from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T
 from .rows_cpu import make_row
 from .reference import EZERO
 from .step_helpers import make_offset, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500
@@ -306,7 +306,20 @@ def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-if cuda is not None:
+def _build_gpu():
+    """This module's GPU code, made at the first use of one of its names (the module's
+    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
+    disk cache keys the kernels by this file as before."""
+    global cuda, FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit, offset_gpu
+    global _first_ext_gpu, _redo_ext_gpu, make_first, make_redo, make_pixels, _first_pixel
+    global _redo_pixel, _first, _first_layers, _redo, _redo_layers, deep_kernel_ext
+    global deep_redo_ext, deep_kernel_ext_layers, deep_redo_ext_layers
+    from . import targets
+    cuda = targets.cuda
+    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        offset_gpu = deep_kernel_ext = deep_redo_ext = None
+        deep_kernel_ext_layers = deep_redo_ext_layers = None
+        return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
     offset_gpu = make_offset(GPU_MUL, GPU_ADD, gpu_jit())
@@ -370,8 +383,13 @@ if cuda is not None:
         _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
                      (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, layers,
                      stats, redo, nredo)
-else:  # pragma: no cover - only where numba-cuda is broken
-    offset_gpu = deep_kernel_ext = deep_redo_ext = None
-    deep_kernel_ext_layers = deep_redo_ext_layers = None
 
-CODE = LoopCode(deep_rows_ext_cpu, deep_kernel_ext, deep_redo_ext)
+
+_GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "offset_gpu",
+                        "_first_ext_gpu", "_redo_ext_gpu", "make_first", "make_redo",
+                        "make_pixels", "_first_pixel", "_redo_pixel", "_first", "_first_layers",
+                        "_redo", "_redo_layers", "deep_kernel_ext", "deep_redo_ext",
+                        "deep_kernel_ext_layers", "deep_redo_ext_layers"})
+__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
+
+CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__)

@@ -2,6 +2,8 @@
 table's columns, the stats the kernels count, and the empty table of frames without BLA."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # stats columns the kernels count: perturbation steps, BLA steps, iterations the BLA steps
@@ -29,3 +31,14 @@ def stats_dict(stats) -> dict:
     return {"perturbation_steps": st[STAT_STEPS], "bla_steps": st[STAT_BLA],
             "bla_iterations": st[STAT_BLA_ITERS], "rebases": st[STAT_REBASES],
             "redone_pixels": st[STAT_REDONE]}
+
+
+def iteration_of(v, max_iter):
+    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
+    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own: the
+    deep overlays' iteration layer."""
+    if v < 0:
+        v = -1.0 - v
+    if v >= max_iter:
+        return max_iter
+    return int(math.floor(v)) + 1

@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from . import extended_loop, perturbation_loop
-from .targets import LoopCode, cuda
+from .targets import LoopCode
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
@@ -90,17 +90,10 @@ def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step,
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-if cuda is not None:     # the passes are the loops' own, their layers a compile-time flag
-    deep_kernel_flat_layers = perturbation_loop.deep_kernel_flat_layers
-    deep_redo_flat_layers = perturbation_loop.deep_redo_flat_layers
-    deep_kernel_ext_layers = extended_loop.deep_kernel_ext_layers
-    deep_redo_ext_layers = extended_loop.deep_redo_ext_layers
-else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel_flat_layers = deep_redo_flat_layers = None
-    deep_kernel_ext_layers = deep_redo_ext_layers = None
-
-PERTURBATION_LAYERS = LoopCode(deep_rows_pert_layers_cpu, deep_kernel_flat_layers,
-                               deep_redo_flat_layers)
-EXTENDED_LAYERS = LoopCode(deep_rows_ext_layers_cpu, deep_kernel_ext_layers, deep_redo_ext_layers)
+# the GPU passes are the loops' own, their layers a compile-time flag (made at their first use)
+PERTURBATION_LAYERS = LoopCode(deep_rows_pert_layers_cpu, "deep_kernel_flat_layers",
+                               "deep_redo_flat_layers", module=perturbation_loop.__name__)
+EXTENDED_LAYERS = LoopCode(deep_rows_ext_layers_cpu, "deep_kernel_ext_layers",
+                           "deep_redo_ext_layers", module=extended_loop.__name__)
 _TWINS = {id(perturbation_loop.CODE): PERTURBATION_LAYERS,
           id(extended_loop.CODE): EXTENDED_LAYERS}

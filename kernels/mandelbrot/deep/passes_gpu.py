@@ -13,21 +13,8 @@ here must touch those files too.
 """
 from __future__ import annotations
 
-import math
-
+from .layout import iteration_of
 from .targets import cuda
-
-
-def iteration_of(v, max_iter):
-    """The escape iteration of smooth value v (escape.py's convention), max_iter inside; a
-    value the loop handed back for an exact redo (guard.untrusted) read as the loop's own: the
-    deep overlays' iteration layer."""
-    if v < 0:
-        v = -1.0 - v
-    if v >= max_iter:
-        return max_iter
-    return int(math.floor(v)) + 1
-
 
 if cuda is not None:
     _iteration_gpu = cuda.jit(device=True)(iteration_of)

@@ -34,7 +34,7 @@ from ...backend import simulator_enabled
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
 from .rows_cpu import make_row
-from .targets import LoopCode, cpu_jit, cpu_loop_jit, cuda
+from .targets import LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 from .walk_f32 import MAX_FLAT, make_walk32, pad_table
 
 f32 = np.float32
@@ -140,7 +140,19 @@ def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cex
 
 # ---------------------------------------------------------------- GPU
 
-if cuda is not None:
+def _build_gpu():
+    """This module's GPU code, made at the first use of one of its names (the module's
+    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
+    disk cache keys the kernels by this file as before."""
+    global cuda, load16, make_first, make_redo, make_pixels, FIRST_JIT, gpu_jit, _mul_gpu
+    global _add_gpu, _sqrt_gpu, libdevice, _walk_gpu, _passes_gpu, _FIRST32, _narrow
+    global _first32, _redo32, deep_kernel_flat32, deep_redo_flat32
+    from . import targets
+    cuda = targets.cuda
+    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        deep_kernel_flat32 = deep_redo_flat32 = None
+        _mul_gpu = _add_gpu = operator.mul
+        return
     from ...wide_access import load16
     from .passes_gpu import make_first, make_redo
     from .perturbation_loop import make_pixels
@@ -196,8 +208,12 @@ if cuda is not None:
         """perturbation_loop.deep_redo_flat with float32 deltas."""
         _redo32(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
                 (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
-else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel_flat32 = deep_redo_flat32 = None
-    _mul_gpu = _add_gpu = operator.mul
 
-CODE = LoopCode(deep_rows_pert_cpu32, deep_kernel_flat32, deep_redo_flat32)
+
+_GPU_NAMES = frozenset({"load16", "make_first", "make_redo", "make_pixels", "FIRST_JIT",
+                        "gpu_jit", "_mul_gpu", "_add_gpu", "_sqrt_gpu", "libdevice", "_walk_gpu",
+                        "_passes_gpu", "_FIRST32", "_narrow", "_first32", "_redo32",
+                        "deep_kernel_flat32", "deep_redo_flat32"})
+__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
+
+CODE = LoopCode(deep_rows_pert_cpu32, "deep_kernel_flat32", "deep_redo_flat32", module=__name__)

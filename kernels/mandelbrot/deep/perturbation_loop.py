@@ -53,7 +53,7 @@ from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .rows_cpu import make_row
 from .step_helpers import make_delta_c, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)
@@ -250,7 +250,19 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
-if cuda is not None:
+def _build_gpu():
+    """This module's GPU code, made at the first use of one of its names (the module's
+    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
+    disk cache keys the kernels by this file as before."""
+    global cuda, FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit, _walk_gpu, _passes_gpu
+    global _delta_c_gpu, FLAT_MAX_REGISTERS, _FLAT_JIT, make_first, make_redo, make_pixels
+    global _same, _first_pixel, _redo_pixel, _first, _first_layers, _redo, _redo_layers
+    global deep_kernel_flat, deep_redo_flat, deep_kernel_flat_layers, deep_redo_flat_layers
+    from . import targets
+    cuda = targets.cuda
+    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
+        return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
     _walk_gpu, _passes_gpu = make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit())
@@ -323,7 +335,14 @@ if cuda is not None:
         """deep_redo_flat, its passes' counts added into layers."""
         _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
                      (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo, nredo)
-else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
 
-CODE = LoopCode(deep_rows_pert_cpu, deep_kernel_flat, deep_redo_flat)
+
+_GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "_walk_gpu",
+                        "_passes_gpu", "_delta_c_gpu", "FLAT_MAX_REGISTERS", "_FLAT_JIT",
+                        "make_first", "make_redo", "make_pixels", "_same", "_first_pixel",
+                        "_redo_pixel", "_first", "_first_layers", "_redo", "_redo_layers",
+                        "deep_kernel_flat", "deep_redo_flat", "deep_kernel_flat_layers",
+                        "deep_redo_flat_layers"})
+__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
+
+CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__)

@@ -27,7 +27,6 @@ from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop,
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
-from .gpu_pixels import GpuPixels
 from .layout import empty_table, stats_dict
 from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
 from .perturbation_loop import flat_tables
@@ -38,7 +37,6 @@ from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_
 from .table_ahead import cached as ahead_cached
 from .table_ahead import ready as ahead_ready
 from .table_ahead import warm as warm_ahead
-from .targets import GPU_IMPORT_ERROR, cuda
 
 # a new orbit gets the precision of a frame 2^this narrower, so zooming in keeps it at least that
 # far (the rule rounds to 64 bits: "the frame's need + 32" was lost at the next multiple)
@@ -170,9 +168,11 @@ class DeepRenderer:
         self._flat_serial = 0
         self._compiled = False      # the table builder
         self._warm: set = set()     # formats whose loop is compiled
-        if backend.is_gpu:
-            if cuda is None:
-                raise RuntimeError(f"numba-cuda failed to import: {GPU_IMPORT_ERROR}")
+        if backend.is_gpu:          # numba.cuda is imported here, for a GPU's renderer only
+            from . import targets
+            if targets.cuda is None:
+                raise RuntimeError(f"numba-cuda failed to import: {targets.GPU_IMPORT_ERROR}")
+            from .gpu_pixels import GpuPixels
             self.pixels = GpuPixels(backend, launch)
         else:
             self.pixels = CpuPixels(backend)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from .passes_gpu import iteration_of as _iteration_of
+from .layout import iteration_of as _iteration_of
 
-# the deep overlays' iteration layer (one definition: passes_gpu.iteration_of)
+# the deep overlays' iteration layer (one definition: layout.iteration_of, the GPU's too)
 iteration_of = njit(inline="always")(_iteration_of)
 
 

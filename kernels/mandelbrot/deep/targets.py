@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import NamedTuple
+import threading
 
 from numba import njit
 
@@ -32,22 +32,62 @@ def cpu_loop_jit():
     return njit
 
 
-class LoopCode(NamedTuple):
+class LoopCode:
     """One loop's compiled code: the CPU's row function and the GPU's first-pass and redo kernels
-    (None where numba-cuda does not import). loop_args.py gives their signatures."""
-    cpu_rows: object
-    gpu_first: object
-    gpu_redo: object
+    (None where numba-cuda does not import). loop_args.py gives their signatures. With `module`,
+    the kernels are names in that module, looked up at their first use: the loop modules make
+    their GPU code then (`gpu_getattr`), so a CPU frame never imports numba.cuda."""
+
+    __slots__ = ("cpu_rows", "_first", "_redo", "_module")
+
+    def __init__(self, cpu_rows, gpu_first=None, gpu_redo=None, module: str | None = None):
+        self.cpu_rows, self._first, self._redo, self._module = cpu_rows, gpu_first, gpu_redo, module
+
+    def _kernel(self, k):
+        if self._module is None or not isinstance(k, str):
+            return k
+        import importlib
+        return getattr(importlib.import_module(self._module), k)
+
+    @property
+    def gpu_first(self):
+        return self._kernel(self._first)
+
+    @property
+    def gpu_redo(self):
+        return self._kernel(self._redo)
 
 
-GPU_IMPORT_ERROR = None
-try:
-    from numba import cuda
-except Exception as exc:  # the CPU path must work where numba-cuda does not import
-    cuda = None
-    GPU_IMPORT_ERROR = exc
+def gpu_getattr(module_globals: dict, build, names: frozenset):
+    """A module's __getattr__ (PEP 562) that runs `build()` (which defines `names` as module
+    globals) the first time one of `names` is asked for, once, whichever thread asks."""
+    lock = threading.RLock()
 
-if cuda is not None:
+    def __getattr__(name):
+        if name in names:
+            with lock:
+                if name not in module_globals:
+                    build()
+            if name in module_globals:
+                return module_globals[name]
+        raise AttributeError(f"module {module_globals['__name__']!r} has no attribute {name!r}")
+    return __getattr__
+
+
+def _build_gpu():
+    """numba.cuda and the GPU's operations, imported at their first use (a CPU frame never
+    imports numba.cuda, ~0.2 s of a start)."""
+    global cuda, GPU_IMPORT_ERROR, GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit, MAX_REGISTERS, FIRST_JIT
+    global zero_kernel
+    GPU_IMPORT_ERROR = None
+    try:
+        from numba import cuda
+    except Exception as exc:  # the CPU path must work where numba-cuda does not import
+        cuda = None
+        GPU_IMPORT_ERROR = exc
+    GPU_MUL = GPU_ADD = GPU_SQRT = gpu_jit = MAX_REGISTERS = FIRST_JIT = zero_kernel = None
+    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        return
     if simulator_enabled():
         GPU_MUL, GPU_ADD, GPU_SQRT = operator.mul, operator.add, math.sqrt
     else:
@@ -72,5 +112,8 @@ if cuda is not None:
         i = cuda.grid(1)
         if i < a.shape[0]:
             a[i] = 0
-else:  # pragma: no cover - only where numba-cuda is broken
-    zero_kernel = None
+
+
+_GPU_NAMES = frozenset({"cuda", "GPU_IMPORT_ERROR", "GPU_MUL", "GPU_ADD", "GPU_SQRT", "gpu_jit",
+                        "MAX_REGISTERS", "FIRST_JIT", "zero_kernel"})
+__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)

@@ -15,7 +15,7 @@ from numba import njit, prange
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from .extended_loop import make_pixel, offset_cpu
 from .rows_cpu import make_row
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, cuda
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_loop_jit())[0]
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
@@ -52,7 +52,18 @@ def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cex
         leave(ctl, clocks, ran)
 
 
-if cuda is not None:
+def _build_gpu():
+    """This module's GPU code, made at the first use of one of its names (the module's
+    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
+    disk cache keys the kernels by this file as before."""
+    global cuda, make_pixels, make_first, make_redo, FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT
+    global gpu_jit, _first_pert_gpu, _redo_pert_gpu, _first_pixel, _redo_pixel, _first
+    global _redo, deep_kernel_pert, deep_redo_pert
+    from . import targets
+    cuda = targets.cuda
+    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        deep_kernel_pert = deep_redo_pert = None
+        return
     from .extended_loop import make_pixels
     from .passes_gpu import make_first, make_redo
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
@@ -81,7 +92,12 @@ if cuda is not None:
         _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
               (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
               redo, nredo)
-else:  # pragma: no cover - only where numba-cuda is broken
-    deep_kernel_pert = deep_redo_pert = None
 
-CODE = LoopCode(deep_rows_shared_cpu, deep_kernel_pert, deep_redo_pert)
+
+_GPU_NAMES = frozenset({"make_pixels", "make_first", "make_redo", "FIRST_JIT", "GPU_ADD",
+                        "GPU_MUL", "GPU_SQRT", "gpu_jit", "_first_pert_gpu", "_redo_pert_gpu",
+                        "_first_pixel", "_redo_pixel", "_first", "_redo", "deep_kernel_pert",
+                        "deep_redo_pert"})
+__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
+
+CODE = LoopCode(deep_rows_shared_cpu, "deep_kernel_pert", "deep_redo_pert", module=__name__)
