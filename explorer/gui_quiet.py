@@ -1,7 +1,7 @@
 """The window's GUI thread steps aside while a short CPU measurement runs, so that the window's own
-repaints do not share the cores with it (issue 39: on two cores numba's loop beside a repainting
-GUI thread at times runs on one of its threads, 2-4x slower, and the window's CPU sweep read 0.3-0.9
-of the bench's figure at N = 2^20, the same sweep without a window 1.00)."""
+repaints do not share the cores with it: on two cores numba's loop beside a repainting GUI thread
+at times runs on one of its threads, and the window's CPU sweep read well below the bench's
+figure (issue 39; the figures: docs/PERFORMANCE.md, "Honest CPU times")."""
 from __future__ import annotations
 
 import threading

@@ -26,8 +26,8 @@ class SweepRequest:
 
 def run_sweep(ctx: JobContext, req: SweepRequest):
     return _sweep.sweep(req.backend, [req.op], list(req.impls), list(req.modes), list(req.sizes),
-                        ctx.token, repeats=req.repeats, ref_bytes=req.ref_bytes, budget_s=req.budget_s,
-                        settle=req.settle)
+                        ctx.token, repeats=req.repeats, ref_bytes=req.ref_bytes,
+                        budget_s=req.budget_s, settle=req.settle)
 
 
 HANDLERS = {SweepRequest: run_sweep}

@@ -117,10 +117,9 @@ class PointRunner:
 
     def _warm_up(self, op, impl: Impl, mode: str, d, label: str) -> None:
         """Warm caches, pages and clocks. A CPU op on arrays just allocated (each size's first
-        point) takes many calls to settle: numba's add at 2^20 on two cores 0.25, 0.17, 0.20,
-        0.18, 0.15, 0.14, 0.11, then 0.07-0.11 ms; with one warm call the sweep's point read
-        10-20 % slower than the same point measured again. So a CPU op is called for WARM_S
-        (at least 3 calls) before its timed runs."""
+        point) takes several calls to settle, and with one warm call the sweep's point read
+        slower than the same point measured again (docs/PERFORMANCE.md, "Honest CPU times"). So
+        a CPU op is called for WARM_S (at least 3 calls) before its timed runs."""
         self._run_once(op, impl, mode, d, label)
         if impl.device != "cpu":
             return

@@ -37,6 +37,7 @@ if cuda is not None:
             c = i - r * values.shape[1]
             v = new[k]
             values[r, c] = -1.0 - values[r, c] if v != v else v
+
     @cuda.jit(cache=True)
     def restore_listed(values, out, nout):
         """The loop's own value back (guard.untrusted undone) at the flat indices out[:nout[0]]:

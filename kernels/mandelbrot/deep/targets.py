@@ -76,7 +76,7 @@ def gpu_getattr(module_globals: dict, build, names: frozenset):
 
 def _build_gpu():
     """numba.cuda and the GPU's operations, imported at their first use (a CPU frame never
-    imports numba.cuda, ~0.2 s of a start)."""
+    imports numba.cuda)."""
     global cuda, GPU_IMPORT_ERROR, GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit, MAX_REGISTERS, FIRST_JIT
     global zero_kernel
     GPU_IMPORT_ERROR = None
