@@ -137,6 +137,35 @@ class MovieSpec:
         return "png" if is_png_pattern(self.out) else "video"
 
 
+@dataclass(frozen=True)
+class MoviePlace:
+    """Where the window's zoom movie goes and how it is coloured: the Mandelbrot view's place as
+    typed values (the centre as decimal strings of any length), made into MovieSpec's strings in
+    one place (`spec`)."""
+    center_re: str
+    center_im: str
+    width: str
+    iters: int | None = None
+    palette: str | None = None
+    colouring: tuple = ()      # (field, value) pairs: density, offset, interior, mapping
+
+    @property
+    def mapping(self) -> str | None:
+        """The view's colour mapping, None where the view leaves it to the movie ("auto")."""
+        return dict(self.colouring).get("mapping")
+
+    def with_mapping(self, mapping: str) -> MoviePlace:
+        colouring = tuple(dict(self.colouring, mapping=mapping).items())
+        return dataclasses.replace(self, colouring=colouring)
+
+    def spec(self, out: str, **fields) -> MovieSpec:
+        """The MovieSpec of a movie to this place; `fields`: its other fields (size, fps, ...)."""
+        return MovieSpec(out=out, center=f"{self.center_re},{self.center_im}",
+                         width=str(self.width),
+                         iters=None if self.iters is None else str(int(self.iters)),
+                         palette=self.palette, colouring=tuple(self.colouring), **fields)
+
+
 @dataclass
 class Movie:
     """A checked MovieSpec: its course, its encoder, and requests for any of its frames."""

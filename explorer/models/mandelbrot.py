@@ -369,8 +369,9 @@ class MandelbrotModel:
         need = s.width * Decimal(ch * w) / Decimal(cw * h)
         return s.width if need <= s.width else Decimal(f"{need:.6e}")
 
-    def movie_place(self) -> dict:
-        """The place and colouring as a zoom movie's fields (services.movie.MovieSpec)."""
+    def movie_place(self):
+        """The place and colouring as a zoom movie's (services.movie.MoviePlace)."""
+        from services.movie import MoviePlace
         state = self.camera.state
         c = self.colouring
         iters = self.fixed_iterations
@@ -378,6 +379,5 @@ class MandelbrotModel:
                      ("interior", tuple(int(v) for v in c.interior))]
         if c.mapping != "auto":
             colouring.append(("mapping", c.mapping))
-        return {"center": f"{state.center_re},{state.center_im}", "width": str(state.width),
-                "iters": None if iters is None else str(int(iters)),
-                "palette": c.palette, "colouring": tuple(colouring)}
+        return MoviePlace(str(state.center_re), str(state.center_im), str(state.width),
+                          None if iters is None else int(iters), c.palette, tuple(colouring))

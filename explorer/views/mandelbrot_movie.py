@@ -24,6 +24,7 @@ from services.movie import (
     MAX_FPS,
     MOVIE_MAPPING,
     MovieError,
+    MoviePlace,
     MovieSpec,
     OtherMovie,
     make_frames_folder,
@@ -79,14 +80,14 @@ def codec_problem(codec: str | None) -> str | None:
     return _codec_problems[codec]
 
 
-def place_of(view) -> dict:
-    """The Mandelbrot view's place and colouring as a MovieSpec's fields (from its model)."""
+def place_of(view) -> MoviePlace:
+    """The Mandelbrot view's place and colouring (from its model)."""
     return view.model.movie_place()
 
 
 def view_mapping(view) -> str:
     """The colour mapping the view has chosen ("auto" leaves it to the movie: MOVIE_MAPPING)."""
-    return dict(place_of(view)["colouring"]).get("mapping") or MOVIE_MAPPING
+    return place_of(view).mapping or MOVIE_MAPPING
 
 
 def mapping_problem(mapping: str) -> str | None:
@@ -104,8 +105,8 @@ def movie_spec(choice: dict, view) -> MovieSpec:
     mapping = fields.pop("mapping", None)
     place = place_of(view)
     if mapping:
-        place["colouring"] = tuple(dict(place["colouring"], mapping=mapping).items())
-    return MovieSpec(**fields, **place)
+        place = place.with_mapping(mapping)
+    return place.spec(**fields)
 
 
 def png_pattern(path: str) -> str:

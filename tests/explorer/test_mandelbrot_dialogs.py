@@ -10,6 +10,7 @@ from PyQt6.QtWidgets import QDialog, QMessageBox
 from explorer.views import export_fields
 from explorer.views import mandelbrot_export as me
 from explorer.views import mandelbrot_movie as mm
+from services.movie import MoviePlace
 
 
 @pytest.fixture(autouse=True)
@@ -133,8 +134,7 @@ def test_movie_problem_names_the_field(qtbot, tmp_path, monkeypatch):
         class model:
             @staticmethod
             def movie_place():
-                return {"center": "-0.75,0", "width": "3", "iters": None, "palette": "inferno",
-                        "colouring": ()}
+                return MoviePlace("-0.75", "0", "3", None, "inferno", ())
     choice = {"out": str(tmp_path / "nowhere" / "z.mp4"), "size": (64, 36), "fps": 4,
               "seconds": 2.0, "zoom": "in", "codec": "h264"}
     field, why = mm.movie_problem(choice, View)

@@ -245,12 +245,16 @@ def test_the_movie_place_names_the_chosen_colouring(model):
     model.go_to("-0.5", "0.25", "0.01", 400)
     model.set_colouring(Colouring("viridis", 2.0, 0.5, (1, 2, 3, 255), "auto"), 400)
     place = model.movie_place()
-    assert place["center"] == "-0.5,0.25" and place["width"] == "0.01" and place["iters"] == "400"
-    assert place["palette"] == "viridis"
-    assert dict(place["colouring"]) == {"density": 2.0, "offset": 0.5, "interior": (1, 2, 3, 255)}
+    assert (place.center_re, place.center_im, place.width, place.iters) == ("-0.5", "0.25", "0.01",
+                                                                             400)
+    assert place.palette == "viridis" and place.mapping is None
+    assert dict(place.colouring) == {"density": 2.0, "offset": 0.5, "interior": (1, 2, 3, 255)}
+    spec = place.spec("z.mp4", fps=4)      # MovieSpec's strings, made in one place
+    assert (spec.center, spec.width, spec.iters, spec.fps) == ("-0.5,0.25", "0.01", "400", 4)
     model.set_colouring(Colouring(mapping="log"), None)
     place = model.movie_place()
-    assert place["iters"] is None and dict(place["colouring"])["mapping"] == "log"
+    assert place.iters is None and place.mapping == "log"
+    assert place.spec("z.mp4").iters is None
 
 
 def _write(path, data):

@@ -116,7 +116,7 @@ def test_cancel_keeps_the_finished_segments_and_the_next_export_resumes(
     dlg = mm.MovieDialog(window)
     qtbot.addWidget(dlg)
     tiny(dlg, out)
-    spec = movie_mod.MovieSpec(**dlg.choice(), **mm.place_of(window.views["mandelbrot"]))
+    spec = mm.place_of(window.views["mandelbrot"]).spec(**dlg.choice())
     exporter = mm.MovieExporter(window.scheduler, window, status=window.show_status)
     assert exporter.start(spec, window.backend)
     parts = movie_parts.parts_dir(str(out))

@@ -11,7 +11,6 @@ from PyQt6.QtCore import QSettings
 
 from explorer.app import MainWindow
 from explorer.views import mandelbrot_movie as mm
-from services import movie as movie_mod
 from services import movie_parts, movie_writer, video
 
 PLACE = ("-0.7436438870", "0.1318259043", "1e-4")
@@ -46,8 +45,8 @@ def test_a_movie_spread_over_every_gpu_equals_one_on_the_view_gpu(qtbot, tmp_pat
     gpus = tuple(g.index for g in view.export_gpus())
     outs = []
     for name, chosen in (("one", None), ("all", gpus)):
-        spec = movie_mod.MovieSpec(out=str(tmp_path / name / "f%05d.png"), size=(320, 180), fps=4,
-                                   seconds=2.0, **mm.place_of(view))
+        spec = mm.place_of(view).spec(str(tmp_path / name / "f%05d.png"), size=(320, 180), fps=4,
+                                      seconds=2.0)
         os.makedirs(tmp_path / name)
         exporter = mm.MovieExporter(w.scheduler, w)
         assert exporter.start(spec, view.backend, show_progress=False, gpus=chosen)
@@ -87,8 +86,8 @@ def test_a_video_spread_over_every_gpu_decodes_to_the_frames_of_one_gpu(
     gpus = tuple(g.index for g in view.export_gpus())
     decoded = []
     for name, chosen in (("one", None), ("all", gpus)):
-        spec = movie_mod.MovieSpec(out=str(tmp_path / f"{name}.mp4"), size=(320, 180), fps=8,
-                                   seconds=3.0, **mm.place_of(view))
+        spec = mm.place_of(view).spec(str(tmp_path / f"{name}.mp4"), size=(320, 180), fps=8,
+                                      seconds=3.0)
         exporter = mm.MovieExporter(w.scheduler, w)
         assert exporter.start(spec, view.backend, show_progress=False, gpus=chosen)
         with qtbot.waitSignal(exporter.finished, timeout=180_000):

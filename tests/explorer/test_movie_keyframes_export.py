@@ -14,7 +14,6 @@ pytest.importorskip("gmpy2", reason="keyframes are drawn by the deep renderer")
 from explorer.app import MainWindow
 from explorer.views import mandelbrot_movie as mm
 from kernels import backend
-from services import movie as movie_mod
 from services import movie_keyframes, movie_parts, movie_writer
 
 PLACE = ("-0.7436438870", "0.1318259043", "1e-6")
@@ -60,7 +59,7 @@ def keyframe_spec(qtbot, window, pattern):
     dlg.method.setCurrentIndex(1)
     choice = dlg.choice()
     assert choice["keyframes"] is True
-    return movie_mod.MovieSpec(**choice, **mm.place_of(window.views["mandelbrot"]))
+    return mm.place_of(window.views["mandelbrot"]).spec(**choice)
 
 
 def run(qtbot, exporter, spec):

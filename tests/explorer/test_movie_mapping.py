@@ -11,6 +11,7 @@ from explorer.app import MainWindow
 from explorer.views import export_fields
 from explorer.views import mandelbrot_movie as mm
 from kernels import backend
+from services.movie import MoviePlace
 
 
 @pytest.fixture(autouse=True)
@@ -25,8 +26,7 @@ def view_with(mapping):
             @staticmethod
             def movie_place():
                 colouring = (("density", 1.0),) + ((("mapping", mapping),) if mapping else ())
-                return {"center": "-0.75,0", "width": "3", "iters": None, "palette": "inferno",
-                        "colouring": colouring}
+                return MoviePlace("-0.75", "0", "3", None, "inferno", colouring)
     return View
 
 
