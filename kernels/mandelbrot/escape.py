@@ -1,7 +1,8 @@
 """The Mandelbrot escape-time arithmetic, its CPU twin and the GPU launches the app runs.
 
 Both targets are built from ONE description of the per-pixel arithmetic (`_make_escape`),
-instantiated with the multiply and add each target must use:
+instantiated with the multiply and add each target must use; its `zstep` (z^2 + c) is the one
+place the formula is written: the CPU twin, every GPU launch and the float32 loops call it.
 
 * CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
   (it emits no `contract` flag without fastmath).
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, types
@@ -48,9 +50,26 @@ _INV_LOG_BAILOUT2 = 1.0 / math.log(BAILOUT2)
 _FRAC_MAX = 1.0 - 2.0 ** -20
 
 
-def _make_escape(mul, add, jit):
+class EscapeCode(NamedTuple):
+    """_make_escape's functions, compiled for one target."""
+    escape: object
+    pair: object
+    advance: object
+    shortcut: object
+    smooth: object
+    zstep: object       # the formula: every loop's step, the GPU launches' and the float32 ones too
+
+
+def _make_escape(mul, add, jit, step_jit=None) -> EscapeCode:
     """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
-    the helpers for the target. Returns (escape, escape_pair, advance)."""
+    the helpers for the target, `step_jit` (default `jit`) the step: the GPU's inlines it where
+    the launches call it, so that their loops compile as they did with the step written out."""
+
+    @(step_jit or jit)
+    def zstep(x, y, x2, y2, cx, cy):
+        """z^2 + c from z = x + iy (x2 = x*x, y2 = y*y): the formula's one step, as (x, y)."""
+        ny = add(mul(add(x, x), y), cy)
+        return add(add(x2, -y2), cx), ny
 
     @jit
     def shortcut(cx, cy):
@@ -77,8 +96,7 @@ def _make_escape(mul, add, jit):
     def resume(cx, cy, x, y, x2, y2, n0, max_iter):
         """Iterate on from iterate n0 (z_n0 = x + iy, x2 = x*x, y2 = y*y)."""
         for n in range(n0 + 1, max_iter + 1):
-            y = add(mul(add(x, x), y), cy)
-            x = add(add(x2, -y2), cx)
+            x, y = zstep(x, y, x2, y2, cx, cy)
             x2 = mul(x, x)
             y2 = mul(y, y)
             r2 = add(x2, y2)
@@ -106,10 +124,8 @@ def _make_escape(mul, add, jit):
         xa = ya = x2a = y2a = 0.0
         xb = yb = x2b = y2b = 0.0
         for n in range(1, max_iter + 1):
-            ya = add(mul(add(xa, xa), ya), cy)
-            xa = add(add(x2a, -y2a), ax)
-            yb = add(mul(add(xb, xb), yb), cy)
-            xb = add(add(x2b, -y2b), bx)
+            xa, ya = zstep(xa, ya, x2a, y2a, ax, cy)
+            xb, yb = zstep(xb, yb, x2b, y2b, bx, cy)
             x2a = mul(xa, xa)
             y2a = mul(ya, ya)
             x2b = mul(xb, xb)
@@ -136,8 +152,7 @@ def _make_escape(mul, add, jit):
         x2 = mul(x, x)
         y2 = mul(y, y)
         for n in range(n0 + 1, n1 + 1):
-            y = add(mul(add(x, x), y), cy)
-            x = add(add(x2, -y2), cx)
+            x, y = zstep(x, y, x2, y2, cx, cy)
             x2 = mul(x, x)
             y2 = mul(y, y)
             r2 = add(x2, y2)
@@ -147,7 +162,7 @@ def _make_escape(mul, add, jit):
             return float(max_iter), x, y
         return -1.0, x, y
 
-    return escape, escape_pair, advance, shortcut, smooth
+    return EscapeCode(escape, escape_pair, advance, shortcut, smooth, zstep)
 
 
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
@@ -155,7 +170,7 @@ def _make_escape(mul, add, jit):
 # Each helper compiled on its own (plain IEEE operators): inlined into escape_rows_cpu, they
 # made one function whose parallel compile took ~10 s, and the loop ran no faster
 # (docs/PERFORMANCE.md, "Cold and warm start").
-_escape_cpu, _escape_pair_cpu, _, _, _ = _make_escape(operator.mul, operator.add, njit)
+_escape_cpu, _escape_pair_cpu = _make_escape(operator.mul, operator.add, njit)[:2]
 
 
 @njit(cache=True)

@@ -56,7 +56,7 @@ def _add_cpu(a, b):
     return f32(a) + f32(b)
 
 
-_escape_cpu, _escape_pair_cpu, _, _, _ = mk._make_escape(_mul_cpu, _add_cpu, njit)
+_escape_cpu, _escape_pair_cpu = mk._make_escape(_mul_cpu, _add_cpu, njit)[:2]
 
 
 @njit(cache=True)
@@ -116,8 +116,8 @@ if cuda is not None:
         def _add_gpu(a, b):
             return libdevice.fadd_rn(f32(a), f32(b))
 
-    _, _, _advance_gpu, _shortcut_gpu, _ = mk._make_escape(_mul_gpu, _add_gpu,
-                                                           cuda.jit(device=True))
+    _, _, _advance_gpu, _shortcut_gpu, _, _zstep_gpu = mk._make_escape(
+        _mul_gpu, _add_gpu, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
 
     @cuda.jit(cache=True)
     def escape_slice_kernel32(values, zx, zy, alive, band_row0, band_rows, xs, ys, n0, n1,

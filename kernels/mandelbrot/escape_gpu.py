@@ -24,8 +24,8 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
-    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu = _make_escape(
-        _gpu_mul, _gpu_add, cuda.jit(device=True))
+    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu, _zstep_gpu = _make_escape(
+        _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
 
     @cuda.jit(cache=True)
     def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,

@@ -45,7 +45,7 @@ def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
 
 
 if cuda is not None:
-    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu, _zstep_gpu
 
     @cuda.jit(cache=True)
     def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
@@ -131,8 +131,7 @@ if cuda is not None:
             escaped = False
             while n < lim:
                 n += 1
-                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                x = _gpu_add(_gpu_add(x2, -y2), px)
+                x, y = _zstep_gpu(x, y, x2, y2, px, py)
                 x2 = _gpu_mul(x, x)
                 y2 = _gpu_mul(y, y)
                 r2 = _gpu_add(x2, y2)
@@ -181,8 +180,7 @@ if cuda is not None:
             n = 0
             while n < lim:
                 n += 1
-                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                x = _gpu_add(_gpu_add(x2, -y2), px)
+                x, y = _zstep_gpu(x, y, x2, y2, px, py)
                 x2 = _gpu_mul(x, x)
                 y2 = _gpu_mul(y, y)
                 r2 = _gpu_add(x2, y2)

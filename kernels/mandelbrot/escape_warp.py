@@ -45,7 +45,7 @@ def _sim_lanemask_lt():
 
 
 if cuda is not None:
-    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu, _zstep_gpu
     if simulator_enabled():
         # the simulator has no warp vote or shuffle: stand-ins with the same names
         import types as _pytypes
@@ -244,8 +244,7 @@ if cuda is not None:
                             # _STEPS iterations with no look at the warp between them
                             for _ in range(_STEPS):
                                 n += 1
-                                y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                                x = _gpu_add(_gpu_add(x2, -y2), px)
+                                x, y = _zstep_gpu(x, y, x2, y2, px, py)
                                 x2 = _gpu_mul(x, x)
                                 y2 = _gpu_mul(y, y)
                                 r2 = _gpu_add(x2, y2)
@@ -255,8 +254,7 @@ if cuda is not None:
                         else:
                             n += 1
                             single = True
-                            y = _gpu_add(_gpu_mul(_gpu_add(x, x), y), py)
-                            x = _gpu_add(_gpu_add(x2, -y2), px)
+                            x, y = _zstep_gpu(x, y, x2, y2, px, py)
                             x2 = _gpu_mul(x, x)
                             y2 = _gpu_mul(y, y)
                             r2 = _gpu_add(x2, y2)

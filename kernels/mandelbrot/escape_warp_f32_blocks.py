@@ -16,6 +16,7 @@ if cuda is not None:
     from .escape_f32 import _add_gpu as _add
     from .escape_f32 import _mul_gpu as _mul
     from .escape_f32 import _shortcut_gpu
+    from .escape_f32 import _zstep_gpu as _zstep
     from .escape_warp import _FULL_MASK, _segment_span, _take, _warp
 
     _B2 = np.float32(BAILOUT2)
@@ -128,8 +129,7 @@ if cuda is not None:
                             sx = x
                             sy = y
                             for _ in range(_BLOCK):
-                                y = _add(_mul(_add(x, x), y), py)
-                                x = _add(_add(x2, -y2), px)
+                                x, y = _zstep(x, y, x2, y2, px, py)
                                 x2 = _mul(x, x)
                                 y2 = _mul(y, y)
                             if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
@@ -144,8 +144,7 @@ if cuda is not None:
                     r2 = _ZERO
                     while n < stop:
                         n = i32(n + 1)
-                        y = _add(_mul(_add(x, x), y), py)
-                        x = _add(_add(x2, -y2), px)
+                        x, y = _zstep(x, y, x2, y2, px, py)
                         x2 = _mul(x, x)
                         y2 = _mul(y, y)
                         r2 = _add(x2, y2)

@@ -26,7 +26,7 @@ from .gpu_target import WARP_THREADS as LANES
 FLOPS_PER_ITERATION = 8
 BYTES_PER_PIXEL = 8         # the float64 value each pixel's kernel writes: all it must move
 
-_, _, _, _shortcut_cpu, _ = mk._make_escape(operator.mul, operator.add, njit)
+_shortcut_cpu = mk._make_escape(operator.mul, operator.add, njit).shortcut
 
 
 @njit(parallel=True, cache=True)
