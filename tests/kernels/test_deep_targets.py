@@ -1,0 +1,58 @@
+"""The deep loops' GPU code is made at its first use (issue 38): targets.gpu_getattr builds a
+module's GPU names once, whichever thread asks first, and LoopCode looks its kernels up then."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import types
+
+import pytest
+
+from kernels.mandelbrot.deep.targets import LoopCode, gpu_getattr
+
+
+def _module(monkeypatch, name: str, build_s: float = 0.0):
+    mod = types.ModuleType(name)
+    calls = []
+
+    def build():
+        calls.append(threading.get_ident())
+        time.sleep(build_s)             # another thread asks meanwhile
+        mod.__dict__["kernel"] = ("kernel of", name)
+        mod.__dict__["redo"] = ("redo of", name)
+    mod.__getattr__ = gpu_getattr(mod.__dict__, build, frozenset({"kernel", "redo", "never"}))
+    monkeypatch.setitem(sys.modules, name, mod)
+    return mod, calls
+
+
+def test_the_gpu_names_are_built_once_at_their_first_use(monkeypatch):
+    mod, calls = _module(monkeypatch, "_lazy_gpu_a", build_s=0.05)
+    assert calls == []
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(mod.kernel)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and got == [("kernel of", "_lazy_gpu_a")] * 4
+    assert mod.redo == ("redo of", "_lazy_gpu_a") and len(calls) == 1
+
+
+def test_a_name_the_build_does_not_make_is_an_attribute_error(monkeypatch):
+    mod, calls = _module(monkeypatch, "_lazy_gpu_b")
+    with pytest.raises(AttributeError):
+        mod.never                       # one of the names, which this build leaves undefined
+    with pytest.raises(AttributeError):
+        mod.elsewhere                   # not one of them: no build
+    assert len(calls) == 1
+
+
+def test_loop_code_looks_its_kernels_up_when_asked(monkeypatch):
+    mod, calls = _module(monkeypatch, "_lazy_gpu_c")
+    code = LoopCode("rows", "kernel", "redo", module="_lazy_gpu_c")
+    assert code.cpu_rows == "rows" and calls == []
+    assert code.gpu_first == ("kernel of", "_lazy_gpu_c") and code.gpu_redo[0] == "redo of"
+    assert len(calls) == 1
+    direct = LoopCode("rows", "k", None)          # kernels given as themselves
+    assert (direct.gpu_first, direct.gpu_redo) == ("k", None)
