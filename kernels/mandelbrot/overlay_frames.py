@@ -207,10 +207,7 @@ _PER_RENDERER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _kept(renderer) -> dict:
-    got = _PER_RENDERER.get(renderer)
-    if got is None:
-        got = _PER_RENDERER[renderer] = {}
-    return got
+    return _PER_RENDERER.setdefault(renderer, {})
 
 
 @dataclass

@@ -52,13 +52,15 @@ class CpuPixels:
         return values, stats
 
     def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
-              layers=None, progress=None) -> dict:
+              layers=None, progress=None):
         """The pixels the loop handed back, iterated exactly (exact_redo.py); `layers`: the
         overlays', whose redone layer keeps 2 only where a pixel stays marked; `progress` hears
-        the stage request.DOUBTFUL_STAGE when they are iterated again."""
+        the stage request.DOUBTFUL_STAGE when they are iterated again. Returns their counts as a
+        function to call once the frame is finished (GpuPixels.exact's form)."""
         with timer.phase("host", detail="exact pixels"):
-            return exact_redo.settle(request, run_out[0], exact, cache=cache, cancel=cancel,
-                                     layers=layers, progress=progress)
+            got = exact_redo.settle(request, run_out[0], exact, cache=cache, cancel=cancel,
+                                    layers=layers, progress=progress)
+        return lambda: got
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats summed over the frame) on the host."""

@@ -37,7 +37,6 @@ PROVED = "proved"
 REDONE_LAYER = 4
 
 
-
 def mode_of(request, default):
     """What to do with the handed-back pixels of `request`: its own `pixels` field when it names
     one ("marked", "proved", "exact"), else the renderer's `default` (its exact_redo)."""

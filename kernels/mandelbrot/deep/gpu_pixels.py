@@ -150,13 +150,13 @@ class GpuPixels:
         return values, stats
 
     def exact(self, pool, run_out, request, exact: bool, timer, cache=None, cancel=None,
-              layers=None, progress=None) -> dict:
+              layers=None, progress=None):
         """The pixels the redo kernel handed back, iterated exactly where the values are
         (gpu_untrusted.py): one wait per frame, for their count, none where they are only
-        marked (the counts then a function to call after the frame); `layers`, `progress` as
-        CpuPixels.exact."""
-        return settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel,
-                                layers, progress)
+        marked; `layers`, `progress` and what it returns as CpuPixels.exact."""
+        got = settle_on_device(self, pool, run_out[0], request, exact, timer, cache, cancel,
+                               layers, progress)
+        return got if callable(got) else (lambda: got)
 
     def fetch(self, pool, run_out, shape, timer, to_host=True):
         """(values, stats) on the host, their copies queued without waiting for them: they are

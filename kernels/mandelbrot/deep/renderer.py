@@ -310,7 +310,7 @@ class DeepRenderer:
             self.pixels.settled(started)
             # which engine made the orbit (the Python fallback says why it runs)
             timings.detail["reference engine"] = orbit.engine_name
-            st = {**stats_dict(stats), **(exact() if callable(exact) else exact)}
+            st = {**stats_dict(stats), **exact()}     # exact: dd_, exact_ and marked_pixels
             self.last_exact = {k: st[k] for k in ("dd_pixels", "exact_pixels", "marked_pixels")}
             record(timings, frame_work(st, w * h, sum(a.nbytes for a in orbit.arrays())
                                        + table_nbytes(*table[1:])))
