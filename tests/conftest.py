@@ -65,6 +65,28 @@ def simulated():
     return SIMULATED
 
 
+@pytest.fixture
+def stop_poster(monkeypatch):
+    """stop_poster(n): the next poster stops as Ctrl+C would, right after its n-th band is marked
+    done; returns the list of the bands marked. stop_poster.release(): posters run whole again."""
+    from services import poster
+    real = poster.Parts.mark
+    marked: list = []
+
+    def after(n: int) -> list:
+        marked.clear()
+
+        def mark_then_stop(self, index, row0, rows, counts=None):
+            real(self, index, row0, rows, counts)
+            marked.append(index)
+            if len(marked) == n:
+                raise KeyboardInterrupt
+        monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+        return marked
+    after.release = lambda: monkeypatch.setattr(poster.Parts, "mark", real)
+    return after
+
+
 @pytest.fixture(autouse=True)
 def _no_dangling_render_threads(request):
     yield

@@ -75,11 +75,10 @@ def test_proved_pixels_only_with_render(capsys):
 
 
 def test_a_poster_counts_the_pixels_it_leaves_marked_and_resumes_with_them(tmp_path, capsys,
-                                                                        monkeypatch):
+                                                                        stop_poster):
     """A poster's note sums its bands' counts, as the one piece's note counts its own; the
     counts of bands finished before an interruption come back from the parts folder."""
     pytest.importorskip("distributed", reason="the cluster extra (Dask) is not installed")
-    from services import poster
 
     def render(out, *extra):
         code = main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", "16x16",
@@ -87,18 +86,11 @@ def test_a_poster_counts_the_pixels_it_leaves_marked_and_resumes_with_them(tmp_p
         return code, capsys.readouterr()
     code, one = render(tmp_path / "one.npy")
     assert code == 0 and "5 pixels that float64 deltas cannot place" in one.err
-    real_mark, marked = poster.Parts.mark, []
-
-    def mark_then_stop(self, index, row0, rows, counts=None):
-        real_mark(self, index, row0, rows, counts)
-        marked.append(index)
-        if len(marked) == 9:
-            raise KeyboardInterrupt        # as Ctrl+C would land after the ninth band
-    monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+    marked = stop_poster(9)            # as Ctrl+C would land after the ninth band
     out = tmp_path / "poster.npy"
     code, _ = render(out, "--scheduler", "local")
     assert code != 0 and len(marked) == 9
-    monkeypatch.setattr(poster.Parts, "mark", real_mark)
+    stop_poster.release()
     code, again = render(out, "--scheduler", "local")
     assert code == 0, again.err
     assert "resuming" in again.err

@@ -45,18 +45,11 @@ def test_a_cluster_poster_equals_the_whole_picture(tmp_path, capsys, ext):
     assert not os.path.exists(poster.parts_dir(banded)), "the parts folder stays after success"
 
 
-def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, monkeypatch):
+def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, monkeypatch,
+                                                             stop_poster):
     code, whole = render(tmp_path, "whole.png")
     assert code == 0
-    real_mark = poster.Parts.mark
-    marked = []
-
-    def mark_then_stop(self, index, row0, rows, counts=None):
-        real_mark(self, index, row0, rows, counts)
-        marked.append(index)
-        if len(marked) == 5:
-            raise KeyboardInterrupt        # as Ctrl+C would land after the fifth band
-    monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+    stop_poster(5)                     # as Ctrl+C would land after the fifth band
     out = tmp_path / "poster.png"
     monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)     # this small picture goes in bands
     assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
@@ -70,7 +63,7 @@ def test_an_interrupted_poster_resumes_without_redoing_bands(tmp_path, capsys, m
     real_call = tiles.BandJob.render_into
     monkeypatch.setattr(tiles.BandJob, "render_into",
                         lambda self, w, out: rendered.append(self.row0) or real_call(self, w, out))
-    monkeypatch.setattr(poster.Parts, "mark", real_mark)
+    stop_poster.release()
     assert main.main(["--render", "mandelbrot", "--backend", "cpu", "--size", SIZE, *PLACE,
                       "--out", str(out)]) == 0
     err = capsys.readouterr().err

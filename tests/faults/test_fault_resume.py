@@ -160,21 +160,15 @@ def poster_render(out):
 @pytest.mark.parametrize("done", [[1, 2], {"bands": ["1", "2"]}, {"bands": None}, None,
                                   {"bands": [99999]}, {"bands": [-1]}, {"bands": [True]},
                                   "not json"])
-def test_a_poster_done_list_that_does_not_fit_is_set_aside(tmp_path, capsys, monkeypatch, done):
+def test_a_poster_done_list_that_does_not_fit_is_set_aside(tmp_path, capsys, monkeypatch, done,
+                                                            stop_poster):
     whole = tmp_path / "whole.png"
     assert poster_render(whole) == 0
     monkeypatch.setattr(poster, "POSTER_MIN_PIXELS", 0)
-    real_mark, marked = poster.Parts.mark, []
-
-    def mark_then_stop(self, index, row0, rows, counts=None):
-        real_mark(self, index, row0, rows, counts)
-        marked.append(index)
-        if len(marked) == 2:
-            raise KeyboardInterrupt
-    monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+    stop_poster(2)
     out = tmp_path / "p.png"
     assert poster_render(out) == 130
-    monkeypatch.setattr(poster.Parts, "mark", real_mark)
+    stop_poster.release()
     done_file = os.path.join(poster.parts_dir(out), "done.json")
     with open(done_file, "w") as fh:
         fh.write(done if isinstance(done, str) else json.dumps(done))
