@@ -32,8 +32,8 @@ COMPARE_SHORTCUT = "Ctrl+Shift+F"
 PROVE_SHORTCUT = "P"
 PROVE_TIP = ("Deep frames: iterate the pixels float64 deltas cannot place again in double-double, "
              "with a sound error bound, as a --render and an export do (seconds at the hardest "
-             "places, ~3 % of KF's 5e227); off, they keep the loop's value and are marked (the "
-             f"readout counts them, the Redone overlay shows them)  [{PROVE_SHORTCUT}]")
+             "places); off, they keep the loop's value and are marked (the readout counts them, "
+             f"the Redone overlay shows them)  [{PROVE_SHORTCUT}]")
 PANEL_PIXELS = 320          # the comparison's pictures are shown this wide and tall at most
 
 
