@@ -104,6 +104,10 @@ def copy_frame_to_host(device_array, host_array, stream) -> None:
     driver.device_to_host(host_array, device_array, host_array.nbytes, stream=stream)
 
 
+# shapes of one device buffer whose views are kept (a keyframe has 8 sectors)
+_VIEWS_KEPT = 16
+
+
 class BufferPool:
     """Per-renderer cache of device arrays, pinned host arrays and host rings.
 
@@ -114,33 +118,52 @@ class BufferPool:
 
     def __init__(self, backend=None):
         self.backend = backend
-        self._device: dict[str, tuple[tuple, np.dtype, object]] = {}
+        self._device: dict[str, tuple[tuple, np.dtype, object]] = {}   # name -> the last view
+        self._bases: dict[str, tuple[np.dtype, object, dict]] = {}     # name -> its allocation
         self._host: dict[str, tuple[tuple, np.dtype, list, int]] = {}
         self.allocations = 0  # counted so tests can prove reuse
 
     def device(self, name: str, shape, dtype, *, stream=None):
-        """A device array for `name`; reallocated only when shape or dtype change."""
+        """A device array for `name`: a view of one allocation per name and dtype, which grows
+        only when a larger shape is asked. Frames whose shape changes call after call (a
+        keyframe's sectors, a poster's last band) reuse it: freeing device memory waits for the
+        GPU, so reallocating per shape made the host and the GPU take turns."""
         shape, dtype = tuple(int(s) for s in shape), np.dtype(dtype)
         hit = self._device.get(name)
         if hit and hit[0] == shape and hit[1] == dtype:
             return hit[2]
+        n = int(np.prod(shape))
+        base = self._bases.get(name)
+        if base is None or base[0] != dtype or base[1].shape[0] < n:
+            base = self._grow(name, max(n, 1), dtype, stream)
+        views = base[2]
+        arr = views.get(shape)
+        if arr is None:
+            if len(views) >= _VIEWS_KEPT:
+                del views[next(iter(views))]        # the oldest shape
+            arr = views[shape] = base[1][:n].reshape(shape) if shape != (n,) else base[1][:n]
+        self._device[name] = (shape, dtype, arr)
+        return arr
+
+    def _grow(self, name: str, n: int, dtype: np.dtype, stream):
+        """A new allocation of `n` elements for `name` (the old one released first)."""
         from numba import cuda
-        if hit:
-            del self._device[name]  # release the old one before asking for a new one
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        ensure_device_fits(nbytes, what=f"buffer {name!r} {shape}")
+        self._device.pop(name, None)
+        self._bases.pop(name, None)
+        nbytes = n * dtype.itemsize
+        ensure_device_fits(nbytes, what=f"buffer {name!r} ({n:,} × {dtype})")
         t = time.perf_counter()
         try:
-            arr = cuda.device_array(shape, dtype=dtype, stream=stream or 0)
+            arr = cuda.device_array((n,), dtype=dtype, stream=stream or 0)
         except Exception as exc:
             if "OUT_OF_MEMORY" in str(exc).upper() or "out of memory" in str(exc).lower():
                 raise OutOfDeviceMemory(f"the GPU ran out of memory allocating {_mb(nbytes)} "
                                         f"for {name!r}") from exc
             raise
-        self._device[name] = (shape, dtype, arr)
+        base = self._bases[name] = (dtype, arr, {})
         self.allocations += 1
         note_host_cost("allocate", (time.perf_counter() - t) * 1e3)
-        return arr
+        return base
 
     def host(self, name: str, shape, dtype, *, pinned: bool = True, ring: int = 1) -> np.ndarray:
         """A host array for `name`, pinned when on a real GPU. With ring > 1, successive calls
@@ -170,4 +193,5 @@ class BufferPool:
 
     def clear(self):
         self._device.clear()
+        self._bases.clear()
         self._host.clear()

@@ -72,6 +72,7 @@ class KeyframeRenderer:
         self.deep.table_slack_bits = TABLE_SLACK_BITS
         self.seconds = 0.0
         self.pixels = 0
+        self.kernel_ms = 0.0    # the GPU's own time in the loops' kernels (timed phases)
 
     def render(self, em, k: int, cancel=None) -> np.ndarray:
         """Keyframe k's smooth counts, its sectors packed (ExpMap.sectors) in one float64 host
@@ -93,7 +94,7 @@ class KeyframeRenderer:
         # the buffer (sectors of one shape)
         for s, (cols, _, rows, off) in enumerate(em.sectors):
             if len(pending) == 2:
-                pending.pop(0).result()
+                self._done(pending.pop(0))
             p = self.deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel,
                                        to_host=not gpu)
             out = values[off:off + cols * rows].reshape(rows, cols)
@@ -103,13 +104,16 @@ class KeyframeRenderer:
                 out[...] = p.values
             pending.append(p)
         for p in pending:
-            p.result()
+            self._done(p)
         if gpu:
             self.deep._get_stream().synchronize()
             values = values.copy()
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values
+
+    def _done(self, pending) -> None:
+        self.kernel_ms += pending.result().timings.get("kernel") or 0.0
 
 
 class KeyframeJob:

@@ -37,3 +37,20 @@ def test_device_buffers_reused(gpu_backend):
     assert pool.allocations == 2
     h = pool.host("f", (3, 4), np.uint8)
     assert h.shape == (3, 4)
+
+
+@pytest.mark.gpu
+def test_device_buffer_of_another_shape_is_a_view_of_the_same_memory(gpu_backend):
+    """Sectors of changing shapes reuse one allocation (a free waits for the GPU); a larger
+    shape grows it, and each shape's view is kept so launches see the same array again."""
+    pool = buffers.BufferPool(gpu_backend)
+    big = pool.device("v", (4, 6), np.float64)
+    small = pool.device("v", (2, 5), np.float64)
+    assert small.shape == (2, 5) and pool.allocations == 1
+    small.copy_to_device(np.arange(10.0).reshape(2, 5))
+    assert np.array_equal(big.copy_to_host().ravel()[:10], np.arange(10.0))
+    assert pool.device("v", (4, 6), np.float64) is big
+    assert pool.device("v", (2, 5), np.float64) is small and pool.allocations == 1
+    grown = pool.device("v", (5, 6), np.float64)
+    assert grown.shape == (5, 6) and pool.allocations == 2
+    assert pool.device("v", (7,), np.float64).shape == (7,) and pool.allocations == 2
