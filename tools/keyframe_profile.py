@@ -56,13 +56,15 @@ def main(argv=None) -> int:
         print(f"first keyframe (compile, table) {time.perf_counter() - t0:.2f} s", flush=True)
         for f in (float(x) for x in a.at.split(",")):
             k0 = min(em.count - a.each, int(f * em.count))
-            walls = []
+            walls, kernels = [], []
             for k in range(k0 + a.each - 1, k0 - 1, -1):
-                t = time.perf_counter()
+                t, kms = time.perf_counter(), r.kernel_ms
                 r.render(em, k)
                 walls.append((time.perf_counter() - t) * 1e3)
+                kernels.append(r.kernel_ms - kms)
             print(f"at {f:.2f} (k {k0}..{k0 + a.each - 1}, limit {int(em.limits[k0])}): ms "
-                  f"{' '.join(f'{x:.0f}' for x in walls)}; median {statistics.median(walls):.1f}",
+                  f"{' '.join(f'{x:.0f}' for x in walls)}; median {statistics.median(walls):.1f}; "
+                  f"the kernels' own (GPU) ms {' '.join(f'{x:.0f}' for x in kernels)}",
                   flush=True)
         k0 = em.count // 2
         prof = cProfile.Profile()
