@@ -14,10 +14,23 @@ import sys
 
 
 def main(argv=None) -> int:
+    from cli.serve_client import remember_environment
+    remember_environment()      # what a render server compares (cli/serve_client.py)
     from cli.environment import plain_numba_messages
     plain_numba_messages()      # before numba loads: no stray ESC[0m on the terminal at exit
+    if argv is None:            # the command line's, not a test's: a render server may take it
+        argv = sys.argv[1:]     # (cli/serve_client.py)
+        from cli.serve_client import forward, wants_server
+        if wants_server(argv):
+            try:
+                code = forward(argv)
+            except KeyboardInterrupt:   # before the server took it: nothing began
+                from cli.failures import interrupted
+                return interrupted()
+            if code is not None:
+                return code
     try:
-        return _main(sys.argv[1:] if argv is None else argv)
+        return _main(argv)
     except KeyboardInterrupt:   # anywhere the commands do not handle it themselves (imports…)
         from cli.failures import interrupted
         return interrupted()
@@ -31,7 +44,7 @@ def _main(argv) -> int:
     problem = mode_error(args)
     if problem:
         return fail(USAGE, problem)
-    window = not (args.render or args.movie or args.bench)
+    window = not (args.render or args.movie or args.bench or args.serve)
     if window:
         from cli.environment import display_problem
         no_display = display_problem()
@@ -53,6 +66,9 @@ def _main(argv) -> int:
     if args.render:
         from cli.render import run_render
         return run_render(args)
+    if args.serve:
+        from cli.serve import run_serve
+        return run_serve(args)
     if args.movie:
         from cli.movie import run_movie
         return run_movie(args)

@@ -35,10 +35,10 @@ MAX_REPEATS = 100_000
 ZOOMS = ("in", "out")
 
 WINDOW, RENDER, BENCH, WINDOW_BENCH = "window", "render", "bench", "bench-ui"
-MOVIE = "movie"
+MOVIE, SERVE = "movie", "serve"
 # how a message names a mode: "does not apply when opening the window", "… only with --render"
 MODE_NAMES = {WINDOW: "when opening the window", RENDER: "with --render", BENCH: "with --bench",
-              WINDOW_BENCH: "with --bench --ui", MOVIE: "with --movie"}
+              WINDOW_BENCH: "with --bench --ui", MOVIE: "with --movie", SERVE: "with --serve"}
 # the modes each option applies to (--backend applies to all of them)
 OPTION_MODES = {
     "view": (WINDOW,),
@@ -66,6 +66,8 @@ OPTION_MODES = {
     "ui": (BENCH, WINDOW_BENCH),
     "seconds": (WINDOW_BENCH, MOVIE),
     "number_type": (RENDER, BENCH),
+    "no_server": (RENDER,),
+    "idle_minutes": (SERVE,),
 }
 
 
@@ -264,7 +266,27 @@ def build_parser() -> ArgParser:
     b.add_argument("--seconds", type=seconds_value, default=None, metavar="S",
                    help=f"duration of the --ui bench (default {DEFAULT_SECONDS:g}) or of the "
                         f"movie (default {DEFAULT_MOVIE_SECONDS:g})")
+    s = p.add_argument_group("render server")
+    s.add_argument("--serve", action="store_true",
+                   help="keep numba, the GPU and its kernels ready in this process: later "
+                        "--render commands of this user run here and cost their frame, not a "
+                        "start (Linux, macOS)")
+    s.add_argument("--idle-minutes", type=idle_value, default=None, metavar="M",
+                   help="--serve stops after M minutes without a request (default 30)")
+    s.add_argument("--no-server", action="store_true",
+                   help="--render in its own process even when a render server runs")
     return p
+
+
+def idle_value(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value:
+        raise argparse.ArgumentTypeError(f"--idle-minutes must be a number of minutes above 0, "
+                                         f"not {text!r}")
+    return value
 
 
 # options that name a file to write: "~" means the user's home there too, as in the dialogs
@@ -315,6 +337,8 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def mode(args: argparse.Namespace) -> str:
+    if args.serve:
+        return SERVE
     if args.movie:
         return MOVIE
     if args.render:
@@ -329,6 +353,9 @@ def mode_error(args: argparse.Namespace) -> str | None:
     or None when every option applies."""
     if args.render and args.bench:
         return "--render and --bench cannot be combined; choose one of them"
+    if args.serve and (args.render or args.bench or args.movie):
+        other = "--render" if args.render else "--bench" if args.bench else "--movie"
+        return f"--serve and {other} cannot be combined; start the server, then run {other}"
     if args.movie and (args.render or args.bench):
         return (f"--movie and {'--render' if args.render else '--bench'} cannot be combined; "
                 "choose one of them")

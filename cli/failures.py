@@ -42,6 +42,17 @@ def _on_sigterm(signum, frame):
         raise Terminated()
 
 
+def mark_terminated() -> None:
+    """The command ends as SIGTERM ends it (a render server's client got one)."""
+    if not _terminated:
+        _terminated.append(15)
+
+
+def reset_terminated() -> None:
+    """A render server's next command starts afresh."""
+    _terminated.clear()
+
+
 def handle_sigterm() -> None:
     """From now on SIGTERM ends the command as Ctrl+C does (call on the main thread)."""
     try:

@@ -6,6 +6,9 @@ import sys
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # no test reads or writes the user's cache of reference orbits (its own tests make their own)
 os.environ.setdefault("GPU_EXPLORER_CACHE_DIR", "off")
+# no test's `main.py --render` goes to a render server the developer left running (the server's
+# own tests start theirs, cli/serve.py)
+os.environ["GPU_EXPLORER_SERVER"] = "0"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
