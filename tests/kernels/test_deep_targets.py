@@ -56,3 +56,31 @@ def test_loop_code_looks_its_kernels_up_when_asked(monkeypatch):
     assert len(calls) == 1
     direct = LoopCode("rows", "k", None)          # kernels given as themselves
     assert (direct.gpu_first, direct.gpu_redo) == ("k", None)
+
+
+@pytest.mark.gpu
+def test_targets_binds_each_gpu_name_once_to_its_final_value(monkeypatch):
+    """A second GPU's worker reads a name bound mid-build without waiting for the build (only an
+    unbound one goes through the lock): no name may be bound first to a placeholder (a None
+    zero_kernel crashed a two-GPU poster)."""
+    from kernels.mandelbrot.deep import targets
+    names = sorted(targets._GPU_NAMES)
+    for n in names:
+        monkeypatch.delitem(targets.__dict__, n, raising=False)
+    seen: dict = {n: [] for n in names}
+
+    def tracer(frame, event, arg):
+        if frame.f_code is targets._build_gpu.__code__:
+            for n in names:
+                if n in targets.__dict__:
+                    seen[n].append(targets.__dict__[n])
+            return tracer
+        return None
+    sys.settrace(tracer)
+    try:
+        targets._build_gpu()
+    finally:
+        sys.settrace(None)
+    for n in names:
+        final = targets.__dict__[n]
+        assert all(v is final for v in seen[n]), f"{n} was bound to {seen[n][0]!r} before {final!r}"

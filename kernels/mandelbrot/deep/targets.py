@@ -79,14 +79,16 @@ def _build_gpu():
     imports numba.cuda)."""
     global cuda, GPU_IMPORT_ERROR, GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit, MAX_REGISTERS, FIRST_JIT
     global zero_kernel
+    # Each name is bound once, to its final value: a thread that finds one bound reads it
+    # without waiting for the build (only a name not yet bound goes through __getattr__ and its
+    # lock), so a placeholder None bound first was read by a second GPU's worker mid-build
     GPU_IMPORT_ERROR = None
     try:
         from numba import cuda
     except Exception as exc:  # the CPU path must work where numba-cuda does not import
         cuda = None
         GPU_IMPORT_ERROR = exc
-    GPU_MUL = GPU_ADD = GPU_SQRT = gpu_jit = MAX_REGISTERS = FIRST_JIT = zero_kernel = None
-    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+        GPU_MUL = GPU_ADD = GPU_SQRT = gpu_jit = MAX_REGISTERS = FIRST_JIT = zero_kernel = None
         return
     if simulator_enabled():
         GPU_MUL, GPU_ADD, GPU_SQRT = operator.mul, operator.add, math.sqrt
