@@ -31,7 +31,12 @@ def main(argv=None) -> int:
     ap.add_argument("--each", type=int, default=6, help="keyframes timed at each place")
     ap.add_argument("--profile", type=int, default=12, help="keyframes profiled (at the middle)")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--timing", default=None, help="GPU timing method: auto, cupti, gate, events")
     a = ap.parse_args(argv)
+    if a.timing:
+        from kernels import timing
+        timing.set_method(a.timing)
+        print(f"timing: {a.timing}", flush=True)
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
