@@ -112,11 +112,21 @@ def settle_on_device(pixels, pool, values, request, exact: bool, timer, cache=No
     with timer.phase("host", detail="exact pixels"):
         new, got, marked = exact_redo.resolve(request, index // w, index % w, exact,
                                               cache=cache, cancel=cancel, progress=progress)
-    idx, new_d = cuda.to_device(index, stream=s), cuda.to_device(new, stream=s)
+    # pool buffers, not new device arrays: freeing one waits for the whole GPU, which made a
+    # poster's next band wait for this one's every few bands
+    idx = _upload(pool, "settle-index", index, s)
+    new_d = _upload(pool, "settle-values", np.ascontiguousarray(new), s)
     settled = np.ascontiguousarray(index[~marked])
     with timer.phase("kernel", gpu=True):
         launch(put_values, -(-n // THREADS), THREADS)(values, idx, new_d)
         if layers is not None and len(settled):     # the overlay's 2 only where still marked
             launch(unmark, -(-len(settled) // THREADS), THREADS)(
-                layers, cuda.to_device(settled, stream=s))
+                layers, _upload(pool, "settle-settled", settled, s))
     return got
+
+
+def _upload(pool, name: str, host: np.ndarray, stream):
+    """`host` copied into the pool's device buffer `name` (queued on `stream`)."""
+    dev = pool.device(name, host.shape, host.dtype, stream=stream)
+    dev.copy_to_device(host, stream=stream)
+    return dev
