@@ -59,7 +59,7 @@ def test_loop_code_looks_its_kernels_up_when_asked(monkeypatch):
 
 
 @pytest.mark.gpu
-def test_targets_binds_each_gpu_name_once_to_its_final_value(monkeypatch):
+def test_targets_binds_each_gpu_name_once_to_its_final_value(monkeypatch, numba_cuda):
     """A second GPU's worker reads a name bound mid-build without waiting for the build (only an
     unbound one goes through the lock): no name may be bound first to a placeholder (a None
     zero_kernel crashed a two-GPU poster)."""

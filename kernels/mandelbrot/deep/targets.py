@@ -82,7 +82,6 @@ def _build_gpu():
     # Each name is bound once, to its final value: a thread that finds one bound reads it
     # without waiting for the build (only a name not yet bound goes through __getattr__ and its
     # lock), so a placeholder None bound first was read by a second GPU's worker mid-build
-    GPU_IMPORT_ERROR = None
     try:
         from numba import cuda
     except Exception as exc:  # the CPU path must work where numba-cuda does not import
@@ -114,6 +113,8 @@ def _build_gpu():
         i = cuda.grid(1)
         if i < a.shape[0]:
             a[i] = 0
+
+    GPU_IMPORT_ERROR = None
 
 
 _GPU_NAMES = frozenset({"cuda", "GPU_IMPORT_ERROR", "GPU_MUL", "GPU_ADD", "GPU_SQRT", "gpu_jit",
