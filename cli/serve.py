@@ -292,6 +292,10 @@ class _quiet:
 def run_serve(args) -> int:
     if not supported():
         return fail(UNUSABLE, "the render server needs Unix sockets (Linux or macOS)")
+    from .failures import resolve_backend
+    be, why = resolve_backend(args.backend)
+    if be is None:                      # a server for a GPU that cannot run serves nothing
+        return fail(UNUSABLE, why)
     server = Server(args.backend, args.idle_minutes or DEFAULT_IDLE_MINUTES)
     problem = server.open()
     if problem:

@@ -155,3 +155,13 @@ def test_which_commands_may_go_to_a_server():
     for argv in (["--render", "mandelbrot", "--no-server"], ["--render", "x", "--help"],
                  ["--movie", "x.mp4"], ["--serve"], []):
         assert not serve_client.wants_server(argv)
+
+
+def test_a_server_for_a_backend_that_cannot_run_is_refused(tmp_path):
+    from kernels.backend import cuda_status
+    if cuda_status().usable:
+        pytest.skip("this machine's GPU can run: the server would start")
+    got = subprocess.run([sys.executable, MAIN, "--serve", "--backend", "cuda"], cwd=ROOT,
+                         env=_env(tmp_path / "run"), capture_output=True, text=True, timeout=120)
+    assert got.returncode == 1 and "the cuda backend cannot run here" in got.stderr
+    assert not (tmp_path / "run").exists()
