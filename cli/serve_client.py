@@ -147,7 +147,8 @@ def _relay(sock, lines) -> int:
         try:
             line = lines.readline()
             if not line:
-                print("main.py: error: the render server stopped during the render (see its "
+                from .failures import PROG
+                print(f"{PROG}: error: the render server stopped during the render (see its "
                       "terminal); run the command again", file=sys.stderr)
                 return 1
             msg = json.loads(line)
