@@ -1,5 +1,7 @@
-"""numba's BLAS probe, skipped: when its CPU target first loads (the first CPU kernel, cached or
-not), numba imports scipy.linalg to learn whether a BLAS is there, 0.3 s where scipy is installed.
+"""numba's BLAS probes, skipped: when its CPU target first loads (the first CPU kernel, cached or
+not), numba imports scipy.linalg to learn whether a BLAS is there, 0.3 s where scipy is installed;
+numba-cuda's target does the same at its first kernel (0.4-0.66 s of the window's warm-up on the
+H200 machine, whose image has scipy).
 The answer only chooses how np.correlate and np.convolve sum inside compiled code, which no kernel
 here calls; np.dot and np.linalg in compiled code still find the BLAS when they are compiled.
 
@@ -12,7 +14,9 @@ import importlib.abc
 import importlib.machinery
 import sys
 
-TARGET = "numba.np.arraymath"       # the module whose import probes for a BLAS (_HAVE_BLAS)
+# the modules whose import probes for a BLAS (_HAVE_BLAS): numba's CPU target's, numba-cuda's
+TARGETS = ("numba.np.arraymath", "numba.cuda.np.arraymath")
+TARGET = TARGETS[0]
 HIDDEN = ("scipy.linalg.cython_blas",)
 
 
@@ -39,10 +43,15 @@ class _Loader(importlib.abc.Loader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
+    def __init__(self):
+        self.seen: set = set()
+
     def find_spec(self, name, path=None, target=None):
-        if name != TARGET:
+        if name not in TARGETS:
             return None
-        _remove()                   # once: later imports see the module in sys.modules anyway
+        self.seen.add(name)
+        if self.seen.issuperset(TARGETS):
+            _remove()               # once each: later imports find them in sys.modules
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is not None and spec.loader is not None:
             spec.loader = _Loader(spec.loader)
@@ -59,8 +68,9 @@ def _remove() -> None:
 
 def skip_blas_probe() -> bool:
     """Install the skip for this process; False when numba's probe already ran (or is off)."""
-    if TARGET in sys.modules or _finder in sys.meta_path:
+    if all(t in sys.modules for t in TARGETS) or _finder in sys.meta_path:
         return False
+    _finder.seen.update(t for t in TARGETS if t in sys.modules)
     sys.meta_path.insert(0, _finder)
     return True
 

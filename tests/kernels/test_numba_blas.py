@@ -55,8 +55,19 @@ print('scipy.linalg' in sys.modules)
     assert printed == ["True"] and imported
 
 
+def test_numba_cudas_probe_is_skipped_too(tmp_path, numba_cuda):
+    code = """
+import importlib, sys
+import kernels
+from numba import cuda
+m = importlib.import_module('numba.cuda.np.arraymath')     # its target's first load imports it
+print('scipy.linalg' in sys.modules, m._HAVE_BLAS)
+"""
+    printed, imported = _run(code, tmp_path)
+    assert printed == ["False", "False"] and not imported
+
+
 def test_skipping_twice_or_late_does_nothing():
     from kernels import numba_blas
     import numba.np.arraymath  # noqa: F401  (loaded: the probe has run)
     assert numba_blas.skip_blas_probe() is False
-    assert numba_blas._finder not in sys.meta_path
