@@ -13,6 +13,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+import gc  # noqa: E402
+
 import pytest  # noqa: E402
 
 from kernels import backend as _backend  # noqa: E402
@@ -90,9 +92,21 @@ def stop_poster(monkeypatch):
     return after
 
 
+def pytest_sessionstart(session):
+    # tqdm's monitor thread wakes every 10 s: a garbage collection that ran there could free a
+    # window's Qt objects off the GUI thread, and Qt then crashed in a later test's teardown
+    try:
+        import tqdm
+        tqdm.tqdm.monitor_interval = 0
+    except ImportError:
+        pass
+
+
 @pytest.fixture(autouse=True)
 def _no_dangling_render_threads(request):
     yield
+    if "qtbot" in request.fixturenames:
+        gc.collect()        # a test's windows go on the GUI thread, not in whatever thread is next
     if "explorer.scheduler_qt" not in sys.modules:
         return
     from explorer.scheduler_qt import QtScheduler
