@@ -19,15 +19,8 @@ _state = {"on": None, "why": ""}      # on: None untried, True running, False un
 _ids = itertools.count(1)
 _intervals: dict[int, list] = {}      # CUPTI correlation id -> [(start_ns, end_ns), ...]
 _external: dict[int, int] = {}        # CUPTI correlation id -> our phase id
-_expected: set = set()                # correlation ids of API calls that make GPU work
-_gpu_calls: frozenset = frozenset()   # the driver calls that do (launches, copies, sets)
 _cupti = None
 _KEEP = 200_000                       # records kept unclaimed at most (a job never finished)
-# a flush may come back before a finished kernel's record (seen for the persistent deep loops:
-# a phase read a tenth of its events' time): flushes tried before such a phase keeps its events
-FLUSHES = 3
-_GPU_CALL_PREFIXES = ("cuLaunchKernel", "cuLaunchCooperativeKernel", "cuMemcpy", "cu64Memcpy",
-                      "cuMemset", "cu64Memset")
 
 
 def _completed(activities) -> None:
@@ -39,18 +32,9 @@ def _completed(activities) -> None:
                 _external[a.correlation_id] = a.external_id
             elif k in (kinds.CONCURRENT_KERNEL, kinds.MEMCPY, kinds.MEMSET):
                 _intervals.setdefault(a.correlation_id, []).append((a.start, a.end))
-            elif k == kinds.DRIVER and a.cbid in _gpu_calls:
-                _expected.add(a.correlation_id)
-        if len(_intervals) > _KEEP or len(_external) > _KEEP or len(_expected) > _KEEP:
+        if len(_intervals) > _KEEP or len(_external) > _KEEP:
             _intervals.clear()
             _external.clear()
-            _expected.clear()
-
-
-def gpu_calls(cbids) -> frozenset:
-    """The ids among `cbids` (cupti's DriverApiTraceCbid) of driver calls that leave a kernel,
-    copy or memset record: a phase that made one is complete only with its record."""
-    return frozenset(int(c) for c in cbids if c.name.startswith(_GPU_CALL_PREFIXES))
 
 
 def _requested():
@@ -72,8 +56,6 @@ def start() -> bool:
                          cupti.ActivityKind.MEMSET, cupti.ActivityKind.EXTERNAL_CORRELATION,
                          cupti.ActivityKind.DRIVER):
                 cupti.activity_enable(kind)
-            global _gpu_calls
-            _gpu_calls = gpu_calls(getattr(cupti, "DriverApiTraceCbid", ()))
             cupti.activity_register_callbacks(_requested, _completed)
         except ImportError:
             _state.update(on=False, why="cupti-python is not installed "
@@ -108,37 +90,16 @@ def pop() -> None:
 
 def busy_ms(phase_ids) -> dict:
     """{phase id: milliseconds the GPU spent on its records (overlaps counted once)}, for work
-    that has finished (after a synchronisation); a phase whose records have not all come in (an
-    API call that makes GPU work without its record) is left out after FLUSHES flushes, and its
-    caller keeps its event time."""
+    that has finished (after a synchronisation); a phase whose records have not all come in is
+    left out, and its caller keeps its event time."""
+    _cupti.activity_flush_all(1)
     want = set(phase_ids)
-    out: dict = {}
-    for attempt in range(FLUSHES):
-        _cupti.activity_flush_all(1)
-        with _lock:
-            out.update(_claim(want - out.keys(), last=attempt == FLUSHES - 1))
-        if len(out) == len(want):
-            break
-    return out
-
-
-def _claim(want: set, last: bool) -> dict:
-    """The complete phases of `want` with their busy ms, their records dropped; on the `last`
-    try the incomplete ones' records are dropped too (under _lock)."""
-    corrs: dict[int, list] = {p: [] for p in want}
-    for corr, pid in _external.items():
-        if pid in want:
-            corrs[pid].append(corr)
-    out = {}
-    for pid, cs in corrs.items():
-        if not cs:
-            continue
-        complete = all(c in _intervals for c in cs if c in _expected)
-        if complete:
-            out[pid] = covered([iv for c in cs for iv in _intervals.get(c, ())]) * 1e-6
-        if complete or last:
-            for c in cs:
-                _intervals.pop(c, None)
-                _external.pop(c, None)
-                _expected.discard(c)
-    return out
+    spans: dict[int, list] = {p: [] for p in want}
+    seen: set = set()
+    with _lock:
+        for corr, pid in list(_external.items()):
+            if pid in want:
+                seen.add(pid)
+                spans[pid].extend(_intervals.pop(corr, ()))
+                del _external[corr]
+    return {pid: covered(spans[pid]) * 1e-6 for pid in want if pid in seen}
