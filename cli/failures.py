@@ -45,7 +45,7 @@ def _on_sigterm(signum, frame):
 def mark_terminated() -> None:
     """The command ends as SIGTERM ends it (a render server's client got one)."""
     if not _terminated:
-        _terminated.append(15)
+        _terminated.append(int(signal.SIGTERM))
 
 
 def reset_terminated() -> None:

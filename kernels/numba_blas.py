@@ -16,12 +16,11 @@ import sys
 
 # the modules whose import probes for a BLAS (_HAVE_BLAS): numba's CPU target's, numba-cuda's
 TARGETS = ("numba.np.arraymath", "numba.cuda.np.arraymath")
-TARGET = TARGETS[0]
 HIDDEN = ("scipy.linalg.cython_blas",)
 
 
 class _Loader(importlib.abc.Loader):
-    """The real loader of TARGET, with HIDDEN unimportable while its module runs."""
+    """The real loader of one of TARGETS, with HIDDEN unimportable while its module runs."""
 
     def __init__(self, real):
         self.real = real

@@ -90,8 +90,8 @@ class KeyframeRenderer:
             else np.empty(em.samples)
         pending = []
         # a sector queued while the one before runs (two in flight: the counts' host ring is 3),
-        # each one's values copied out as soon as queued: the next sector's kernels may reuse
-        # the buffer (sectors of one shape)
+        # each one's values copied out as soon as queued: the next sector's kernels reuse the
+        # buffer (the pool's one allocation, viewed at each sector's shape)
         for s, (cols, _, rows, off) in enumerate(em.sectors):
             if len(pending) == 2:
                 self._done(pending.pop(0))
