@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
+from .. import formulas
+
 # below this width the pixel offsets δc (width / pixels) and the deltas δ that start from them fall
 # towards float64's smallest normal number (2.2e-308) and lose digits: a float64 mantissa with its
 # own integer exponent takes over. 1e-290 leaves ~14 decades for frames up to 10^4 pixels wide and
@@ -158,6 +160,7 @@ class DeepRequest:
     within: tuple[int, int] | None = None
     polar: int = 0
     polar_row0: int = 0
+    formula: str = "mandelbrot"        # formulas.py's names
 
     def validate(self) -> DeepRequest:
         """Raise ValueError in plain words when the frame cannot be rendered; return self."""
@@ -210,6 +213,7 @@ class DeepRequest:
                 or (self.polar and self.within is not None)):
             raise ValueError(f"polar must be a whole number of columns per octave (0: none), "
                              f"and a log-polar grid is never a band; got {self.polar!r}")
+        formulas.check(self.formula)
         self.check_reference_memory()
         return self
 
