@@ -1,6 +1,7 @@
 """Brute force in arbitrary precision: every pixel iterated on its own with gmpy2 (MPFR), no
 perturbation, no approximation. Slow (microseconds per iteration in Python): the yardstick the
-tests hold the kernels to, and a spot check for one pixel of any frame.
+tests hold the kernels to, and a spot check for one pixel of any frame, for the request's
+formula.
 
 Same pixel grid and value convention as the kernels: pixel (row, col) sits at
 C + ((col + 0.5 - W/2) - i (row + 0.5 - H/2)) * width / W; value = (n - 1) + f at the first n with
@@ -12,6 +13,7 @@ import math
 
 import numpy as np
 
+from .. import formulas
 from ..escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
 from .reference import gmpy2_module
 from .request import DeepRequest
@@ -41,6 +43,21 @@ def escape_value(cre, cim, max_iter: int) -> float:
     return float(max_iter)
 
 
+def ship_value(cre, cim, max_iter: int) -> float:
+    """escape_value of the Burning Ship, z <- (|Re z| + i|Im z|)^2 + c."""
+    x = cre * 0
+    y = cim * 0
+    for n in range(1, int(max_iter) + 1):
+        x, y = x * x - y * y + cre, 2 * abs(x * y) + cim
+        r2 = x * x + y * y
+        if r2 > BAILOUT2:
+            return smooth_value(float(r2), n)
+    return float(max_iter)
+
+
+VALUES = {formulas.MANDELBROT: escape_value, formulas.BURNING_SHIP: ship_value}
+
+
 def pixel_point(request: DeepRequest, row: int, col: int):
     """(re, im) of pixel (row, col) as mpfr at the current context's precision."""
     gmpy2 = gmpy2_module()
@@ -60,9 +77,10 @@ def exact_values(request: DeepRequest, precision: int | None = None, rows=None, 
     rows = range(h) if rows is None else rows
     cols = range(w) if cols is None else cols
     out = np.empty((len(rows), len(cols)), dtype=np.float64)
+    value = VALUES[request.formula]
     with gmpy2.context(precision=bits):
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
                 cre, cim = pixel_point(request, r, c)
-                out[i, j] = escape_value(cre, cim, request.max_iter)
+                out[i, j] = value(cre, cim, request.max_iter)
     return out

@@ -23,12 +23,13 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
+from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
 from .rows_cpu import make_row
 from .reference import EZERO
-from .step_helpers import make_offset, make_step_helpers
+from .step_helpers import make_offset, make_ship_steps, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
@@ -38,13 +39,17 @@ DOWN = 2.0 ** -510
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
-def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
+def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT):
     """(pixel, first_pass, redo, one_pass) compiled by `jit` with the target's `mul`, `add` and
     `sqrt` (targets.py), for one number format: `extended` is a constant of the compiled code, so
     the loop compiled with extended=False (variants.py) carries none of the floatexp paths.
-    `loop_jit` (default `jit`) compiles the functions that hold or call the loop (targets.py)."""
+    `loop_jit` (default `jit`) compiles the functions that hold or call the loop (targets.py).
+    `formula` (formulas.py): the perturbation step's, a constant of the compiled code
+    (perturbation_loop.make_walk says what changes for the Burning Ship)."""
     loop = loop_jit or jit
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
+    ship = formula == BURNING_SHIP
+    ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
@@ -153,7 +158,13 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
                     d0 = de
                     tr, ti, te = fe_add(orbit[m, 2], orbit[m, 3], oexp[m] + 1, dr, di, de)
                     ur, ui, ue = fe_mul(tr, ti, te, dr, di, de)
-                    dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
+                    if ship:    # the real part as above; the imaginary one folded
+                        qm, qe = fe_ship_im(orbit[m, 2], orbit[m, 3], oexp[m], dr, di, de, cni,
+                                            cne)
+                        pr, _, pe = fe_add(ur, 0.0, ue, cnr, 0.0, cne)
+                        dr, di, de = fe_add(pr, 0.0, pe, 0.0, qm, qe)
+                    else:
+                        dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
                     grown = mul(er, sqrt(mul(add(mul(zr, zr), mul(zi, zi)), 4.0)))
                     er, _ = fe_to_double(grown, 0.0, ze + d0 - de)
                 else:
@@ -164,7 +175,10 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
                     tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
                     ti = add(add(orbit[m, 1], orbit[m, 1]), di)
                     ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
-                    di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                    if ship:
+                        di = ship_im(orbit[m, 0], orbit[m, 1], dr, di, cdi)
+                    else:
+                        di = add(add(mul(tr, di), mul(ti, dr)), cdi)
                     dr = ndr
                 m += 1
                 n += 1
@@ -269,20 +283,26 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None):
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
 _pixel_ext_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True, cpu_loop_jit())[0]
+_pixel_ship_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True, cpu_loop_jit(),
+                             formula=BURNING_SHIP)[0]
 offset_cpu = make_offset(CPU_MUL, CPU_ADD, cpu_jit())
 
 
-@njit(inline="always")
-def _ext_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
-    """rows_cpu's pixel function of this loop; loop = (orbit, oexp, tab, tabe, levels, kmin,
-    eps, max_iter)."""
-    orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
-    cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-    return _pixel_ext_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
+def _pixel_of(pixel_fn):
+    """rows_cpu's pixel function of this loop with `pixel_fn` (a formula's); loop = (orbit,
+    oexp, tab, tabe, levels, kmin, eps, max_iter)."""
+    @njit(inline="always")
+    def pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+        orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
+        cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
+        return pixel_fn(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
+    return pixel
 
 
-# row r of the extended loop's frame, the layers where `counting` (rows_cpu.make_row)
-ext_row = make_row(_ext_pixel)
+# row r of the extended loop's frame, the layers where `counting` (rows_cpu.make_row); the
+# Burning Ship's rows beside them (no layers)
+ext_row = make_row(_pixel_of(_pixel_ext_cpu))
+ship_row = make_row(_pixel_of(_pixel_ship_cpu))
 
 
 @njit(parallel=True, cache=True)
@@ -304,6 +324,25 @@ def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, 
         leave(ctl, clocks, ran)
 
 
+# a name of its own for numba's disk cache, which keys a kernel by its file and name
+@njit(parallel=True, cache=True)
+def deep_rows_ship_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                           half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
+    """deep_rows_ext_cpu for the Burning Ship."""
+    reset(ctl)
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            ship_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                     half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                     stats, False)
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
+
+
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 def _build_gpu():
@@ -314,11 +353,13 @@ def _build_gpu():
     global _first_ext_gpu, _redo_ext_gpu, make_first, make_redo, make_pixels, _first_pixel
     global _redo_pixel, _first, _first_layers, _redo, _redo_layers, deep_kernel_ext
     global deep_redo_ext, deep_kernel_ext_layers, deep_redo_ext_layers
+    global _ship_first, _ship_redo, deep_kernel_ext_ship, deep_redo_ext_ship
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         offset_gpu = deep_kernel_ext = deep_redo_ext = None
         deep_kernel_ext_layers = deep_redo_ext_layers = None
+        deep_kernel_ext_ship = deep_redo_ext_ship = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
@@ -384,12 +425,38 @@ def _build_gpu():
                      (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, layers,
                      stats, redo, nredo)
 
+    # the Burning Ship's kernels: the same passes around its loop, names of their own
+    _, ship_first_fn, ship_redo_fn, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), True,
+                                                   formula=BURNING_SHIP)
+    ship_first_pixel, ship_redo_pixel = make_pixels(ship_first_fn, ship_redo_fn)
+    _ship_first, _ship_redo = make_first(ship_first_pixel, False), make_redo(ship_redo_pixel, False)
+
+    @cuda.jit(**FIRST_JIT)
+    def deep_kernel_ext_ship(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                             half_w, half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter,
+                             stats, redo, nredo):
+        """deep_kernel_ext for the Burning Ship."""
+        _ship_first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                    stats, stats, redo, nredo)
+
+    @cuda.jit(cache=True)
+    def deep_redo_ext_ship(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit,
+                           oexp, tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
+        """deep_redo_ext for the Burning Ship."""
+        _ship_redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+                   (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
+                   redo, nredo)
+
 
 _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "offset_gpu",
                         "_first_ext_gpu", "_redo_ext_gpu", "make_first", "make_redo",
                         "make_pixels", "_first_pixel", "_redo_pixel", "_first", "_first_layers",
                         "_redo", "_redo_layers", "deep_kernel_ext", "deep_redo_ext",
-                        "deep_kernel_ext_layers", "deep_redo_ext_layers"})
+                        "deep_kernel_ext_layers", "deep_redo_ext_layers", "_ship_first",
+                        "_ship_redo", "deep_kernel_ext_ship", "deep_redo_ext_ship"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__)
+SHIP_CODE = LoopCode(deep_rows_ship_ext_cpu, "deep_kernel_ext_ship", "deep_redo_ext_ship",
+                     module=__name__)

@@ -49,10 +49,11 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
+from ..formulas import BURNING_SHIP, MANDELBROT
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
 from .rows_cpu import make_row
-from .step_helpers import make_delta_c, make_step_helpers
+from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
@@ -80,7 +81,7 @@ def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np
     return zo.reshape(-1), bt.reshape(-1)
 
 
-def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
+def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBROT):
     """(walk, passes) over `flat_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
     and `sqrt` (targets.py): the same operations in the same order on both targets.
 
@@ -93,11 +94,16 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
     pass's shift. `loop_jit` (default `jit`)
     compiles passes, with walk inlined into it (targets.py). `limits`: (G_LO, G_HI, tiny2, scale,
     zero, one) for a narrower type than float64 (perturbation_f32.py; zero and one of that type
-    start its variables), default guard.py's and step_helpers'."""
+    start its variables), default guard.py's and step_helpers'. `formula` (formulas.py): the
+    perturbation step's, a constant of the compiled code; the Burning Ship's folds have no table
+    here (its frames carry an empty one), so its pixels take perturbation steps only. Its step's
+    derivative has the Mandelbrot's norm, 2|z| (the folds are isometries), so the guard holds."""
     loop = loop_jit or jit
     g_lo, g_hi, tiny2, scale, zero, one = limits or (G_LO, G_HI, None, None, 0.0, 1.0)
+    ship = formula == BURNING_SHIP
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit, tiny2, scale)
+    ship_im = make_ship_steps(mul, add, jit)[0]
 
     @jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
@@ -161,7 +167,10 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
                 tr = add(add(zr, zr), dr)
                 ti = add(add(zi, zi), di)
                 ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
-                di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                if ship:
+                    di = ship_im(zr, zi, dr, di, cdi)
+                else:
+                    di = add(add(mul(tr, di), mul(ti, dr)), cdi)
                 dr = ndr
                 m += 1
                 n += 1
@@ -214,20 +223,27 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None):
 # ---------------------------------------------------------------- CPU (numba, parallel)
 
 _passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit())[1]
+_ship_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit(),
+                             formula=BURNING_SHIP)[1]
 delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 
-@njit(inline="always")
-def _pert_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
-    """rows_cpu's pixel function of this loop; loop = (zo, bt, levels, eps, max_iter)."""
-    zo, bt, levels, eps, max_iter = loop
-    cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-    v, a, b, sk, rb, shift = _passes_cpu(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
-    return v, a, b, sk, rb, 1 if shift > 0 else 0
+def _pixel_of(passes):
+    """rows_cpu's pixel function of this loop with `passes` (a formula's); loop = (zo, bt,
+    levels, eps, max_iter)."""
+    @njit(inline="always")
+    def pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
+        zo, bt, levels, eps, max_iter = loop
+        cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
+        v, a, b, sk, rb, shift = passes(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+        return v, a, b, sk, rb, 1 if shift > 0 else 0
+    return pixel
 
 
-# row r of the perturbation loop's frame, the layers where `counting` (rows_cpu.make_row)
-pert_row = make_row(_pert_pixel)
+# row r of the perturbation loop's frame, the layers where `counting` (rows_cpu.make_row); the
+# Burning Ship's rows beside them (no layers: overlays are the Mandelbrot's)
+pert_row = make_row(_pixel_of(_passes_cpu))
+ship_row = make_row(_pixel_of(_ship_passes_cpu))
 
 
 @njit(parallel=True, cache=True)
@@ -248,6 +264,24 @@ def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp,
         leave(ctl, clocks, ran)
 
 
+# a name of its own for numba's disk cache, which keys a kernel by its file and name
+@njit(parallel=True, cache=True)
+def deep_rows_ship_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
+                       zo, bt, levels, eps, max_iter, ctl):
+    """deep_rows_pert_cpu for the Burning Ship."""
+    reset(ctl)
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            ship_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                     half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, False)
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
+
+
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 def _build_gpu():
@@ -258,10 +292,12 @@ def _build_gpu():
     global _delta_c_gpu, FLAT_MAX_REGISTERS, _FLAT_JIT, make_first, make_redo, make_pixels
     global _same, _first_pixel, _redo_pixel, _first, _first_layers, _redo, _redo_layers
     global deep_kernel_flat, deep_redo_flat, deep_kernel_flat_layers, deep_redo_flat_layers
+    global _ship_first, _ship_redo, deep_kernel_flat_ship, deep_redo_flat_ship
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
+        deep_kernel_flat_ship = deep_redo_flat_ship = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
@@ -336,13 +372,35 @@ def _build_gpu():
         _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
                      (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo, nredo)
 
+    # the Burning Ship's kernels: the same passes around its walk, names of their own
+    ship_first_pixel, ship_redo_pixel = make_pixels(
+        *make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), formula=BURNING_SHIP), _same)
+    _ship_first, _ship_redo = make_first(ship_first_pixel, False), make_redo(ship_redo_pixel, False)
+
+    @cuda.jit(**_FLAT_JIT)
+    def deep_kernel_flat_ship(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                              half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
+        """deep_kernel_flat for the Burning Ship."""
+        _ship_first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
+                    half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat_ship(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
+                            levels, eps, max_iter, stats, redo, nredo):
+        """deep_redo_flat for the Burning Ship."""
+        _ship_redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+                   (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
+
 
 _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "_walk_gpu",
                         "_passes_gpu", "_delta_c_gpu", "FLAT_MAX_REGISTERS", "_FLAT_JIT",
                         "make_first", "make_redo", "make_pixels", "_same", "_first_pixel",
                         "_redo_pixel", "_first", "_first_layers", "_redo", "_redo_layers",
                         "deep_kernel_flat", "deep_redo_flat", "deep_kernel_flat_layers",
-                        "deep_redo_flat_layers"})
+                        "deep_redo_flat_layers", "_ship_first", "_ship_redo",
+                        "deep_kernel_flat_ship", "deep_redo_flat_ship"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__)
+SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
+                     module=__name__)

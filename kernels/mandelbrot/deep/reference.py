@@ -30,6 +30,8 @@ from . import period_stop
 from .orbit_floatexp import fill_orbit
 from .orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and tables import it here)
 from .orbit_snapshot import OrbitSnapshot
+from .. import formulas
+from .reference_gmpy2 import ENGINES as FORMULA_ENGINES
 from .reference_gmpy2 import Gmpy2Engine
 
 ENGINES = ("auto", "gmpy2", "fixed", "mpfr", "threads", "threads2")
@@ -75,7 +77,7 @@ def chunk_iterations(precision: int) -> int:
     return int(min(65536, max(256, CHUNK_SECONDS / per_iter)))
 
 
-def make_engine(kind: str | None, centre, precision: int):
+def make_engine(kind: str | None, centre, precision: int, formula: str = formulas.MANDELBROT):
     """The engine iterating `centre` (an mpc) at `precision` bits. kind "auto" (or None: the
     ENGINE_VARIABLE's choice, else auto): a compiled engine where MPFR's library loads (MPFR
     with its squares on threads where they pay, else fixed point on GMP up to FIXED_UP_TO_BITS,
@@ -85,6 +87,8 @@ def make_engine(kind: str | None, centre, precision: int):
     kind = (kind or os.environ.get(ENGINE_VARIABLE) or "auto").strip().lower()
     if kind not in ENGINES:
         raise ValueError(f"unknown reference engine {kind!r}; choose one of: {', '.join(ENGINES)}")
+    if formula != formulas.MANDELBROT:      # the compiled engines iterate z^2 + c only
+        return FORMULA_ENGINES[formulas.check(formula)](gmpy2_module(), centre, precision)
     if kind != "gmpy2":
         from . import mpfr_lib
         if mpfr_lib.LIBRARY is not None:
@@ -132,16 +136,19 @@ class ReferenceOrbit:
     escaped (True when it left |Z|^2 <= BAILOUT2: it is then complete for any max_iter),
     period (the n it stopped at by the period test, None otherwise), orbit, orbit_exp (numpy
     arrays, see the module docstring), version (bumped on every extend, so copies on the device
-    know when they are stale), engine_name, compute_ms."""
+    know when they are stale), engine_name, compute_ms, formula (formulas.py's name: what Z
+    iterates)."""
 
-    def __init__(self, centre_re, centre_im, precision: int, engine: str | None = None):
+    def __init__(self, centre_re, centre_im, precision: int, engine: str | None = None,
+                 formula: str = formulas.MANDELBROT):
         gmpy2 = gmpy2_module()
+        self.formula = formulas.check(formula)
         self.centre_re = str(centre_re).strip()
         self.centre_im = str(centre_im).strip()
         self.precision = int(precision)
         self.centre = to_mpc(self.centre_re, self.centre_im, self.precision)
         self._gmpy2 = gmpy2
-        self._engine = make_engine(engine, self.centre, self.precision)
+        self._engine = make_engine(engine, self.centre, self.precision, self.formula)
         self.engine_name = self._engine.name
         self._buf = np.zeros(1, dtype=np.complex128)   # Z_n as float64 pairs, grows by doubling
         # the exact floatexp of the points below float64's range: n ascending, mantissas, exponent

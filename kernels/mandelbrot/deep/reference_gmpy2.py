@@ -10,6 +10,7 @@ orbits agree to the precision's last bits, not bit for bit.
 from __future__ import annotations
 
 from ..escape import BAILOUT2
+from .. import formulas
 from .orbit_format import ESCAPE, TINY
 
 
@@ -80,3 +81,42 @@ def _floatexp_of(gmpy2, re, im) -> tuple[float, float, int]:
     big = re if abs(re) >= abs(im) else im
     e, _ = gmpy2.frexp(big)
     return float(gmpy2.mul_2exp(re, -e)), float(gmpy2.mul_2exp(im, -e)), int(e)
+
+
+class Gmpy2ShipEngine(Gmpy2Engine):
+    """Gmpy2Engine for the Burning Ship, z <- (|Re z| + i|Im z|)^2 + c, on MPFR reals (the fold
+    takes the parts apart, so MPC's square does not serve); the compiled engines are the
+    Mandelbrot's alone."""
+
+    name = "gmpy2 (Python loop, Burning Ship)"
+
+    def step(self, count: int, z, tk, tm, te) -> tuple[int, int, bool]:
+        g = self._g
+        c = self._c
+        cx, cy = c.real, c.imag
+        chunk: list[complex] = []
+        put = chunk.append
+        nt = 0
+        escaped = False
+        with g.context(self._ctx):
+            x, y = self._z.real, self._z.imag
+            for k in range(count):
+                # the same operations as exact.ship_value: x' = x^2 - y^2 + cx, y' = 2|xy| + cy
+                x, y = x * x - y * y + cx, 2 * abs(x * y) + cy
+                zc = complex(float(x), float(y))
+                put(zc)
+                a = abs(zc)
+                if a > ESCAPE or a < TINY:
+                    if a < TINY:
+                        tk[nt] = k
+                        tm[nt, 0], tm[nt, 1], te[nt] = _floatexp_of(g, x, y)
+                        nt += 1
+                    elif zc.real * zc.real + zc.imag * zc.imag > BAILOUT2:
+                        escaped = True
+                        break
+            self._z = g.mpc(x, y)
+        z[:len(chunk)] = chunk
+        return len(chunk), nt, escaped
+
+
+ENGINES = {formulas.MANDELBROT: Gmpy2Engine, formulas.BURNING_SHIP: Gmpy2ShipEngine}

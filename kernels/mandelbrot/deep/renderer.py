@@ -14,25 +14,27 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from ...buffers import BufferPool
 from ...roofs.work import record
-from ...timing import JobTimer, Timings
+from ...timing import JobTimer
 from ..deep_work import frame_work
+from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
 from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
 from .layout import empty_table, stats_dict
-from .loop_args import ExtendedArgs, PerturbationArgs, PixelGrid, positional
+from .loop_args import ExtendedArgs, PerturbationArgs, positional
 from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
-from .reference import ReferenceOrbit, gmpy2_module, warm_engine
+from .reference import ReferenceOrbit, warm_engine
+from .frame_geometry import TABLE_SLACK_BITS, FrameGeometry, table_bound
 from .request import DeepRequest
+from .result import DeepResult, PendingValues
 from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
 from .table_ahead import cached as ahead_cached
 from .table_ahead import ready as ahead_ready
@@ -45,84 +47,10 @@ PRECISION_HEADROOM = 32
 # keeping them lets a pixel at an odd position reach an aligned one; measured both ways in bench
 KMIN = 0
 FORMATS = ("perturbation", "extended")
-# a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
-TABLE_SLACK_BITS = 4
-
-
-def table_bound(c_bound_exp: int, slack: int = TABLE_SLACK_BITS) -> int:
-    """The bound a frame's table is built for: the next multiple of `slack` above the frame's
-    own, so a frame's table depends on its orbit, its bound and the slack only, not on the frames
-    drawn before it (a table's radii change the counts in their last bits)."""
-    return slack * (int(c_bound_exp) // slack + 1)
-
-
-@dataclass
-class DeepResult:
-    """values: (H, W) float64 smooth counts on the host (a ring buffer of 3: copy to keep longer);
-    timings: the job's Timings; format: "perturbation" | "extended"; stats: counts the kernels
-    made (perturbation steps, BLA steps, iterations the BLA skipped, rebases, all passes counted;
-    pixels done again because their count was doubtful, see guard.py; dd_, exact_ and
-    marked_pixels, exact_redo.py); reference: the ReferenceOrbit used; reused: whether it came
-    from an earlier frame."""
-    values: np.ndarray
-    timings: Timings
-    format: str
-    stats: dict = field(default_factory=dict)
-    reference: object = None
-    reused: bool = False
-    table_reused: bool = False
-    number_type: str = "float64"        # the deltas' type the loop ran
-
-
-class PendingValues:
-    """A frame queued by DeepRenderer.start_values: `values` where its values will be (as
-    DeepResult.values), result() waits for it (once) -> DeepResult."""
-
-    def __init__(self, values, settle):
-        self.values = values
-        self._settle, self._result = settle, None
-
-    def result(self) -> DeepResult:
-        if self._result is None:
-            self._result, self._settle = self._settle(), None
-        return self._result
-
-
-@dataclass(frozen=True)
-class FrameGeometry(PixelGrid):
-    """Where the frame's pixels sit relative to the reference (PixelGrid), and a bound on |δc|."""
-    c_bound_exp: int  # |δc| <= 2**c_bound_exp over the whole frame
-    reach: float = 0.0  # ... and its mantissa (units of 2**cexp): a log-polar grid's period ball
-
-    def grid(self) -> PixelGrid:
-        """The pixel grid alone, as the loops take it."""
-        return PixelGrid(**{f.name: getattr(self, f.name) for f in fields(PixelGrid)})
-
-    @staticmethod
-    def of(request: DeepRequest, orbit: ReferenceOrbit) -> FrameGeometry:
-        """The grid of `request`'s pixels as places in its whole picture (DeepRequest.picture): a
-        band's δc are its picture's, the same doubles by the same operations (half_h moves the
-        band's rows to the picture's), and its bound on |δc| is the picture's, so one table
-        serves every band, whichever worker draws which."""
-        gmpy2 = gmpy2_module()
-        whole = request.picture()
-        w, h = int(whole.size[0]), int(whole.size[1])
-        polar = int(whole.polar)    # a log-polar grid's `step` is its inner radius (PixelGrid)
-        with gmpy2.context(precision=orbit.precision):
-            step = gmpy2.mpfr(str(whole.width_decimal)) / (1 if polar else w)
-            cexp, mant = gmpy2.frexp(step)
-            centre = gmpy2.mpc(gmpy2.mpfr(str(whole.center_re).strip()),
-                               gmpy2.mpfr(str(whole.center_im).strip()))
-            d = centre - orbit.centre
-            d0r = float(gmpy2.mul_2exp(d.real, -cexp))
-            d0i = float(gmpy2.mul_2exp(d.imag, -cexp))
-        step_m = float(mant)
-        # the largest |δc|: a log-polar grid's outer radius (half_w < 0 marks it), else a corner
-        cmax = math.hypot(d0r, d0i) + (step_m * 2.0 ** (w / polar) if polar else
-                                       math.hypot(w / 2.0, h / 2.0) * step_m)
-        row0 = whole.polar_row0 + h / 2.0 if polar else int((request.within or (0, 0))[1])
-        return FrameGeometry(d0r, d0i, step_m, int(cexp), -float(polar) if polar else w / 2.0,
-                             h / 2.0 - row0, int(cexp) + math.ceil(math.log2(cmax)), cmax)
+def _warm_key(fmt: str, formula: str) -> str:
+    """What DeepRenderer._warm holds for a format's loop of `formula` (the format alone for the
+    Mandelbrot's, as callers ask for it)."""
+    return fmt if formula == MANDELBROT else f"{fmt} {formula}"
 
 
 class DeepRenderer:
@@ -178,20 +106,21 @@ class DeepRenderer:
             self.pixels = CpuPixels(backend)
 
     # ---- public API ------------------------------------------------------------------------
-    def warmup(self, formats=()) -> float:
+    def warmup(self, formats=(), formula: str = MANDELBROT) -> float:
         """Compile the table builder and the loops of `formats` ("perturbation", "extended"; a
         tiny frame around a float64 orbit, no gmpy2 needed); return the milliseconds spent, 0 when
         all were compiled. A format's loop otherwise compiles before its first frame: a first
-        start that never goes below 1e-290 never waits for the extended loop."""
-        todo = [f for f in FORMATS if f in formats and f not in self._warm]
+        start that never goes below 1e-290 never waits for the extended loop. `formula`
+        (formulas.py): whose loops."""
+        todo = [f for f in FORMATS if f in formats and _warm_key(f, formula) not in self._warm]
         if self._compiled and not todo:
             return 0.0
         t = time.perf_counter()
-        for _ in self.warmup_steps(todo):
+        for _ in self.warmup_steps(todo, formula):
             pass
         return (time.perf_counter() - t) * 1e3
 
-    def warmup_steps(self, formats=FORMATS):
+    def warmup_steps(self, formats=FORMATS, formula: str = MANDELBROT):
         """warmup() as a generator: yields the name of each part once compiled ("table", then
         the formats), so that a background job can let other work in between."""
         c = complex(-0.75, 0.1)
@@ -226,18 +155,19 @@ class DeepRenderer:
             if self.kmin == 0:
                 flat = self.pixels.to_device(flat_tables(orbit, tab, tabe, levels))
             for fmt in FORMATS:
-                if fmt not in formats or fmt in self._warm:
+                if fmt not in formats or _warm_key(fmt, formula) in self._warm:
                     continue
                 timer = JobTimer(self.backend, self._get_stream(), "warm-up")
-                code, args = self._loop(fmt, dev, flat, 30)
+                code, args = self._loop(fmt, dev, flat, 30, formula)
                 self.pixels.run(pool, (3, 4), code, positional(geo.grid(), args), timer, None,
                                 None)
                 timer.finish()
-                self._warm.add(fmt)
+                self._warm.add(_warm_key(fmt, formula))
                 yield fmt
 
-    def compiled(self, fmt: str) -> bool:   # whether frames of `fmt` start without compiling
-        return self._compiled and fmt in self._warm
+    def compiled(self, fmt: str, formula: str = MANDELBROT) -> bool:
+        """Whether frames of `fmt` and `formula` start without compiling."""
+        return self._compiled and _warm_key(fmt, formula) in self._warm
 
     def render_values(self, request: DeepRequest, cancel=None, progress=None,
                       to_host: bool = True, layers=None) -> DeepResult:
@@ -263,12 +193,16 @@ class DeepRenderer:
         the counts and host values (rings of 3) until the second frame after this one."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        fmt = request.format
+        fmt, formula = request.format, request.formula
+        plain = formula == MANDELBROT
+        if not plain and (layers is not None or self.kmin != 0):
+            raise ValueError(f"overlays and tables without single steps are the Mandelbrot's; "
+                             f"not drawn for the {LABELS[formula]}")
         compile_ms = None
-        if not self.compiled(fmt):
+        if not self.compiled(fmt, formula):
             if progress is not None:        # seconds on a first start: say what is happening
                 progress(0.0, "compile")
-            compile_ms = self.warmup((fmt,))
+            compile_ms = self.warmup((fmt,), formula)
         timer = JobTimer(self.backend, self._get_stream(),
                          f"deep mandelbrot {w}×{h}, {request.max_iter:,} iterations, {fmt}")
         if compile_ms is not None:
@@ -278,19 +212,21 @@ class DeepRenderer:
             with timer.phase("host", detail="reference"):
                 orbit, reused = self._reference(request, cancel, progress)
                 geo = FrameGeometry.of(request, orbit)
-            self._f32 = (self.number_type == "float32" and fmt == "perturbation"
-                          and float32_deltas_reach(fmt, request.spacing_log2))
+            self._f32 = (plain and self.number_type == "float32" and fmt == "perturbation"
+                         and float32_deltas_reach(fmt, request.spacing_log2))
             with timer.phase("host", detail="table"):
                 # the float64 perturbation loop reads only its layout; others the table's entries
                 entries = self._f32 or not self._takes_perturbation_loop(fmt)
-                table, table_reused = self._table_for(orbit, geo, request.bla, progress, entries)
+                # the Burning Ship's folds have no table (perturbation_loop.make_walk)
+                table, table_reused = self._table_for(orbit, geo, request.bla and plain,
+                                                      progress, entries)
         except BaseException:       # a table being built ahead must not wait for a next frame
             if self._ahead is not None:
                 self._ahead[1].abandon()
                 self._ahead = None
             raise
         dev, flat = self._place(fmt, orbit, table, timer)
-        code, args = self._loop(fmt, dev, flat, request.max_iter)
+        code, args = self._loop(fmt, dev, flat, request.max_iter, formula)
         if progress is not None:
             progress(0.0, "pixels")     # the first band's report comes when it is done
         records = (geo.grid(), args)
@@ -298,7 +234,8 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        mode = False if request.polar else mode_of(request, self.exact_redo)   # rectangles only
+        # rectangles only; the double-double and MPFR redos iterate z^2 + c: others stay marked
+        mode = False if request.polar or not plain else mode_of(request, self.exact_redo)
         exact = self.pixels.exact(self.pool, run_out, request, mode, timer, self.exact, cancel,
                                   layers, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
@@ -328,7 +265,10 @@ class DeepRenderer:
         place = request.picture()
         need = place.precision
         width_log2 = place.width_log10 * math.log2(10.0)
+        plain = request.formula == MANDELBROT
         orbit = self.orbit
+        if getattr(orbit, "formula", MANDELBROT) != request.formula:
+            orbit = None
 
         def canonical(o, source):
             return (request.within is None or source == "pinned"
@@ -337,18 +277,21 @@ class DeepRenderer:
                         orbit.serves(place.center_re, place.center_im, width_log2, need)
                         and canonical(orbit, "pinned" if self._own_pinned else None))
         found = None
-        if not reused and self.references is not None:    # a movie's pinned orbit, the disk
+        # a movie's pinned orbit, the disk (they keep the Mandelbrot's orbits alone)
+        if not reused and self.references is not None and plain:
             found = self.references.find(place, need)
             found = found if found is not None and canonical(*found) else None
             reused = found is not None
             orbit = found[0] if reused else orbit
         if not reused:
             orbit = ReferenceOrbit(place.center_re, place.center_im, place.precision_deeper(
-                0 if request.within is not None else self.precision_headroom))
+                0 if request.within is not None else self.precision_headroom),
+                formula=request.formula)
         report = None if progress is None else (lambda f: progress(f, "reference"))
         # the period stop's ball: every pixel of the whole picture, seen from the orbit's centre
         geo = FrameGeometry.of(place, orbit)
-        radius = radius_log2(geo) if self.period_stop else None
+        # (the period test follows dZ/dc of z^2 + c: the Mandelbrot's alone)
+        radius = radius_log2(geo) if self.period_stop and plain else None
         ahead = None
         if self._ahead is not None:     # a frame that stopped between its orbit and its table
             self._ahead[1].abandon()
@@ -367,7 +310,7 @@ class DeepRenderer:
             raise
         if ahead is not None:
             self._ahead = ahead
-        if self.references is not None and orbit.version != version:
+        if self.references is not None and orbit.version != version and plain:
             self.references.keep(orbit, (time.perf_counter() - t0) * 1e3)
         self.orbit = orbit
         self.reference_source = found[1] if found is not None else None
@@ -382,6 +325,7 @@ class DeepRenderer:
         and once the warm-up loaded its code (table_ahead.ready: a first start builds after)."""
         fmt = request.format
         if (not self.table_ahead or self.backend.is_gpu or not request.bla
+                or request.formula != MANDELBROT
                 or not ahead_ready()
                 or not self._takes_perturbation_loop(fmt) or not second_core()
                 or (self.number_type == "float32"
@@ -446,18 +390,21 @@ class DeepRenderer:
         """perturbation_loop.py's loop reads the table's level 0, kept while kmin = 0."""
         return fmt != "extended" and self.kmin == 0
 
-    def _loop(self, fmt: str, dev, flat, max_iter):
-        """(code, args) of the loop a frame of `fmt` runs. dev: (orbit, oexp, tab, tabe, levels)
-        where the code reads them (orbit, oexp, tab, tabe may be None for the perturbation loop);
-        flat: perturbation_loop's (zo, bt) there, or None."""
+    def _loop(self, fmt: str, dev, flat, max_iter, formula: str = MANDELBROT):
+        """(code, args) of the loop a frame of `fmt` and `formula` runs. dev: (orbit, oexp, tab,
+        tabe, levels) where the code reads them (orbit, oexp, tab, tabe may be None for the
+        perturbation loop); flat: perturbation_loop's (zo, bt) there, or None."""
+        ship = formula == BURNING_SHIP
         orb, oexp, tab, tabe, levels = dev
         # ε of the table's radii: the kernels' error bound adds it per BLA step
         eps = math.ldexp(1.0, -self.eps_bits)
         if self._takes_perturbation_loop(fmt):
             zo, bt = flat
-            code = perturbation_f32.CODE if self._f32 else perturbation_loop.CODE
+            code = (perturbation_loop.SHIP_CODE if ship else
+                    perturbation_f32.CODE if self._f32 else perturbation_loop.CODE)
             return code, PerturbationArgs(zo, bt, levels, eps, max_iter)
-        code = extended_loop.CODE if fmt == "extended" else variants.CODE
+        code = (variants.CODE if fmt != "extended" else
+                extended_loop.SHIP_CODE if ship else extended_loop.CODE)
         return code, ExtendedArgs(orb, oexp, tab, tabe, levels, self.kmin, eps, max_iter)
 
     def _place(self, fmt: str, orbit: ReferenceOrbit, table, timer):

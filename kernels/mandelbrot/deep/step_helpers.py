@@ -68,3 +68,49 @@ def make_step_helpers(mul, add, jit, tiny2=None, scale=None):
         return add(mul(xr, xr), mul(xi, xi)) < add(mul(dr, dr), mul(di, di))
 
     return smooth, closer_to_zero
+
+
+def make_ship_steps(mul, add, jit):
+    """(ship_im, fe_ship_im) compiled by `jit`: the imaginary part of the Burning Ship's δ step,
+    2·(|XY + d| - |XY|) + δcy with d = X·δy + δx·(Y + δy) (y' = 2|xy| + cy about the reference
+    Z = X + iY), for doubles and for floatexp. Its real part is the Mandelbrot's, Re((2Z + δ)δ) +
+    δcx. |c + d| - |c| is taken by cases (`diffabs`), never as a difference of two absolute
+    values, which would cancel where |d| << |c|."""
+    fe_norm, fe_add, fe_mul, _, _ = make_floatexp(mul, add, jit)
+
+    @jit
+    def diffabs(c, d):
+        cd = add(c, d)
+        if c >= 0.0:
+            return d if cd >= 0.0 else -add(cd, c)
+        return add(cd, c) if cd > 0.0 else -d
+
+    @jit
+    def ship_im(zr, zi, dr, di, cdi):
+        d = add(mul(zr, di), mul(dr, add(zi, di)))
+        return add(mul(2.0, diffabs(mul(zr, zi), d)), cdi)
+
+    @jit
+    def fe_ship_im(mr, mi, ze, dr, di, de, cni, cne):
+        """ship_im with Z = (mr + i mi)·2^ze, δ = (dr + i di)·2^de, δcy = cni·2^cne: (m, e)."""
+        cm, _, ce = fe_norm(mul(mr, mi), 0.0, ze + ze)              # XY
+        xm, _, xe = fe_norm(dr, 0.0, de)                            # δx alone, normalised
+        ym, _, ye = fe_norm(di, 0.0, de)                            # δy alone
+        sm, _, se = fe_add(mi, 0.0, ze, ym, 0.0, ye)                # Y + δy
+        am, _, ae = fe_mul(mr, 0.0, ze, ym, 0.0, ye)
+        bm, _, be = fe_mul(xm, 0.0, xe, sm, 0.0, se)
+        dm, _, dx = fe_add(am, 0.0, ae, bm, 0.0, be)                # d
+        um, _, ue = fe_add(cm, 0.0, ce, dm, 0.0, dx)                # XY + d
+        if cm >= 0.0:
+            if um >= 0.0:
+                rm, _, re = dm, 0.0, dx
+            else:
+                rm, _, re = fe_add(-um, 0.0, ue, -cm, 0.0, ce)
+        elif um > 0.0:
+            rm, _, re = fe_add(um, 0.0, ue, cm, 0.0, ce)
+        else:
+            rm, _, re = -dm, 0.0, dx
+        om, _, oe = fe_add(rm, 0.0, re + 1, cni, 0.0, cne)
+        return om, oe
+
+    return ship_im, fe_ship_im

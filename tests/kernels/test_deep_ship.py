@@ -1,0 +1,91 @@
+"""The Burning Ship deep (issue 36's second formula): its reference orbit, and frames on the CPU
+held to MPFR brute force (every pixel iterated on its own, exact.ship_value) at two mini-ships
+past 1e-100 (float64 deltas) and past 1e-300 (floatexp deltas), centred on the nucleus and a
+fraction of a frame off it (the reference then leaves the real axis, where the folds matter)."""
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from kernels.mandelbrot.deep import locations as loc
+from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
+
+gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
+
+from kernels.mandelbrot.deep import exact  # noqa: E402
+from kernels.mandelbrot.deep.reference import ReferenceOrbit  # noqa: E402
+from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
+
+SHIP = "burning-ship"
+# (place, width, size, iterations, deltas' format)
+PLACES = {"1e-100": (loc.SHIP_85, "1e-100", (32, 24), 3000, "perturbation"),
+          "8e-302": (loc.SHIP_252, "8e-302", (24, 16), 6000, "extended")}
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    from kernels.backend import resolve
+    return DeepRenderer(resolve("cpu"))
+
+
+def ship_request(depth, off=True, size=None, formula=SHIP):
+    place, width, own_size, it, _ = PLACES[depth]
+    w = Decimal(width)
+    cre, cim = place.center_re, place.center_im
+    if off:
+        cre = add_decimal(cre, w * Decimal("0.1234567"))
+        cim = add_decimal(cim, w * Decimal("-0.0765432"))
+    return DeepRequest(cre, cim, width, size or own_size, it, formula=formula)
+
+
+def counts(values):
+    return np.floor(values).astype(np.int64)
+
+
+def assert_exact(values, truth, max_iter):
+    close = np.abs(counts(values) - counts(truth)) <= 1
+    assert close.mean() >= 0.995, f"only {close.mean():.2%} within ±1 of MPFR"
+    assert int(np.sum((values >= max_iter) != (truth >= max_iter))) <= 3
+
+
+def test_the_orbit_is_the_ship_s_and_no_other():
+    o = ReferenceOrbit("-1.75", "-0.03", 128, formula=SHIP).extend(200)
+    with gmpy2.context(precision=128):
+        x = y = gmpy2.mpfr(0)
+        cx, cy = gmpy2.mpfr("-1.75"), gmpy2.mpfr("-0.03")
+        for n in range(1, o.length):
+            x, y = x * x - y * y + cx, 2 * abs(x * y) + cy
+            assert o.z[n] == complex(float(x), float(y))
+    assert o.escaped and o.formula == SHIP
+    mandel = ReferenceOrbit("-1.75", "-0.03", 128).extend(200)
+    assert not np.array_equal(mandel.z[:5], o.z[:5])
+    with pytest.raises(ValueError, match="unknown formula"):
+        ReferenceOrbit("0", "0", 64, formula="tricorn")
+
+
+@pytest.mark.parametrize("off", [False, True], ids=["nucleus", "off-centre"])
+@pytest.mark.parametrize("depth", list(PLACES))
+def test_frames_match_mpfr(cpu, depth, off):
+    req = ship_request(depth, off)
+    res = cpu.render_values(req)
+    assert res.format == PLACES[depth][4]
+    truth = exact.exact_values(req)
+    assert_exact(res.values, truth, req.max_iter)
+    # a mini-ship in view: structure, interior, and pixels that outlive the reference's use
+    assert np.ptp(counts(truth)) >= 1000
+    assert 0.05 < (truth >= req.max_iter).mean() < 0.6
+    assert res.stats["rebases"] > 0 and res.stats["bla_steps"] == 0
+
+
+def test_the_ship_is_not_the_mandelbrot_at_the_same_place(cpu):
+    ship = cpu.render_values(ship_request("1e-100", size=(16, 12))).values.copy()
+    mandel = cpu.render_values(ship_request("1e-100", size=(16, 12), formula="mandelbrot"))
+    assert mandel.reference.formula == "mandelbrot"     # a new orbit, not the ship's
+    assert np.mean(counts(ship) != counts(mandel.values)) > 0.5
+    again = cpu.render_values(ship_request("1e-100", size=(16, 12)))
+    assert again.reference.formula == SHIP and np.array_equal(again.values, ship)
+
+
+def test_overlays_are_refused_in_plain_words(cpu):
+    with pytest.raises(ValueError, match="Burning Ship"):
+        cpu.render_values(ship_request("1e-100", size=(4, 3)), layers=np.zeros((5, 3, 4), np.int32))
