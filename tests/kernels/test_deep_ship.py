@@ -89,3 +89,55 @@ def test_the_ship_is_not_the_mandelbrot_at_the_same_place(cpu):
 def test_overlays_are_refused_in_plain_words(cpu):
     with pytest.raises(ValueError, match="Burning Ship"):
         cpu.render_values(ship_request("1e-100", size=(4, 3)), layers=np.zeros((5, 3, 4), np.int32))
+
+
+def test_the_ship_s_compiled_functions_have_names_of_their_own():
+    """numba's CPU JIT links same-named functions of two cached libraries to one (targets.named):
+    with the Mandelbrot's names, a ship frame drawn first turned later Mandelbrot frames into
+    ships. Every factory-made function whose code depends on the formula is named apart."""
+    from kernels.mandelbrot.deep import extended_loop, perturbation_loop
+    pairs = [(perturbation_loop._passes_cpu, perturbation_loop._ship_passes_cpu),
+             (extended_loop._pixel_ext_cpu, extended_loop._pixel_ship_cpu),
+             (perturbation_loop.pert_row, perturbation_loop.ship_row),
+             (extended_loop.ext_row, extended_loop.ship_row)]
+    for mandel, ship in pairs:
+        assert mandel.py_func.__qualname__ != ship.py_func.__qualname__
+
+
+def test_the_mandelbrot_s_frames_stay_exact_after_ship_frames(cpu):
+    """The module's ship frames came first in this process (the order that went wrong)."""
+    from kernels.backend import resolve
+    cpu.render_values(ship_request("8e-302", size=(6, 4)))
+    for width, fmt in (("1e-200", "perturbation"), ("1e-300", "extended")):
+        mandel = DeepRequest(add_decimal("0", Decimal(width) * Decimal("0.1234567")),
+                             add_decimal("1", Decimal(width) * Decimal("-0.0765432")),
+                             width, (12, 8), 2000)
+        got = DeepRenderer(resolve("cpu")).render_values(mandel)
+        assert got.format == fmt
+        truth = exact.exact_values(mandel)
+        assert_exact(got.values, truth, 2000)
+        assert np.ptp(counts(truth)) >= 5
+
+
+# a point of the ship's chaotic sea (on the boundary of "escapes within 2,000 iterations", by
+# bisection along Re c = -0.9): at 1e-100 its pixels' counts hang on c to ~3,000 bits, far past
+# what the frame's spacing asks for
+SEA = ("-0.9", "-0.61250000000000003330669073875469621270895004272625152163788069787632109001925223311143968244625949081228135")
+
+
+def test_pixels_float64_cannot_place_are_marked_not_drawn_wrong(cpu, monkeypatch):
+    from kernels.mandelbrot.deep import cpu_pixels
+    handed_back = {}
+    settle = cpu_pixels.exact_redo.settle
+
+    def spy(request, values, *args, **kwargs):
+        handed_back["mask"] = values < 0
+        return settle(request, values, *args, **kwargs)
+    monkeypatch.setattr(cpu_pixels.exact_redo, "settle", spy)
+    req = DeepRequest(*SEA, "1e-100", (8, 6), 4000, formula=SHIP)
+    res = cpu.render_values(req)
+    marked = handed_back["mask"]
+    assert res.stats["marked_pixels"] == marked.sum() > 0
+    truth = exact.exact_values(req, precision=3000)
+    right = np.abs(counts(res.values) - counts(truth)) <= 1
+    assert right[~marked].all(), f"{int((~right[~marked]).sum())} unmarked pixels are wrong"

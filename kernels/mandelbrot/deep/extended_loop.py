@@ -25,12 +25,13 @@ from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
-from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
 from .rows_cpu import make_row
 from .reference import EZERO
 from .step_helpers import make_offset, make_ship_steps, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
+from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr,
+                      named)
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500
@@ -46,9 +47,10 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
     `loop_jit` (default `jit`) compiles the functions that hold or call the loop (targets.py).
     `formula` (formulas.py): the perturbation step's, a constant of the compiled code
     (perturbation_loop.make_walk says what changes for the Burning Ship)."""
-    loop = loop_jit or jit
-    fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship = formula == BURNING_SHIP
+    # names of the formula's own (targets.named): the code of the loop's functions depends on it
+    loop = named(loop_jit or jit, "_ship" if ship else "")
+    fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
@@ -159,6 +161,8 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                     tr, ti, te = fe_add(orbit[m, 2], orbit[m, 3], oexp[m] + 1, dr, di, de)
                     ur, ui, ue = fe_mul(tr, ti, te, dr, di, de)
                     if ship:    # the real part as above; the imaginary one folded
+                        # this step's round-off (guard.ROUND_STEP): its terms' size, 2|t||δ|
+                        rnd = mul(2.0, mul(max(abs(tr), abs(ti)), max(abs(dr), abs(di))))
                         qm, qe = fe_ship_im(orbit[m, 2], orbit[m, 3], oexp[m], dr, di, de, cni,
                                             cne)
                         pr, _, pe = fe_add(ur, 0.0, ue, cnr, 0.0, cne)
@@ -167,6 +171,10 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                         dr, di, de = fe_add(ur, ui, ue, cnr, cni, cne)
                     grown = mul(er, sqrt(mul(add(mul(zr, zr), mul(zi, zi)), 4.0)))
                     er, _ = fe_to_double(grown, 0.0, ze + d0 - de)
+                    if ship:    # ... and |δc|, in units of 2^de (nothing from a δ of 0)
+                        rnd = add(fe_to_double(rnd, 0.0, te + d0 - de)[0],
+                                  fe_to_double(max(abs(cnr), abs(cni)), 0.0, cne - de)[0])
+                        er = add(er, mul(ROUND_STEP, rnd))
                 else:
                     g2 = mul(g2, mul(r2, 4.0))
                     if g2 > G_HI or g2 < G_LO:
@@ -174,6 +182,11 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                         g2 = 1.0
                     tr = add(add(orbit[m, 0], orbit[m, 0]), dr)
                     ti = add(add(orbit[m, 1], orbit[m, 1]), di)
+                    if ship:    # this step's round-off joins the bound (guard.ROUND_STEP)
+                        er = add(mul(er, sqrt(g2)), mul(ROUND_STEP, add(
+                            mul(2.0, mul(max(abs(tr), abs(ti)), max(abs(dr), abs(di)))),
+                            max(abs(cdr), abs(cdi)))))
+                        g2 = 1.0
                     ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
                     if ship:
                         di = ship_im(orbit[m, 0], orbit[m, 1], dr, di, cdi)
@@ -288,10 +301,10 @@ _pixel_ship_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), True, cpu_lo
 offset_cpu = make_offset(CPU_MUL, CPU_ADD, cpu_jit())
 
 
-def _pixel_of(pixel_fn):
-    """rows_cpu's pixel function of this loop with `pixel_fn` (a formula's); loop = (orbit,
-    oexp, tab, tabe, levels, kmin, eps, max_iter)."""
-    @njit(inline="always")
+def _pixel_of(pixel_fn, suffix=""):
+    """rows_cpu's pixel function of this loop with `pixel_fn` (a formula's, named with `suffix`:
+    targets.named); loop = (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)."""
+    @named(njit(inline="always"), suffix)
     def pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
         orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
         cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
@@ -302,7 +315,7 @@ def _pixel_of(pixel_fn):
 # row r of the extended loop's frame, the layers where `counting` (rows_cpu.make_row); the
 # Burning Ship's rows beside them (no layers)
 ext_row = make_row(_pixel_of(_pixel_ext_cpu))
-ship_row = make_row(_pixel_of(_pixel_ship_cpu))
+ship_row = make_row(_pixel_of(_pixel_ship_cpu, "_ship"), "_ship")
 
 
 @njit(parallel=True, cache=True)

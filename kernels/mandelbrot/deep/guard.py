@@ -49,6 +49,11 @@ G_LO = 2.0 ** -600
 # 5e227 at 16x16 the pixels float64 gets wrong end with bounds 2^4..2^13 times |z| at this setting,
 # the right ones at most 2^-0.8 (tools/deep_audit.py; docs/PERFORMANCE.md, "Exact where doubles fail")
 ROUND_INJ = 2.0 ** -51
+# the Burning Ship's perturbation steps add this much of their terms' size to the bound, every
+# step: its folds are not conformal, so round-off can outgrow δ there (a place in its chaotic sea
+# needs more bits than the frame's spacing asks for), and a pixel whose count hangs on it must be
+# marked, not drawn wrong. A step's terms, 2|Z||δ| and |δc|, each carry ~2^-53 per operation
+ROUND_STEP = 2.0 ** -49
 
 
 def untrusted(value: float) -> float:

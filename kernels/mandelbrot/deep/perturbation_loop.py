@@ -50,11 +50,13 @@ from numba import njit, prange
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from ..formulas import BURNING_SHIP, MANDELBROT
+from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
 from .flat_build import loop_layout
-from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ
+from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .rows_cpu import make_row
 from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
+from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr,
+                      named)
 
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)
@@ -95,17 +97,21 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
     compiles passes, with walk inlined into it (targets.py). `limits`: (G_LO, G_HI, tiny2, scale,
     zero, one) for a narrower type than float64 (perturbation_f32.py; zero and one of that type
     start its variables), default guard.py's and step_helpers'. `formula` (formulas.py): the
-    perturbation step's, a constant of the compiled code; the Burning Ship's folds have no table
-    here (its frames carry an empty one), so its pixels take perturbation steps only. Its step's
-    derivative has the Mandelbrot's norm, 2|z| (the folds are isometries), so the guard holds."""
+    perturbation step's, a constant of the compiled code; the Burning Ship's table is
+    bla_ship.py's (rows of SHIP_BW: B has a conjugate part, A a parity). Its step's derivative
+    has the Mandelbrot's norm, 2|z| (the folds are isometries), so the guard holds."""
     loop = loop_jit or jit
     g_lo, g_hi, tiny2, scale, zero, one = limits or (G_LO, G_HI, None, None, 0.0, 1.0)
     ship = formula == BURNING_SHIP
+    bw = SHIP_BW if ship else BW        # bt's row width (bla_ship.py's rows are longer)
+    # names of the formula's own (targets.named): the code of these two depends on it
+    sfx = "_ship" if ship else ""
+    step_jit, loop = named(jit, sfx), named(loop, sfx)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit, tiny2, scale)
     ship_im = make_ship_steps(mul, add, jit)[0]
 
-    @jit
+    @step_jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
         last = zo.shape[0] // ZW - 1
         nlev = levels.shape[0]
@@ -135,18 +141,25 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
                     if j >= levels[k, 1] or n + (1 << k) > max_iter:
                         break
                     idx = levels[k, 0] + j
-                    if not dms < bt[np.uint64(BW * idx + B_R)]:
+                    if not dms < bt[np.uint64(bw * idx + B_R)]:
                         break
                     best = idx
                     length = 1 << k
                     k += 1
-                e = BW * best
+                e = bw * best
                 adr = bt[np.uint64(e + B_AR)]
                 adi = bt[np.uint64(e + B_AI)]
                 bbr = bt[np.uint64(e + B_BR)]
                 bbi = bt[np.uint64(e + B_BI)]
                 bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
                 bdi = add(mul(bbr, cdi), mul(bbi, cdr))
+                if ship:    # B(δc) = b·δc + b'·conj(δc); A conjugates δ first where odd
+                    qr = bt[np.uint64(e + B_QR)]
+                    qi = bt[np.uint64(e + B_QI)]
+                    bdr = add(bdr, add(mul(qr, cdr), mul(qi, cdi)))
+                    bdi = add(bdi, add(mul(qi, cdr), -mul(qr, cdi)))
+                    if bt[np.uint64(e + B_PAR)] != 0.0:
+                        di = -di
                 ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
                 di = add(add(mul(adr, di), mul(adi, dr)), bdi)
                 dr = ndr
@@ -166,6 +179,11 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
                 zi = zo[np.uint64(row + Z_IM)]
                 tr = add(add(zr, zr), dr)
                 ti = add(add(zi, zi), di)
+                if ship:    # this step's round-off joins the bound (guard.ROUND_STEP)
+                    er = add(mul(er, sqrt(g2)), mul(ROUND_STEP, add(
+                        mul(2.0, mul(max(abs(tr), abs(ti)), max(abs(dr), abs(di)))),
+                        max(abs(cdr), abs(cdi)))))
+                    g2 = one
                 ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
                 if ship:
                     di = ship_im(zr, zi, dr, di, cdi)
@@ -228,10 +246,10 @@ _ship_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit
 delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 
-def _pixel_of(passes):
-    """rows_cpu's pixel function of this loop with `passes` (a formula's); loop = (zo, bt,
-    levels, eps, max_iter)."""
-    @njit(inline="always")
+def _pixel_of(passes, suffix=""):
+    """rows_cpu's pixel function of this loop with `passes` (a formula's, named with `suffix`:
+    targets.named); loop = (zo, bt, levels, eps, max_iter)."""
+    @named(njit(inline="always"), suffix)
     def pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
         zo, bt, levels, eps, max_iter = loop
         cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
@@ -243,7 +261,7 @@ def _pixel_of(passes):
 # row r of the perturbation loop's frame, the layers where `counting` (rows_cpu.make_row); the
 # Burning Ship's rows beside them (no layers: overlays are the Mandelbrot's)
 pert_row = make_row(_pixel_of(_passes_cpu))
-ship_row = make_row(_pixel_of(_ship_passes_cpu))
+ship_row = make_row(_pixel_of(_ship_passes_cpu, "_ship"), "_ship")
 
 
 @njit(parallel=True, cache=True)

@@ -25,6 +25,7 @@ from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
 from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
+from .bla_ship import flat_ship_tables
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
 from .layout import empty_table, stats_dict
@@ -217,9 +218,11 @@ class DeepRenderer:
             with timer.phase("host", detail="table"):
                 # the float64 perturbation loop reads only its layout; others the table's entries
                 entries = self._f32 or not self._takes_perturbation_loop(fmt)
-                # the Burning Ship's folds have no table (perturbation_loop.make_walk)
-                table, table_reused = self._table_for(orbit, geo, request.bla and plain,
-                                                      progress, entries)
+                if plain or fmt == "extended":  # the extended loop reads the Mandelbrot's table
+                    table, table_reused = self._table_for(orbit, geo, request.bla and plain,
+                                                          progress, entries)
+                else:
+                    table, table_reused = self._ship_table(orbit, geo, request.bla)
         except BaseException:       # a table being built ahead must not wait for a next frame
             if self._ahead is not None:
                 self._ahead[1].abandon()
@@ -383,6 +386,20 @@ class DeepRenderer:
         self._table = (key + (bound,), tab, tabe, levels)
         if progress is not None:
             progress(1.0, "table")
+        return self._table, False
+
+    def _ship_table(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool):
+        """_table_for's (table, reused) for a Burning Ship frame of the perturbation loop, whose
+        layout (self._flat) bla_ship.py writes at once; the key says it is the ship's."""
+        bound = table_bound(geo.c_bound_exp, self.table_slack_bits) if use_bla else 0
+        key = ("ship", id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin, bound)
+        if self._table is not None and self._table[0] == key:
+            return self._table, True
+        orb, oexp = orbit.arrays()
+        zo, bt, levels = flat_ship_tables(orb, oexp, (0.5, bound + 1), self.eps_bits, use_bla)
+        self._flat_serial += 1
+        self._flat = (orb, None, self._flat_serial, zo, bt)
+        self._table = (key, None, None, levels)
         return self._table, False
 
     # ---- the frame's loop -------------------------------------------------------------------

@@ -12,16 +12,17 @@ from __future__ import annotations
 from numba import njit
 
 from .layout import iteration_of as _iteration_of
+from .targets import named
 
 # the deep overlays' iteration layer (one definition: layout.iteration_of, the GPU's too)
 iteration_of = njit(inline="always")(_iteration_of)
 
 
-def make_row(pixel):
+def make_row(pixel, suffix=""):
     """Row r of a frame with `pixel`: values[r] and stats[r] (counts summed over the row); with
     `counting` each pixel's counts into layers[:, r, c] too, redone = 2 where the pixel was
-    handed back for an exact redo (exact_redo.py)."""
-    @njit(inline="always")
+    handed back for an exact redo (exact_redo.py). `suffix`: targets.named's, for a formula's."""
+    @named(njit(inline="always"), suffix)
     def row(values, stats, r, d0r, d0i, step, cexp, half_w, half_h, loop, max_iter, layers,
             counting):
         s0 = 0

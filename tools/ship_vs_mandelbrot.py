@@ -1,0 +1,55 @@
+"""The Burning Ship's deep re-render against the Mandelbrot's at the same place, size and
+iterations, on one card in one run (issue 36: "its deep re-render at 1080p on the GPU at most 2x
+the Mandelbrot's at the same depth"): the first frame of each (reference, table, compile), then
+`--repeats` re-renders, whose kernel times (the GPU's own, timing.py) are the figures.
+
+    python3 tools/ship_vs_mandelbrot.py --backend cuda --size 1920x1080
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+from decimal import Decimal
+
+
+def places():
+    from kernels.mandelbrot.deep import locations as loc
+    from kernels.mandelbrot.deep.request import add_decimal
+
+    def off(p, w):
+        return (add_decimal(p.center_re, Decimal(w) * Decimal("0.1234567")),
+                add_decimal(p.center_im, Decimal(w) * Decimal("-0.0765432")))
+    return [("p85 nucleus 1e-100", (loc.SHIP_85.center_re, "0"), "1e-100", 3000),
+            ("p85 off-centre 1e-100", off(loc.SHIP_85, "1e-100"), "1e-100", 3000),
+            ("p252 off-centre 8e-302", off(loc.SHIP_252, "8e-302"), "8e-302", 6000)]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", default="cuda")
+    ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--repeats", type=int, default=5)
+    a = ap.parse_args(argv)
+    from kernels.backend import resolve
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    from kernels.mandelbrot.deep.request import DeepRequest
+    w, h = (int(v) for v in a.size.lower().split("x"))
+    be = resolve(a.backend)
+    print(f"{be.name}: {w}x{h}, kernel ms (median of {a.repeats} re-renders)")
+    for name, (cre, cim), width, it in places():
+        row = {}
+        for formula in ("mandelbrot", "burning-ship"):
+            r = DeepRenderer(be)
+            req = DeepRequest(cre, cim, width, (w, h), it, formula=formula)
+            first = r.render_values(req)
+            ks = [r.render_values(req).timings.get("kernel") for _ in range(a.repeats)]
+            st = first.stats
+            row[formula] = statistics.median(ks)
+            print(f"  {name:24s} {formula:13s} first {sum(v or 0 for v in first.timings.phases_ms.values()):8.1f} ms"
+                  f"  kernel {row[formula]:8.2f} ms  steps/px {st['perturbation_steps'] / (w * h):7.1f}"
+                  f"  bla/px {st['bla_steps'] / (w * h):6.1f}  format {first.format}")
+        print(f"  {name:24s} ship / mandelbrot {row['burning-ship'] / row['mandelbrot']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
