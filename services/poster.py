@@ -4,8 +4,9 @@ what `main.py --render … --gpus/--scheduler` (or a picture past POSTER_MIN_PIX
 The bands go into `OUT.parts/` beside the output as they arrive: `pixels.npy` (the whole picture,
 memory-mapped, its disk space claimed before the first band so a full disk is found before the
 work, not in the middle of it), `plan.json` (what is being rendered, services/parts.py) and
-`done.json` (which bands are finished, rewritten atomically after each). Run the same command again
-after an interruption and it renders only the missing bands. Once every band is in, the output is
+`done.json` (which bands are finished, rewritten atomically from a thread of its own once their
+pixels are on disk: services/poster_marks.py). Run the same command again after an interruption and
+it renders only the missing bands. Once every band is in, the output is
 written (a .npy is the parts file itself, moved into place; a .png is encoded from it) and the
 folder removed.
 """
@@ -13,12 +14,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 
 import numpy as np
 
 from .files import human_bytes, move_into_place, write_json, write_png
 from .parts import PLAN_VERSION, PartsFolder, checked_indices, read_json, set_aside
+from .poster_marks import BandMarks
 
 # a --render picture larger than this goes in resumable bands even on one GPU
 POSTER_MIN_PIXELS = 64 * 2 ** 20
@@ -132,16 +135,30 @@ class Parts(PartsFolder):
             write_json(self.done_path, {"bands": []})
             return set()
 
-    def mark(self, index: int, row0: int, rows: int, counts: dict | None = None) -> None:
-        """Band `index` is in the picture: flushed to disk, then listed as done (with `counts`,
-        its tiles.exact_counts, when the worker handed them back)."""
-        self.pixels.flush()
-        self.done.add(int(index))
-        if counts is not None:
-            self.counts[int(index)] = counts
+    def mark_many(self, bands) -> None:
+        """The bands [(index, counts or None)] are in the picture: the picture is made durable,
+        then they are listed as done (with `counts`, their tiles.exact_counts, when the workers
+        handed them back) in one rewrite of done.json. poster_marks.BandMarks calls it."""
+        self.sync_pixels()
+        for index, counts in bands:
+            self.done.add(int(index))
+            if counts is not None:
+                self.counts[int(index)] = counts
         write_json(self.done_path, {"bands": sorted(self.done),
                                     "exact": {str(i): c for i, c in sorted(self.counts.items())}},
                    indent=None)
+
+    def sync_pixels(self) -> None:
+        """Every band written so far (through the memory map or, from a cluster's worker, with
+        write()) on disk. Linux's fdatasync covers pages written through a shared mapping and lets
+        other threads run; numpy's flush (msync) holds the GIL for the whole write."""
+        if not sys.platform.startswith("linux"):
+            self.pixels.flush()
+        fd = os.open(self.pixels_path, os.O_RDWR)
+        try:
+            (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(fd)
+        finally:
+            os.close(fd)
 
     def exact_counts(self) -> dict | None:
         """The picture's pixels float64 could not place, summed over its bands (a deep picture);
@@ -184,6 +201,7 @@ class Poster:
                            (h, w) if self.values else (h, w, 4),
                            np.float64 if self.values else np.uint8)
         self.render_s = 0.0
+        self.landed = 0         # bands in the picture, listed or about to be (the progress bar's)
 
     @property
     def total(self) -> int:
@@ -206,8 +224,10 @@ class Poster:
         self.parts.close()
 
     def render(self, pool, cancel, progress=None) -> None:
-        """Render the missing bands on `pool` (kernels.spread), each kept on disk as its turn
-        comes; `progress(fraction)` after each. `cancel` (a CancelToken) stops it."""
+        """Render the missing bands on `pool` (kernels.spread), each listed as done once on disk
+        (poster_marks.BandMarks); `progress(fraction)` after each. `cancel` (a CancelToken) stops
+        it. Returns or raises once every band handed over is listed (poster_marks.MarksFailed, an
+        OSError, where that failed)."""
         from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob
         from kernels.spread import LocalPool
         todo = [i for i in range(len(self.cut)) if i not in self.parts.done]
@@ -221,18 +241,27 @@ class Poster:
             jobs = [BandIntoFile.into(job, self.parts.pixels) for job in jobs]
             in_place = True
         t0 = time.perf_counter()
-        for k, band in pool.ordered(jobs, cancel=cancel):
-            i = todo[k]
-            r0, n = self.cut[i]
-            counts = None
-            if in_place:        # the band is in the picture already: its counts came back
-                counts = _band_counts(band)
-            else:               # a cluster's worker may send anything back
-                self.check_band(band, i, getattr(pool, "last_origin", None))
-                self.parts.pixels[r0:r0 + n] = band
-            self.parts.mark(i, r0, n, counts)
-            if progress is not None:
-                progress(self.done / self.total)
+        self.landed = len(self.parts.done)
+        # the sync and done.json on a thread of their own: here they held up the next band's
+        # hand-over, and numpy's flush held the GIL the workers' host parts need
+        marks = BandMarks(self.parts)
+        try:
+            for k, band in pool.ordered(jobs, cancel=cancel):
+                i = todo[k]
+                r0, n = self.cut[i]
+                counts = None
+                if in_place:        # the band is in the picture already: its counts came back
+                    counts = _band_counts(band)
+                else:               # a cluster's worker may send anything back
+                    self.check_band(band, i, getattr(pool, "last_origin", None))
+                    self.parts.pixels[r0:r0 + n] = band
+                marks.add(i, counts)
+                self.landed += 1
+                if progress is not None:
+                    progress(self.landed / self.total)
+            marks.wait()
+        finally:            # after an interruption too: what was handed over is listed
+            marks.close()
         self.render_s = time.perf_counter() - t0
 
     def check_band(self, band, index: int, origin=None) -> None:

@@ -72,23 +72,24 @@ def simulated():
 
 @pytest.fixture
 def stop_poster(monkeypatch):
-    """stop_poster(n): the next poster stops as Ctrl+C would, right after its n-th band is marked
-    done; returns the list of the bands marked. stop_poster.release(): posters run whole again."""
-    from services import poster
-    real = poster.Parts.mark
+    """stop_poster(n): the next poster stops as Ctrl+C would, right after its n-th band is handed
+    over to be listed done (the interrupted render lists it before it ends); returns the list of
+    the bands handed over. stop_poster.release(): posters run whole again."""
+    from services import poster_marks
+    real = poster_marks.BandMarks.add
     marked: list = []
 
     def after(n: int) -> list:
         marked.clear()
 
-        def mark_then_stop(self, index, row0, rows, counts=None):
-            real(self, index, row0, rows, counts)
+        def mark_then_stop(self, index, counts=None):
+            real(self, index, counts)
             marked.append(index)
             if len(marked) == n:
                 raise KeyboardInterrupt
-        monkeypatch.setattr(poster.Parts, "mark", mark_then_stop)
+        monkeypatch.setattr(poster_marks.BandMarks, "add", mark_then_stop)
         return marked
-    after.release = lambda: monkeypatch.setattr(poster.Parts, "mark", real)
+    after.release = lambda: monkeypatch.setattr(poster_marks.BandMarks, "add", real)
     return after
 
 
