@@ -7,7 +7,10 @@ time for it (its log: the frame, the file) so that what the client costs shows.
 
     python3 tools/serve_bench.py --backend cuda --size 1024x1024 --kf resources/kf-1e14.kfr ...
     python3 tools/serve_bench.py --backend cuda --size 16384x16384 --kf resources/kf-1e1086.kfr \\
-        --out-ext npy --gpus 0 --gpus all
+        --out-ext npy --gpus 0 --gpus all [--fresh-out]
+
+Each command writes the same output, so each replaces the last one's; `--fresh-out` removes it
+before each timed command instead, its removal timed apart.
 """
 from __future__ import annotations
 
@@ -43,6 +46,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--own-runs", type=int, default=3, help="runs without the server")
     ap.add_argument("--json")
+    ap.add_argument("--fresh-out", action="store_true",
+                    help="remove the output before each timed command (its removal timed apart)")
     a = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="serve-bench-")
     env = {k: v for k, v in os.environ.items() if k != "GPU_EXPLORER_SERVER"}
@@ -68,8 +73,16 @@ def main(argv=None) -> int:
                        "--location", kf, "--out", out] + (["--gpus", gpus] if gpus else [])
                 name = os.path.basename(kf) + (f" --gpus {gpus}" if gpus else "")
                 first = timed(cmd, env)
-                served, own, server_s = [], [], []
+                served, own, server_s, removed = [], [], [], []
+
+                def fresh():
+                    # the file system frees a replaced output inside the command's rename
+                    if a.fresh_out and os.path.exists(out):
+                        t = time.perf_counter()
+                        os.remove(out)
+                        removed.append(time.perf_counter() - t)
                 for _ in range(a.runs):
+                    fresh()
                     wall, rc, text = timed(cmd, env)
                     served.append(wall)
                     m = re.findall(r"-> (\d+) in ([\d.]+) s", open(log).read())
@@ -77,6 +90,7 @@ def main(argv=None) -> int:
                     if rc:
                         print(f"{name}: rc {rc}: {text[-300:]}")
                 for _ in range(a.own_runs):
+                    fresh()
                     wall, rc, text = timed(cmd + ["--no-server"], env)
                     own.append(wall)
                     if rc:
@@ -86,12 +100,16 @@ def main(argv=None) -> int:
                        "served_min_max": [round(min(served), 3), round(max(served), 3)],
                        "server_side_s": round(statistics.median(server_s), 3),
                        "own_process_s": round(statistics.median(own), 3) if own else None,
-                       "said": first[2].splitlines()[-1][:160] if first[2] else ""}
+                       "said": first[2].splitlines()[-1][:160] if first[2] else "",
+                       "earlier_output_removed_s": round(statistics.median(removed), 3)
+                       if removed else None}
                 rows.append(row)
                 print(f"{name}: whole command {row['served_s']:.3f} s with the server "
                       f"(min {row['served_min_max'][0]:.3f}, max {row['served_min_max'][1]:.3f}; "
                       f"its own time {row['server_side_s']:.3f} s; first {row['first_served_s']:.3f}"
-                      f" s), {row['own_process_s']} s in its own process", flush=True)
+                      f" s), {row['own_process_s']} s in its own process"
+                      + (f"; the earlier output removed beforehand in "
+                         f"{row['earlier_output_removed_s']} s" if removed else ""), flush=True)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(60)
