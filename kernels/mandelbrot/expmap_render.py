@@ -17,6 +17,14 @@ from .deep.request import DeepRequest
 # a keyframe's BLA table is built for its bound rounded up to a multiple of this many bits (a
 # frame's: 4): one build serves 64 octaves of keyframes (docs/PERFORMANCE.md says what it costs)
 TABLE_SLACK_BITS = 64
+# a GPU keyframe's sectors go round robin to this many deep renderers, each with its own stream:
+# one stream ran each sector's launches after the last one's, so the GPU idled through every
+# sector's last pixels and, above all, its redo kernel, which lasts as long as its longest redone
+# pixel's later passes (one lane, ~7-9k dependent steps at 1e-984: about half of a deep keyframe's
+# GPU time in the launch model of docs/notes/keyframe-pixel-cost.md); on two streams the next
+# sector's first pass fills those tails. Each renderer holds its own copies of the orbit and table
+# (the same values: the keyframe's values are the same bits on any number of streams)
+STREAMS = 2
 
 
 def keyframe_request(em, k: int, sector: int = 0) -> DeepRequest:
@@ -61,25 +69,41 @@ def pinned_orbit(em, cancel=None, progress=None):
 
 class KeyframeRenderer:
     """Draws keyframes on one backend (one thread: the GPU's worker), keeping the orbit and the
-    table between them as a movie's renderer does."""
+    table between them as a movie's renderer does. On a GPU its sectors go round robin to
+    `streams` deep renderers (STREAMS by default), each on its own stream, so that one sector's
+    tail and redo kernel overlap the next sector's pixels; the CPU draws them one after another
+    on one."""
 
-    def __init__(self, backend):
-        from .deep.reference_store import shared_store
-        from .deep.renderer import DeepRenderer
+    def __init__(self, backend, streams: int | None = None):
+        n = STREAMS if streams is None else int(streams)
+        if n < 1:
+            raise ValueError(f"a keyframe is drawn on one stream or more, got {streams!r}")
         self.backend = backend
-        self.deep = DeepRenderer(backend)
-        self.deep.references = shared_store()
-        self.deep.table_slack_bits = TABLE_SLACK_BITS
+        self.deeps = [self._deep_renderer() for _ in range(n if backend.is_gpu else 1)]
+        self.deep = self.deeps[0]
         self.seconds = 0.0
         self.pixels = 0
-        self.kernel_ms = 0.0    # the GPU's own time in the loops' kernels (timed phases)
+        self.kernel_ms = 0.0    # the GPU's own time in the loops' kernels (timed phases, summed)
+        # the GPU's span of each keyframe's work, first launch to last copy (events; None where
+        # not timed): with overlapping streams kernel_ms counts the overlaps twice, this does not
+        self.span_ms = 0.0
+        self.last_span_ms = None
+
+    def _deep_renderer(self):
+        from .deep.reference_store import shared_store
+        from .deep.renderer import DeepRenderer
+        deep = DeepRenderer(self.backend)
+        deep.references = shared_store()
+        deep.table_slack_bits = TABLE_SLACK_BITS
+        return deep
 
     def render(self, em, k: int, cancel=None) -> np.ndarray:
         """Keyframe k's smooth counts, its sectors packed (ExpMap.sectors) in one float64 host
         array the caller keeps."""
         # where no orbit is pinned (a Dask worker's process), the first one made serves every
         # deeper keyframe too
-        self.deep.precision_headroom = em.count - 1 - int(k)
+        for deep in self.deeps:
+            deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         gpu = self.backend.is_gpu
         # on a GPU the sectors' values come into one pinned buffer, so their copies queue
@@ -88,29 +112,65 @@ class KeyframeRenderer:
         # the caller keeps
         values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64) if gpu \
             else np.empty(em.samples)
-        pending = []
-        # a sector queued while the one before runs (two in flight: the counts' host ring is 3),
-        # each one's values copied out as soon as queued: the next sector's kernels reuse the
-        # buffer (the pool's one allocation, viewed at each sector's shape)
+        span = self._span_start() if gpu else None
+        n = len(self.deeps)
+        pending = [[] for _ in range(n)]
+        # sector s on renderer s % n; on each a sector queued while the one before runs (two in
+        # flight: the counts' host ring is 3), each one's values copied out as soon as queued on
+        # its own stream: that renderer's next sector reuses the buffer (the pool's one
+        # allocation, viewed at each sector's shape)
         for s, (cols, _, rows, off) in enumerate(em.sectors):
-            if len(pending) == 2:
-                self._done(pending.pop(0))
-            p = self.deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel,
-                                       to_host=not gpu)
+            deep = self.deeps[s % n]
+            queue = pending[s % n]
+            if len(queue) == 2:
+                self._done(queue.pop(0))
+            p = deep.start_values(keyframe_request(em, k, s).validate(), cancel=cancel,
+                                  to_host=not gpu)
             out = values[off:off + cols * rows].reshape(rows, cols)
             if gpu:
-                p.values.copy_to_host(out, stream=self.deep._get_stream())
+                p.values.copy_to_host(out, stream=deep._get_stream())
             else:
                 out[...] = p.values
-            pending.append(p)
-        for p in pending:
-            self._done(p)
+            queue.append(p)
+        for queue in pending:
+            for p in queue:
+                self._done(p)
         if gpu:
-            self.deep._get_stream().synchronize()
+            self._span_end(span)
+            for deep in self.deeps:
+                deep._get_stream().synchronize()
             values = values.copy()
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values
+
+    def _span_start(self):
+        """An event on the first renderer's stream before the keyframe's first launch (None
+        under the simulator, which has no timed events)."""
+        if getattr(self.backend, "simulated", False):
+            return None
+        from numba import cuda
+        start = cuda.event(timing=True)
+        start.record(self.deep._get_stream())
+        return start
+
+    def _span_end(self, start) -> None:
+        """The span from `start` to the end of every stream's work (the others joined into the
+        first's with events), added to span_ms."""
+        self.last_span_ms = None
+        if start is None:
+            return
+        from numba import cuda
+        first = self.deep._get_stream()
+        for deep in self.deeps[1:]:
+            joined = cuda.event(timing=False)
+            joined.record(deep._get_stream())
+            joined.wait(first)
+        end = cuda.event(timing=True)
+        end.record(first)
+        end.synchronize()
+        self.last_span_ms = cuda.event_elapsed_time(start, end)
+        self.span_ms += self.last_span_ms
 
     def _done(self, pending) -> None:
         self.kernel_ms += pending.result().timings.get("kernel") or 0.0
