@@ -22,7 +22,8 @@ def check_overlays(request, names, gpu: bool) -> None:
     from kernels.mandelbrot.jobs import DEEP, renderer_kind
     from kernels.mandelbrot.overlays import check_names
     check_names(names, renderer_kind(request) == DEEP, gpu,
-                getattr(request, "number_type", "float64") == "float32")
+                getattr(request, "number_type", "float64") == "float32",
+                getattr(request, "formula", "mandelbrot"))
 
 
 def write_overlays(renderer, request, out: str, names, cancel=None) -> dict:

@@ -10,6 +10,8 @@ import numpy as np
 
 from ..cpu_chunks import FLAG, control
 from . import escape as mk
+from .formulas import MANDELBROT
+from .formulas import check as check_formula
 
 
 class CpuTarget:
@@ -18,6 +20,13 @@ class CpuTarget:
     stream = None
     # the band kernel: rows_kernel(values, b0, n, stride, *args, stop) (float32: escape_f32.py)
     rows_kernel = staticmethod(mk.escape_rows_cpu)
+
+    def formula_kernel(self, formula: str):
+        """The band kernel of `formula`: rows_kernel for Mandelbrot's, else its twin
+        (escape.ROWS_KERNELS; ValueError for a formula this target has no kernel of)."""
+        if formula == MANDELBROT:
+            return self.rows_kernel
+        return mk.ROWS_KERNELS[check_formula(formula)]
 
     def __init__(self, backend, cuts):
         self.backend, self.cuts = backend, cuts
@@ -52,13 +61,15 @@ class CpuTarget:
         pass                            # host memory is checked where files are written
 
     # ---- the escape pass ---------------------------------------------------------------------
-    def warm(self, values, counts, args, timer):
-        self.escape(values, args, timer, None, counts)
+    def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
+        self.escape(values, args, timer, None, counts, formula=formula)
 
-    def escape(self, values, args, timer, cancel, counts, whole=False):
+    def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT):
         """Escape values for the buffer's rows (args: escape_rows_cpu's grid arguments), in bands
         of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band.
-        `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation."""
+        `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation.
+        `formula`: what the pass iterates (formulas.py's names)."""
+        kernel = self.formula_kernel(formula)
         rows, cols = values.shape
         max_iter = args[-1]
         band = self.cuts().cpu_work // max(1, cols * max_iter)
@@ -71,7 +82,7 @@ class CpuTarget:
         try:
             for b0 in range(0, rows, band):
                 n = min(band, rows - b0)
-                timer.native("kernel", self.rows_kernel, values, b0, n, mk.row_stride(n),
+                timer.native("kernel", kernel, values, b0, n, mk.row_stride(n),
                              *args, stop, stamped=True)
                 if cancel is not None:
                     cancel.check()

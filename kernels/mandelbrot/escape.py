@@ -1,8 +1,12 @@
 """The Mandelbrot escape-time arithmetic, its CPU twin and the GPU launches the app runs.
 
 Both targets are built from ONE description of the per-pixel arithmetic (`_make_escape`),
-instantiated with the multiply and add each target must use; its `zstep` (z^2 + c) is the one
-place the formula is written: the CPU twin, every GPU launch and the float32 loops call it.
+instantiated with the multiply and add each target must use; its `zstep` is the one place a
+formula is written (z^2 + c; Burning Ship's, formulas.py, the same with |2xy| for 2xy and no
+cardioid/bulb shortcut): the CPU twin, every GPU launch and the float32 loops call it. The formula
+is a choice of the build, never of a loop: each formula's kernels are functions of their own
+(Burning Ship's twins of Mandelbrot's code, formula_twins.py; float64 only), so the Mandelbrot
+kernels compile exactly as they did before there was a second formula.
 
 * CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
   (it emits no `contract` flag without fastmath).
@@ -41,6 +45,8 @@ from numba import njit, prange, types
 from numba.core.extending import intrinsic
 
 from ..cpu_chunks import WORKERS, claim, enter, leave, reset
+from . import formulas
+from .formula_twins import twin
 
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
@@ -60,10 +66,8 @@ class EscapeCode(NamedTuple):
     zstep: object       # the formula: every loop's step, the GPU launches' and the float32 ones too
 
 
-def _make_escape(mul, add, jit, step_jit=None) -> EscapeCode:
-    """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
-    the helpers for the target, `step_jit` (default `jit`) the step: the GPU's inlines it where
-    the launches call it, so that their loops compile as they did with the step written out."""
+def _mandelbrot_step(mul, add, jit, step_jit):
+    """(zstep, shortcut) of z <- z^2 + c."""
 
     @(step_jit or jit)
     def zstep(x, y, x2, y2, cx, cy):
@@ -81,6 +85,52 @@ def _make_escape(mul, add, jit, step_jit=None) -> EscapeCode:
             return True
         xb = add(cx, 1.0)
         return add(mul(xb, xb), cy2) <= 0.0625
+
+    return zstep, shortcut
+
+
+def _ship_step(mul, add, jit, step_jit):
+    """(zstep, shortcut) of Burning Ship, z <- (|Re z| + i|Im z|)^2 + c."""
+
+    @(step_jit or jit)
+    def zstep(x, y, x2, y2, cx, cy):
+        """Mandelbrot's step with |2xy| for 2xy: the absolute value is exact, so the iterates
+        are those of x' = x^2 - y^2 + cx, y' = 2|xy| + cy rounded as Mandelbrot's are."""
+        ny = add(abs(mul(add(x, x), y)), cy)
+        return add(add(x2, -y2), cx), ny
+
+    @jit
+    def shortcut(cx, cy):
+        # the cardioid and bulb are Mandelbrot's: no point of this set is answered untried
+        return False
+
+    return zstep, shortcut
+
+
+def _named_for(jit, formula: str):
+    """`jit` giving each function a qualified name of `formula`'s own first. numba names compiled
+    code by qualified name and a number counted in the compiling process; two formulas' helpers
+    of one name, each kept in the disk cache by another process, may come back under one symbol,
+    and the process then runs whichever it loaded first for both."""
+    tag = formula.replace("-", "_")
+
+    def compile_named(fn):
+        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
+        return jit(fn)
+    return compile_named
+
+
+def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBROT) -> EscapeCode:
+    """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
+    the helpers for the target, `step_jit` (default `jit`) the step: the GPU's inlines it where
+    the launches call it, so that their loops compile as they did with the step written out.
+    `formula` (formulas.py's names) picks the step and the shortcut when this builds, so each
+    formula gets functions of its own and no loop asks which formula it runs."""
+    if formulas.check(formula) == formulas.BURNING_SHIP:
+        zstep, shortcut = _ship_step(mul, add, jit, step_jit)
+        jit = _named_for(jit, formula)
+    else:
+        zstep, shortcut = _mandelbrot_step(mul, add, jit, step_jit)
 
     @jit
     def smooth(r2, n):
@@ -235,6 +285,18 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
                                             max_iter)
             k = claim(stop)
         leave(stop, clocks, ran)
+
+
+# Burning Ship's CPU twins: escape_value's and escape_rows_cpu's code over its arithmetic
+# (formula_twins.py says why a copy with a name of its own)
+_escape_ship_cpu, _escape_pair_ship_cpu = _make_escape(operator.mul, operator.add, njit,
+                                                       formula=formulas.BURNING_SHIP)[:2]
+escape_value_ship = njit(cache=True)(twin(escape_value.py_func, "escape_value_ship",
+                                          _escape_cpu=_escape_ship_cpu))
+escape_rows_cpu_ship = njit(parallel=True, cache=True)(
+    twin(escape_rows_cpu.py_func, "escape_rows_cpu_ship", _escape_cpu=_escape_ship_cpu,
+         _escape_pair_cpu=_escape_pair_ship_cpu))
+ROWS_KERNELS = {formulas.MANDELBROT: escape_rows_cpu, formulas.BURNING_SHIP: escape_rows_cpu_ship}
 
 
 def row_stride(rows: int) -> int:

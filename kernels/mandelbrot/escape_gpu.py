@@ -7,7 +7,9 @@ from __future__ import annotations
 import operator
 
 from ..backend import simulator_enabled
+from . import formulas
 from .escape import _make_escape
+from .formula_twins import twin
 
 GPU_IMPORT_ERROR = None
 try:
@@ -73,5 +75,19 @@ if cuda is not None:
         i = cuda.grid(1)
         if i < a.shape[0]:
             a[i] = 0
+
+    # Burning Ship's arithmetic and its sliced kernel, a twin of escape_slice_kernel's code
+    # (formula_twins.py); finish_kernel's smooth value is every formula's
+    _, _, _advance_ship_gpu, _shortcut_ship_gpu, _, _zstep_ship_gpu = _make_escape(
+        _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"),
+        formula=formulas.BURNING_SHIP)
+    escape_slice_kernel_ship = cuda.jit(cache=True)(twin(
+        escape_slice_kernel.py_func, "escape_slice_kernel_ship", _advance_gpu=_advance_ship_gpu))
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_slice_kernel = finish_kernel = zero_kernel = None
+    escape_slice_kernel = finish_kernel = zero_kernel = escape_slice_kernel_ship = None
+
+
+def slice_kernel(formula: str):
+    """The sliced kernel of `formula` (formulas.py's names)."""
+    return {formulas.MANDELBROT: escape_slice_kernel,
+            formulas.BURNING_SHIP: escape_slice_kernel_ship}[formulas.check(formula)]

@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import simulator_enabled
+from . import formulas
 from .escape import BAILOUT2
 from .escape_gpu import cuda
+from .formula_twins import twin
 
 
 def _sim_lane_values(value):
@@ -45,7 +47,8 @@ def _sim_lanemask_lt():
 
 
 if cuda is not None:
-    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu, _zstep_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu, _zstep_gpu
+    from .escape_gpu import _zstep_ship_gpu
     if simulator_enabled():
         # the simulator has no warp vote or shuffle: stand-ins with the same names
         import types as _pytypes
@@ -121,12 +124,12 @@ if cuda is not None:
                 half //= 2
         return most + extra
 
-    def _make_warp_loop(counting: bool):
+    def _make_warp_loop(counting: bool, zstep, shortcut):
         """The warp launch's loop, written once; `counting` (a constant of the compile: the
         branches it guards are gone where it is False) adds the lane-efficiency overlay's
         accounting (overlay_warp.py): slots[row, col] = the lane-iterations of every pixel
         (int32), lanes[0] += its warp's, one atomic per warp. Where it is False slots and lanes
-        are never touched."""
+        are never touched. `zstep` and `shortcut`: the formula's (escape._make_escape)."""
 
         @cuda.jit(device=True)
         def loop(values, counts, counter, order, hist, thresh, band_row0, band_rows, grid_row0,
@@ -215,7 +218,7 @@ if cuda is not None:
                         gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
                         px = _gpu_add(cx, _gpu_mul(gx, step))
                         py = _gpu_add(cy, -_gpu_mul(gy, step))
-                        if _shortcut_gpu(px, py):
+                        if shortcut(px, py):
                             values[band_row0 + r, c] = float(max_iter)
                             counts[band_row0 + r, c] = 0
                             if counting:
@@ -244,7 +247,7 @@ if cuda is not None:
                             # _STEPS iterations with no look at the warp between them
                             for _ in range(_STEPS):
                                 n += 1
-                                x, y = _zstep_gpu(x, y, x2, y2, px, py)
+                                x, y = zstep(x, y, x2, y2, px, py)
                                 x2 = _gpu_mul(x, x)
                                 y2 = _gpu_mul(y, y)
                                 r2 = _gpu_add(x2, y2)
@@ -254,7 +257,7 @@ if cuda is not None:
                         else:
                             n += 1
                             single = True
-                            x, y = _zstep_gpu(x, y, x2, y2, px, py)
+                            x, y = zstep(x, y, x2, y2, px, py)
                             x2 = _gpu_mul(x, x)
                             y2 = _gpu_mul(y, y)
                             r2 = _gpu_add(x2, y2)
@@ -272,8 +275,8 @@ if cuda is not None:
                 cuda.atomic.add(lanes, 0, 32 * wsteps)
         return loop
 
-    _plain_loop = _make_warp_loop(False)
-    _counting_loop = _make_warp_loop(True)
+    _plain_loop = _make_warp_loop(False, _zstep_gpu, _shortcut_gpu)
+    _counting_loop = _make_warp_loop(True, _zstep_gpu, _shortcut_gpu)
 
     @cuda.jit(cache=True)
     def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
@@ -307,5 +310,17 @@ if cuda is not None:
         are counted)."""
         _counting_loop(values, counts, counter, order, hist, thresh, band_row0, band_rows,
                        grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter, slots, lanes)
+
+    # Burning Ship's warp launch: escape_warp_kernel's code over its own loop (formula_twins.py);
+    # it has no overlay twin (overlays are drawn for the Mandelbrot set only)
+    escape_warp_kernel_ship = cuda.jit(cache=True)(twin(
+        escape_warp_kernel.py_func, "escape_warp_kernel_ship",
+        _plain_loop=_make_warp_loop(False, _zstep_ship_gpu, _shortcut_ship_gpu)))
 else:  # pragma: no cover - only where numba-cuda is broken
-    escape_warp_kernel = escape_warp_overlay_kernel = None
+    escape_warp_kernel = escape_warp_overlay_kernel = escape_warp_kernel_ship = None
+
+
+def warp_kernel(formula: str):
+    """The warp launch's kernel of `formula` (formulas.py's names)."""
+    return {formulas.MANDELBROT: escape_warp_kernel,
+            formulas.BURNING_SHIP: escape_warp_kernel_ship}[formulas.check(formula)]

@@ -21,12 +21,17 @@ from numba import njit, prange
 from ..cpu_chunks import WORKERS, claim, enter, leave, control, reset
 from ..roofs.work import Work, record
 from . import escape as mk
+from . import formulas
+from .formula_twins import twin
 from .gpu_target import WARP_THREADS as LANES
 # y = (x+x)·y + cy: 3 flops; x = x²−y²+cx: 2; x², y²: 2; |z|² = x²+y²: 1 (the compare not counted)
 FLOPS_PER_ITERATION = 8
 BYTES_PER_PIXEL = 8         # the float64 value each pixel's kernel writes: all it must move
 
 _shortcut_cpu = mk._make_escape(operator.mul, operator.add, njit).shortcut
+# Burning Ship's has no shortcut: every pixel counts its iterations
+_shortcut_ship_cpu = mk._make_escape(operator.mul, operator.add, njit,
+                                     formula=formulas.BURNING_SHIP).shortcut
 
 
 @njit(parallel=True, cache=True)
@@ -56,6 +61,11 @@ def count_rows_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, m
                 lanes[r] += LANES * top
             r = claim(ctl)
         leave(ctl, clocks, ran)
+
+
+# the count of a Burning Ship frame: count_rows_cpu's code with its shortcut (formula_twins.py)
+count_rows_cpu_ship = njit(parallel=True, cache=True)(
+    twin(count_rows_cpu.py_func, "count_rows_cpu_ship", _shortcut_cpu=_shortcut_ship_cpu))
 
 
 def count_cpu(values, grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
@@ -114,28 +124,31 @@ class DoneCount:
         return record(timings, *frame_works(self._useful, None, self.pixels, False, self.kind))
 
 
-def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", kernel=None):
+def start_count(backend, pool, stream, values, args, timer, kind: str = "f64", kernel=None,
+                formula: str = formulas.MANDELBROT):
     """Count the frame's work where its values lie; `.finish(timings)` after the timer's finish
     adds the Work records. args: the escape kernels' grid arguments (PixelGrid.args); kind: the
     escape kernel's number type; kernel: the renderer's prepared launches (GpuTarget.kernel), if
-    it keeps them."""
+    it keeps them; formula: the frame's (only Mandelbrot's has a shortcut)."""
     rows, cols = values.shape
+    ship = formulas.check(formula) == formulas.BURNING_SHIP
     if not getattr(backend, "is_gpu", False):
         useful = pool.host("work-useful", (rows,), np.int64, pinned=False)
         lanes = pool.host("work-lanes", (rows,), np.int64, pinned=False)
-        timer.native("kernel", count_rows_cpu, values, *args, useful, lanes, control(),
-                     detail="work count", stamped=True)
+        timer.native("kernel", count_rows_cpu_ship if ship else count_rows_cpu, values, *args,
+                     useful, lanes, control(), detail="work count", stamped=True)
         return DoneCount(int(useful.sum()), rows * cols, kind)
     out = pool.device("work-count", (2,), np.int64, stream=stream)
     host = pool.host("work-count", (2,), np.int64)
     host[:] = 0
-    from .frame_work_gpu import MAX_SEGMENTS, SIM_SEGMENTS, count_kernel
+    from .frame_work_gpu import MAX_SEGMENTS, SIM_SEGMENTS, count_kernel, count_kernel_ship
+    counter = count_kernel_ship if ship else count_kernel
     by = SIM_SEGMENTS if getattr(backend, "simulated", False) else MAX_SEGMENTS
     blocks = ((cols + LANES - 1) // LANES, (rows + by - 1) // by)
     with timer.phase("kernel", gpu=True, detail="work count"):
         out.copy_to_device(host, stream=stream)
-        launch = kernel(count_kernel, blocks, (LANES, by)) if kernel is not None else \
-            count_kernel[blocks, (LANES, by), stream]
+        launch = kernel(counter, blocks, (LANES, by)) if kernel is not None else \
+            counter[blocks, (LANES, by), stream]
         launch(values, out, *args)
         out.copy_to_host(host, stream=stream)
     return PendingCount(host, rows * cols, kind)

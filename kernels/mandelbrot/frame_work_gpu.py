@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .escape import pixel_count
 from .escape_gpu import cuda    # by this name: the simulator swaps the module its kernels call
+from .formula_twins import twin
 from .gpu_target import WARP_THREADS as LANES
 
 MAX_SEGMENTS = 16              # row segments (warps) per block of the GPU count
@@ -13,7 +14,7 @@ SIM_SEGMENTS = 2               # the simulator runs a Python thread per CUDA thr
 if cuda is not None:
     from numba import int32, int64
 
-    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu
+    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu
     _pixel_count_gpu = cuda.jit(device=True)(pixel_count.py_func)
 
     @cuda.jit(cache=True)
@@ -55,5 +56,9 @@ if cuda is not None:
                 lanes += LANES * tops[k]
             cuda.atomic.add(out, 0, total)
             cuda.atomic.add(out, 1, lanes)
+
+    # a Burning Ship frame's count: count_kernel's code with its shortcut (formula_twins.py)
+    count_kernel_ship = cuda.jit(cache=True)(
+        twin(count_kernel.py_func, "count_kernel_ship", _shortcut_gpu=_shortcut_ship_gpu))
 else:  # pragma: no cover - only where numba-cuda is broken
-    count_kernel = None
+    count_kernel = count_kernel_ship = None

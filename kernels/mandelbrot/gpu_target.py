@@ -12,6 +12,8 @@ import numpy as np
 
 from ..buffers import ensure_device_fits
 from ..launch import PreparedKernel, resident_blocks
+from .formulas import LABELS, MANDELBROT
+from .formulas import check as check_formula
 
 # Warp launch: a warp iterates until THRESH of its 32 lanes have finished their pixels, then
 # refills them together; WARPS_PER_SM resident warps per SM (at most as many as the registers
@@ -50,8 +52,8 @@ class GpuTarget:
     # arguments are the escape arguments' all but max_iter
     slice_dtype = np.float64
 
-    def slice_kernel(self):
-        return _gpu().escape_slice_kernel
+    def slice_kernel(self, formula: str = MANDELBROT):
+        return _gpu().slice_kernel(formula)
 
     def __init__(self, backend, pool, launch, block, cuts):
         if _gpu().cuda is None:
@@ -61,6 +63,7 @@ class GpuTarget:
         self.block = tuple(block) if block else (SIM_BLOCK if self.simulated else BLOCK)
         self._stream = None
         self._launchers: dict = {}      # (kernel, grid, block) -> PreparedKernel
+        self._formula_launches: dict = {}   # formula -> the twin of `launch` that runs it
 
     @property
     def stream(self):
@@ -122,10 +125,10 @@ class GpuTarget:
         return got
 
     # ---- the escape pass ---------------------------------------------------------------------
-    def warm(self, values, counts, args, timer):
-        """Compile what a frame may use: the plain launch and the sliced kernel."""
-        self.escape(values, args, timer, None, counts)
-        self._escape_sliced(values, 0, values.shape[0], args, 12, timer, None)
+    def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
+        """Compile what a frame of `formula` may use: the plain launch and the sliced kernel."""
+        self.escape(values, args, timer, None, counts, formula=formula)
+        self._escape_sliced(values, 0, values.shape[0], args, 12, timer, None, formula)
 
     def _bounds(self):
         """(work per launch, fewest pixels worth a launch, most pixels per launch or None)."""
@@ -141,13 +144,20 @@ class GpuTarget:
         plain_rows = work // max(1, cols * max_iter)
         return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
-    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None):
+    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None,
+               formula: str = MANDELBROT):
         """Escape values for the buffer's rows (args: escape kernels' grid arguments). `whole`:
         one launch even where the worst case's work would cut the rows into bands, each ending in
         a synchronisation and a cancel check (a poster's next band, once its last was quick).
         `launch`: another launch for this pass than the target's own (the lane-efficiency
-        overlay's counting twin of the warp launch); the sliced kernel stays the same."""
-        launch = self.launch if launch is None else launch
+        overlay's counting twin of the warp launch); the sliced kernel stays the same.
+        `formula`: what the pass iterates (formulas.py's names; the target's launch's twin for
+        another formula than Mandelbrot's)."""
+        if launch is None:
+            launch = self._launch_of(formula)
+        elif formula != MANDELBROT:         # the overlay's twin counts Mandelbrot's loop only
+            raise ValueError(f"a launch of its own draws the Mandelbrot set only, not "
+                             f"{LABELS.get(formula, formula)}")
         rows, cols = values.shape
         max_iter = args[-1]
         work, _, max_pixels = self._bounds()
@@ -167,9 +177,24 @@ class GpuTarget:
                     cancel.check()
             return
         for b0 in range(0, rows, band):                   # bands of rows, iterations sliced
-            self._escape_sliced(values, b0, min(band, rows - b0), args, work, timer, cancel)
+            self._escape_sliced(values, b0, min(band, rows - b0), args, work, timer, cancel,
+                                formula)
 
-    def _escape_sliced(self, values, b0, n, args, work, timer, cancel):
+    def _launch_of(self, formula: str):
+        """The target's launch for `formula`: its own for Mandelbrot's, else its twin (made once;
+        ValueError from a launch that has none)."""
+        if formula == MANDELBROT:
+            return self.launch
+        got = self._formula_launches.get(formula)
+        if got is None:
+            twin = getattr(self.launch, "for_formula", None)
+            if twin is None:
+                raise ValueError(f"the {type(self.launch).__name__} draws the Mandelbrot set "
+                                 f"only, not {LABELS.get(formula, formula)}")
+            got = self._formula_launches[formula] = twin(formula)
+        return got
+
+    def _escape_sliced(self, values, b0, n, args, work, timer, cancel, formula=MANDELBROT):
         """Iterate the band's pixels in slices of at most `work` iterations in all (and
         GPU_SLICE_MAX_ITER per pixel), reading back after each how many pixels still run: the
         next slice is as long as those allow, and the band ends when none is left."""
@@ -192,7 +217,7 @@ class GpuTarget:
             while n0 < max_iter and running > 0:
                 k = max(1, min(work // running, GPU_SLICE_MAX_ITER))
                 n1 = min(max_iter, n0 + k)
-                self.slice_kernel()[blocks, (bx, by), stream](
+                self.slice_kernel(formula)[blocks, (bx, by), stream](
                     values, zx, zy, alive_dev, b0, n, *args[:-1], n0, n1, max_iter)
                 alive_dev.copy_to_host(alive_host, stream=stream)
                 timer.timings.bytes["d2h"] += alive_host.nbytes
@@ -252,16 +277,27 @@ class CountedLaunch:
 
 class WarpLaunch(CountedLaunch):
     """escape_warp.escape_warp_kernel (the app's launch): warps refill their idle lanes together
-    once `thresh` of them are idle; `warps_per_sm` resident warps per SM."""
+    once `thresh` of them are idle; `warps_per_sm` resident warps per SM; `formula` the one its
+    kernel iterates (escape_warp.warp_kernel)."""
 
-    def __init__(self, thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM):
+    def __init__(self, thresh: int = THRESH, warps_per_sm: int = WARPS_PER_SM,
+                 formula: str = MANDELBROT):
         super().__init__(warps_per_sm)
         self.thresh = int(thresh)
+        self.formula = check_formula(formula)
         self._empty = None
 
     def dispatcher(self):
-        from .escape_warp import escape_warp_kernel   # numba.cuda: no part of a CPU frame's import
-        return escape_warp_kernel
+        from .escape_warp import warp_kernel   # numba.cuda: no part of a CPU frame's import
+        return warp_kernel(self.formula)
+
+    def for_formula(self, formula: str) -> WarpLaunch:
+        """This launch running `formula`'s kernel (its own grid: the kernels' registers may
+        differ). Only the plain warp launch has twins: a subclass adds to its kernel."""
+        if type(self) is not WarpLaunch:
+            raise ValueError(f"the {type(self).__name__} draws the Mandelbrot set only, not "
+                             f"{LABELS.get(formula, formula)}")
+        return WarpLaunch(self.thresh, self.per_sm, formula)
 
     def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
         order, hist = self.order(gpu, values, counts, b0, n, args, finish)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from .formulas import LABELS, MANDELBROT
 from .request import PRECISION_LIMIT
 
 NUMBER_TYPES = ("auto", "float32", "float64")
@@ -143,13 +144,19 @@ def run_out_widths(center_re, center_im, pixels: int) -> tuple[float, float]:
     return w32, w64
 
 
-def choose(center_re, center_im, width, pixels: int, rates: Rates, wanted: str = "auto") -> Choice:
+def choose(center_re, center_im, width, pixels: int, rates: Rates, wanted: str = "auto",
+           formula: str = MANDELBROT) -> Choice:
     """The number type of a frame of this place `pixels` across on a device of `rates`:
     `wanted` "float32" or "float64" forces it, "auto" picks float32 where it is exact enough and
-    float64 runs at most 1/SLOW_FLOAT64 of its rate, else float64."""
+    float64 runs at most 1/SLOW_FLOAT64 of its rate, else float64. A `formula` other than
+    Mandelbrot's is float64 always: the float32 kernels iterate z^2 + c only."""
     if wanted not in NUMBER_TYPES:
         raise ValueError(f"number type must be one of {', '.join(NUMBER_TYPES)}, got {wanted!r}")
     state, message = float32_state(center_re, center_im, width, pixels)
+    if formula != MANDELBROT:
+        why = f"float64: the float32 kernels draw the Mandelbrot set only, not {LABELS[formula]}"
+        return Choice("float64", why + (" (float32 asked)" if wanted == "float32" else ""),
+                      wanted != "auto", state)
     if wanted != "auto":
         why = f"{wanted}, as asked"
         if wanted == "float32" and state != "ok":
@@ -205,7 +212,7 @@ def resolve(request, backend, wanted: str = "auto"):
         choice = choose_deep(request.format, request.spacing_log2, device_rates(backend), wanted)
     else:
         choice = choose(request.center_re, request.center_im, request.width, w,
-                        device_rates(backend), wanted)
+                        device_rates(backend), wanted, getattr(request, "formula", MANDELBROT))
     if choice.number_type != request.number_type:
         request = replace(request, number_type=choice.number_type)
     return request, choice

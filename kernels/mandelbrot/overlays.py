@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import palettes
+from .formulas import MANDELBROT
 
 ITERATIONS, LANES, BLA, STEPS, REBASES, REDONE = (
     "iterations", "lane-efficiency", "bla-steps", "perturbation-steps", "rebases", "redone")
@@ -61,13 +62,18 @@ DEEP_LANES_REASON = ("deep frames' threads take pixels one at a time from a coun
 FLOAT64_REASON = "only deep frames (perturbation, BLA) take these steps; this is a float64 frame"
 FLOAT32_REASON = ("the float32 kernels have no overlay twins: choose float64 in the Number type "
                   "box (--number-type float64) to see the overlays")
+FORMULA_REASON = "overlays are drawn for the Mandelbrot set only: choose the Mandelbrot formula"
 
 
-def unavailable(name: str, deep: bool, gpu: bool, float32: bool = False) -> str | None:
+def unavailable(name: str, deep: bool, gpu: bool, float32: bool = False,
+                formula: str = MANDELBROT) -> str | None:
     """Why overlay `name` has no meaning for a frame (deep or float64 format, on the GPU or the
-    CPU, computed in float32 or not), or None when it has one. Unknown names are ValueError."""
+    CPU, computed in float32 or not, of `formula`), or None when it has one. Unknown names are
+    ValueError."""
     if name not in NAMES:
         raise ValueError(f"unknown overlay {name!r}; choose from: {', '.join(NAMES)}")
+    if formula != MANDELBROT:         # the overlay kernels are twins of Mandelbrot's loops
+        return FORMULA_REASON
     if float32:
         return FLOAT32_REASON
     if name == LANES:
@@ -88,7 +94,8 @@ def with_usable_overlay(request, name: str):
     gpu = bool(getattr(request.backend, "is_gpu", False))
     float32 = getattr(request, "number_type", "float64") == "float32"
     ok = (name in NAMES and
-          unavailable(name, isinstance(request, DeepFrameRequest), gpu, float32) is None)
+          unavailable(name, isinstance(request, DeepFrameRequest), gpu, float32,
+                      getattr(request, "formula", MANDELBROT)) is None)
     shown = name if ok else ""
     return request if request.overlay == shown else dataclasses.replace(request, overlay=shown)
 
@@ -109,10 +116,11 @@ def parse_names(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def check_names(names, deep: bool, gpu: bool, float32: bool = False) -> None:
+def check_names(names, deep: bool, gpu: bool, float32: bool = False,
+                formula: str = MANDELBROT) -> None:
     """ValueError naming the first overlay of `names` without meaning for the frame, and why."""
     for n in names:
-        why = unavailable(n, deep, gpu, float32)
+        why = unavailable(n, deep, gpu, float32, formula)
         if why is not None:
             where = ("a deep frame" if deep else "a float64 frame") + (" on the GPU" if gpu else
                                                                      " on the CPU")

@@ -2,11 +2,12 @@
 reduced resolution, for the seconds a first start spends compiling the kernels.
 
 The escape arithmetic is escape.py's operation for operation (the same pixel grid, the
-cardioid/bulb shortcut, z² + c as x² − y² + cx and 2xy + cy, IEEE doubles, nothing fused), so every
-pixel escapes at the same iteration as in the CPU kernel: the preview's counts are the kernel's
-(`floor(value) + 1`). Only the smooth fraction's logarithms are NumPy's, which may differ from
-libm's in the last bit. The colouring follows colour.py's formulas; the picture is a preview all
-the same (Frame.meta["preview"]), and the full frame replaces it once the kernels are ready.
+cardioid/bulb shortcut, z² + c as x² − y² + cx and 2xy + cy, Burning Ship's |2xy| for 2xy and no
+shortcut, IEEE doubles, nothing fused), so every pixel escapes at the same iteration as in the
+CPU kernel: the preview's counts are the kernel's (`floor(value) + 1`). Only the smooth
+fraction's logarithms are NumPy's, which may differ from libm's in the last bit. The colouring
+follows colour.py's formulas; the picture is a preview all the same (Frame.meta["preview"]), and
+the full frame replaces it once the kernels are ready.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..frame import Frame
 from ..timing import Timings
 from .colour import HIST_BINS, phase_scale
 from .escape import _FRAC_MAX, _INV_LOG_BAILOUT2, BAILOUT2
+from .formulas import BURNING_SHIP, MANDELBROT
 from .request import MandelbrotRequest
 
 SCALE = 4                  # the preview has at most 1/SCALE of the frame's width and height
@@ -51,7 +53,8 @@ class PreviewRequest:
         return MandelbrotRequest(self.frame.center_re, self.frame.center_im, self.frame.width,
                                  (max(1, w // k), max(1, h // k)), self.frame.max_iter,
                                  self.frame.palette, self.frame.density, self.frame.offset,
-                                 self.frame.interior, mapping=self.frame.mapping)
+                                 self.frame.interior, mapping=self.frame.mapping,
+                                 formula=self.frame.formula)
 
 
 def grid(req: MandelbrotRequest) -> tuple[np.ndarray, np.ndarray]:
@@ -64,16 +67,21 @@ def grid(req: MandelbrotRequest) -> tuple[np.ndarray, np.ndarray]:
     return np.broadcast_to(xs[None, :], (h, w)), np.broadcast_to(ys[:, None], (h, w))
 
 
-def escape_values(cx: np.ndarray, cy: np.ndarray, max_iter: int, cancel=None) -> np.ndarray:
-    """Smooth escape values of the points (cx, cy), as escape.escape() computes them: equal
-    counts, the fraction within a last-bit difference of the logarithms."""
+def escape_values(cx: np.ndarray, cy: np.ndarray, max_iter: int, cancel=None,
+                  formula: str = MANDELBROT) -> np.ndarray:
+    """Smooth escape values of the points (cx, cy), as escape.escape() computes them for
+    `formula`: equal counts, the fraction within a last-bit difference of the logarithms."""
     out = np.full(cx.shape, float(max_iter))
     flat_x, flat_y = cx.reshape(-1), cy.reshape(-1)
-    xq = flat_x - 0.25
-    cy2 = flat_y * flat_y
-    q = xq * xq + cy2
-    xb = flat_x + 1.0
-    inside = (q * (q + xq) <= 0.25 * cy2) | (xb * xb + cy2 <= 0.0625)
+    ship = formula == BURNING_SHIP
+    if ship:                # the cardioid/bulb test is Mandelbrot's
+        inside = np.zeros(flat_x.shape, dtype=bool)
+    else:
+        xq = flat_x - 0.25
+        cy2 = flat_y * flat_y
+        q = xq * xq + cy2
+        xb = flat_x + 1.0
+        inside = (q * (q + xq) <= 0.25 * cy2) | (xb * xb + cy2 <= 0.0625)
     idx = np.flatnonzero(~inside)
     px, py = flat_x[idx], flat_y[idx]
     x = np.zeros_like(px)
@@ -82,7 +90,7 @@ def escape_values(cx: np.ndarray, cy: np.ndarray, max_iter: int, cancel=None) ->
     y2 = np.zeros_like(px)
     values = out.reshape(-1)
     for n in range(1, int(max_iter) + 1):
-        y = (x + x) * y + py
+        y = (np.abs((x + x) * y) if ship else (x + x) * y) + py
         x = (x2 - y2) + px
         x2 = x * x
         y2 = y * y
@@ -141,7 +149,7 @@ def render_preview(req: PreviewRequest, cancel=None, backend=None) -> Frame:
     small = req.small
     t0 = time.perf_counter()
     cx, cy = grid(small)
-    values = escape_values(cx, cy, small.max_iter, cancel)
+    values = escape_values(cx, cy, small.max_iter, cancel, small.formula)
     rgba = colour(values, small)
     t = Timings(backend="cpu", label=f"mandelbrot preview {small.size[0]}×{small.size[1]} "
                                      "(NumPy, while the kernels compile)")

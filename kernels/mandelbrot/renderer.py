@@ -19,6 +19,7 @@ from ..timing import JobTimer
 from . import escape as mk
 from .colourer import Colourer
 from .cpu_target import CpuTarget
+from .formulas import MANDELBROT
 from .frame_work import start_count
 from .picture_colour import needs_whole_picture, whole_strips
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
@@ -149,7 +150,7 @@ class Renderer:
         else:
             self.target = CpuTarget(backend, _cuts)
         self.colourer = Colourer(backend)
-        self._compiled = False
+        self._compiled: set[str] = set()    # the formulas whose escape kernels are compiled
         self.band_timings = None
         self._last_band = None      # (the picture's place, seconds) of the last band
         self._slot = -1
@@ -158,15 +159,15 @@ class Renderer:
         self._gen = 0
 
     # ---- public API ------------------------------------------------------------------------
-    def warmup(self, mappings=("sqrt",)) -> float:
-        """Compile the escape kernel and the colouring of `mappings` (a tiny render; by default
-        sqrt, float64 frames' own); return the milliseconds spent (0 when already compiled).
-        Loaded from numba's on-disk cache when possible. A mapping left out compiles before its
-        first frame (the GPU compiles every mapping at once)."""
-        if self._compiled and self.colourer.warm_mappings.issuperset(mappings):
+    def warmup(self, mappings=("sqrt",), formula: str = MANDELBROT) -> float:
+        """Compile the escape kernel of `formula` and the colouring of `mappings` (a tiny
+        render; by default sqrt, float64 frames' own); return the milliseconds spent (0 when
+        already compiled). Loaded from numba's on-disk cache when possible. A mapping left out
+        compiles before its first frame (the GPU compiles every mapping at once)."""
+        if formula in self._compiled and self.colourer.warm_mappings.issuperset(mappings):
             return 0.0
         t = time.perf_counter()
-        req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8)
+        req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8, formula=formula)
         pool = BufferPool(self.backend)
         target = self.target
         values = target.values(pool, "warm-values", 3, 4)
@@ -176,22 +177,22 @@ class Renderer:
         with warnings.catch_warnings():
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
-            target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer)
+            target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer, formula)
             # the roofline's count too: compiled here, not inside a frame's kernel time
             start_count(self.backend, pool, target.stream, values,
-                        PixelGrid.of(req).args(0, req.max_iter), timer)
+                        PixelGrid.of(req).args(0, req.max_iter), timer, formula=formula)
             self.colourer.warm(timer, target.stream, mappings)
             first = (tuple(mappings) or ("sqrt",))[0]
             self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
         timer.finish()
-        self._compiled = True
+        self._compiled.add(formula)
         return (time.perf_counter() - t) * 1e3
 
     def _warm_for(self, request) -> float | None:
         """The compile a frame of `request` needs first: milliseconds, None when none."""
-        if self._compiled and request.mapping in self.colourer.warm_mappings:
+        if request.formula in self._compiled and request.mapping in self.colourer.warm_mappings:
             return None
-        return self.warmup((request.mapping,))
+        return self.warmup((request.mapping,), request.formula)
 
     def render(self, request: MandelbrotRequest, cancel=None) -> Frame:
         """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
@@ -209,7 +210,8 @@ class Renderer:
         if compile_ms is not None:
             timer.add_host_ms("compile", compile_ms)
 
-        key = (request.center_re, request.center_im, request.width, w, h, request.max_iter)
+        key = (request.center_re, request.center_im, request.width, w, h, request.max_iter,
+               request.formula)
         recolour = (self.reuse_values and self._slot >= 0 and self._slot_key[self._slot] == key)
         if not recolour:
             self._slot = (self._slot + 1) % self.VALUE_SLOTS
@@ -228,7 +230,7 @@ class Renderer:
             self.backend, self.pool, target.stream, values,
             PixelGrid.of(request).args(0, request.max_iter), timer,
             kind="f32" if self.number_type == "float32" else "f64",
-            kernel=getattr(target, "kernel", None))
+            kernel=getattr(target, "kernel", None), formula=request.formula)
         if not recolour:
             self._gen += 1
             self._slot_key[slot] = key
@@ -356,7 +358,8 @@ class Renderer:
         if into is not None and (into.shape != shape or into.dtype != dtype):
             raise ValueError(f"band output must be {dtype.__name__} {shape}, got {into.dtype} {into.shape}")
         timer = JobTimer(self.backend, target.stream, "band")
-        place = (request.center_re, request.center_im, request.width, w, h, request.max_iter)
+        place = (request.center_re, request.center_im, request.width, w, h, request.max_iter,
+                 request.formula)
         last = self._last_band
         whole = last is not None and last[0] == place and last[1] < QUICK_BAND_S
         band = _Band(self, place, shape, np.dtype(dtype), vals, rgba, timer)
@@ -370,7 +373,8 @@ class Renderer:
         then their colours into `rgba` when one is given. whole: GpuTarget.escape's."""
         if escape:
             args = PixelGrid.of(request).args(row0, request.max_iter)
-            self.target.escape(values, args, timer, cancel, counts, whole)
+            self.target.escape(values, args, timer, cancel, counts, whole,
+                               formula=request.formula)
         if rgba is not None:
             self._colour(values, rgba, request, timer)
 
@@ -407,11 +411,13 @@ def iteration_counts(values: np.ndarray, max_iter: int) -> np.ndarray:
 
 def executed_iterations(request: MandelbrotRequest, values: np.ndarray) -> int:
     """Iterations the kernels really perform for this frame: the plain count, minus the interior
-    points that the cardioid/bulb test answers without iterating."""
+    points that the cardioid/bulb test answers without iterating (Mandelbrot's only)."""
     w, h = request.size
     g = PixelGrid.of(request)
     cols = g.cx + (np.arange(w) + 0.5 - g.half_w) * g.step
     rows = g.cy - (np.arange(h) + 0.5 - g.half_h) * g.step
     skipped = mk.shortcut_mask(cols[None, :], rows[:, None])
+    if request.formula != MANDELBROT:
+        skipped = np.zeros_like(skipped)
     counts = iteration_counts(values, request.max_iter)
     return int(counts[~skipped].sum())

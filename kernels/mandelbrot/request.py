@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import palettes
 from ..backend import Backend
+from . import formulas
 from .deep.request import MAX_ITER, DeepRequest
 
 # colour mappings (colour.py holds the kernels; repeated here so that no numba is imported)
@@ -45,6 +46,7 @@ class MandelbrotRequest:
     # the escape arithmetic: "float64" | "float32" (number_type.py chooses; jobs.renderer_kind)
     number_type: str = "float64"
     overlay: str = ""                  # drawn instead of the picture (overlays.py's names; "" none)
+    formula: str = formulas.DEFAULT    # what is iterated (formulas.py's names)
 
     def validate(self) -> MandelbrotRequest:
         """Raise ValueError in plain words when the request cannot be rendered; return self."""
@@ -67,6 +69,7 @@ class MandelbrotRequest:
         validate_colouring(self)
         if self.number_type not in ("float64", "float32"):
             raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
+        validate_formula(self)
         return self
 
     @property
@@ -100,6 +103,22 @@ def validate_colouring(req) -> None:
     if req.mapping not in MAPPINGS:
         raise ValueError(f"unknown colour mapping {req.mapping!r}; choose one of: {', '.join(MAPPINGS)}")
     palettes.lut(req.palette)  # raises ValueError naming the palettes there are
+
+
+def validate_formula(req, deep: bool = False) -> None:
+    """ValueError in plain words for an unknown formula, and for what only the Mandelbrot set
+    has: overlays, and the float32 kernels of float64-format frames (number_type.py keeps other
+    formulas in float64; a `deep` frame's deltas are the deep renderer's)."""
+    formulas.check(req.formula)
+    if req.formula == formulas.MANDELBROT:
+        return
+    label = formulas.LABELS[req.formula]
+    if req.overlay:
+        raise ValueError(f"overlays are drawn for the Mandelbrot set only, not {label}; "
+                         f"leave out the overlay {req.overlay!r}")
+    if req.number_type == "float32" and not deep:
+        raise ValueError(f"{label} frames are computed in float64 only; choose float64 (or "
+                         "auto)")
 
 
 def _is_real(v) -> bool:
@@ -195,6 +214,7 @@ class DeepFrameRequest(DeepRequest):
         if self.pixels not in PIXEL_MODES:
             raise ValueError(f"pixels must be one of {', '.join(m for m in PIXEL_MODES if m)}, "
                              f"got {self.pixels!r}")
+        validate_formula(self, deep=True)
         return self
 
 

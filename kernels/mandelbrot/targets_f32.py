@@ -12,6 +12,7 @@ from . import escape_f32 as e32
 from . import escape_warp_f32 as ew32
 from . import unroll_f32
 from .cpu_target import CpuTarget
+from .formulas import LABELS, MANDELBROT
 from .gpu_target import GpuTarget, WarpLaunch
 from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, KERNEL, KERNELS
 
@@ -37,14 +38,27 @@ def _axes_args(args, rows: int, cols: int) -> tuple:
     return xs, ys, int(args[-1])
 
 
+def _mandelbrot_only(formula: str) -> None:
+    """ValueError for another formula: the float32 kernels iterate z^2 + c only (number_type.py
+    keeps other formulas' frames in float64)."""
+    if formula != MANDELBROT:
+        raise ValueError(f"float32 frames draw the Mandelbrot set only, not "
+                         f"{LABELS.get(formula, formula)}: choose float64")
+
+
 class CpuTarget32(CpuTarget):
     """Frames computed in host memory with the float32 arithmetic."""
 
     rows_kernel = staticmethod(e32.escape_rows_cpu32)
 
-    def escape(self, values, args, timer, cancel, counts, whole=False):
+    def formula_kernel(self, formula: str):
+        _mandelbrot_only(formula)
+        return self.rows_kernel
+
+    def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT):
         rows, cols = values.shape
-        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts, whole)
+        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts, whole,
+                       formula)
 
 
 class GpuTarget32(GpuTarget):
@@ -53,7 +67,8 @@ class GpuTarget32(GpuTarget):
 
     slice_dtype = np.float32
 
-    def slice_kernel(self):
+    def slice_kernel(self, formula: str = MANDELBROT):
+        _mandelbrot_only(formula)
         return e32.escape_slice_kernel32
 
     def _device_args(self, values, args, timer):
@@ -70,14 +85,17 @@ class GpuTarget32(GpuTarget):
             dys.copy_to_device(hy, stream=self.stream)
         return dxs, dys, max_iter
 
-    def warm(self, values, counts, args, timer):
+    def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
+        _mandelbrot_only(formula)
         dargs = self._device_args(values, args, timer)
         GpuTarget.escape(self, values, dargs, timer, None, counts)
         self._escape_sliced(values, 0, values.shape[0], dargs, 12, timer, None)
 
-    def escape(self, values, args, timer, cancel, counts, whole=False):
+    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None,
+               formula: str = MANDELBROT):
+        _mandelbrot_only(formula)
         super().escape(values, self._device_args(values, args, timer), timer, cancel, counts,
-                       whole)
+                       whole, launch)
 
 
 class WarpLaunch32(WarpLaunch):

@@ -1,0 +1,27 @@
+"""A kernel's twin for another formula: the same Python function compiled again with some of the
+globals it calls (the formula's step, its shortcut) swapped for another formula's. No numba here.
+
+Why a copy under a new name rather than a runtime choice or a factory: the Mandelbrot kernels keep
+their code exactly as it was (their device code is checked by tools/ptx_fingerprint.py), and numba's
+disk cache keys a compiled function by its file and qualified name, not by the globals it reads, so
+each formula's kernel needs a name of its own (`name`, which the module binds it to).
+"""
+from __future__ import annotations
+
+import types
+
+
+def twin(fn, name: str, **swap):
+    """A copy of the plain function `fn` (a kernel's py_func) named `name`, reading the globals
+    named in `swap` with those values instead; LookupError when `fn` reads none by one of those
+    names (a rename left behind would otherwise compile the old formula silently)."""
+    code = fn.__code__
+    unread = [k for k in swap if k not in code.co_names]
+    if unread:
+        raise LookupError(f"{fn.__name__} reads no global {', '.join(unread)}: nothing to swap")
+    copy = types.FunctionType(code.replace(co_name=name, co_qualname=name),
+                              dict(fn.__globals__, **swap), name, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = fn.__doc__
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
