@@ -15,6 +15,7 @@ import os
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
+from kernels.mandelbrot.formulas import EQUATIONS, FORMULAS
 from kernels.mandelbrot.number_type import NUMBER_TYPES
 from kernels.mandelbrot.request import MAPPINGS
 
@@ -190,6 +191,10 @@ def build_parser() -> ArgParser:
     g.add_argument("--mapping", type=one_of("--mapping", MAPPINGS), metavar="|".join(MAPPINGS),
                    help="mandelbrot: escape count → palette (default: sqrt for float64 frames, log "
                         "for deep ones; a --movie uses one mapping for every frame, sqrt unless given)")
+    g.add_argument("--formula", type=one_of("--formula", FORMULAS), metavar="|".join(FORMULAS),
+                   help="mandelbrot: the formula iterated: " + ", ".join(
+                       f"{name} ({EQUATIONS[name]})" for name in FORMULAS)
+                   + "; default mandelbrot, or a --location file's (KF's FractalType)")
     g.add_argument("--newton", action="store_true", default=None,
                    help="mandelbrot: first move to the minibrot in the view of --center/--width "
                         "(its nucleus by Newton's method) and show it; prints its period")

@@ -18,6 +18,7 @@ from services.movie import (
     MovieError,
     MovieFrameJob,
     MovieSpec,
+    formula_field,
     prepare,
 )
 from services.movie_parts import Parts, parts_dir
@@ -56,7 +57,8 @@ def spec_from_args(args) -> MovieSpec:
                      fps=args.fps or DEFAULT_FPS, seconds=args.seconds or DEFAULT_MOVIE_SECONDS,
                      zoom=args.zoom or "in", center=args.center, width=args.width,
                      iters=args.iters, palette=args.palette, codec=args.codec,
-                     colouring=(("mapping", getattr(args, "mapping", None) or MOVIE_MAPPING),),
+                     colouring=(("mapping", getattr(args, "mapping", None) or MOVIE_MAPPING),)
+                     + formula_field(getattr(args, "formula", None)),
                      keyframes=bool(getattr(args, "keyframes", False)
                                     or getattr(args, "keyframes_out", None)),
                      oversample=getattr(args, "oversample", None) or 1.0)

@@ -24,6 +24,9 @@ def move_to_minibrot(args, iters_given: bool | None = None) -> int | None:
     if args.render is not None and args.render != "mandelbrot":
         return fail(USAGE, "--newton applies only to --render mandelbrot, not "
                            f"--render {args.render}")
+    if getattr(args, "formula", None) not in (None, "mandelbrot"):
+        return fail(USAGE, f"--newton finds the Mandelbrot set's minibrots; it does not apply "
+                           f"to --formula {args.formula}")
     if args.center is None or args.width is None:
         return fail(USAGE, "--newton needs --center X,Y and --width W (or --location FILE): "
                            "the view to look for a minibrot in")

@@ -99,7 +99,8 @@ def run_render(args) -> int:
         # overlays are drawn by the float64 kernels only: asked for one, auto means float64
         asked = args.number_type or ("float64" if getattr(args, "overlay", None) else "auto")
         request, choice = resolve(request, be, asked)
-        if choice is not None and choice.number_type == "float32":   # float64 goes unsaid
+        # float64 goes unsaid, unless float32 was asked for and cannot be had
+        if choice is not None and (choice.number_type == "float32" or asked == "float32"):
             note(f"number type {choice.reason}")
     bad = overlay_problem(args, view, request, be)
     if bad is not None:

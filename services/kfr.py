@@ -2,8 +2,10 @@
 
 A .kfr file is lines of `Key: value` (CR LF in the files KF writes). The place is
 `Re:` and `Im:` (the centre, decimal strings of any length), `Zoom:` (a magnification, in plain or
-E notation) and `Iterations:` (the iteration limit); KF also wants a `Colors:` line (its palette,
-r,g,b,r,g,b,…) and ignores keys it does not know. KF's Zoom sets the view's half-height: the
+E notation) and `Iterations:` (the iteration limit); `FractalType:` names the formula by KF's
+number (kernels/mandelbrot/formulas.py: 0 Mandelbrot, 1 Burning Ship; absent means 0, any other is
+refused); KF also wants a `Colors:` line (its palette, r,g,b,r,g,b,…) and ignores keys it does not
+know. KF's Zoom sets the view's half-height: the
 picture spans 2/Zoom above and below the centre (Kalles Fraktaler 2+, CFraktalSFT::SetPosition,
 radius = 2 / zoom, pixel spacing = 2·radius / height), so it is 4/Zoom tall and 4/Zoom · W/H wide.
 Our locations keep the width across, so converting needs the picture's aspect: `KfrLocation.width`
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
+from kernels.mandelbrot import formulas
 from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
 
 from .requests import iteration_count, location_number
@@ -39,6 +42,7 @@ class KfrLocation:
     center_im: str
     zoom: Decimal         # KF's magnification
     iterations: int | None
+    formula: str = formulas.MANDELBROT     # from FractalType
 
     def height(self) -> Decimal:
         """Extent of the imaginary axis across the picture."""
@@ -82,7 +86,17 @@ def parse_kfr(text: str) -> KfrLocation:
     iterations = None
     if "iterations" in f:      # refused by its length and size before it becomes an int
         iterations = iteration_count(f["iterations"], "Iterations")
-    return KfrLocation(_plain(re_), _plain(im_), zoom, iterations)
+    formula = _formula(f["fractaltype"]) if "fractaltype" in f else formulas.MANDELBROT
+    return KfrLocation(_plain(re_), _plain(im_), zoom, iterations, formula)
+
+
+def _formula(text: str) -> str:
+    """The formula of a FractalType line; ValueError naming the types this app draws."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 4):
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise ValueError(f"FractalType must be a whole number such as 0 or 1, not {shown!r}")
+    return formulas.from_kf_type(int(text))
 
 
 def _zoom(text: str) -> Decimal:
@@ -125,9 +139,11 @@ def zoom_for(width, w: int, h: int) -> Decimal:
 
 
 def format_kfr(center_re, center_im, width, size: tuple[int, int], iterations: int,
-               colours=None) -> str:
+               colours=None, formula: str = formulas.MANDELBROT) -> str:
     """A .kfr file's text for this place (CR LF line ends, as KF writes them). `colours`: an
-    (N, 3+) array of RGB(A) rows for KF's Colors line (default: grey ramp)."""
+    (N, 3+) array of RGB(A) rows for KF's Colors line (default: grey ramp); `formula` written as
+    KF's FractalType (with Power 2: KF's types are families of powers)."""
+    kf_type = formulas.KF_TYPES[formulas.check(formula)]
     w, h = int(size[0]), int(size[1])
     re_ = _plain(location_number(center_re, "the centre's real part"))
     im_ = _plain(location_number(center_im, "the centre's imaginary part"))
@@ -139,7 +155,8 @@ def format_kfr(center_re, center_im, width, size: tuple[int, int], iterations: i
         pick = [colours[min(n - 1, round(i * (n - 1) / (COLOUR_KEYS - 1)))] for i in range(COLOUR_KEYS)]
         keys = [tuple(int(c) for c in row[:3]) for row in pick]
     lines = [f"Re: {re_}", f"Im: {im_}", f"Zoom: {format(zoom.normalize(Context(prec=len(zoom.as_tuple().digits))), 'E')}",
-             f"Iterations: {int(iterations)}", "IterDiv: 1.000000", "SmoothMethod: 0",
+             f"Iterations: {int(iterations)}", f"FractalType: {kf_type}", "Power: 2",
+             "IterDiv: 1.000000", "SmoothMethod: 0",
              "ColorMethod: 0", "Smooth: 1",
              "Colors: " + ",".join(f"{r},{g},{b}" for r, g, b in keys) + ","]
     return "\r\n".join(lines) + "\r\n"

@@ -128,10 +128,10 @@ def load_location_file(path) -> LocationFile:
     return found
 
 
-def location_options(path, size, center=None, width=None, iters=None) -> dict:
-    """The --center/--width/--iters option strings of the place in the file at `path` for a
-    picture of `size`: --iters, when given, overrides the file's iteration count; --center and
-    --width conflict with the file's (ValueError saying so)."""
+def location_options(path, size, center=None, width=None, iters=None, formula=None) -> dict:
+    """The --center/--width/--iters/--formula option strings of the place in the file at `path`
+    for a picture of `size`: --iters and --formula, when given, override the file's iteration
+    count and formula; --center and --width conflict with the file's (ValueError saying so)."""
     given = [name for name, v in (("--center", center), ("--width", width)) if v is not None]
     if given:
         raise ValueError(f"--location gives the centre and the width itself; leave out "
@@ -139,4 +139,5 @@ def location_options(path, size, center=None, width=None, iters=None) -> dict:
     loc = load_location_file(path).place(size)
     if iters is None and loc.iterations is not None:
         iters = str(loc.iterations)
-    return {"center": f"{loc.center_re},{loc.center_im}", "width": str(loc.width), "iters": iters}
+    return {"center": f"{loc.center_re},{loc.center_im}", "width": str(loc.width), "iters": iters,
+            "formula": loc.formula if formula is None else formula}

@@ -1,8 +1,9 @@
 """Locations as text the user can copy, paste and share, e.g.
 
     center=-0.7436438870371,0.1318259043 width=0.01 iters=2000
+    center=-1.7557,-0.0284 width=0.05 iters=1000 formula=burning-ship
 
-Centres and widths are decimals of any length (a view 1e-1000 wide needs a ~1000-digit centre), so
+(no formula: the Mandelbrot set). Centres and widths are decimals of any length (a view 1e-1000 wide needs a ~1000-digit centre), so
 they stay Decimal from the text to the camera. Kalles Fraktaler location text (`Re: … Im: …
 Zoom: …`, a .kfr file's lines) is read too; its Zoom fixes the height, so the width needs the
 picture's aspect. Parsing is forgiving about spacing, separators and key spelling, and strict about
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
+from kernels.mandelbrot import formulas
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, log10_of
 from . import kfr
 from .requests import check_location, iteration_count, location_number
@@ -40,6 +42,7 @@ class Location:
     center_im: Decimal
     width: Decimal           # any depth: 1e-1000 is no float
     iterations: int | None   # None = automatic
+    formula: str = formulas.MANDELBROT
 
 
 def _digits_for(width) -> int:
@@ -78,11 +81,33 @@ def _plain(d: Decimal, places: int) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def format_location(center_re, center_im, width, iterations: int | None) -> str:
+def format_location(center_re, center_im, width, iterations: int | None,
+                    formula: str = formulas.MANDELBROT) -> str:
+    """The place as text; the formula is written only where it is not the Mandelbrot set's, so
+    that text without one (every older copy) reads as before."""
     places = _digits_for(width)
     re_s, im_s = _plain(Decimal(str(center_re)), places), _plain(Decimal(str(center_im)), places)
     iters = "auto" if iterations is None else str(int(iterations))
-    return f"center={re_s},{im_s} width={width_text(width)} iters={iters}"
+    text = f"center={re_s},{im_s} width={width_text(width)} iters={iters}"
+    if formulas.check(formula) != formulas.MANDELBROT:
+        text += f" formula={formula}"
+    return text
+
+
+_FORMULA = re.compile(r"\bformula\s*[=:]\s*([^\s,;]*)", re.IGNORECASE)
+
+
+def _formula_in(text: str) -> str:
+    """The formula named in our text (`formula=burning-ship`), the Mandelbrot set's when none is;
+    ValueError naming the formulas there are for an unknown one."""
+    m = _FORMULA.search(text)
+    if m is None:
+        return formulas.MANDELBROT
+    name = m.group(1).lower()
+    if name not in formulas.FORMULAS:
+        shown = name if len(name) <= 30 else name[:27] + "..."
+        raise ValueError(f"unknown formula {shown!r}; choose one of: {', '.join(formulas.FORMULAS)}")
+    return name
 
 
 def _number(text: str, what: str) -> Decimal:
@@ -119,7 +144,7 @@ def parse_location(text: str, aspect: float = 16 / 9) -> Location:
         c_re, c_im = Decimal(k.center_re), Decimal(k.center_im)
         iterations = k.iterations
         check_location(c_re, c_im, width, iterations)
-        return Location(c_re, c_im, width, iterations)
+        return Location(c_re, c_im, width, iterations, k.formula)
     found: dict[str, str] = {}
     pair = re.compile(r"([A-Za-z_]+)\s*[=:]\s*(\(?\s*(?:" + _NUM + r")(?:\s*[, ]\s*(?:" + _NUM +
                       r"))*\s*\)?|auto)", re.IGNORECASE)
@@ -147,13 +172,19 @@ def parse_location(text: str, aspect: float = 16 / 9) -> Location:
     if raw is not None and raw.lower() != "auto":
         iterations = iteration_count(raw.split(",")[0].split()[0], "iters", " (or auto)")
     check_location(c_re, c_im, width, iterations)    # the limits a bookmark or --center meets
-    return Location(c_re, c_im, width, iterations)
+    return Location(c_re, c_im, width, iterations, _formula_in(t))
 
 
-def location_from_values(center_re, center_im, width, iterations) -> Location:
+def location_from_values(center_re, center_im, width, iterations,
+                         formula=formulas.MANDELBROT) -> Location:
     """A Location from stored values (a bookmark file's entry): numbers as Decimal, int or float
-    (text is refused, as are bools), iterations None, "auto" or a whole number. ValueError in
-    plain words otherwise, with the same limits as pasted text."""
+    (text is refused, as are bools), iterations None, "auto" or a whole number, formula one of
+    formulas.FORMULAS. ValueError in plain words otherwise, with the same limits as pasted
+    text."""
+    if formula not in formulas.FORMULAS:
+        shown = repr(formula) if isinstance(formula, str) and len(formula) <= 30 else "that"
+        raise ValueError(f"the formula {shown} is unknown; choose one of: "
+                         f"{', '.join(formulas.FORMULAS)}")
     def decimal(v, what):
         if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
             raise ValueError(f"{what} must be a number, not {v!r}")
@@ -170,4 +201,4 @@ def location_from_values(center_re, center_im, width, iterations) -> Location:
         iterations = iteration_count(decimal(iterations, "the iteration count"),
                                      "the iteration count")
     check_location(c_re, c_im, w, iterations)
-    return Location(c_re, c_im, w, iterations)
+    return Location(c_re, c_im, w, iterations, formula)

@@ -14,6 +14,9 @@ import os
 import time
 from dataclasses import dataclass
 
+from kernels.mandelbrot.formulas import LABELS, MANDELBROT, WHOLE_SETS
+from kernels.mandelbrot.formulas import check as check_formula
+
 from .files import check_names_beside, check_writable
 from .requests import DEFAULT_RENDER_SIZE, mandelbrot_request
 
@@ -120,8 +123,9 @@ class MovieSpec:
     palette: str | None = None
     codec: str | None = None
     # the window's colouring, as (field, value) pairs applied to every frame's request (density,
-    # offset, interior, mapping): the movie looks as the view does. On the command line only the
-    # mapping (--mapping, else MOVIE_MAPPING), so frame k is `--render` of its place with it.
+    # offset, interior, mapping, and the formula where it is not Mandelbrot's: formula_field):
+    # the movie looks as the view does. On the command line only the mapping (--mapping, else
+    # MOVIE_MAPPING) and --formula, so frame k is `--render` of its place with them.
     colouring: tuple = ()
     # frames resampled from exponential-map keyframes (services/movie_keyframes.py) instead of
     # each rendered on its own; `oversample` multiplies the keyframes' sides
@@ -135,6 +139,18 @@ class MovieSpec:
     @property
     def kind(self) -> str:
         return "png" if is_png_pattern(self.out) else "video"
+
+
+def formula_field(formula: str | None) -> tuple:
+    """The (field, value) pair a MovieSpec's colouring holds for `formula`: none for the
+    Mandelbrot set's, so that its movies' plans (and their parts, resumed) stay as they were."""
+    if formula is None or formula == MANDELBROT:
+        return ()
+    return (("formula", check_formula(formula)),)
+
+
+def movie_formula(spec: MovieSpec) -> str:
+    return dict(spec.colouring).get("formula", MANDELBROT)
 
 
 @dataclass(frozen=True)
@@ -254,8 +270,14 @@ def prepare(spec: MovieSpec, open_encoder: bool = True) -> Movie:
     width = spec.width.strip() if spec.width is not None else "3"
     given = spec.iters is not None and str(spec.iters).strip().lower() != "auto"
     key = Keyframe(cx, cy, width, int(end.max_iter) if given else None)
+    formula = movie_formula(spec)
+    if formula != MANDELBROT and spec.keyframes:
+        raise MovieError(f"--keyframes draws the Mandelbrot set only; leave it out for a "
+                         f"{LABELS[formula]} movie (each frame is then rendered)")
+    whole = {} if formula == MANDELBROT else {"whole": Keyframe(*WHOLE_SETS[formula])}
     course = (zoom_in if spec.zoom == "in" else zoom_out)(key.center_re, key.center_im,
-                                                          key.width, key.iters, spec.frames)
+                                                          key.width, key.iters, spec.frames,
+                                                          **whole)
     encoder = None
     if kind == "video":
         from .video import DEFAULT_CODEC, CodecUnavailable, check_codec, encoder_name

@@ -24,6 +24,7 @@ from kernels.distance.request import (
     DistanceRequest,
 )
 from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
+from kernels.mandelbrot.formulas import FORMULAS
 from kernels.mandelbrot.number_format import number_format
 from kernels.mandelbrot.request import (
     MAPPINGS,
@@ -33,7 +34,7 @@ from kernels.mandelbrot.request import (
     auto_iterations,
 )
 
-MANDELBROT_OPTIONS = ("center", "width", "iters", "palette", "mapping")
+MANDELBROT_OPTIONS = ("center", "width", "iters", "palette", "mapping", "formula")
 # a picture's size (pixels) when none is given: --render, --movie and the window's movie dialog
 DEFAULT_RENDER_SIZE = (1920, 1080)
 
@@ -176,7 +177,8 @@ def place_request(center_re, center_im, width, size, max_iter: int, **colouring)
     """The request for a frame of this place at `size` = (w, h) pixels: a MandelbrotRequest where
     float64 draws it (number_format), else a DeepFrameRequest with the centre's and width's digits
     as decimal strings. `colouring`: the requests' other fields (palette, density, offset,
-    interior, mapping, want_values, backend); a field left out keeps each kind's default.
+    interior, mapping, want_values, backend, formula: both kinds carry it); a field left out keeps
+    each kind's default.
     Not validated here: the command line validates at once, the window when the job runs."""
     w, h = int(size[0]), int(size[1])
     re_, im_, wd = (location_number(v, what) for v, what in (
@@ -192,7 +194,8 @@ def place_request(center_re, center_im, width, size, max_iter: int, **colouring)
 
 def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, notes=None):
     """Build a request from `--center X,Y --width W --iters N --palette NAME --mapping sqrt|log|
-    histogram` (raw strings or None; without --mapping each kind of frame keeps its own default):
+    histogram --formula mandelbrot|burning-ship` (raw strings or None; without --mapping each kind
+    of frame keeps its own default, without --formula the Mandelbrot set):
     a MandelbrotRequest where float64 suffices, else a DeepFrameRequest (centre and width kept as
     the decimal strings given, of any length). `notes` is unused: the builders of every view
     take it (distance_request adds lines for the user to it)."""
@@ -243,6 +246,12 @@ def mandelbrot_request(opts: dict, width: int, height: int, want_values: bool, n
         if mapping not in MAPPINGS:
             raise ValueError(f"--mapping {mapping!r} is unknown; choose one of: {', '.join(MAPPINGS)}")
         colouring["mapping"] = mapping
+    if opts.get("formula") is not None:
+        formula = str(opts["formula"]).strip()
+        if formula not in FORMULAS:
+            raise ValueError(f"--formula {_clip(formula)} is unknown; choose one of: "
+                             f"{', '.join(FORMULAS)}")
+        colouring["formula"] = formula
     try:
         size = (int(width), int(height))
     except (TypeError, ValueError):

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Callable
 
 from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
+from kernels.mandelbrot.formulas import MANDELBROT
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 from services.file_lock import file_lock
 from services.requests import MAX_CENTRE, MAX_VIEW_WIDTH
@@ -34,6 +35,7 @@ class Bookmark:
     iterations: int | None
     note: str = ""
     user: int | None = None  # the user's own: its index in the user's file (None: shipped)
+    formula: str = MANDELBROT   # an entry without one is a place of the Mandelbrot set
 
 
 class BadBookmarkFile(ValueError):
@@ -92,10 +94,11 @@ def bookmark_from_entry(b) -> Bookmark:
     if "width" not in b:
         raise ValueError("it has no width")
     _check_magnitudes(centre[0], centre[1], b["width"], b.get("iterations"))
-    loc = location_from_values(centre[0], centre[1], b["width"], b.get("iterations"))
+    loc = location_from_values(centre[0], centre[1], b["width"], b.get("iterations"),
+                               b.get("formula", MANDELBROT))
     note = b.get("note", "")
     return Bookmark(name.strip(), loc.center_re, loc.center_im, loc.width, loc.iterations,
-                    note if isinstance(note, str) else "")
+                    note if isinstance(note, str) else "", formula=loc.formula)
 
 
 def _exponent(v) -> int | None:
@@ -191,7 +194,8 @@ class UserBookmarks:
     def _read(self) -> dict:
         if not os.path.exists(self.path):
             return {"about": "Your own Mandelbrot bookmarks (the app's Bookmarks panel edits this "
-                             "file): center = [re, im], width, iterations (null = automatic).",
+                             "file): center = [re, im], width, iterations (null = automatic), "
+                             "formula (absent: mandelbrot).",
                     "bookmarks": []}
         name = os.path.basename(self.path)
         if os.path.getsize(self.path) > MAX_BOOKMARKS_BYTES:
@@ -210,13 +214,16 @@ class UserBookmarks:
         write_text(self.path, to_json(data) + "\n")
 
     def add(self, name: str, center_re, center_im, width, iterations: int | None,
-            note: str = "") -> int:
-        """Append a bookmark (checked as any entry is); its index in the file."""
+            note: str = "", formula: str = MANDELBROT) -> int:
+        """Append a bookmark (checked as any entry is); its index in the file. The formula is
+        written only where it is not the Mandelbrot set's (entries without one read as it)."""
         name = (name or "").strip()
         entry = {"name": name, "center": [Decimal(str(center_re)), Decimal(str(center_im))],
                  "width": Decimal(str(width)), "iterations": iterations}
         if note:
             entry["note"] = note
+        if formula != MANDELBROT:
+            entry["formula"] = formula
         bookmark_from_entry(entry)      # ValueError in plain words when it is not one
         return self.insert(None, entry)
 
@@ -276,8 +283,8 @@ def _holds(entry, b: Bookmark) -> bool:
         e = bookmark_from_entry(entry)
     except (ValueError, ArithmeticError):
         return False
-    return (e.name, e.center_re, e.center_im, e.width, e.iterations) == \
-        (b.name, b.center_re, b.center_im, b.width, b.iterations)
+    return (e.name, e.center_re, e.center_im, e.width, e.iterations, e.formula) == \
+        (b.name, b.center_re, b.center_im, b.width, b.iterations, b.formula)
 
 
 def first_words(exc: BaseException, limit: int = 80) -> str:

@@ -20,6 +20,12 @@ EQUATIONS = {MANDELBROT: "z ← z² + c", BURNING_SHIP: "z ← (|Re z| + i·|Im 
 # Kalles Fraktaler's FractalType numbers (its power-2 formulas)
 KF_TYPES = {MANDELBROT: 0, BURNING_SHIP: 1}
 
+# each formula's whole set in view, (centre re, centre im, width across) as decimal strings: the
+# window's Home, and the far end of another formula's zoom movie than Mandelbrot's (whose movies
+# keep kernels/mandelbrot/zoom_path.WHOLE_SET). Burning Ship's set spans about -1.8..1.0 across
+# and -1.7..0.45 up (the ship hangs below the real axis in this orientation).
+WHOLE_SETS = {MANDELBROT: ("-0.75", "0", "3.5"), BURNING_SHIP: ("-0.4", "-0.6", "3.5")}
+
 
 def check(name: object) -> str:
     """`name` when it is a formula; ValueError in plain words otherwise."""

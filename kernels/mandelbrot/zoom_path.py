@@ -200,14 +200,17 @@ class ZoomPath:
         return int(min(MAX_ITER_LIMIT, max(1, n)))
 
 
-def zoom_in(center_re: str, center_im: str, width: str, iters: int | None, frames: int) -> ZoomPath:
-    """From the whole set in to the place (its iteration count, or automatic)."""
-    return ZoomPath([WHOLE_SET, Keyframe(center_re, center_im, width, iters)], frames)
+def zoom_in(center_re: str, center_im: str, width: str, iters: int | None, frames: int,
+            whole: Keyframe = WHOLE_SET) -> ZoomPath:
+    """From the whole set (`whole`: another formula's) in to the place (its iteration count, or
+    automatic)."""
+    return ZoomPath([whole, Keyframe(center_re, center_im, width, iters)], frames)
 
 
-def zoom_out(center_re: str, center_im: str, width: str, iters: int | None, frames: int) -> ZoomPath:
-    """From the place out to the whole set."""
-    return ZoomPath([Keyframe(center_re, center_im, width, iters), WHOLE_SET], frames)
+def zoom_out(center_re: str, center_im: str, width: str, iters: int | None, frames: int,
+             whole: Keyframe = WHOLE_SET) -> ZoomPath:
+    """From the place out to the whole set (`whole`: another formula's)."""
+    return ZoomPath([Keyframe(center_re, center_im, width, iters), whole], frames)
 
 
 def _digits(d: Decimal) -> int:
