@@ -6,6 +6,7 @@ Observers are plain callbacks by event name (`model.observe(event, fn)`):
   CAMERA(ok)          a command moved the camera (ok) or was refused (not ok: camera.refusal says why)
   ITERATIONS(n|None)  a jump set the iteration policy (the side panel follows)
   COLOURING()         the colouring or the iteration policy changed from the side panel
+  FORMULA(name)       the formula iterated changed (the side panel, or a place that names one)
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from decimal import Decimal
 from typing import Callable
 
 from kernels import palettes
+from kernels.mandelbrot import formulas
 from kernels.mandelbrot import request as km
 from kernels.mandelbrot.number_format import number_format
 from kernels.mandelbrot.number_type import resolve as resolve_number_type
@@ -39,7 +41,7 @@ DEEP_PROGRESSIVE_MS = 150.0
 # deep ones, whose counts are large and close together
 MAPPING_CHOICES = ("auto", "sqrt", "log", "histogram")
 
-CAMERA, ITERATIONS, COLOURING = "camera", "iterations", "colouring"
+CAMERA, ITERATIONS, COLOURING, FORMULA = "camera", "iterations", "colouring", "formula"
 # what a change of number format means, for the status bar
 FORMAT_NEWS = {"float64": "float64 suffices again",
                "perturbation": "past float64's digits: deep zoom by perturbation",
@@ -71,6 +73,7 @@ class Ticket:
     w: int
     h: int
     coarse: bool = False
+    formula: str = formulas.MANDELBROT
 
 
 class Observers:
@@ -101,6 +104,7 @@ class MandelbrotModel:
         self.backend = backend
         self.canvas_size = canvas_size or (lambda: (0, 0))
         self.colouring = Colouring()
+        self.formula = formulas.MANDELBROT       # what is iterated (formulas.py's names)
         self.fixed_iterations: int | None = None   # None: automatic, from the width
         self.progressive = True          # CPU (and slow deep) frames come coarse, then full
         self.observers = Observers()
@@ -150,7 +154,8 @@ class MandelbrotModel:
         be read back (the hover readout), else None."""
         t, frame = self._shown, self._frame
         if (t is None or frame is None or t.coarse or frame.fetch_value is None
-                or t.state != self.camera.state or (t.w, t.h) != (w, h)):
+                or t.state != self.camera.state or (t.w, t.h) != (w, h)
+                or t.formula != self.formula):
             return None
         return frame
 
@@ -182,6 +187,17 @@ class MandelbrotModel:
         self.fixed_iterations = clamp_iterations(iterations)
         self.observers.notify(COLOURING)
 
+    def set_formula(self, formula: str) -> bool:
+        """Iterate `formula` (formulas.py's names; ValueError for another) from the next frame on;
+        Home becomes its whole set. False when it is the one iterated already."""
+        formulas.check(formula)
+        if formula == self.formula:
+            return False
+        self.formula = formula
+        self.camera.home = CameraState.of(*formulas.WHOLE_SETS[formula])
+        self.observers.notify(FORMULA, formula)
+        return True
+
     # ---- number format and requests --------------------------------------------------------------
     def number_format(self, w: int | None = None, width: Decimal | None = None) -> str:
         """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use
@@ -200,7 +216,7 @@ class MandelbrotModel:
         fmt = self.number_format(w, width)
         colour = {"palette": c.palette, "density": float(c.density), "offset": float(c.offset),
                   "interior": tuple(c.interior), "mapping": mapping_for(c.mapping, fmt),
-                  "want_values": False, "backend": self.backend}
+                  "want_values": False, "backend": self.backend, "formula": self.formula}
         req = place_request(s.center_re, s.center_im, width, (w, h), self.iterations(), **colour)
         if self.prove_pixels and isinstance(req, km.DeepFrameRequest):
             req = dataclasses.replace(req, pixels="proved")
@@ -233,7 +249,7 @@ class MandelbrotModel:
             req = km.ProgressiveRequest(full=req, coarse=coarse)
         self.job = FrameProgress(time.perf_counter(),
                                  progressive=isinstance(req, km.ProgressiveRequest))
-        return req, Ticket(self.camera.state, w, h)
+        return req, Ticket(self.camera.state, w, h, formula=self.formula)
 
     def submitted(self, generation: int, ticket: Ticket):
         # kept beside the job: the frame's request carries only float64 centres, not the camera
@@ -287,8 +303,8 @@ class MandelbrotModel:
         return self._moved(self.camera.centre_on(x, y, *self.canvas_size()))
 
     def reset(self) -> bool:
-        """Home: the whole set, with the automatic iterations (a count set for a deep place
-        would make the whole set slow for nothing)."""
+        """Home: the formula's whole set, with the automatic iterations (a count set for a deep
+        place would make the whole set slow for nothing)."""
         ok = self.camera.reset()
         if self.fixed_iterations is not None:
             self.fixed_iterations = None
@@ -300,19 +316,24 @@ class MandelbrotModel:
         """The view before the last gesture; False (and no notice) when there is none."""
         return self.camera.back() and self._moved(True)
 
-    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
+    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False,
+              formula: str | None = None) -> bool:
         """Jump to a location (a bookmark, pasted text): centre and width as numbers, Decimals or
-        decimal strings of any length. It meets the limits every location meets
-        (services.requests.check_location); a refusal leaves the view as it was and says why in
-        camera.refusal."""
+        decimal strings of any length, and the place's formula (None: keep the one iterated). It
+        meets the limits every location meets (services.requests.check_location); a refusal
+        leaves the view as it was and says why in camera.refusal."""
         w, _ = self.canvas_size()
         try:
             check_location(center_re, center_im, width, None if keep_iterations else iterations)
             state = CameraState.of(center_re, center_im, width)
+            if formula is not None:
+                formulas.check(formula)
         except (ValueError, ArithmeticError) as exc:
             self.camera.refusal = f"Cannot go there: {exc}"
             return self._moved(False)
         ok = self.camera.go_to(state, max(w, 1))
+        if ok and formula is not None:
+            self.set_formula(formula)
         if ok and not keep_iterations:
             self.fixed_iterations = clamp_iterations(iterations)
             self.observers.notify(ITERATIONS, self.fixed_iterations)
@@ -322,7 +343,8 @@ class MandelbrotModel:
     def location_text(self) -> str:
         """The place as text to copy: every digit of the centre the zoom needs."""
         s = self.camera.state
-        return format_location(s.center_re, s.center_im, s.width, self.fixed_iterations)
+        return format_location(s.center_re, s.center_im, s.width, self.fixed_iterations,
+                               self.formula)
 
     def place_from_text(self, text: str) -> Location:
         """A pasted location (ours or Kalles Fraktaler's lines, whose width follows the canvas's
@@ -330,20 +352,22 @@ class MandelbrotModel:
         w, h = self.canvas_size()
         return parse_location(text, aspect=max(w, 1) / max(h, 1))
 
-    def place_from_kfr(self, text: str) -> tuple[str, str, Decimal, int | None]:
-        """(centre re, centre im, width, iterations) of the place in a .kfr file's text: the
-        centre's digits as written, KF's Zoom turned into a width for this canvas. ValueError in
-        plain words when it holds none; go_to checks the limits."""
+    def place_from_kfr(self, text: str) -> tuple[str, str, Decimal, int | None, str]:
+        """(centre re, centre im, width, iterations, formula) of the place in a .kfr file's text:
+        the centre's digits as written, KF's Zoom turned into a width for this canvas, its
+        FractalType as a formula. ValueError in plain words when it holds none (or a type this
+        app does not draw); go_to checks the limits."""
         w, h = self.canvas_size()
         k = parse_kfr(text)
-        return k.center_re, k.center_im, k.width(max(w, 1), max(h, 1)), k.iterations
+        return k.center_re, k.center_im, k.width(max(w, 1), max(h, 1)), k.iterations, k.formula
 
     def kfr_text(self) -> str:
         """The current place as a .kfr file's text (KF's Zoom from this canvas's aspect)."""
         s = self.camera.state
         w, h = self.canvas_size()
         return format_kfr(s.center_re, s.center_im, s.width, (max(w, 1), max(h, 1)),
-                          self.iterations(), colours=palettes.lut(self.colouring.palette))
+                          self.iterations(), colours=palettes.lut(self.colouring.palette),
+                          formula=self.formula)
 
     # ---- exports ------------------------------------------------------------------------------
     def export_job(self, path: str, w: int, h: int, gpus=None) -> MandelbrotExport:
@@ -371,7 +395,7 @@ class MandelbrotModel:
 
     def movie_place(self):
         """The place and colouring as a zoom movie's (services.movie.MoviePlace)."""
-        from services.movie import MoviePlace
+        from services.movie import MoviePlace, formula_field
         state = self.camera.state
         c = self.colouring
         iters = self.fixed_iterations
@@ -379,5 +403,6 @@ class MandelbrotModel:
                      ("interior", tuple(int(v) for v in c.interior))]
         if c.mapping != "auto":
             colouring.append(("mapping", c.mapping))
+        colouring.extend(formula_field(self.formula))
         return MoviePlace(str(state.center_re), str(state.center_im), str(state.width),
                           None if iters is None else int(iters), c.palette, tuple(colouring))

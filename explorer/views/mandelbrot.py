@@ -21,9 +21,12 @@ from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QSplitter
 
+from kernels.mandelbrot.formulas import EQUATIONS, LABELS
+
 from ..models.camera import KEY_ZOOM, PAN_STEP
 from ..models.location import parse_location, width_text
-from ..models.mandelbrot import CAMERA, COLOURING, FORMAT_NEWS, ITERATIONS, MandelbrotModel
+from ..models.mandelbrot import (CAMERA, COLOURING, FORMAT_NEWS, FORMULA, ITERATIONS,
+                                 MandelbrotModel)
 from .base import BaseView
 from .mandelbrot_canvas import Canvas
 from .mandelbrot_controls import Bookmark, MandelbrotControls
@@ -98,6 +101,7 @@ class MandelbrotView(BaseView):
         m.observe(ITERATIONS, self._show_iterations)
         m.observe(COLOURING, self.request_render)
         m.observe(COLOURING, self._update_readout)     # the iteration limit is part of it
+        m.observe(FORMULA, self._formula_changed)
         vb = self.canvas.vb
         vb.drag_started.connect(m.begin_gesture)
         vb.panned.connect(self._on_pan)
@@ -111,6 +115,7 @@ class MandelbrotView(BaseView):
         self.canvas.hovered.connect(self.hover.moved)
 
         c = self.controls
+        c.formula_changed.connect(self.model.set_formula)
         c.colouring_changed.connect(self._panel_changed)
         c.bookmark_chosen.connect(self.go_to_bookmark)
         c.bookmark_box.add_requested.connect(self.add_bookmark)
@@ -223,6 +228,17 @@ class MandelbrotView(BaseView):
         self._update_readout()
         self.request_render()
 
+    def _formula_changed(self, formula: str):
+        """Another formula (the panel's, or a place's): the panel shows it, the overlays and the
+        number type follow (only the Mandelbrot set has overlays and float32 kernels), and the
+        view is drawn again."""
+        self.controls.set_formula(formula)
+        self.overlays.refresh()
+        self.number_types.refresh(announce=False)
+        self._update_readout()
+        self.status_message.emit(f"Formula: {LABELS[formula]}, {EQUATIONS[formula]}", 4000)
+        self.request_render()
+
     def _panel_changed(self):
         self.model.set_colouring(self.controls.colouring(), self.controls.iterations())
 
@@ -284,16 +300,18 @@ class MandelbrotView(BaseView):
                 self.cancel_render()
 
     # ---- places --------------------------------------------------------------------------------
-    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False) -> bool:
-        """Jump to a location (explorer.models.mandelbrot.MandelbrotModel.go_to); a refusal leaves
-        the view as it was and says why in the status bar (and in self.camera.refusal)."""
+    def go_to(self, center_re, center_im, width, iterations=None, *, keep_iterations=False,
+              formula: str | None = None) -> bool:
+        """Jump to a location (explorer.models.mandelbrot.MandelbrotModel.go_to; `formula`: the
+        place's, None keeps the view's); a refusal leaves the view as it was and says why in the
+        status bar (and in self.camera.refusal)."""
         return self.model.go_to(center_re, center_im, width, iterations,
-                                keep_iterations=keep_iterations)
+                                keep_iterations=keep_iterations, formula=formula)
 
     def go_to_bookmark(self, b: Bookmark):
         self._jumping = True
         try:
-            went = self.go_to(b.center_re, b.center_im, b.width, b.iterations)
+            went = self.go_to(b.center_re, b.center_im, b.width, b.iterations, formula=b.formula)
         finally:
             self._jumping = False
         if went:
@@ -309,7 +327,8 @@ class MandelbrotView(BaseView):
             name = box.ask_name("Add bookmark", f"My place (width {width_text(loc.width)})")
             if name is None:
                 return False
-        return box.add(name, loc.center_re, loc.center_im, loc.width, loc.iterations)
+        return box.add(name, loc.center_re, loc.center_im, loc.width, loc.iterations,
+                       loc.formula)
 
     def location_text(self) -> str:
         return self.model.location_text()

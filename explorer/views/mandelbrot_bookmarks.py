@@ -13,6 +13,8 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QGroupBox, QHBoxLayout, QInputDialog, QLineEdit, QListView,
                              QListWidget, QListWidgetItem, QPushButton, QVBoxLayout)
 
+from kernels.mandelbrot.formulas import EQUATIONS, LABELS, MANDELBROT
+
 from ..models.bookmarks import Bookmark, BookmarkList, UserBookmarks
 from ..models.location import width_text
 
@@ -36,6 +38,8 @@ def bookmark_tooltip(b: Bookmark) -> str:
     lines += ["centre (re):", wrapped_number(str(b.center_re)), "centre (im):",
               wrapped_number(str(b.center_im)),
               f"width {width_text(b.width)}; iterations {iters}"]
+    if b.formula != MANDELBROT:
+        lines.append(f"formula: {LABELS[b.formula]} ({EQUATIONS[b.formula]})")
     if b.user is not None:
         lines.append("Your own bookmark: Rename or Remove below")
     return "\n".join(lines)
@@ -97,7 +101,8 @@ class BookmarkBox(QGroupBox):
         found = self._read()
         self.user_editable = found.user_editable
         for b in found.items:
-            item = QListWidgetItem(b.name)
+            shown = b.name if b.formula == MANDELBROT else f"{b.name} ({LABELS[b.formula]})"
+            item = QListWidgetItem(shown)
             item.setData(Qt.ItemDataRole.UserRole, b)
             item.setToolTip(bookmark_tooltip(b))
             self.list.addItem(item)
@@ -143,8 +148,10 @@ class BookmarkBox(QGroupBox):
             self.chosen.emit(b)
 
     # ---- editing ----------------------------------------------------------------------------
-    def add(self, name: str, center_re, center_im, width, iterations) -> bool:
-        """Keep a place as the user's bookmark `name`; False (and why, in message) when not."""
+    def add(self, name: str, center_re, center_im, width, iterations,
+            formula: str = MANDELBROT) -> bool:
+        """Keep a place (of `formula`) as the user's bookmark `name`; False (and why, in
+        message) when not."""
         store = UserBookmarks(self._user_path())
         try:
             if not self.user_editable:
@@ -152,7 +159,7 @@ class BookmarkBox(QGroupBox):
                                  "over; fix it first")
             if not (name or "").strip():
                 raise ValueError("a bookmark needs a name")
-            index = store.add(name, center_re, center_im, width, iterations)
+            index = store.add(name, center_re, center_im, width, iterations, formula=formula)
         except (ValueError, OSError) as exc:
             self.message.emit(f"Bookmark not added: {getattr(exc, 'strerror', None) or exc}")
             return False

@@ -1,4 +1,4 @@
-"""The Mandelbrot view's side panel: iterations, colouring, bookmarks, location and export.
+"""The Mandelbrot view's side panel: formula, iterations, colouring, bookmarks, location and export.
 
 The panel holds no camera; it reports what the user changed through signals and the view hands it
 to its model (explorer.models.mandelbrot). Every change applies live.
@@ -27,6 +27,7 @@ from PyQt6.QtWidgets import (
 )
 
 from kernels import palettes
+from kernels.mandelbrot.formulas import EQUATIONS, FORMULAS, LABELS
 from kernels.mandelbrot.request import MAX_ITER_LIMIT
 
 from ..models.bookmarks import (  # noqa: F401  (BadBookmarkFile, load_bookmarks: read from here too)
@@ -54,10 +55,12 @@ def user_bookmarks_path() -> str:
 
 
 class MandelbrotControls(QWidget):
-    """Signals: colouring_changed() (palette, density, offset, interior, mapping, iterations),
-    bookmark_chosen(Bookmark), copy_requested(), paste_requested(), export_requested(),
-    kfr_open_requested(), kfr_save_requested() (Kalles Fraktaler location files)."""
+    """Signals: formula_changed(name), colouring_changed() (palette, density, offset, interior,
+    mapping, iterations), bookmark_chosen(Bookmark), copy_requested(), paste_requested(),
+    export_requested(), kfr_open_requested(), kfr_save_requested() (Kalles Fraktaler location
+    files)."""
 
+    formula_changed = pyqtSignal(str)
     colouring_changed = pyqtSignal()
     bookmark_chosen = pyqtSignal(object)
     copy_requested = pyqtSignal()
@@ -72,6 +75,21 @@ class MandelbrotControls(QWidget):
         self._auto_value = 256
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
+
+        # formula: what is iterated (kernels/mandelbrot/formulas.py)
+        fm_box = QGroupBox("Formula")
+        fm_lay = QHBoxLayout(fm_box)
+        self.formula_combo = QComboBox()
+        for name in FORMULAS:
+            self.formula_combo.addItem(LABELS[name], name)
+            self.formula_combo.setItemData(self.formula_combo.count() - 1, EQUATIONS[name],
+                                           Qt.ItemDataRole.ToolTipRole)
+        self.formula_combo.setToolTip("The formula iterated from z = 0 for every point c: "
+                                      + "; ".join(f"{LABELS[n]}: {EQUATIONS[n]}"
+                                                  for n in FORMULAS)
+                                      + " (Home shows the chosen set whole)")
+        fm_lay.addWidget(self.formula_combo, 1)
+        lay.addWidget(fm_box)
 
         # iterations
         it_box = QGroupBox("Iterations")
@@ -183,6 +201,8 @@ class MandelbrotControls(QWidget):
         self.export_btn.clicked.connect(self.export_requested)
         self.kfr_open_btn.clicked.connect(self.kfr_open_requested)
         self.kfr_save_btn.clicked.connect(self.kfr_save_requested)
+        self.formula_combo.currentIndexChanged.connect(
+            lambda _: self.formula_changed.emit(self.formula()))
         self.auto_iters.toggled.connect(self._auto_toggled)
         self.iters.valueChanged.connect(self._changed)
         self.palette.currentTextChanged.connect(self._changed)
@@ -202,6 +222,20 @@ class MandelbrotControls(QWidget):
         return w
 
     # ---- values ------------------------------------------------------------------------------
+    def formula(self) -> str:
+        """The formula chosen (formulas.py's names)."""
+        return str(self.formula_combo.currentData())
+
+    def set_formula(self, name: str):
+        """Show `name` chosen without reporting a change (a place that names its formula)."""
+        i = self.formula_combo.findData(name)
+        if i >= 0 and i != self.formula_combo.currentIndex():
+            blocked = self.formula_combo.blockSignals(True)
+            try:
+                self.formula_combo.setCurrentIndex(i)
+            finally:
+                self.formula_combo.blockSignals(blocked)
+
     def iterations(self) -> int | None:
         """The user's iteration limit, or None when it is automatic."""
         return None if self.auto_iters.isChecked() else int(self.iters.value())

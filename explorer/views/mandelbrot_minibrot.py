@@ -15,6 +15,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import QPushButton
 
+from kernels.mandelbrot.formulas import LABELS, MANDELBROT
 from kernels.mandelbrot.request import auto_iterations
 from services.minibrot import (
     HANDLERS,
@@ -67,6 +68,8 @@ class MinibrotZoom:
     def start_view(self) -> bool:
         """Look for the minibrot of the whole view."""
         m = self.view.model
+        if not self._mandelbrot():
+            return False
         s = m.camera.state
         try:
             search = view_search(s.center_re, s.center_im, s.width, self.view.canvas_size(),
@@ -88,6 +91,8 @@ class MinibrotZoom:
         self.box_armed = False
         if abs(x1 - x0) < 3 and abs(y1 - y0) < 3:
             self.view.status_message.emit("Zoom to minibrot: the box was too small", 4000)
+            return True
+        if not self._mandelbrot():
             return True
         m = self.view.model
         w, h = self.view.canvas_size()
@@ -111,6 +116,15 @@ class MinibrotZoom:
         self.view.submit(search, key=self.key)
         self.view.status_message.emit(f"Zoom to minibrot: looking in {where}…   (Esc cancels)", 0)
         return True
+
+    def _mandelbrot(self) -> bool:
+        """Whether the view iterates the Mandelbrot set, whose minibrots the search finds (by
+        their nuclei, roots of z^2 + c's iterates); else refused in plain words."""
+        formula = self.view.model.formula
+        if formula == MANDELBROT:
+            return True
+        return self._refuse(f"it finds the Mandelbrot set's minibrots, not {LABELS[formula]}'s: "
+                            "choose the Mandelbrot formula")
 
     def _refuse(self, why: str) -> bool:
         self.failed = why

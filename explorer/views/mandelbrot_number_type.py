@@ -219,7 +219,8 @@ class NumberTypeControls:
             spacing_log2 = log10_of(parse_width(s.width)) * math.log2(10.0) - math.log2(w)
             choice = choose_deep(model.format, spacing_log2, rates, model.number_type)
         else:
-            choice = choose(s.center_re, s.center_im, s.width, w, rates, model.number_type)
+            choice = choose(s.center_re, s.center_im, s.width, w, rates, model.number_type,
+                            model.formula)
         shown = (choice.number_type, choice.reason)
         self.box.show_choice(choice.number_type, choice.reason, not choice.forced,
                              deep=model.format != "float64")
@@ -246,6 +247,10 @@ class NumberTypeControls:
         self.dialog.show()
         self.dialog.raise_()
         w, h = view.canvas_size()
+        if view.model.formula != "mandelbrot":     # float32 kernels iterate z^2 + c only
+            self.dialog.failed("float32 draws the Mandelbrot set only: there is nothing to "
+                               "compare for this formula")
+            return
         try:
             req = view.model.build_request(max(1, w), max(1, h))
             req.validate()

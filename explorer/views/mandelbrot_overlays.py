@@ -124,14 +124,15 @@ class OverlayPanel(QGroupBox):
         item = self.combo.model().item(self.combo.findData(name))
         return item is not None and item.isEnabled()
 
-    def set_context(self, deep: bool, gpu: bool, float32: bool = False):
+    def set_context(self, deep: bool, gpu: bool, float32: bool = False,
+                    formula: str = "mandelbrot"):
         """Grey the overlays without a meaning for a deep / float64 frame on the GPU / CPU (in
-        float32 or not), the reason in their tooltip."""
+        float32 or not, of `formula`), the reason in their tooltip."""
         model = self.combo.model()
         self.reasons = {}
         for name in ov.NAMES:
             item = model.item(self.combo.findData(name))
-            why = ov.unavailable(name, deep, gpu, float32)
+            why = ov.unavailable(name, deep, gpu, float32, formula)
             item.setEnabled(why is None)
             item.setToolTip(f"Not for this frame: {why}" if why else ov.UNITS[name])
             if why:
@@ -182,7 +183,8 @@ class OverlayHook:
         m = self.view.model
         float32 = getattr(getattr(m, "number_choice", None), "number_type", "") == "float32"
         self.panel.set_context(deep=m.format != "float64",
-                               gpu=bool(getattr(m.backend, "is_gpu", False)), float32=float32)
+                               gpu=bool(getattr(m.backend, "is_gpu", False)), float32=float32,
+                               formula=m.formula)
 
     def _chosen(self, name: str):
         self.view.model.overlay = name
@@ -194,5 +196,7 @@ class OverlayHook:
     def _frame(self, frame, _ms):
         self.panel.set_context(deep=frame.meta.get("format", "float64") != "float64",
                                gpu=bool(getattr(self.view.model.backend, "is_gpu", False)),
-                               float32=frame.meta.get("number_type") == "float32")
+                               float32=frame.meta.get("number_type") == "float32",
+                               formula=getattr(getattr(frame, "request", None), "formula",
+                                               "mandelbrot"))
         self.panel.show_info(frame.meta.get("overlay"))

@@ -52,7 +52,8 @@ class PlaceActions:
         except (ValueError, ArithmeticError) as exc:   # an exception must never leave a slot
             self._fail(f"Cannot paste location: {exc}")
             return False
-        if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations):
+        if not self.view.go_to(loc.center_re, loc.center_im, loc.width, loc.iterations,
+                               formula=loc.formula):
             self._fail(f"Cannot paste location: {model.camera.refusal}")
             return False
         self._say("Pasted location", 2000)
@@ -69,11 +70,11 @@ class PlaceActions:
             self._fail(f"Cannot open the location: {exc}")
             return False
         try:
-            re_, im_, width, iterations = model.place_from_kfr(text)
+            re_, im_, width, iterations, formula = model.place_from_kfr(text)
         except (OSError, ValueError, ArithmeticError) as exc:
             self._fail(f"Cannot open {path}: {_reason(exc)}")
             return False
-        if not self.view.go_to(re_, im_, width, iterations):
+        if not self.view.go_to(re_, im_, width, iterations, formula=formula):
             self._fail(f"Cannot open {path}: {model.camera.refusal}")
             return False
         self._say(f"Opened {path}", 3000)

@@ -216,8 +216,8 @@ def test_kfr_text_round_trip_at_depth(model):
     assert model.go_to(re_, "0.00173889", "1e-120", 30_000)
     text = model.kfr_text()
     assert text.startswith("Re: ") and "Iterations: 30000" in text
-    c_re, c_im, width, iters = model.place_from_kfr(text)
-    assert Decimal(c_re) == Decimal(re_) and iters == 30_000
+    c_re, c_im, width, iters, formula = model.place_from_kfr(text)
+    assert Decimal(c_re) == Decimal(re_) and iters == 30_000 and formula == "mandelbrot"
     assert abs(width / model.camera.width - 1) < Decimal("1e-20")
     with pytest.raises(ValueError):
         model.place_from_kfr("")
