@@ -85,7 +85,8 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
         got = poster.exact_counts
         line = ("the pixels float64 deltas cannot place were not counted in every band (bands "
                 "a cluster's workers sent back as pixels, or kept from an older run)"
-                if got is None else exact_words(got, mode))
+                if got is None else exact_words(got, mode, getattr(request, "formula",
+                                                                   "mandelbrot")))
         if line:
             note(line)
     print(f"wrote {out} ({w}x{h}, {view}, {total} bands on {pool.describe()}; "

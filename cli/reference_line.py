@@ -4,6 +4,8 @@ most of its first seconds on this orbit; without the line a user cannot tell a c
 fresh one, or why a second run was quicker."""
 from __future__ import annotations
 
+from kernels.mandelbrot.formulas import LABELS, MANDELBROT
+
 SOURCES = {"disk": "from the disk cache", "pinned": "shared with another frame"}
 
 
@@ -34,16 +36,23 @@ def orbit_line(orbit, source: str | None = "") -> str | None:
     return "reference orbit: " + ", ".join(parts)
 
 
-def exact_line(renderer, mode: str = "proved") -> str | None:
+def exact_line(renderer, mode: str = "proved", formula: str = MANDELBROT) -> str | None:
     """exact_words for the renderer's last deep frame."""
-    return exact_words(getattr(getattr(renderer, "deep", None), "last_exact", None) or {}, mode)
+    return exact_words(getattr(getattr(renderer, "deep", None), "last_exact", None) or {}, mode,
+                       formula)
 
 
-def exact_words(got: dict, mode: str = "proved") -> str | None:
+def exact_words(got: dict, mode: str = "proved", formula: str = MANDELBROT) -> str | None:
     """'5 pixels that float64 deltas cannot place: marked (...)', '... proved in double-double'
     or '... iterated in MPFR' for the counts `got` (exact_redo's dd_, exact_ and marked_pixels)
-    of a deep picture drawn with `mode` (its request's `pixels`); None when there were none."""
+    of a deep picture drawn with `mode` (its request's `pixels`) and `formula`; None when there
+    were none. Another formula's are marked only: the double-double and MPFR passes follow
+    z^2 + c, and the overlays are the Mandelbrot's."""
     exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
+    if marked and formula != MANDELBROT:
+        return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
+                f"kept at the loop's value and marked (the {LABELS[formula]}'s are not iterated "
+                f"again: the double-double and MPFR passes follow z² + c)")
     proved = int(got.get("dd_pixels", 0))
     done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",
                                        f"{exact:,} iterated in MPFR" if exact else "") if part)

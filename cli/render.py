@@ -152,7 +152,8 @@ def run_render(args) -> int:
     line = reference_line(renderer)
     if line:                 # what the deep picture's first seconds went to, and whence
         note(line)
-    line = exact_line(renderer, getattr(request, "pixels", "") or "proved")
+    line = exact_line(renderer, getattr(request, "pixels", "") or "proved",
+                      getattr(request, "formula", "mandelbrot"))
     if line:
         note(line)
     print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")

@@ -119,10 +119,7 @@ def test_the_mandelbrot_s_frames_stay_exact_after_ship_frames(cpu):
         assert np.ptp(counts(truth)) >= 5
 
 
-# a point of the ship's chaotic sea (on the boundary of "escapes within 2,000 iterations", by
-# bisection along Re c = -0.9): at 1e-100 its pixels' counts hang on c to ~3,000 bits, far past
-# what the frame's spacing asks for
-SEA = ("-0.9", "-0.61250000000000003330669073875469621270895004272625152163788069787632109001925223311143968244625949081228135")
+SEA = (loc.SHIP_SEA.center_re, loc.SHIP_SEA.center_im)
 
 
 def test_pixels_float64_cannot_place_are_marked_not_drawn_wrong(cpu, monkeypatch):

@@ -73,3 +73,9 @@ SHIP_252 = Location(
     "1167982890094286216092696838933526001274529656561710024899981645395274120530166245916139"
     "951723476871612118380618008630008782482930148490297678981483678844",
     "0", "nucleus (Newton, period 252) of the real axis near -2")
+
+# A point of the Burning Ship's chaotic sea, found by bisection along Re c = -0.9 for the boundary
+# of "escapes within 2,000 iterations" (420 bits). At 1e-100 its pixels' counts hang on c to ~3,000
+# bits, far past what the frame's spacing asks for: most are pixels float64 deltas cannot place.
+SHIP_SEA = Location("burning-ship-sea", "-0.9", "-0.61250000000000003330669073875469621270895004272625152163788069787632109001925223311143968244625949081228135",
+                    "bisection for the 2,000-iteration boundary along Re c = -0.9")
