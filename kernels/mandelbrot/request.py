@@ -66,10 +66,10 @@ class MandelbrotRequest:
             raise ValueError(f"iterations must be a whole number, got {self.max_iter!r}")
         if not 1 <= self.max_iter <= MAX_ITER_LIMIT:
             raise ValueError(f"iterations must be between 1 and {MAX_ITER_LIMIT:,}, got {self.max_iter:,}")
-        validate_colouring(self)
         if self.number_type not in ("float64", "float32"):
             raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
         validate_formula(self)
+        validate_colouring(self)        # last: the palette's look-up leaves this module
         return self
 
     @property
@@ -109,10 +109,12 @@ def validate_formula(req, deep: bool = False) -> None:
     """ValueError in plain words for an unknown formula, and for what only the Mandelbrot set
     has: overlays, and the float32 kernels of float64-format frames (number_type.py keeps other
     formulas in float64; a `deep` frame's deltas are the deep renderer's)."""
-    formulas.check(req.formula)
     if req.formula == formulas.MANDELBROT:
         return
-    label = formulas.LABELS[req.formula]
+    label = formulas.LABELS.get(req.formula)
+    if label is None:       # formulas.check's words, said here (a validation stays in this module)
+        raise ValueError(f"unknown formula {req.formula!r}; choose one of: "
+                         f"{', '.join(formulas.FORMULAS)}")
     if req.overlay:
         raise ValueError(f"overlays are drawn for the Mandelbrot set only, not {label}; "
                          f"leave out the overlay {req.overlay!r}")
@@ -208,13 +210,13 @@ class DeepFrameRequest(DeepRequest):
 
     def validate(self) -> DeepFrameRequest:
         super().validate()
-        validate_colouring(self)
         if self.number_type not in ("float64", "float32"):
             raise ValueError(f"number type must be float64 or float32, got {self.number_type!r}")
         if self.pixels not in PIXEL_MODES:
             raise ValueError(f"pixels must be one of {', '.join(m for m in PIXEL_MODES if m)}, "
                              f"got {self.pixels!r}")
         validate_formula(self, deep=True)
+        validate_colouring(self)        # last: the palette's look-up leaves this module
         return self
 
 
