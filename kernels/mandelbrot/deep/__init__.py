@@ -7,9 +7,11 @@
   library, `reference_gmpy2`; stopped at the frame's period by `period_stop`; `orbit_format`: the
   constants of its float forms.
 - `floatexp`: complex numbers with a float64 mantissa and an integer exponent, for both targets.
-- `bla`: the bilinear approximation table (numba, CPU); `layout`: its columns and the stats'.
+- `bla`: the bilinear approximation table (numba, CPU); `layout`: its columns and the stats';
+  `bla_ship`: the Burning Ship's (a conjugating A, an R-linear B), in the perturbation loop's layout.
 - `perturbation_loop`: the per-pixel loop of perturbation-format frames (float64 deltas: the
-  method, perturbation with rebasing and BLA, is described there), compiled for CPU and GPU.
+  method, perturbation with rebasing and BLA, is described there), compiled for CPU and GPU, once
+  per formula (formulas.py: the step a constant of the code; `step_helpers.make_ship_steps`).
 - `extended_loop`: the per-pixel loop of extended-format frames (floatexp deltas), both targets.
 - `variants`: the extended loop compiled for the perturbation format (tables with kmin > 0, tests).
 - `passes_gpu`: the two GPU passes (first, redo) every loop's kernels run, its pixel function
@@ -20,7 +22,8 @@
   loop module's GPU code (and numba.cuda) is made at the first use of one of its names, so a
   deep frame on the CPU never imports numba.cuda.
 - `loop_args`: the loops' arguments by name (PixelGrid, PerturbationArgs, ExtendedArgs).
-- `renderer`: DeepRenderer(backend).render_values(request) -> DeepResult (values + Timings), on
+- `renderer`: DeepRenderer(backend).render_values(request) -> DeepResult (`result`: values +
+  Timings; `frame_geometry`: where the pixels sit and the table's bound), on
   `cpu_pixels` (CpuPixels: bands of rows) or `gpu_pixels` (GpuPixels: uploads, kernel launches).
 - `exact`: brute force per pixel in gmpy2, the yardstick of the tests.
 - `locations`: published deep-zoom coordinates; `bench`: workloads (not auto-discovered).

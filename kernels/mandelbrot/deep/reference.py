@@ -15,7 +15,8 @@ restore it (orbit_snapshot.py).
 The iterations run in an engine: compiled code calling MPFR's C API from gmpy2's libraries
 (mpfr_engine.py), or a Python loop over gmpy2 where those cannot be loaded (reference_gmpy2.py);
 `engine_name` says which ran. gmpy2 is optional for the app as a whole: importing this module
-without it works, computing an orbit raises a RuntimeError that says how to install it.
+without it works, computing an orbit raises a RuntimeError that says how to install it. Another
+formula's orbit (formulas.py: the Burning Ship's) runs in its own gmpy2 loop (reference_gmpy2.py).
 """
 from __future__ import annotations
 
