@@ -49,10 +49,12 @@ def _workload(name: str, path: str, about: str, kf_seconds: float | None):
     if iters is None:
         from kernels.mandelbrot.request import auto_iterations
         iters = auto_iterations(str(loc.width))
-    desc = (f"deep zoom {about}, {loc.width:.3e} wide, {iters:,} iterations; first frame "
+    formula = getattr(loc, "formula", "mandelbrot")
+    what = "" if formula == "mandelbrot" else f"{formula} "
+    desc = (f"deep {what}zoom {about}, {loc.width:.3e} wide, {iters:,} iterations; first frame "
             f"(reference + table + kernel) and re-render, {SIZES}")
     return place_workload(name, desc, str(loc.center_re), str(loc.center_im), str(loc.width),
-                          iters, kf_seconds=kf_seconds)
+                          iters, kf_seconds=kf_seconds, formula=formula)
 
 
 def kf_workloads() -> list:

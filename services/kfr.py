@@ -87,6 +87,10 @@ def parse_kfr(text: str) -> KfrLocation:
     if "iterations" in f:      # refused by its length and size before it becomes an int
         iterations = iteration_count(f["iterations"], "Iterations")
     formula = _formula(f["fractaltype"]) if "fractaltype" in f else formulas.MANDELBROT
+    if "power" in f and f["power"].strip() != "2":     # KF's types are families of powers
+        shown = f["power"].strip()[:30]
+        raise ValueError(f"Power {shown} is not drawn here: this app iterates power 2 only "
+                         "(z² + c and its Burning Ship)")
     return KfrLocation(_plain(re_), _plain(im_), zoom, iterations, formula)
 
 

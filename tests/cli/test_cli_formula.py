@@ -106,3 +106,14 @@ def test_a_deep_ship_s_marked_pixels_are_said_as_the_ship_s(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "marked (the Burning Ship's are not iterated again" in err
     assert "--exact-pixels" not in err and "redone overlay" not in err
+
+
+def test_a_kfr_of_another_power_is_refused_and_a_ship_benches_as_the_ship(tmp_path, capsys):
+    cube = tmp_path / "cube.kfr"
+    cube.write_text(KFR.format(1) + "Power: 3\r\n")
+    assert render(tmp_path / "x.png", "--location", str(cube)) == 2
+    assert "Power 3 is not drawn here" in capsys.readouterr().err
+    ship = tmp_path / "ship.kfr"
+    ship.write_text(KFR.format(1) + "Power: 2\r\n")
+    from services.kf_bench import location_workload
+    assert "burning-ship" in location_workload(str(ship)).description

@@ -36,28 +36,30 @@ def place_size(backend) -> tuple[int, int]:
 
 def place_workload(name: str, description: str, center_re: str, center_im: str, width: str,
                    iterations: int, kf_seconds: float | None = None,
-                   backends=("cpu", "cuda"), named_only=("cpu",)) -> Workload:
+                   backends=("cpu", "cuda"), named_only=("cpu",),
+                   formula: str = "mandelbrot") -> Workload:
     """The workload `name` rendering the square frame `width` wide at (center_re, center_im)
-    with `iterations`; `kf_seconds`: KF's logged time for the same frame at GPU_SIZE."""
+    with `iterations` of `formula`; `kf_seconds`: KF's logged time for the same frame at
+    GPU_SIZE."""
     def run(backend, repeats):
         return _run(name, backend, repeats, center_re, center_im, width, int(iterations),
-                    kf_seconds)
+                    kf_seconds, formula)
     return Workload(name, description, run, backends=tuple(backends), named_only=tuple(named_only))
 
 
-def _run(name, backend, repeats, center_re, center_im, width, iterations, kf_seconds):
+def _run(name, backend, repeats, center_re, center_im, width, iterations, kf_seconds, formula):
     from .bench import _row, _timed
     from .renderer import FORMATS, DeepRenderer
     from .request import DeepRequest
     size = place_size(backend)
-    req = DeepRequest(center_re, center_im, width, size, iterations).validate()
-    compile_ms = DeepRenderer(backend).warmup(FORMATS)
+    req = DeepRequest(center_re, center_im, width, size, iterations, formula=formula).validate()
+    compile_ms = DeepRenderer(backend).warmup(FORMATS, formula)
     runs = 1 if (not backend.is_gpu or iterations > LONG_REFERENCE) else min(repeats, FIRST_RUNS)
     firsts, walls = [], []
     for _ in range(runs):
         r = DeepRenderer(backend)
         r.exact_redo = EXACT
-        r.warmup(FORMATS)
+        r.warmup(FORMATS, formula)
         t0 = time.perf_counter()
         firsts.append(r.render_values(req))
         walls.append((time.perf_counter() - t0) * 1e3)
