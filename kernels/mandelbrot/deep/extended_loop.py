@@ -36,6 +36,11 @@ from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_ji
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500
 DOWN = 2.0 ** -510
+# the Burning Ship's: its mini-ships' inner pixels keep |δ| near 2^-500 for thousands of
+# iterations, where floatexp steps cost it most; a double holds δ down to 2^-900 with 120 bits
+# above the subnormals, the terms it drops there (δ², Z·δ for a tiny Z) being far below δc's
+SHIP_UP_EXP = -900
+SHIP_DOWN = 2.0 ** -910
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
@@ -52,6 +57,7 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
     loop = named(loop_jit or jit, "_ship" if ship else "")
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
+    up_exp, down = (SHIP_UP_EXP, SHIP_DOWN) if ship else (UP_EXP, DOWN)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
@@ -208,7 +214,7 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                     dr, di, de = zr, zi, ze
                     m = 0
                     rebases += 1
-                if de > UP_EXP:
+                if de > up_exp:
                     dr, di = fe_to_double(dr, di, de)
                     er, _ = fe_to_double(er, 0.0, de)
                     fe = False
@@ -224,7 +230,7 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                     di = xi
                     m = 0
                     rebases += 1
-                if extended and max(abs(dr), abs(di)) < DOWN:
+                if extended and max(abs(dr), abs(di)) < down:
                     dr, di, de = fe_norm(dr, di, 0)
                     er, _ = fe_to_double(mul(er, sqrt(g2)), 0.0, -de)
                     g2 = 1.0
