@@ -46,24 +46,23 @@ def exact_words(got: dict, mode: str = "proved", formula: str = MANDELBROT) -> s
     """'5 pixels that float64 deltas cannot place: marked (...)', '... proved in double-double'
     or '... iterated in MPFR' for the counts `got` (exact_redo's dd_, exact_ and marked_pixels)
     of a deep picture drawn with `mode` (its request's `pixels`) and `formula`; None when there
-    were none. Another formula's are marked only: the double-double and MPFR passes follow
-    z^2 + c, and the overlays are the Mandelbrot's."""
+    were none. Another formula has no double-double pass and no overlays."""
     exact, marked = int(got.get("exact_pixels", 0)), int(got.get("marked_pixels", 0))
-    if marked and formula != MANDELBROT:
-        return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
-                f"kept at the loop's value and marked (the {LABELS[formula]}'s are not iterated "
-                f"again: the double-double and MPFR passes follow z² + c)")
     proved = int(got.get("dd_pixels", 0))
     done = "; ".join(part for part in (f"{proved:,} proved in double-double" if proved else "",
                                        f"{exact:,} iterated in MPFR" if exact else "") if part)
     if marked:
+        plain = formula == MANDELBROT
         hint = {"marked": "without --marked-pixels they are iterated in double-double, with "
-                          "--exact-pixels then in MPFR",
+                          "--exact-pixels then in MPFR" if plain else
+                          "--exact-pixels iterates them in MPFR",
                 "exact": "MPFR's count did not settle by the largest precision tried"}.get(
             mode, "the double-double pass could not prove them; --exact-pixels iterates them in "
-                  "MPFR")
+                  "MPFR" if plain else f"the {LABELS[formula]} has no double-double pass; "
+                                       "--exact-pixels iterates them in MPFR")
+        shown = " (2 in the redone overlay)" if plain else ""
         return (f"{marked:,} pixel{'s' if marked != 1 else ''} that float64 deltas cannot place: "
-                f"kept at the loop's value and marked (2 in the redone overlay); {hint}"
+                f"kept at the loop's value and marked{shown}; {hint}"
                 + (f" ({done})" if done else ""))
     if exact or proved:
         return f"{exact + proved:,} pixel{'s' if exact + proved != 1 else ''} that float64 " \

@@ -98,14 +98,14 @@ def test_what_only_the_mandelbrot_set_has_is_refused_or_said(tmp_path, capsys):
 
 def test_a_deep_ship_s_marked_pixels_are_said_as_the_ship_s(tmp_path, capsys):
     """A deep Burning Ship render in its chaotic sea (locations.SHIP_SEA): its
-    pixels float64 cannot place are marked, and the note does not offer the Mandelbrot's redo."""
+    pixels float64 cannot place are marked, and the note offers MPFR, not double-double."""
     pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     from kernels.mandelbrot.deep.locations import SHIP_SEA as SEA
     assert render(tmp_path / "sea.npy", f"--center={SEA.center_re},{SEA.center_im}", "--width",
                   "1e-100", "--iters", "4000", "--formula", SHIP, size="8x6") == 0
     err = capsys.readouterr().err
-    assert "marked (the Burning Ship's are not iterated again" in err
-    assert "--exact-pixels" not in err and "redone overlay" not in err
+    assert "marked; the Burning Ship has no double-double pass; --exact-pixels iterates" in err
+    assert "redone overlay" not in err
 
 
 def test_a_kfr_of_another_power_is_refused_and_a_ship_benches_as_the_ship(tmp_path, capsys):

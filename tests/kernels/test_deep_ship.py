@@ -138,3 +138,18 @@ def test_pixels_float64_cannot_place_are_marked_not_drawn_wrong(cpu, monkeypatch
     truth = exact.exact_values(req, precision=3000)
     right = np.abs(counts(res.values) - counts(truth)) <= 1
     assert right[~marked].all(), f"{int((~right[~marked]).sum())} unmarked pixels are wrong"
+
+
+def test_exact_pixels_settle_the_ship_s_handed_back_pixels_in_mpfr():
+    """Off the axis (locations.SHIP_447, 1e-100) about 9 % of the pixels are handed back; with
+    exact_redo on, each gets MPFR's settled count (exact_ship.py) and the frame is MPFR's."""
+    from kernels.backend import resolve
+    r = DeepRenderer(resolve("cpu"))
+    r.exact_redo = True
+    req = DeepRequest(loc.SHIP_447.center_re, loc.SHIP_447.center_im, "1e-100", (16, 12), 6000,
+                      formula=SHIP)
+    res = r.render_values(req)
+    assert res.stats["exact_pixels"] > 0 and res.stats["marked_pixels"] == 0
+    assert res.stats["dd_pixels"] == 0          # no double-double tier for the ship
+    truth = exact.exact_values(req, precision=1200)
+    assert np.array_equal(counts(res.values), counts(truth))

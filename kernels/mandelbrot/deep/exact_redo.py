@@ -12,6 +12,8 @@ the renderer's `exact_redo`:
 
 The middle tier does not reach pictures below the perturbation format's spacings (the extended
 format, where next to no pixel is handed back): there its pixels go on as if it had not run.
+Nor another formula's (formulas.py): the Burning Ship's go to MPFR alone, in gmpy2's loop
+(exact_ship.py), when True asks for it; PROVED leaves them marked.
 
 MPFR's cost: about one reference orbit's time per such pixel, twice that and more to confirm the
 count at a higher precision; KF's 5e227 hands back ~3 % of its pixels, the other KF files and the
@@ -28,8 +30,9 @@ from decimal import Decimal
 
 import numpy as np
 
+from ..formulas import MANDELBROT
 from ..request import DOUBTFUL_STAGE
-from . import dd_pixels, mpfr_escape
+from . import dd_pixels, exact_ship, mpfr_escape
 
 # exact_redo's setting for the middle tier without MPFR (see the docstring)
 PROVED = "proved"
@@ -66,9 +69,11 @@ class ExactCache:
 
     @staticmethod
     def key(whole) -> tuple:
-        """The place by value (a band's picture() spells its centre its own way)."""
+        """The place by value (a band's picture() spells its centre its own way), and its
+        formula."""
         return (Decimal(str(whole.center_re)), Decimal(str(whole.center_im)), whole.width_decimal,
-                tuple(int(v) for v in whole.size), int(whole.max_iter))
+                tuple(int(v) for v in whole.size), int(whole.max_iter),
+                getattr(whole, "formula", MANDELBROT))
 
     def picture(self, whole) -> dict:
         """{(row, col): (value, settled)} of `whole` (a DeepRequest.picture()), made on first use
@@ -96,7 +101,8 @@ def _exact_at(request, rows, cols, threads, cache, cancel) -> tuple[np.ndarray, 
     places = [(row0 + int(r), int(c)) for r, c in zip(rows, cols)]
     known = cache.picture(whole) if cache is not None else {}
     todo = [p for p in places if p not in known]
-    got = mpfr_escape.settled_values(whole, todo, threads=threads, cancel=cancel)
+    engine = mpfr_escape if whole.formula == MANDELBROT else exact_ship
+    got = engine.settled_values(whole, todo, threads=threads, cancel=cancel)
     for p, (v, _bits, settled) in zip(todo, got):
         known[p] = (v, settled)
     return (np.array([known[p][0] for p in places], dtype=np.float64),
@@ -125,7 +131,7 @@ def resolve(request, rows, cols, exact: bool = True, threads: int | None = None,
     threads = threads or mpfr_escape.workers()
     new = np.full(len(places), np.nan)
     proved = np.zeros(len(places), dtype=bool)
-    if dd_pixels.reaches(whole):
+    if whole.formula == MANDELBROT and dd_pixels.reaches(whole):
         todo = [p for p in places if ("dd",) + p not in known]
         if todo:
             orbits = cache.orbits if cache is not None else None

@@ -79,3 +79,15 @@ SHIP_252 = Location(
 # bits, far past what the frame's spacing asks for: most are pixels float64 deltas cannot place.
 SHIP_SEA = Location("burning-ship-sea", "-0.9", "-0.61250000000000003330669073875469621270895004272625152163788069787632109001925223311143968244625949081228135",
                     "bisection for the 2,000-iteration boundary along Re c = -0.9")
+
+# An off-axis Burning Ship place: the period-447 nucleus of a chain of mini-ships (periods 11, 18,
+# 25, ... 447, each found by Newton's method in two real dimensions from a point a fraction of the
+# last one's size away: tools/ship_nucleus.py --chain). At 1e-100 its pixels escape after ~500-700
+# iterations and about 9 % of them are ones float64 deltas cannot place (--exact-pixels settles them).
+SHIP_447 = Location(
+    "burning-ship-p447",
+    "-1.7611504509535477072044950144478721453713887027584729721869340828967946106885877249122"
+    "028628723191736904331721933790695225109704",
+    "-0.0282218598866846612856416886604856166941308213994974172036838663447746918908233102792"
+    "081196459178008466364925643896205440552695",
+    "nucleus (two-dimensional Newton, period 447) near -1.76115 - 0.02822i")

@@ -237,8 +237,7 @@ class DeepRenderer:
             code, records = overlay_loops.with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
-        # rectangles only; the double-double and MPFR redos iterate z^2 + c: others stay marked
-        mode = False if request.polar or not plain else mode_of(request, self.exact_redo)
+        mode = False if request.polar else mode_of(request, self.exact_redo)   # rectangles only
         exact = self.pixels.exact(self.pool, run_out, request, mode, timer, self.exact, cancel,
                                   layers, progress)
         values, stats = self.pixels.fetch(self.pool, run_out, (h, w), timer, to_host)
