@@ -21,7 +21,9 @@ def places():
                 add_decimal(p.center_im, Decimal(w) * Decimal("-0.0765432")))
     return [("p85 nucleus 1e-100", (loc.SHIP_85.center_re, "0"), "1e-100", 3000),
             ("p85 off-centre 1e-100", off(loc.SHIP_85, "1e-100"), "1e-100", 3000),
-            ("p252 off-centre 8e-302", off(loc.SHIP_252, "8e-302"), "8e-302", 6000)]
+            ("p252 off-centre 8e-302", off(loc.SHIP_252, "8e-302"), "8e-302", 6000),
+            ("p447 off-axis 1e-100", (loc.SHIP_447.center_re, loc.SHIP_447.center_im), "1e-100",
+             6000)]
 
 
 def main(argv=None) -> None:
