@@ -46,7 +46,7 @@ from numba.core.extending import intrinsic
 
 from ..cpu_chunks import WORKERS, claim, enter, leave, reset
 from . import formulas
-from .formula_twins import twin
+from .formula_twins import named, twin
 
 
 # |z|^2 escape radius (R = 256): a large radius makes the fractional part smooth across bands
@@ -107,19 +107,6 @@ def _ship_step(mul, add, jit, step_jit):
     return zstep, shortcut
 
 
-def _named_for(jit, formula: str):
-    """`jit` giving each function a qualified name of `formula`'s own first. numba names compiled
-    code by qualified name and a number counted in the compiling process; two formulas' helpers
-    of one name, each kept in the disk cache by another process, may come back under one symbol,
-    and the process then runs whichever it loaded first for both."""
-    tag = formula.replace("-", "_")
-
-    def compile_named(fn):
-        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
-        return jit(fn)
-    return compile_named
-
-
 def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBROT) -> EscapeCode:
     """Per-pixel escape value for c = cx + i*cy, written once for both targets; `jit` compiles
     the helpers for the target, `step_jit` (default `jit`) the step: the GPU's inlines it where
@@ -128,7 +115,7 @@ def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBRO
     formula gets functions of its own and no loop asks which formula it runs."""
     if formulas.check(formula) == formulas.BURNING_SHIP:
         zstep, shortcut = _ship_step(mul, add, jit, step_jit)
-        jit = _named_for(jit, formula)
+        jit = named(jit, "_" + formula.replace("-", "_"))   # formula_twins.named says why
     else:
         zstep, shortcut = _mandelbrot_step(mul, add, jit, step_jit)
 

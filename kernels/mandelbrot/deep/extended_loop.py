@@ -23,6 +23,7 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
+from ..formula_twins import named
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
@@ -30,8 +31,7 @@ from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T
 from .rows_cpu import make_row
 from .reference import EZERO
 from .step_helpers import make_offset, make_ship_steps, make_step_helpers
-from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr,
-                      named)
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500

@@ -49,14 +49,14 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
+from ..formula_twins import named
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .rows_cpu import make_row
 from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
-from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr,
-                      named)
+from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
 # zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
 Z_RE, Z_IM, Z_R0 = range(3)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..formula_twins import named
 from .layout import iteration_of as _iteration_of
-from .targets import named
 
 # the deep overlays' iteration layer (one definition: layout.iteration_of, the GPU's too)
 iteration_of = njit(inline="always")(_iteration_of)

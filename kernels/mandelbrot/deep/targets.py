@@ -32,22 +32,6 @@ def cpu_loop_jit():
     return njit
 
 
-def named(jit, suffix: str):
-    """`jit` for functions renamed with `suffix` first (none: `jit` itself). numba names a
-    compiled function's symbol by its module, qualified name, types and a per-process counter,
-    and the CPU's JIT links same-named functions of two libraries loaded from its disk cache to
-    one of them: a factory's functions for two formulas, which share all but the counter, must
-    not share a name (a Burning Ship frame first turned later Mandelbrot frames into ships)."""
-    if not suffix:
-        return jit
-
-    def rename(fn):
-        fn.__name__ += suffix
-        fn.__qualname__ += suffix
-        return jit(fn)
-    return rename
-
-
 class LoopCode:
     """One loop's compiled code: the CPU's row function and the GPU's first-pass and redo kernels
     (None where numba-cuda does not import). loop_args.py gives their signatures. With `module`,
