@@ -23,7 +23,7 @@ from numba import njit, prange
 
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
-from ..formula_twins import named
+from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
@@ -343,23 +343,10 @@ def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, 
         leave(ctl, clocks, ran)
 
 
-# a name of its own for numba's disk cache, which keys a kernel by its file and name
-@njit(parallel=True, cache=True)
-def deep_rows_ship_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                           half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
-    """deep_rows_ext_cpu for the Burning Ship."""
-    reset(ctl)
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            ship_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                     half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
-                     stats, False)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
+# the Burning Ship's: the same code over its rows, a name of its own for numba's disk cache
+# (formula_twins.twin: a global swapped, not a closure, so the cache still serves it)
+deep_rows_ship_ext_cpu = njit(parallel=True, cache=True)(
+    twin(deep_rows_ext_cpu.py_func, "deep_rows_ship_ext_cpu", ext_row=ship_row))
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
