@@ -5,11 +5,8 @@ does; the Mandelbrot kernels have no abs."""
 from __future__ import annotations
 
 import re
-import types
 
-import pytest
-
-from kernels.backend import simulator_enabled
+from ptx_compile import compile_ptx as _ptx  # tests/kernels/ptx_compile.py
 
 F64 = "float64[:, ::1]"
 GRID = "int64, int64, float64, float64, float64, float64, float64"
@@ -19,19 +16,6 @@ SIGS = {
     "slice": f"{F64}, {F64}, {F64}, int64[::1], int64, int64, {GRID}, int64, int64, int64",
     "count": f"{F64}, int64[::1], {GRID}, int64",
 }
-
-
-def _ptx(monkeypatch, cuda, fn, sig):
-    if simulator_enabled():
-        pytest.skip("the simulator compiles no PTX")
-    from numba.cuda import dispatcher
-    # device functions ask the current device for its compute capability: none is needed here
-    monkeypatch.setattr(dispatcher, "get_current_device",
-                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
-    try:
-        return cuda.compile_ptx(fn, sig, cc=(9, 0))[0]
-    except Exception as exc:   # no NVVM or NVRTC: a machine without the CUDA toolkit
-        pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
 
 
 def test_the_ships_kernels_take_abs_and_fuse_nothing(monkeypatch, numba_cuda):

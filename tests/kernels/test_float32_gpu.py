@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from kernels.backend import simulator_enabled
+
+from ptx_compile import compile_ptx as _ptx  # tests/kernels/ptx_compile.py
 from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu
@@ -107,18 +109,6 @@ def test_float32_blocks_variant_keeps_the_counts(gpu_backend, cpu_backend, simul
     gpu.target.launch.kernel = blocks_variant.escape_warp_kernel32_blocks
     _same(gpu.render(req), m.Renderer(cpu_backend, number_type="float32").render(req),
           req.max_iter)
-
-
-def _ptx(monkeypatch, cuda, fn, sig):
-    if simulator_enabled():
-        pytest.skip("the simulator compiles no PTX")
-    from numba.cuda import dispatcher
-    monkeypatch.setattr(dispatcher, "get_current_device",
-                        lambda: types.SimpleNamespace(compute_capability=(9, 0)))
-    try:
-        return cuda.compile_ptx(fn, sig, cc=(9, 0))[0]
-    except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
-        pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
 
 
 def test_float32_step_loop_is_float32_arithmetic(monkeypatch, numba_cuda):
