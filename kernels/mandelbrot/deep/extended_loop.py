@@ -53,8 +53,9 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
     `formula` (formulas.py): the perturbation step's, a constant of the compiled code
     (perturbation_loop.make_walk says what changes for the Burning Ship)."""
     ship = formula == BURNING_SHIP
-    # names of the formula's own (targets.named): the code of the loop's functions depends on it
-    loop = named(loop_jit or jit, "_ship" if ship else "")
+    # names of their own (formula_twins.named) where the code differs from the app's extended
+    # Mandelbrot loop: another formula's, and the perturbation format's (variants.py)
+    loop = named(loop_jit or jit, ("_ship" if ship else "") + ("" if extended else "_pert"))
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
     up_exp, down = (SHIP_UP_EXP, SHIP_DOWN) if ship else (UP_EXP, DOWN)

@@ -10,10 +10,10 @@ bit.
 """
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
-from ...cpu_chunks import WORKERS, claim, enter, leave, reset
-from .extended_loop import make_pixel, offset_cpu
+from ..formula_twins import twin
+from .extended_loop import _pixel_of, deep_rows_ext_cpu, make_pixel
 from .rows_cpu import make_row
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
@@ -22,34 +22,11 @@ _pixel_pert_cpu = make_pixel(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_l
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
-@njit(inline="always")
-def _shared_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
-    """rows_cpu's pixel function of this loop; loop as extended_loop's."""
-    orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
-    cmr, cmi = offset_cpu(r, c, d0r, d0i, step, half_w, half_h)
-    return _pixel_pert_cpu(cmr, cmi, cexp, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)
-
-
-_shared_row = make_row(_shared_pixel)
-
-
-@njit(parallel=True, cache=True)
-def deep_rows_shared_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                         orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
-    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
-    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            _shared_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                        half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
-                        stats, False)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
+# rows_cpu's pixel and row of this loop (loop as extended_loop's), and the rows: the extended
+# loop's code over them (formula_twins.twin), names of their own for numba
+_shared_row = make_row(_pixel_of(_pixel_pert_cpu, "_pert"), "_pert")
+deep_rows_shared_cpu = njit(parallel=True, cache=True)(
+    twin(deep_rows_ext_cpu.py_func, "deep_rows_shared_cpu", ext_row=_shared_row))
 
 
 def _build_gpu():
