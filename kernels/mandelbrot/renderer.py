@@ -416,8 +416,7 @@ def executed_iterations(request: MandelbrotRequest, values: np.ndarray) -> int:
     g = PixelGrid.of(request)
     cols = g.cx + (np.arange(w) + 0.5 - g.half_w) * g.step
     rows = g.cy - (np.arange(h) + 0.5 - g.half_h) * g.step
-    skipped = mk.shortcut_mask(cols[None, :], rows[:, None])
-    if request.formula != MANDELBROT:
-        skipped = np.zeros_like(skipped)
+    skipped = (mk.shortcut_mask(cols[None, :], rows[:, None]) if request.formula == MANDELBROT
+               else np.zeros((h, w), dtype=bool))
     counts = iteration_counts(values, request.max_iter)
     return int(counts[~skipped].sum())
