@@ -33,6 +33,11 @@ import os as _os
 # low-occupancy warning would otherwise flood the console and the logs for each of them.
 _os.environ.setdefault("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "0")
 
+# A module loaded while a timing gate's kernel spins waits for it (stream_gate.py): eager loading
+# makes the load happen in numba's module load, where the gates are opened first, and not inside a
+# kernel's first launch. Read by the driver at cuInit, so set before anything here can call it.
+_os.environ.setdefault("CUDA_MODULE_LOADING", "EAGER")
+
 # numba's CPU target would import scipy.linalg (0.3 s) only to ask whether a BLAS is there
 from .numba_blas import skip_blas_probe as _skip_blas_probe  # noqa: E402
 _skip_blas_probe()

@@ -11,6 +11,11 @@ event, the work and the end event back to back, whatever the host did meanwhile.
 The spinning kernel gives up after TIMEOUT_NS (a body that waits on its own stream, e.g. a copy to
 pageable memory, would otherwise never return) and says so: that phase's time is then the plain
 event span, and the timer reports it as such.
+
+Loading a module (a kernel's first use in the process) waits for every running kernel, the spinning
+one too: a first launch behind a closed gate would stall until the timeout. So every closed gate
+of the process is opened before numba loads a module (`_open_gates_before_loads`, with eager
+module loading: kernels/__init__.py); the phases they held keep plain event spans and say so.
 """
 from __future__ import annotations
 
@@ -32,6 +37,8 @@ TIMEOUT_NS = 1_000_000_000      # longer than any queueing a phase does, short o
 _POLL_NS = 200                  # the spinning thread's pause between reads of the flag
 
 _local = threading.local()
+_closed: set = set()            # gates closed now, on any thread: opened before a module load
+_closed_lock = threading.Lock()
 
 if intrinsic is not None:
 
@@ -74,7 +81,13 @@ class Gate:
     def __init__(self):
         self.flag = cuda.mapped_array(2, dtype=np.int64)   # [released generation, holds given up]
         self.flag[:] = 0
+        # the spinning kernel's own module loaded now, not by its first close (which would open
+        # the gate it is closing)
+        s = cuda.stream()
+        _hold[1, 1, s](self.flag, np.int64(0), np.int64(TIMEOUT_NS))
+        s.synchronize()
         self.generation = 0
+        self.opened_early = 0       # holds opened before their phase was queued (a module load)
         self._launch: dict = {}
 
     def close(self, stream) -> None:
@@ -85,14 +98,44 @@ class Gate:
         got = self._launch.get(key)
         if got is None or got[0] is not stream:
             got = self._launch[key] = (stream, PreparedKernel(_hold, 1, 1, stream or 0))
+        with _closed_lock:
+            _closed.add(self)
         got[1](self.flag, np.int64(self.generation), np.int64(TIMEOUT_NS))
 
     def open(self) -> None:
         self.flag[0] = self.generation
+        with _closed_lock:
+            _closed.discard(self)
+
+    def open_early(self) -> None:
+        """Open before the phase is queued: its span may now hold host time, and says so."""
+        self.opened_early += 1
+        self.open()
 
     def given_up(self) -> int:
         """How many holds have timed out so far (read once the stream has passed them)."""
         return int(self.flag[1])
+
+
+def _open_gates_before_loads() -> None:
+    """Wrap numba's module load so that it opens every closed gate first, once per process."""
+    try:
+        from numba.cuda.cudadrv.driver import Context
+    except Exception:       # no CUDA here: no module is ever loaded
+        return
+    load = Context.create_module_image
+    if getattr(load, "opens_gates", False):
+        return
+
+    def create_module_image(self, *args, **kwargs):
+        with _closed_lock:
+            held = list(_closed)
+        for g in held:
+            g.open_early()
+        return load(self, *args, **kwargs)
+
+    create_module_image.opens_gates = True
+    Context.create_module_image = create_module_image
 
 
 def gate_for_thread() -> Gate:
@@ -103,5 +146,6 @@ def gate_for_thread() -> Gate:
         gates = _local.gates = {}
     g = gates.get(dev)
     if g is None:
+        _open_gates_before_loads()
         g = gates[dev] = Gate()
     return g

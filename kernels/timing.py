@@ -219,6 +219,7 @@ class JobTimer:
                 return
             self._open = [name, detail, start, g]
             t = time.perf_counter()
+            early = g.opened_early
             from numba import cuda
             try:
                 with cuda.defer_cleanup():  # freeing device memory would wait for the gate
@@ -228,6 +229,8 @@ class JobTimer:
                 self._open = None
                 self._end_span(name, detail, start)
                 g.open()
+                if g.opened_early > early:      # a module load opened it: a plain event span
+                    self._methods.add(EVENTS)
             from .stream_gate import TIMEOUT_NS
             if time.perf_counter() - t > 0.9 * TIMEOUT_NS * 1e-9:
                 # the body waited on its own stream (or compiled): thrice, and it is never gated

@@ -129,6 +129,8 @@ def test_a_body_that_waits_on_its_stream_is_released_and_named(gpu_backend, gate
     cuda, add_one = _kernel()
     x = cuda.to_device(np.zeros(1 << 10))
     stream = cuda.stream()
+    add_one[4, 256, stream](x)          # loaded outside (a load inside would open the gate)
+    stream.synchronize()
     t = JobTimer(gpu_backend, stream, "waits inside")
     t0 = time.perf_counter()
     with t.phase("kernel", gpu=True):
@@ -137,7 +139,44 @@ def test_a_body_that_waits_on_its_stream_is_released_and_named(gpu_backend, gate
     got = t.finish()
     assert time.perf_counter() - t0 < 3 * TIMEOUT_NS * 1e-9   # released by the timeout
     assert got.method == timing.GAVE_UP
-    assert x.copy_to_host()[0] == 1.0
+    assert x.copy_to_host()[0] == 2.0
+
+
+@pytest.mark.gpu
+def test_a_kernels_first_launch_behind_the_gate_does_not_wait_for_its_timeout(gpu_backend, gated):
+    """Loading a kernel's module waits for the gate's spinning kernel; the gates are opened before
+    the load, and that phase says its span is a plain one."""
+    _real(gpu_backend)
+    from kernels.stream_gate import TIMEOUT_NS
+    cuda, add_one = _kernel()
+    kernel = add_one.compile("void(float64[::1])")
+    kernel._codelibrary._cufunc_cache.clear()  # compiled, not loaded: as a kernel from the disk is
+    x = cuda.to_device(np.zeros(1 << 10))
+    stream = cuda.stream()
+    spans = []
+    for label in ("first launch", "second launch"):
+        t = JobTimer(gpu_backend, stream, label)
+        t0 = time.perf_counter()
+        with t.phase("kernel", gpu=True):
+            add_one[4, 256, stream](x)
+        got = t.finish()
+        spans.append((time.perf_counter() - t0, got.method))
+    assert spans[0][0] < 0.3 * TIMEOUT_NS * 1e-9, spans
+    assert spans[0][1] == timing.EVENTS and spans[1][1] == timing.GATED, spans
+    assert x.copy_to_host()[0] == 2.0
+
+
+def test_module_loading_is_eager_unless_the_user_chose(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = "import kernels, os; print(os.environ['CUDA_MODULE_LOADING'])"
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_MODULE_LOADING"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = dict(cwd=root, capture_output=True, text=True, check=True)
+    assert subprocess.run([sys.executable, "-c", code], env=env, **run).stdout.strip() == "EAGER"
+    env["CUDA_MODULE_LOADING"] = "LAZY"
+    assert subprocess.run([sys.executable, "-c", code], env=env, **run).stdout.strip() == "LAZY"
 
 
 def _busy(stop):
@@ -278,6 +317,8 @@ class _Calls:
                 calls.log.append("wait stream")
 
         class Gate:
+            opened_early = 0
+
             def close(self, stream):
                 calls.log.append("close gate")
 
