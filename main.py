@@ -50,6 +50,8 @@ def _main(argv) -> int:
         no_display = display_problem()
         if no_display:      # Qt would abort the process (xcb) rather than say so
             return fail(UNUSABLE, no_display)
+        from cli.render_start import open_context_ahead
+        open_context_ahead(args.backend)    # while numba imports for the backend's probe
     else:
         from cli.failures import handle_sigterm
         handle_sigterm()    # kill/systemd: work kept and temporary files removed, as on Ctrl+C

@@ -17,8 +17,17 @@ def start_render(args) -> None:
         # nothing shows a headless frame's GPU timings, and CUPTI takes 0.3 s to start
         from kernels import timing
         timing.set_method("events")
-    if args.backend in ("cuda", "auto"):
-        from kernels.backend import simulator_enabled
-        if not simulator_enabled():
-            from kernels import context_ahead
-            context_ahead.start()
+    open_context_ahead(args.backend)
+
+
+def open_context_ahead(backend: str) -> None:
+    """The GPU's context opened on a thread (for --backend cuda or auto) while this one imports
+    numba and numba.cuda, for --render and the window alike (kernels/context_ahead.py). Only in
+    main.py run as a program."""
+    from .quick_exit import is_program
+    if not is_program() or backend not in ("cuda", "auto"):
+        return
+    from kernels.backend import simulator_enabled
+    if not simulator_enabled():
+        from kernels import context_ahead
+        context_ahead.start()

@@ -7,18 +7,31 @@ bookmark after it).
 An empty NUMBA_CACHE_DIR is a cold start (every kernel compiles); the same folder a second time is
 a warm one. Prints one line per event, then the load average, for docs/PERFORMANCE.md. Gaps of
 more than a second with an empty status bar are marked: a user sees nothing saying what runs.
+With FIRST_START_SAMPLE=FILE set, every thread is sampled (tools/thread_sampler.py) until the
+first full frame and the profile written to FILE: where the seconds went, GUI thread and worker.
 """
 import time
 
 T0 = time.perf_counter()  # before Qt, numba and the kernels load: "start-up" includes them
 
-import argparse  # noqa: E402
 import os  # noqa: E402
+
+SAMPLER = None
+if os.environ.get("FIRST_START_SAMPLE"):     # every thread's stacks, until the first full frame
+    from thread_sampler import ThreadSampler
+    SAMPLER = ThreadSampler(0.005).start()
+
+import argparse  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+if "cpu" not in " ".join(sys.argv[1:]).replace("--backend=", "--backend "):
+    # as main.py does for the window: the GPU's context opens while numba imports
+    from kernels import context_ahead  # noqa: E402
+    context_ahead.start()
 
 from PyQt6.QtCore import QSettings, QTimer  # noqa: E402
 from PyQt6.QtWidgets import QApplication  # noqa: E402
@@ -34,6 +47,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda", "auto"))
     ap.add_argument("--deep", action="store_true", help="then go to the first deep bookmark")
+    ap.add_argument("--view", default="mandelbrot",
+                    choices=("mandelbrot", "distance", "throughput", "random"),
+                    help="the view the window opens on; Run (F5) is pressed once it is shown for "
+                         "the two that run on request, and the first result they show ends it")
     args = ap.parse_args()
     app = QApplication([])
     from explorer.app import MainWindow
@@ -45,12 +62,24 @@ def main():
         print(f"{now():7.2f} s  {what}", flush=True)
 
     log("imports done")
-    win = MainWindow(args.backend, "mandelbrot", settings=settings, compile_ahead=True)
+    win = MainWindow(args.backend, args.view, settings=settings, compile_ahead=True)
     win.resize(1500, 900)
     view = win.views["mandelbrot"]
     sb = win.statusBar()
     sb.messageChanged.connect(lambda text: log(f"status: {text!r}"))
     state = {"deep": False, "done": False}
+
+    def finish():
+        state["done"] = True
+        if SAMPLER is not None:
+            SAMPLER.stop()
+            with open(os.environ["FIRST_START_SAMPLE"], "w") as out:
+                SAMPLER.report(out, top=40)
+        QTimer.singleShot(0, app.quit)
+
+    if args.view != "mandelbrot":
+        other = win.views[args.view]
+        _watch_first_result(other, log, finish)
 
     def on_frame(frame, _ms):
         kind = "preview" if frame.meta.get("preview") else "frame"
@@ -64,12 +93,16 @@ def main():
             log(f"go to the deep bookmark {deep.name!r}")
             view.go_to(deep.center_re, deep.center_im, deep.width)
             return
-        state["done"] = True
-        QTimer.singleShot(0, app.quit)
+        finish()
 
-    view.frame_displayed.connect(on_frame)
+    if args.view == "mandelbrot":
+        view.frame_displayed.connect(on_frame)
     win.show()
     log("window shown")
+    if args.view in ("throughput", "random"):
+        run = win.views[args.view]
+        QTimer.singleShot(0, run.start_sweep if args.view == "throughput" else run.start_run)
+        log("Run pressed")
     QTimer.singleShot(LIMIT_S * 1000, app.quit)
     app.exec()
     win.close()
@@ -80,6 +113,30 @@ def main():
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}, "
           f"{os.cpu_count()} cores{'' if state['done'] else ', stopped at the limit'}")
     os._exit(0)         # an abandoned compile thread would hold the exit
+
+
+_NOT_SHOWN = ("CopyBandwidth", "SweepReferences")     # measured for later, not drawn yet
+
+
+def _watch_first_result(view, log, finish):
+    """End at the first result `view` shows: a distance frame, a sweep's first point, the random
+    view's first result that is not its compile note."""
+    from kernels.scheduler import Compiled
+
+    def hook(name, method):
+        def wrapped(item, *rest):
+            out = method(item, *rest)
+            if not isinstance(item, Compiled) and type(item).__name__ not in _NOT_SHOWN:
+                log(f"{view.view_id}: first {name} ({type(item).__name__})")
+                finish()
+                setattr(view, name, method)
+            return out
+        setattr(view, name, wrapped)
+
+    if view.view_id == "throughput":
+        hook("on_progress", view.on_progress)
+    else:
+        hook("on_result", view.on_result)
 
 
 if __name__ == "__main__":
