@@ -22,9 +22,12 @@ DEFAULT_BYTES = 256 * 2**20
 
 
 def _random(n_bytes: int) -> np.ndarray:
-    # never time on zeros: random data, generated once per size
+    # never time on zeros: random data, generated once per size; a 1 MiB block repeated, since a
+    # copy's speed does not depend on the values and drawing 256 MiB of them took longer than the
+    # copies it feeds
     rng = np.random.default_rng(12345)
-    return rng.random(n_bytes // 4, dtype=np.float32)
+    n = n_bytes // 4
+    return np.resize(rng.random(min(n, 1 << 18), dtype=np.float32), n)
 
 
 class TransferProbe:

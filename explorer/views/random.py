@@ -2,9 +2,9 @@
 exact density, a Monte Carlo estimate of π whose error falls as 1/√N, and every way of summing the
 same numbers side by side — the racy one shown wrong, in red.
 
-A run (Run, F5) is a queue of requests sent one after another under the view's key: the copy
-ceiling of this machine, the generation, the histogram, one reduction per checked strategy, then
-Monte Carlo estimates for growing N. Each result is shown as it lands and its timings go to the
+A run (Run, F5) is a queue of requests sent one after another under the view's key: the
+generation, the histogram, the copy ceiling of this machine (the reductions' yardstick), one
+reduction per checked strategy, then Monte Carlo estimates for growing N. Each result is shown as it lands and its timings go to the
 timing panel; Cancel (Esc) or a backend switch drops the rest of the queue.
 """
 from __future__ import annotations
@@ -339,10 +339,11 @@ class RandomView(BaseView):
         seed = int(self.seed_spin.value())
         dist, dtype = self.distribution_combo.currentText(), self.dtype_combo.currentText()
         reqs: list = [] if be in self._warm else [Warmup("rng", be)]   # compile time apart
-        reqs.append(CopyBandwidthRequest(be, nbytes=min(64 * 2**20, max(2**16, n * 4))))
         reqs.append(rq.GenerateRequest(self.generator_combo.currentData(), dist, dtype, n, seed, backend=be))
         reqs.append(rq.HistogramRequest(self.hist_combo.currentData(), n, HIST_BINS, dtype, dist, seed,
                                         backend=be))
+        # the reductions' ceiling, measured after the first results are on screen
+        reqs.append(CopyBandwidthRequest(be, nbytes=min(64 * 2**20, max(2**16, n * 4))))
         for s in self.checked_strategies():
             reqs.append(rq.ReduceRequest(s, n, dtype, seed, backend=be))
         mc_top = max(MC_MIN_EXP, int(math.log2(n)) + (4 if be.is_gpu and not be.simulated else 0))

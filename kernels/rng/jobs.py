@@ -29,7 +29,7 @@ def monte_carlo(ctx: JobContext, req: MonteCarloRequest):
 
 
 def warmup(ctx: JobContext, req: Warmup) -> Compiled:
-    return Compiled("rng", req.backend, _renderer(ctx).warmup(cancel=ctx.token))
+    return Compiled("rng", req.backend, _renderer(ctx).warmup(cancel=ctx.token, parts=req.parts))
 
 
 HANDLERS = {GenerateRequest: generate, ReduceRequest: reduce, HistogramRequest: histogram,

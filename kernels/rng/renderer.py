@@ -54,16 +54,21 @@ class Renderer:
     def monte_carlo(self, request: MonteCarloRequest, cancel=None) -> MonteCarloResult:
         return add_work(self._monte_carlo(request, cancel))
 
-    def warmup(self, cancel=None) -> float:
-        """Compile (or load from numba's cache) the kernels of the default requests with tiny
+    def warmup(self, cancel=None, parts=()) -> float:
+        """Compile (or load from numba's cache) the kernels of the default requests named in
+        `parts` ("generate", "reduce", "histogram", "monte-carlo"; empty: the generation alone, a
+        run's first result: the others report their compile apart when they first run) with tiny
         runs; returns the compile milliseconds."""
-        jobs = [lambda: self.generate(GenerateRequest(n=64), cancel),
-                lambda: self.reduce(ReduceRequest(n=64), cancel),
-                lambda: self.histogram(HistogramRequest(n=64), cancel),
-                lambda: self.monte_carlo(MonteCarloRequest(n=64), cancel)]
+        jobs = {"generate": lambda: self.generate(GenerateRequest(n=64), cancel),
+                "reduce": lambda: self.reduce(ReduceRequest(n=64), cancel),
+                "histogram": lambda: self.histogram(HistogramRequest(n=64), cancel),
+                "monte-carlo": lambda: self.monte_carlo(MonteCarloRequest(n=64), cancel)}
+        unknown = set(parts) - set(jobs)
+        if unknown:
+            raise ValueError(f"unknown warm-up part(s): {', '.join(sorted(unknown))}")
         ms = 0.0
-        for job in jobs:
-            ms += job().timings.phases_ms.get("compile") or 0.0
+        for part in parts or ("generate",):
+            ms += jobs[part]().timings.phases_ms.get("compile") or 0.0
         return ms
 
 

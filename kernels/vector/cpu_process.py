@@ -174,6 +174,10 @@ class ProcessPointRunner:
             point.timings.backend = getattr(self.backend, "name", str(self.backend))
         return point
 
+    def start_helper(self) -> None:
+        """Start the helper process now (it answers once it has loaded its kernels)."""
+        helper()
+
     def release(self):
         if self._local is not None:
             self._local.release()

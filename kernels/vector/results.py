@@ -1,4 +1,4 @@
-"""What a throughput sweep yields, as frozen dataclasses: SweepReferences first (this machine's copy
+"""What a throughput sweep yields, as frozen dataclasses: SweepReferences (this machine's copy
 bandwidths), then a SweepPoint per step, ImplUnavailableNotice, SweepNotice and SweepError, and the
 SweepSummary the generator returns; consumers tell them apart with isinstance.
 SweepPoint.as_dict() is the export layout. `measured_point` turns timed runs into a point;
@@ -15,9 +15,9 @@ from .ops import CPU_IMPLS
 
 @dataclass(frozen=True)
 class SweepReferences:
-    """The machine's copy bandwidths in GB/s, measured first (keys as kernels.transfer names them:
-    "d2d-copy", "h2d-pinned", "d2h-pinned", "cpu-copy"), the copy size, and what set the device
-    copy ceiling ("probe" or an implementation; None when nothing did)."""
+    """The machine's copy bandwidths in GB/s, measured after the first size's points (keys as
+    kernels.transfer names them: "d2d-copy", "h2d-pinned", "d2h-pinned", "cpu-copy"), the copy
+    size, and what set the device copy ceiling ("probe" or an implementation; None when nothing did)."""
     refs: dict
     bytes: int
     copy_ceiling_by: str | None = None

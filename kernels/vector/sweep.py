@@ -100,9 +100,10 @@ def plan(backend, ops, impls, modes) -> list[tuple]:
 
 def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, repeats: int = 5,
           ref_bytes: int = REF_BYTES, budget_s: float = 0.5, settle=None):
-    """Yield the references, then one SweepPoint per (size, op, impl, mode); return a SweepSummary.
+    """Yield one SweepPoint per (size, op, impl, mode), with the references after the first size's
+    points; return a SweepSummary.
 
-    Items (see SweepItem): SweepReferences first; a SweepPoint per step (with `skipped` saying why
+    Items (see SweepItem): SweepReferences after the first size; a SweepPoint per step (with `skipped` saying why
     when it could not run); ImplUnavailableNotice when an implementation turns out unusable (its
     later points are skipped with that reason); SweepNotice for what did not stop the sweep;
     SweepError when the GPU failed, after which the sweep stops.
@@ -126,23 +127,30 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
         ref_bytes = min(ref_bytes, SIM_REF_BYTES)
     else:
         ref_bytes = reference_bytes(gpu, ref_bytes)
-    try:
-        refs = measure(backend, ref_bytes, repeats=REF_REPEATS)
-        if gpu:   # the probe's buffers are garbage now: free them before the first size's fit check
-            DeviceSizeData.release_garbage()
-    except Exception as exc:
-        refs = {}
-        yield SweepNotice(f"the reference bandwidths could not be measured: {first_line(exc)}")
     # CPU points in a helper process: no thread of this one (the window's) can enter their time
     runner = point_runner(backend, repeats=repeats, budget_s=budget_s)
-    ceiling_by = None
-    if refs and gpu:
+    if any(impl.in_helper for _, impl, _ in combos):
+        runner.start_helper()           # it boots beside the first points, not before them
+
+    def references():
+        """The copy bandwidths, measured after the first size's points: a sweep's first point
+        shows without waiting seconds for the chart's ceilings."""
         try:
-            ceiling_by = add_copy_ceiling(refs, backend, ref_bytes // 4, runner)
-            runner.release()
+            refs = measure(backend, ref_bytes, repeats=REF_REPEATS)
+            if gpu:   # the probe's buffers are garbage now: free them before the next fit check
+                DeviceSizeData.release_garbage()
         except Exception as exc:
-            yield SweepNotice(f"the copy ceiling could not be measured: {first_line(exc)}")
-    yield SweepReferences(refs, ref_bytes, ceiling_by)
+            refs = {}
+            yield SweepNotice(f"the reference bandwidths could not be measured: {first_line(exc)}")
+        ceiling_by = None
+        if refs and gpu:
+            try:
+                ceiling_by = add_copy_ceiling(refs, backend, ref_bytes // 4, runner)
+                runner.release()
+            except Exception as exc:
+                yield SweepNotice(f"the copy ceiling could not be measured: {first_line(exc)}")
+        yield SweepReferences(refs, ref_bytes, ceiling_by)
+
     for op in ops:
         lacking = [i.name for i in impl_list if not get_op(op).implemented_by(i.name)]
         if lacking:
@@ -155,7 +163,9 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     index = 0
     noted = False
     try:
-        for n in sizes:
+        for k, n in enumerate(sizes):
+            if k == 1:
+                yield from references()
             for op, impl, mode in combos:
                 if cancelled(cancel):
                     _stop(cancel)
@@ -181,6 +191,8 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
                     noted = True
                     yield SweepNotice(runner.note)
                 yield replace(point, index=index, total=total)
+        if len(sizes) < 2:
+            yield from references()
     finally:
         runner.release()
     return SweepSummary(index, total)

@@ -9,6 +9,7 @@ from PyQt6.QtCore import Qt
 
 from explorer.views.random import COLUMNS, WRONG, RandomView
 from kernels.rng.results import HistogramResult, MonteCarloResult, ReduceResult
+from kernels.rng import request as rq
 
 
 def make(qtbot, scheduler, backend, k=12):
@@ -55,6 +56,18 @@ def test_cpu_run_fills_every_part_of_the_view(qtbot, scheduler, cpu_backend):
         assert y0 < ys.min() - 0.03 * span_y and ys.max() + 0.03 * span_y < y1
     qtbot.waitUntil(room_round_the_points, timeout=5000)
     assert any(t.phases_ms.get("kernel") for t in timings)      # the timing panel hears of it
+
+
+def test_a_run_shows_its_numbers_before_it_measures_the_copy_ceiling(qtbot, scheduler,
+                                                                      cpu_backend):
+    """The generation and the histogram need no ceiling; the reductions' rows do: the copy
+    bandwidth is measured between them, so a first run's first result comes seconds sooner."""
+    from kernels.scheduler import Warmup
+    from kernels.transfer import CopyBandwidthRequest
+    v = make(qtbot, scheduler, cpu_backend)
+    kinds = [type(r) for r in v.plan()]
+    assert kinds[:4] == [Warmup, rq.GenerateRequest, rq.HistogramRequest, CopyBandwidthRequest]
+    assert rq.ReduceRequest in kinds[4:] and rq.ReduceRequest not in kinds[:4]
 
 
 def test_the_same_seed_gives_the_same_numbers(qtbot, scheduler, cpu_backend):

@@ -58,7 +58,7 @@ def test_small_cpu_sweep_draws_fills_and_exports(qtbot, view, tmp_path):
     view.timings_ready.connect(timings.append)
     view.op_combo.setCurrentText("triad")
     _run(qtbot, view)
-    # references first, then 3 sizes × 2 implementations
+    # 3 sizes × 2 implementations, the references after the first size
     assert view.model.refs["cpu-copy"] > 0
     assert len(view.model.points) == 6 and view.table.rowCount() == 6
     assert set(view.plot.drawn_curves()) == {("cpu-numba", "kernel"), ("numpy", "kernel")}

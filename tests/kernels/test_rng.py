@@ -430,3 +430,19 @@ def test_scheduler_runs_rng_requests():
     sched.submit("rng", MonteCarloRequest(1000, SEED, backend=Backend("cpu")))
     results = [e.result for e in got if isinstance(e, Delivered)]
     assert len(results) == 1 and results[0].request.n == 1000
+
+
+def test_warmup_compiles_the_first_result_unless_told_more(cpu, monkeypatch):
+    """A run's first result is the generation: its kernels alone are warmed by default; the other
+    parts are warmed when named, and a name that is none is refused."""
+    ran = []
+    for name in ("generate", "reduce", "histogram", "monte_carlo"):
+        real = getattr(cpu, name)
+        monkeypatch.setattr(cpu, name, lambda req, cancel=None, real=real, name=name:
+                            (ran.append(name), real(req, cancel))[1])
+    assert cpu.warmup() >= 0.0 and ran == ["generate"]
+    ran.clear()
+    cpu.warmup(parts=("histogram", "monte-carlo"))
+    assert ran == ["histogram", "monte_carlo"]
+    with pytest.raises(ValueError, match="unknown warm-up part"):
+        cpu.warmup(parts=("everything",))

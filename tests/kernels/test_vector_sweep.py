@@ -27,10 +27,13 @@ def _points(items):
     return [i for i in items if isinstance(i, SweepPoint)]
 
 
-def test_cpu_sweep_yields_references_then_points(cpu_backend):
+def test_cpu_sweep_yields_the_first_sizes_points_then_references_then_the_rest(cpu_backend):
     items = list(sweep(cpu_backend, ["add", "saxpy"], ["cpu-numba", "numpy"], vector_sweep.MODES,
                        [2**10, 2**12], ref_bytes=REF, repeats=3))
-    assert isinstance(items[0], SweepReferences) and items[0].refs["cpu-copy"] > 0
+    # the first point shows without waiting for the chart's ceilings
+    refs = [k for k, i in enumerate(items) if isinstance(i, SweepReferences)]
+    assert refs == [4] and items[4].refs["cpu-copy"] > 0
+    assert {i.N for i in items[:4]} == {2**10} and {i.N for i in items[5:]} == {2**12}
     pts = _points(items)
     # CPU implementations run in kernel mode only: 2 sizes × 2 ops × 2 impls
     assert len(pts) == 8 == len(items) - 1
@@ -109,6 +112,7 @@ def test_cancel_raises_the_workers_exception_when_the_token_has_check(cpu_backen
 
     token = Token()
     gen = sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], sizes_up_to(12), token, ref_bytes=REF)
+    assert isinstance(next(gen), SweepPoint)
     assert isinstance(next(gen), SweepReferences)
     assert isinstance(next(gen), SweepPoint)
     token.cancelled = True
@@ -258,10 +262,12 @@ def test_sweep_measures_its_references_at_the_fitting_size(cpu_backend, monkeypa
     monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 2**30)   # 0.8 GiB: 2 × 256 MiB fit
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
     assert asked == [(256 * MiB, vector_sweep.REF_REPEATS)]
-    assert items[0] == SweepReferences({"cpu-copy": 10.0}, 256 * MiB, None)
+    # one size: its point, then the references
+    assert isinstance(items[0], SweepPoint)
+    assert items[1] == SweepReferences({"cpu-copy": 10.0}, 256 * MiB, None)
     monkeypatch.setattr(vector_memory, "host_free_bytes", lambda: 600 * MiB)  # 480 MiB usable
     items = list(sweep(cpu_backend, ["copy"], ["numpy"], ["kernel"], [2**10], repeats=1))
-    assert asked[-1][0] == 128 * MiB and items[0].bytes == 128 * MiB
+    assert asked[-1][0] == 128 * MiB and items[1].bytes == 128 * MiB
 
 
 def test_bench_times_ilp_kernels_on_the_device_only(cpu_backend, monkeypatch):
@@ -382,7 +388,7 @@ def test_the_sweep_measures_each_cpu_point_inside_settle(cpu_backend, monkeypatc
     enters `settle()` around each helper-measured point and nowhere else."""
     from contextlib import contextmanager
 
-    inside, seen = [False], []
+    inside, seen, started = [False], [], []
 
     @contextmanager
     def settle():
@@ -392,6 +398,9 @@ def test_the_sweep_measures_each_cpu_point_inside_settle(cpu_backend, monkeypatc
 
     class Runner:
         note = None
+
+        def start_helper(self):
+            started.append(list(seen))
 
         def measure(self, op, impl, mode, n, cancel=None):
             seen.append((impl.name, inside[0]))
@@ -405,3 +414,4 @@ def test_the_sweep_measures_each_cpu_point_inside_settle(cpu_backend, monkeypatc
     list(vector_sweep.sweep(cpu_backend, ["copy"], [helper, local], ["kernel"], [2**10, 2**11],
                             ref_bytes=REF, repeats=1, settle=settle))
     assert seen == [("helped", True), ("local", False)] * 2
+    assert started == [[]]          # the helper process boots before the first point is asked
