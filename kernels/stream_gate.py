@@ -20,12 +20,14 @@ module loading: kernels/__init__.py); the phases they held keep plain event span
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 from llvmlite import ir
 from numba import types
 
 from .backend import numba_cuda
+from .host_costs import note_host_cost
 
 cuda = numba_cuda()    # a stand-in where numba.cuda does not import: the gate is never used there
 try:
@@ -146,6 +148,8 @@ def gate_for_thread() -> Gate:
         gates = _local.gates = {}
     g = gates.get(dev)
     if g is None:
+        t = time.perf_counter()
         _open_gates_before_loads()
         g = gates[dev] = Gate()
+        note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
     return g

@@ -175,9 +175,7 @@ class JobTimer:
     def _close_gate(self):
         from .stream_gate import gate_for_thread
         if self._gate is None:
-            t = time.perf_counter()
-            self._gate = gate_for_thread()
-            note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
+            self._gate = gate_for_thread()      # the first on a thread notes its setup's cost
             self._given_up = self._gate.given_up()
         self._gate.close(self.stream)
         return self._gate
