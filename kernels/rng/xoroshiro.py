@@ -175,6 +175,7 @@ CPU = _build(njit)
 _cpu_u32, _cpu_n32 = CPU["uniform32"], CPU["normal32"]
 _cpu_u64, _cpu_n64 = CPU["uniform64"], CPU["normal64"]
 cpu_inside, cpu_mix = CPU["inside"], CPU["mix"]
+_cpu_next = CPU["next"]
 
 
 def pair_name(dtype: str, normal: bool) -> str:
@@ -247,20 +248,42 @@ def _numba_random():
     return random
 
 
+# xoroshiro128+'s jump polynomial (Blackman and Vigna): 2^64 steps ahead
+_JUMP = np.array([0xBEAC0467EBA5FACB, 0xD86B048B86AA9922], dtype=np.uint64)
+
+
+@njit(cache=True)
+def _jumped_states(seed, s0, s1):
+    """Generator 0 seeded by splitmix64 as numba.cuda.random seeds it (s0 = s1), each next one
+    the previous one jumped 2^64 steps. Here, cached: numba's own initialiser is compiled at every
+    start, a second before a first run's first numbers."""
+    z = uint64(uint64(seed) + GOLDEN)
+    z = uint64((z ^ (z >> _R30)) * _MIX1)
+    z = uint64((z ^ (z >> _R27)) * _MIX2)
+    z = uint64(z ^ (z >> _R31))
+    a, b = z, z
+    for i in range(s0.size):
+        if i > 0:
+            j0, j1 = uint64(0), uint64(0)
+            for w in range(2):
+                for bit in range(64):
+                    if _JUMP[w] & (_ONE_U << uint64(bit)):
+                        j0 ^= a
+                        j1 ^= b
+                    _, a, b = _cpu_next(a, b)
+            a, b = j0, j1
+        s0[i] = a
+        s1[i] = b
+
+
 def initial_states(seed: int, count: int) -> np.ndarray:
     """numba.cuda.random's initial states for `seed`, made on the host: `count` generators, each
-    2^64 steps after the previous one (what `init_xoroshiro128p_states` copies to the device)."""
-    random = _numba_random()
-    init_xoroshiro128p_states_cpu = random.init_xoroshiro128p_states_cpu
-    states = np.empty(count, dtype=random.xoroshiro128p_dtype)
-    if simulator_enabled():
-        # under the simulator numba's initialiser runs in object mode and says so, loudly
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with np.errstate(over="ignore"):
-                init_xoroshiro128p_states_cpu(states, seed, 0)
-    else:
-        init_xoroshiro128p_states_cpu(states, seed, 0)
+    2^64 steps after the previous one (what `init_xoroshiro128p_states` copies to the device;
+    tests/kernels/test_rng.py checks them against numba's own)."""
+    states = np.empty(count, dtype=_numba_random().xoroshiro128p_dtype)
+    s0, s1 = np.empty(count, np.uint64), np.empty(count, np.uint64)
+    _jumped_states(np.uint64(seed), s0, s1)
+    states["s0"], states["s1"] = s0, s1
     return states
 
 

@@ -446,3 +446,19 @@ def test_warmup_compiles_the_first_result_unless_told_more(cpu, monkeypatch):
     assert ran == ["histogram", "monte_carlo"]
     with pytest.raises(ValueError, match="unknown warm-up part"):
         cpu.warmup(parts=("everything",))
+
+
+@pytest.mark.parametrize("seed,count", [(0, 1), (12345, 7), (2**64 - 1, 300)])
+def test_initial_states_are_numba_cuda_randoms_own(seed, count):
+    """The GPU generators' starting states, made by our cached initialiser, equal numba.cuda.random's
+    (splitmix64, then a 2^64-step jump per generator) state for state."""
+    import warnings
+
+    from kernels.rng import xoroshiro as X
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from numba.cuda import random
+    want = np.empty(count, dtype=random.xoroshiro128p_dtype)
+    random.init_xoroshiro128p_states_cpu(want, np.uint64(seed), 0)
+    got = X.initial_states(seed, count)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
