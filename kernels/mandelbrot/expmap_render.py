@@ -17,14 +17,20 @@ from .deep.request import DeepRequest
 # a keyframe's BLA table is built for its bound rounded up to a multiple of this many bits (a
 # frame's: 4): one build serves 64 octaves of keyframes (docs/PERFORMANCE.md says what it costs)
 TABLE_SLACK_BITS = 64
-# a GPU keyframe's sectors go round robin to this many deep renderers, each with its own stream:
-# one stream ran each sector's launches after the last one's, so the GPU idled through every
-# sector's last pixels and, above all, its redo kernel, which lasts as long as its longest redone
-# pixel's later passes (one lane, ~7-9k dependent steps at 1e-984: about half of a deep keyframe's
-# GPU time in the launch model of docs/notes/keyframe-pixel-cost.md); on two streams the next
-# sector's first pass fills those tails. Each renderer holds its own copies of the orbit and table
-# (the same values: the keyframe's values are the same bits on any number of streams)
+# launch "sectors": a GPU keyframe's sectors go round robin to this many deep renderers, each with
+# its own stream: one stream ran each sector's launches after the last one's, so the GPU idled
+# through every sector's last pixels and, above all, its redo kernel, which lasts as long as its
+# longest redone pixel's later passes (one lane, ~7-9k dependent steps at 1e-984: about half of a
+# deep keyframe's GPU time in the launch model of docs/notes/keyframe-pixel-cost.md); on two
+# streams the next sector's first pass fills those tails. Each renderer holds its own copies of the
+# orbit and table (the same values: the keyframe's values are the same bits on any number of
+# streams)
 STREAMS = 2
+# how a GPU keyframe's sectors are launched: "one" = one first pass over all of them and one
+# redo (deep/sectors.py: one redo kernel's tail a keyframe instead of a sector's each);
+# "sectors" = each sector its own frame, round robin on STREAMS renderers. The same bits
+LAUNCHES = ("one", "sectors")
+LAUNCH = "one"
 
 
 def keyframe_request(em, k: int, sector: int = 0) -> DeepRequest:
@@ -69,17 +75,22 @@ def pinned_orbit(em, cancel=None, progress=None):
 
 class KeyframeRenderer:
     """Draws keyframes on one backend (one thread: the GPU's worker), keeping the orbit and the
-    table between them as a movie's renderer does. On a GPU its sectors go round robin to
-    `streams` deep renderers (STREAMS by default), each on its own stream, so that one sector's
-    tail and redo kernel overlap the next sector's pixels; the CPU draws them one after another
-    on one."""
+    table between them as a movie's renderer does. `launch` (LAUNCH by default): "one" draws a
+    keyframe's sectors as one frame (deep/sectors.py; sector by sector where they cannot share
+    one); "sectors" sends them round robin to `streams` deep renderers on a GPU (STREAMS by
+    default), each on its own stream, so that one sector's tail and redo kernel overlap the next
+    sector's pixels. The CPU draws on one renderer."""
 
-    def __init__(self, backend, streams: int | None = None):
+    def __init__(self, backend, streams: int | None = None, launch: str | None = None):
         n = STREAMS if streams is None else int(streams)
         if n < 1:
             raise ValueError(f"a keyframe is drawn on one stream or more, got {streams!r}")
+        self.launch = LAUNCH if launch is None else launch
+        if self.launch not in LAUNCHES:
+            raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(LAUNCHES)}")
         self.backend = backend
-        self.deeps = [self._deep_renderer() for _ in range(n if backend.is_gpu else 1)]
+        gpu_streams = n if self.launch == "sectors" else 1
+        self.deeps = [self._deep_renderer() for _ in range(gpu_streams if backend.is_gpu else 1)]
         self.deep = self.deeps[0]
         self.seconds = 0.0
         self.pixels = 0
@@ -88,6 +99,7 @@ class KeyframeRenderer:
         # not timed): with overlapping streams kernel_ms counts the overlaps twice, this does not
         self.span_ms = 0.0
         self.last_span_ms = None
+        self.last_stats = {}    # the last keyframe's counts (DeepResult.stats), summed
 
     def _deep_renderer(self):
         from .deep.reference_store import shared_store
@@ -105,6 +117,36 @@ class KeyframeRenderer:
         for deep in self.deeps:
             deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
+        self.last_stats = {}
+        values = self._render_one(em, k, cancel) if self.launch == "one" else None
+        if values is None:
+            values = self._render_sectors(em, k, cancel)
+        self.seconds += time.perf_counter() - t0
+        self.pixels += values.size
+        return values
+
+    def _render_one(self, em, k: int, cancel):
+        """The keyframe as one frame (deep/sectors.py), or None where its sectors cannot be."""
+        from .deep.sectors import start_sectors
+        gpu = self.backend.is_gpu
+        span = self._span_start() if gpu else None
+        reqs = [keyframe_request(em, k, s) for s in range(len(em.sectors))]
+        p = start_sectors(self.deep, reqs, cancel=cancel, to_host=not gpu)
+        if p is None:
+            return None
+        values = p.values
+        if gpu:     # into a pinned buffer, then into the array the caller keeps
+            values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64)
+            p.values.copy_to_host(values, stream=self.deep._get_stream())
+        self._done(p)
+        if gpu:
+            self._span_end(span)
+            self.deep._get_stream().synchronize()
+            values = values.copy()
+        return values
+
+    def _render_sectors(self, em, k: int, cancel):
+        """The keyframe sector by sector, round robin on self.deeps."""
         gpu = self.backend.is_gpu
         # on a GPU the sectors' values come into one pinned buffer, so their copies queue
         # behind the kernels instead of waiting for them (a copy into pageable memory returns only
@@ -140,8 +182,6 @@ class KeyframeRenderer:
             for deep in self.deeps:
                 deep._get_stream().synchronize()
             values = values.copy()
-        self.seconds += time.perf_counter() - t0
-        self.pixels += values.size
         return values
 
     def _span_start(self):
@@ -173,7 +213,10 @@ class KeyframeRenderer:
         self.span_ms += self.last_span_ms
 
     def _done(self, pending) -> None:
-        self.kernel_ms += pending.result().timings.get("kernel") or 0.0
+        result = pending.result()
+        self.kernel_ms += result.timings.get("kernel") or 0.0
+        for key, v in result.stats.items():
+            self.last_stats[key] = self.last_stats.get(key, 0) + v
 
 
 class KeyframeJob:

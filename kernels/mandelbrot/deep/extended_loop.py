@@ -361,12 +361,14 @@ def _build_gpu():
     global _redo_pixel, _first, _first_layers, _redo, _redo_layers, deep_kernel_ext
     global deep_redo_ext, deep_kernel_ext_layers, deep_redo_ext_layers
     global _ship_first, _ship_redo, deep_kernel_ext_ship, deep_redo_ext_ship
+    global _first_sectors, _redo_sectors, deep_kernel_ext_sectors, deep_redo_ext_sectors
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         offset_gpu = deep_kernel_ext = deep_redo_ext = None
         deep_kernel_ext_layers = deep_redo_ext_layers = None
         deep_kernel_ext_ship = deep_redo_ext_ship = None
+        deep_kernel_ext_sectors = deep_redo_ext_sectors = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
@@ -432,6 +434,29 @@ def _build_gpu():
                      (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, layers,
                      stats, redo, nredo)
 
+    # a keyframe's sectors in one first-pass and one redo launch (passes_gpu.make_first_sectors);
+    # module globals, as above: numba's disk cache never serves a kernel that closes over a local
+    from .passes_gpu import make_first_sectors, make_redo_sectors
+    _first_sectors, _redo_sectors = (make_first_sectors(_first_pixel),
+                                     make_redo_sectors(_redo_pixel))
+
+    @cuda.jit(**FIRST_JIT)
+    def deep_kernel_ext_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                                offs, cols, half_ws, half_hs, orbit, oexp, tab, tabe, levels,
+                                kmin, eps, max_iter, stats, redo, nredo):
+        """deep_kernel_ext over several log-polar grids packed in values[0, :]."""
+        _first_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, offs,
+                       cols, half_ws, half_hs, (orbit, oexp, tab, tabe, levels, kmin, eps,
+                                                max_iter), stats, redo, nredo)
+
+    @cuda.jit(cache=True)
+    def deep_redo_ext_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws,
+                              half_hs, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter,
+                              stats, redo, nredo):
+        """deep_redo_ext over deep_kernel_ext_sectors' redo list."""
+        _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws, half_hs,
+                      (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), stats, redo, nredo)
+
     # the Burning Ship's kernels: the same passes around its loop, names of their own
     _, ship_first_fn, ship_redo_fn, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), True,
                                                    formula=BURNING_SHIP)
@@ -461,9 +486,12 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "make_pixels", "_first_pixel", "_redo_pixel", "_first", "_first_layers",
                         "_redo", "_redo_layers", "deep_kernel_ext", "deep_redo_ext",
                         "deep_kernel_ext_layers", "deep_redo_ext_layers", "_ship_first",
-                        "_ship_redo", "deep_kernel_ext_ship", "deep_redo_ext_ship"})
+                        "_ship_redo", "deep_kernel_ext_ship", "deep_redo_ext_ship",
+                        "_first_sectors", "_redo_sectors", "deep_kernel_ext_sectors",
+                        "deep_redo_ext_sectors"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
-CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__)
+CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__,
+                gpu_sectors=("deep_kernel_ext_sectors", "deep_redo_ext_sectors"))
 SHIP_CODE = LoopCode(deep_rows_ship_ext_cpu, "deep_kernel_ext_ship", "deep_redo_ext_ship",
                      module=__name__)

@@ -96,9 +96,10 @@ class GpuPixels:
         s = self.stream()
         return tuple(cuda.to_device(np.ascontiguousarray(a), stream=s) for a in arrays)
 
-    def run(self, pool, shape, code, args, timer, cancel, progress):
+    def run(self, pool, shape, code, args, timer, cancel, progress, kernels=None):
         """The pixels of a frame of `shape` (H, W) by `code`'s kernels with the positional `args`
-        (loop_args.py) into pool buffers on the device: (values (H, W), stats (N_STATS,))."""
+        (loop_args.py) into pool buffers on the device: (values (H, W), stats (N_STATS,)).
+        kernels: (first, redo) in place of code's own (sectors.py's, over shape (1, pixels))."""
         h, w = shape
         s = self.stream()
         values = pool.device("values", (h, w), np.float64, stream=s)
@@ -114,7 +115,7 @@ class GpuPixels:
         simulated = self.backend.simulated
         threads = SIM_THREADS if simulated else THREADS
         dynamic = self.launch == "persistent"
-        kernel, redo_kernel = code.gpu_first, code.gpu_redo
+        kernel, redo_kernel = kernels or (code.gpu_first, code.gpu_redo)
         launch = self.launchers()
         if not dynamic:
             resident = None

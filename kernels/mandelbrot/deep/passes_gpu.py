@@ -7,9 +7,10 @@ A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (va
 steps, BLA steps, BLA iterations, rebases, doubtful) for the first pass, the same less `doubtful`
 for the redo (perturbation_loop.py, perturbation_f32.py, extended_loop.py, variants.py). The
 launch scheme (persistent threads or one per pixel, the counters, the redo list) is
-gpu_pixels.py's. The kernels that call these are their loops' own, in their loops' modules, so
-that numba's disk cache, which keys a kernel by its own file, sees an edit of the loop; an edit
-here must touch those files too.
+gpu_pixels.py's; make_first_sectors and make_redo_sectors are the same passes over several
+log-polar grids packed in one launch (sectors.py). The kernels that call these are their loops'
+own, in their loops' modules, so that numba's disk cache, which keys a kernel by its own file,
+sees an edit of the loop; an edit here must touch those files too.
 """
 from __future__ import annotations
 
@@ -74,6 +75,77 @@ if cuda is not None:
                     layers[2, r, c] += b
                     layers[3, r, c] += rb
                     layers[4, r, c] = 2 if v < 0 else 1      # 2: handed back (exact_redo.py)
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                s4 += 1
+                k = cuda.atomic.add(counters, slot, 1)
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+            cuda.atomic.add(stats, 4, s4)
+        return redo_pass
+
+    # ---- several log-polar grids in one launch (a keyframe's sectors, expmap.ExpMap.sectors)
+    @cuda.jit(device=True, inline="always")
+    def _sector_of(i, s, offs):
+        """The sector holding packed pixel i, searched from sector s up (offs: each sector's
+        first pixel, then the total)."""
+        while i >= offs[s + 1]:
+            s += 1
+        return s
+
+    def make_first_sectors(pixel):
+        """make_first over sectors packed one after another in values[0, :]: pixel i lies in
+        sector s (offs[s] <= i < offs[s + 1]) at its grid's (row, col), cols[s] columns, with
+        half_ws[s], half_hs[s]; the rest of the grid is every sector's. One launch instead of a
+        launch a sector, each pixel's δc from the same arguments by the same operations."""
+        @cuda.jit(device=True)
+        def first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, offs, cols,
+                  half_ws, half_hs, loop, stats, redo, nredo):
+            stride = cuda.gridsize(1)
+            i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else p0 + cuda.grid(1)
+            s = 0       # a thread's i only grows: its sector is searched onward
+            s0 = s1 = s2 = s3 = 0
+            while i < p1:
+                s = _sector_of(i, s, offs)
+                j = i - offs[s]
+                r = j // cols[s]
+                c = j - r * cols[s]
+                v, a, b, sk, rb, doubt = pixel(r, c, d0r, d0i, step, cexp, half_ws[s],
+                                               half_hs[s], loop)
+                values[0, i] = v
+                if doubt:
+                    redo[cuda.atomic.add(nredo, 0, 1)] = i
+                s0 += a
+                s1 += b
+                s2 += sk
+                s3 += rb
+                i = cuda.atomic.add(counters, slot, 1) + p0 if dynamic else i + stride
+            cuda.atomic.add(stats, 0, s0)
+            cuda.atomic.add(stats, 1, s1)
+            cuda.atomic.add(stats, 2, s2)
+            cuda.atomic.add(stats, 3, s3)
+        return first
+
+    def make_redo_sectors(pixel):
+        """make_redo over the packed sectors of make_first_sectors (its redo list holds packed
+        indices): every sector's doubtful pixels in one launch."""
+        @cuda.jit(device=True)
+        def redo_pass(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws, half_hs,
+                      loop, stats, redo, nredo):
+            k = cuda.atomic.add(counters, slot, 1)
+            s0 = s1 = s2 = s3 = s4 = 0
+            while k < nredo[0]:
+                i = redo[k]
+                s = _sector_of(i, 0, offs)
+                j = i - offs[s]
+                r = j // cols[s]
+                c = j - r * cols[s]
+                v, a, b, sk, rb = pixel(r, c, d0r, d0i, step, cexp, half_ws[s], half_hs[s], loop)
+                values[0, i] = v
                 s0 += a
                 s1 += b
                 s2 += sk

@@ -299,11 +299,13 @@ def _build_gpu():
     global _same, _first_pixel, _redo_pixel, _first, _first_layers, _redo, _redo_layers
     global deep_kernel_flat, deep_redo_flat, deep_kernel_flat_layers, deep_redo_flat_layers
     global _ship_first, _ship_redo, deep_kernel_flat_ship, deep_redo_flat_ship
+    global _first_sectors, _redo_sectors, deep_kernel_flat_sectors, deep_redo_flat_sectors
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
         deep_kernel_flat_ship = deep_redo_flat_ship = None
+        deep_kernel_flat_sectors = deep_redo_flat_sectors = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
@@ -378,6 +380,29 @@ def _build_gpu():
         _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
                      (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo, nredo)
 
+    # a keyframe's sectors in one first-pass and one redo launch (passes_gpu.make_first_sectors);
+    # module globals, as above: numba's disk cache never serves a kernel that closes over a local
+    from .passes_gpu import make_first_sectors, make_redo_sectors
+    _first_sectors, _redo_sectors = (make_first_sectors(_first_pixel),
+                                     make_redo_sectors(_redo_pixel))
+
+    @cuda.jit(**_FLAT_JIT)
+    def deep_kernel_flat_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                                 offs, cols, half_ws, half_hs, zo, bt, levels, eps, max_iter,
+                                 stats, redo, nredo):
+        """deep_kernel_flat over several log-polar grids packed in values[0, :]."""
+        _first_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, offs,
+                       cols, half_ws, half_hs, (zo, bt, levels, eps, max_iter), stats, redo,
+                       nredo)
+
+    @cuda.jit(cache=True)
+    def deep_redo_flat_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols,
+                               half_ws, half_hs, zo, bt, levels, eps, max_iter, stats, redo,
+                               nredo):
+        """deep_redo_flat over deep_kernel_flat_sectors' redo list."""
+        _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws,
+                      half_hs, (zo, bt, levels, eps, max_iter), stats, redo, nredo)
+
     # the Burning Ship's kernels: the same passes around its walk, names of their own
     ship_first_pixel, ship_redo_pixel = make_pixels(
         *make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), formula=BURNING_SHIP), _same)
@@ -404,9 +429,12 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "_redo_pixel", "_first", "_first_layers", "_redo", "_redo_layers",
                         "deep_kernel_flat", "deep_redo_flat", "deep_kernel_flat_layers",
                         "deep_redo_flat_layers", "_ship_first", "_ship_redo",
-                        "deep_kernel_flat_ship", "deep_redo_flat_ship"})
+                        "deep_kernel_flat_ship", "deep_redo_flat_ship",
+                        "_first_sectors", "_redo_sectors", "deep_kernel_flat_sectors",
+                        "deep_redo_flat_sectors"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
-CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__)
+CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__,
+                gpu_sectors=("deep_kernel_flat_sectors", "deep_redo_flat_sectors"))
 SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
                      module=__name__)

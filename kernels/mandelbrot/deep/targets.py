@@ -36,12 +36,16 @@ class LoopCode:
     """One loop's compiled code: the CPU's row function and the GPU's first-pass and redo kernels
     (None where numba-cuda does not import). loop_args.py gives their signatures. With `module`,
     the kernels are names in that module, looked up at their first use: the loop modules make
-    their GPU code then (`gpu_getattr`), so a CPU frame never imports numba.cuda."""
+    their GPU code then (`gpu_getattr`), so a CPU frame never imports numba.cuda. `gpu_sectors`:
+    (first, redo) over several log-polar grids in one launch (sectors.py), where the loop has
+    them."""
 
-    __slots__ = ("cpu_rows", "_first", "_redo", "_module")
+    __slots__ = ("cpu_rows", "_first", "_redo", "_module", "_sectors")
 
-    def __init__(self, cpu_rows, gpu_first=None, gpu_redo=None, module: str | None = None):
+    def __init__(self, cpu_rows, gpu_first=None, gpu_redo=None, module: str | None = None,
+                 gpu_sectors=None):
         self.cpu_rows, self._first, self._redo, self._module = cpu_rows, gpu_first, gpu_redo, module
+        self._sectors = gpu_sectors
 
     def _kernel(self, k):
         if self._module is None or not isinstance(k, str):
@@ -56,6 +60,11 @@ class LoopCode:
     @property
     def gpu_redo(self):
         return self._kernel(self._redo)
+
+    @property
+    def gpu_sectors(self):
+        """(first, redo) kernels over packed sectors, or None where this loop has none."""
+        return None if self._sectors is None else tuple(self._kernel(k) for k in self._sectors)
 
 
 def gpu_getattr(module_globals: dict, build, names: frozenset):
