@@ -9,23 +9,7 @@ each formula's kernel needs a name of its own (`name`, which the module binds it
 """
 from __future__ import annotations
 
-import types
-
-
-def twin(fn, name: str, **swap):
-    """A copy of the plain function `fn` (a kernel's py_func) named `name`, reading the globals
-    named in `swap` with those values instead; LookupError when `fn` reads none by one of those
-    names (a rename left behind would otherwise compile the old formula silently)."""
-    code = fn.__code__
-    unread = [k for k in swap if k not in code.co_names]
-    if unread:
-        raise LookupError(f"{fn.__name__} reads no global {', '.join(unread)}: nothing to swap")
-    copy = types.FunctionType(code.replace(co_name=name, co_qualname=name),
-                              dict(fn.__globals__, **swap), name, fn.__defaults__, fn.__closure__)
-    copy.__qualname__ = name
-    copy.__doc__ = fn.__doc__
-    copy.__kwdefaults__ = fn.__kwdefaults__
-    return copy
+from ..twins import twin  # noqa: F401  (the formulas' twins are made with it)
 
 
 def named(jit, suffix: str):

@@ -78,7 +78,7 @@ try:
 
     _NS = _np.uint32(1000)
 
-    @_cuda.jit
+    @_cuda.jit(cache=True)       # a module-level kernel: numba's disk cache serves it
     def _gate(us):
         if _cuda.grid(1) == 0:
             for _ in range(us):

@@ -36,6 +36,7 @@ import numpy as np
 from numba import float32, float64, njit, prange, uint32, uint64
 
 from ..backend import cuda_imported, numba_cuda, simulator_enabled
+from ..twins import twin
 from ..wide_access import WIDTH as GROUP
 from ..wide_access import store16
 
@@ -203,6 +204,32 @@ def group_function(dtype: str, normal: bool):
     return group4
 
 
+def _generate(out, start, count, states_in, states_out):
+    """The generation kernel's code; compiled as a twin per (dtype, distribution) with `_group`
+    and `_width` its own (generate_kernel)."""
+    t = cuda.grid(1)
+    threads = cuda.gridsize(1)
+    s0 = states_in[t]["s0"]   # loaded once ...
+    s1 = states_in[t]["s1"]
+    full = count // _width
+    q = t
+    while q < full:
+        values, s0, s1 = _group(s0, s1)
+        store16(out, start + q * _width, values)
+        q += threads
+    rest = count - full * _width
+    if q == full and rest > 0:
+        values, s0, s1 = _group(s0, s1)
+        e = start + full * _width
+        for j in range(rest):
+            out[e + j] = values[j]
+    states_out[t]["s0"] = s0  # ... and stored once
+    states_out[t]["s1"] = s1
+
+
+_group = _width = None       # each twin of _generate reads its own
+
+
 @functools.cache
 def generate_kernel(dtype: str, normal: bool):
     """kernel[blocks, tpb, stream](out, start, count, states_in, states_out) fills
@@ -211,32 +238,11 @@ def generate_kernel(dtype: str, normal: bool):
 
     Group q (elements start + GROUP·q ...) is written by thread q % threads with its
     (q // threads)-th two draws, in one 16-byte store; the last, partial group (when count is not
-    a multiple of GROUP) by the thread whose turn it is, element by element."""
-    group = group_function(dtype, normal)
-    width = GROUP[dtype]
-
-    @cuda.jit
-    def generate(out, start, count, states_in, states_out):
-        t = cuda.grid(1)
-        threads = cuda.gridsize(1)
-        s0 = states_in[t]["s0"]   # loaded once ...
-        s1 = states_in[t]["s1"]
-        full = count // width
-        q = t
-        while q < full:
-            values, s0, s1 = group(s0, s1)
-            store16(out, start + q * width, values)
-            q += threads
-        rest = count - full * width
-        if q == full and rest > 0:
-            values, s0, s1 = group(s0, s1)
-            e = start + full * width
-            for j in range(rest):
-                out[e + j] = values[j]
-        states_out[t]["s0"] = s0  # ... and stored once
-        states_out[t]["s1"] = s1
-
-    return generate
+    a multiple of GROUP) by the thread whose turn it is, element by element. A twin under a name
+    of its own rather than a closure: numba's disk cache serves it to the next start."""
+    fn = twin(_generate, f"generate_{pair_name(dtype, normal)}",
+              _group=group_function(dtype, normal), _width=GROUP[dtype])
+    return cuda.jit(cache=True)(fn)
 
 
 def _numba_random():

@@ -449,7 +449,7 @@ def test_warmup_compiles_the_first_result_unless_told_more(cpu, monkeypatch):
 
 
 @pytest.mark.parametrize("seed,count", [(0, 1), (12345, 7), (2**64 - 1, 300)])
-def test_initial_states_are_numba_cuda_randoms_own(seed, count):
+def test_initial_states_are_numba_cuda_randoms_own(seed, count, numba_cuda):
     """The GPU generators' starting states, made by our cached initialiser, equal numba.cuda.random's
     (splitmix64, then a 2^64-step jump per generator) state for state."""
     import warnings

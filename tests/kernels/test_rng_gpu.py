@@ -390,3 +390,37 @@ def test_philox_numbers(philox, dtype):
 def test_philox_state_is_held_in_registers(philox):
     res = philox.generate(GenerateRequest("philox4_32_10", n=1000, seed=SEED))
     assert "device memory" not in res.note, res.note
+
+
+_LOAD_TWICE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from numba import types, from_dtype
+from kernels.rng import xoroshiro as X
+from kernels.rng import grid
+k = X.generate_kernel("float32", False)
+st = from_dtype(X.state_dtype())[::1]
+k.compile((types.float32[::1], types.int64, types.int64, st, st))
+grid.compile_for(grid._gate, (grid.GATE_US,))
+print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()),
+      sum(grid._gate.stats.cache_hits.values()))
+"""
+
+
+def test_the_generation_and_gate_kernels_come_from_the_disk_at_the_next_start(gpu, simulated,
+                                                                            tmp_path):
+    """A random-numbers run's first result waited for these to compile at every start; as twins
+    of module-level code (not a factory's closures) numba's disk cache serves them."""
+    if simulated:
+        pytest.skip("the simulator compiles nothing to cache")
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", _LOAD_TWICE, root], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=300) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert runs[0].stdout.split() == ["0", "1", "0"]     # compiled and saved
+    assert runs[1].stdout.split() == ["1", "0", "1"]     # both loaded, nothing compiled
