@@ -1,8 +1,8 @@
 """The renderer's CPU side: host buffers and the escape pass in bands of rows (numba, parallel).
 
 `CpuTarget` has the methods of gpu_target.GpuTarget. Its buffers are the results themselves, so
-nothing is copied home; its kernel (escape.escape_rows_cpu) polls a stop flag that a cancel sets,
-and runs a band of rows at a time with a cancellation check between bands.
+nothing is copied home; its kernel (escape.rows_kernel: escape_rows_cpu or a twin) polls a stop
+flag that a cancel sets, and runs a band of rows at a time with a cancellation check between bands.
 """
 from __future__ import annotations
 
@@ -18,15 +18,12 @@ class CpuTarget:
     """Frames computed in host memory. `cuts()` gives the renderer's current Cuts."""
 
     stream = None
-    # the band kernel: rows_kernel(values, b0, n, stride, *args, stop) (float32: escape_f32.py)
-    rows_kernel = staticmethod(mk.escape_rows_cpu)
+    number_type = "float64"     # the arithmetic of the band kernel (float32: targets_f32.py)
 
     def formula_kernel(self, formula: str):
-        """The band kernel of `formula`: rows_kernel for Mandelbrot's, else its twin
-        (escape.ROWS_KERNELS; ValueError for a formula this target has no kernel of)."""
-        if formula == MANDELBROT:
-            return self.rows_kernel
-        return mk.ROWS_KERNELS[check_formula(formula)]
+        """The band kernel of `formula` in this target's number type (escape.rows_kernel;
+        ValueError for a formula this target has no kernel of)."""
+        return mk.rows_kernel(self.number_type, check_formula(formula))
 
     def __init__(self, backend, cuts):
         self.backend, self.cuts = backend, cuts
@@ -65,13 +62,15 @@ class CpuTarget:
         self.escape(values, args, timer, None, counts, formula=formula)
 
     def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT):
-        """Escape values for the buffer's rows (args: escape_rows_cpu's grid arguments), in bands
+        """Escape values for the buffer's rows (args: the escape kernels' grid arguments, which
+        become the band kernel's pixel axes, escape.pixel_axes), in bands
         of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band.
         `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation.
         `formula`: what the pass iterates (formulas.py's names)."""
         kernel = self.formula_kernel(formula)
         rows, cols = values.shape
         max_iter = args[-1]
+        xs, ys = mk.pixel_axes(args, rows, cols, self.number_type)
         band = self.cuts().cpu_work // max(1, cols * max_iter)
         # never so few rows that a band leaves the CPU's threads half idle: the stop flag, not
         # the band, bounds how long a cancel waits
@@ -83,7 +82,7 @@ class CpuTarget:
             for b0 in range(0, rows, band):
                 n = min(band, rows - b0)
                 timer.native("kernel", kernel, values, b0, n, mk.row_stride(n),
-                             *args, stop, stamped=True)
+                             xs, ys, max_iter, stop, stamped=True)
                 if cancel is not None:
                     cancel.check()
                 if stop[FLAG]:       # stopped part-way: the token raises above, but never go on

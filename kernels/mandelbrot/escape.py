@@ -1,29 +1,31 @@
-"""The Mandelbrot escape-time arithmetic, its CPU twin and the GPU launches the app runs.
+"""The Mandelbrot escape-time arithmetic for both number types, and its CPU twin.
 
-Both targets are built from ONE description of the per-pixel arithmetic (`_make_escape`),
-instantiated with the multiply and add each target must use; its `zstep` is the one place a
-formula is written (z^2 + c; Burning Ship's, formulas.py, the same with |2xy| for 2xy and no
-cardioid/bulb shortcut): the CPU twin, every GPU launch and the float32 loops call it. The formula
-is a choice of the build, never of a loop: each formula's kernels are functions of their own
-(Burning Ship's twins of Mandelbrot's code, formula_twins.py; float64 only), so the Mandelbrot
-kernels compile exactly as they did before there was a second formula.
+Every target is built from ONE description of the per-pixel arithmetic (`_make_escape`),
+instantiated with the multiply and add of a number type on a target; its `zstep` is the one place
+a formula is written (z^2 + c; Burning Ship's, formulas.py, the same with |2xy| for 2xy and no
+cardioid/bulb shortcut): the CPU twin and every GPU launch call it. The number type and the
+formula are choices of the build, never of a loop: each (number type, formula) gets kernels of its
+own (twins of the Mandelbrot float64 code, formula_twins.py), so the Mandelbrot float64 kernels
+compile exactly as they did before there was a second formula or type.
 
 * CPU: plain IEEE `a * b` and `a + b`. numba's CPU backend never contracts them into FMAs
   (it emits no `contract` flag without fastmath).
-* GPU: libdevice's `dmul_rn` / `dadd_rn`. NVVM contracts a plain `x * x - y * y + c` into fused
-  multiply-adds by default (numba-cuda passes no `-fma=0`), which rounds differently from the CPU
-  and changes escape counts near the boundary. PTX arithmetic with an explicit rounding mode is
-  never fused, so the GPU performs exactly the CPU's operations, in the same order, and both give
-  bit-identical iterates and therefore identical escape counts. Only `log`/`log2` in the smooth
-  fraction may differ in the last bit (libdevice vs libm), which moves the smooth value by ~1e-16.
+* GPU (escape_gpu.py): libdevice's `dmul_rn` / `dadd_rn`. NVVM contracts a plain
+  `x * x - y * y + c` into fused multiply-adds by default (numba-cuda passes no `-fma=0`), which
+  rounds differently from the CPU and changes escape counts near the boundary. PTX arithmetic with
+  an explicit rounding mode is never fused, so the GPU performs exactly the CPU's operations, in
+  the same order, and both give bit-identical iterates and therefore identical escape counts. Only
+  `log`/`log2` in the smooth fraction may differ in the last bit (libdevice vs libm).
 * CUDA simulator: plain Python operators, i.e. the CPU's arithmetic.
+* float32: `_mul32`/`_add32` round both operands to float32 and return the float32 result, so
+  every operation `_make_escape` writes (its constants are Python floats) is a float32 one (on the
+  GPU libdevice's `fmul_rn`/`fadd_rn`, never fused). The smooth fraction is made in float64 from
+  |z_n|^2, as for float64 frames. Pixel coordinates come from `pixel_axes`: computed on the host
+  exactly as the float64 GPU kernels compute them, then rounded once, so no float64 arithmetic is
+  left in a float32 GPU loop (a consumer card runs float64 at 1/64 of float32's rate).
 
-The app's GPU frames run escape_warp.py's kernel (whole warps refill their idle lanes together),
-whose escaped pixels keep |z|^2 and n until `finish_kernel` makes the smooth value, so the
-logarithms stay out of the divergent loop; frames too long for one launch run
-`escape_slice_kernel`, a slice of iterations at a time. Those two, and the arithmetic compiled
-for the GPU, are in escape_gpu.py: a CPU frame never imports numba.cuda. The launches only
-benches select (one thread per pixel, per-thread persistent, sorted) are in escape_variants.py.
+The GPU launches (escape_gpu.py's sliced kernel, escape_warp.py's warp launch the app runs,
+escape_variants.py's bench-only ones) import numba.cuda; a CPU frame never does.
 
 The CPU twin iterates two neighbouring pixels in lockstep (`escape_pair`): one pixel's recurrence
 is a chain of dependent operations that leaves a core waiting on latency, two independent chains
@@ -36,6 +38,7 @@ stay below max_iter, and points that never escape within max_iter iterations get
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import NamedTuple
@@ -121,7 +124,7 @@ def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBRO
 
     @jit
     def smooth(r2, n):
-        # in float64 also where the iteration ran in float32 (escape_f32.py)
+        # in float64 also where the iteration ran in float32
         f = 1.0 - math.log2(math.log(np.float64(r2)) * _INV_LOG_BAILOUT2)
         if f < 0.0:
             f = 0.0
@@ -202,18 +205,51 @@ def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBRO
     return EscapeCode(escape, escape_pair, advance, shortcut, smooth, zstep)
 
 
+# ---------------------------------------------------------------- number types
+
+NUMBER_TYPES = ("float64", "float32")
+
+
+@njit(cache=True)
+def _mul32(a, b):
+    return np.float32(a) * np.float32(b)
+
+
+@njit(cache=True)
+def _add32(a, b):
+    return np.float32(a) + np.float32(b)
+
+
+# each number type's multiply and add on the CPU (the GPU's: escape_gpu.py)
+CPU_OPS = {"float64": (operator.mul, operator.add), "float32": (_mul32, _add32)}
+
+
+def pixel_axes(args: tuple, rows: int, cols: int, number_type: str = "float32"):
+    """(xs, ys): the real part of each of `cols` columns and the imaginary part of each of `rows`
+    buffer rows as `number_type`, for escape kernels' grid arguments `args` (renderer.PixelGrid.args:
+    grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter). Computed in float64 with the
+    float64 GPU kernels' operations in their order, then rounded once (float32)."""
+    grid_row0, grid_col0, cx, cy, step, half_w, half_h = args[:7]
+    gx = (np.arange(cols, dtype=np.int64) + int(grid_col0)).astype(np.float64) + 0.5 - half_w
+    gy = (np.arange(rows, dtype=np.int64) + int(grid_row0)).astype(np.float64) + 0.5 - half_h
+    xs = float(cx) + gx * float(step)
+    ys = float(cy) - gy * float(step)
+    return xs.astype(number_type), ys.astype(number_type)
+
+
 # ---------------------------------------------------------------- CPU twin (numba, parallel)
 
 # Each helper compiled on its own (plain IEEE operators): inlined into escape_rows_cpu, they
 # made one function whose parallel compile took ~10 s, and the loop ran no faster
 # (docs/PERFORMANCE.md, "Cold and warm start").
-_escape_cpu, _escape_pair_cpu = _make_escape(operator.mul, operator.add, njit)[:2]
+_escape_cpu, _escape_pair_cpu = _make_escape(*CPU_OPS["float64"], njit)[:2]
+_real = np.float64          # the number type of a point's coordinates
 
 
 @njit(cache=True)
 def escape_value(cx, cy, max_iter):
     """Smooth escape value of one point c = cx + i*cy (CPU)."""
-    return _escape_cpu(cx, cy, max_iter)
+    return _escape_cpu(_real(cx), _real(cy), max_iter)
 
 
 
@@ -233,13 +269,13 @@ def _read_flag(typingctx, flags):
 
 
 @njit(parallel=True, cache=True)
-def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
-                    cx, cy, step, half_w, half_h, max_iter, stop):
-    """Fill values[band_row0 : band_row0 + band_rows] (a band of the buffer).
+def escape_rows_cpu(values, band_row0, band_rows, stride, xs, ys, max_iter, stop):
+    """Fill values[band_row0 : band_row0 + band_rows] (a band of the buffer) whose row r has
+    imaginary part ys[r] and column c real part xs[c] (pixel_axes).
 
-    Buffer row r is picture row grid_row0 + r. The threads claim k = 0, 1, 2, ... one row at a
-    time (cpu_chunks) and draw row (k * stride) % band_rows (stride coprime to band_rows), so that
-    cheap and expensive parts of the picture are mixed through the band.
+    The threads claim k = 0, 1, 2, ... one row at a time (cpu_chunks) and draw row
+    (k * stride) % band_rows (stride coprime to band_rows), so that cheap and expensive parts of
+    the picture are mixed through the band.
 
     `stop` is a control block (cpu_chunks.control). Another thread may set its flag while this runs
     (a cancel): every thread reads it before each pair of pixels and leaves its rows unfinished
@@ -256,34 +292,53 @@ def escape_rows_cpu(values, band_row0, band_rows, stride, grid_row0, grid_col0,
         while k < band_rows and _read_flag(stop) == 0:
             ran = True
             br = band_row0 + (k * stride) % band_rows
-            gy = float(grid_row0 + br) + 0.5 - half_h
-            y = cy - gy * step
+            y = ys[br]
             for c in range(0, cols - 1, 2):
                 if _read_flag(stop) != 0:
                     break
-                ax = cx + (float(grid_col0 + c) + 0.5 - half_w) * step
-                bx = cx + (float(grid_col0 + c + 1) + 0.5 - half_w) * step
-                va, vb = _escape_pair_cpu(ax, bx, y, max_iter)
+                va, vb = _escape_pair_cpu(xs[c], xs[c + 1], y, max_iter)
                 values[br, c] = va
                 values[br, c + 1] = vb
             if cols % 2:
                 c = cols - 1
-                values[br, c] = _escape_cpu(cx + (float(grid_col0 + c) + 0.5 - half_w) * step, y,
-                                            max_iter)
+                values[br, c] = _escape_cpu(xs[c], y, max_iter)
             k = claim(stop)
         leave(stop, clocks, ran)
 
 
-# Burning Ship's CPU twins: escape_value's and escape_rows_cpu's code over its arithmetic
-# (formula_twins.py says why a copy with a name of its own)
-_escape_ship_cpu, _escape_pair_ship_cpu = _make_escape(operator.mul, operator.add, njit,
-                                                       formula=formulas.BURNING_SHIP)[:2]
-escape_value_ship = njit(cache=True)(twin(escape_value.py_func, "escape_value_ship",
-                                          _escape_cpu=_escape_ship_cpu))
-escape_rows_cpu_ship = njit(parallel=True, cache=True)(
-    twin(escape_rows_cpu.py_func, "escape_rows_cpu_ship", _escape_cpu=_escape_ship_cpu,
-         _escape_pair_cpu=_escape_pair_ship_cpu))
-ROWS_KERNELS = {formulas.MANDELBROT: escape_rows_cpu, formulas.BURNING_SHIP: escape_rows_cpu_ship}
+@functools.cache
+def _twins(number_type: str, formula: str):
+    """(escape_value, escape_rows_cpu) of `number_type` and `formula`: the Mandelbrot float64
+    kernels above, else their twins over that arithmetic (formula_twins.py says why a copy with a
+    name of its own)."""
+    if (number_type, formula) == ("float64", formulas.MANDELBROT):
+        return escape_value, escape_rows_cpu
+    esc, pair = _make_escape(*CPU_OPS[number_type], njit, formula=formula)[:2]
+    suffix = ("32" if number_type == "float32" else "") + \
+        ("_ship" if formula == formulas.BURNING_SHIP else "")
+    value = njit(cache=True)(twin(escape_value.py_func, "escape_value" + suffix, _escape_cpu=esc,
+                                  _real=getattr(np, number_type)))
+    rows = njit(parallel=True, cache=True)(twin(escape_rows_cpu.py_func, "escape_rows_cpu" + suffix,
+                                                _escape_cpu=esc, _escape_pair_cpu=pair))
+    return value, rows
+
+
+def value_kernel(number_type: str, formula: str = formulas.MANDELBROT):
+    """escape_value(cx, cy, max_iter) in `number_type`'s arithmetic, iterating `formula`."""
+    return _twins(_check_type(number_type), formulas.check(formula))[0]
+
+
+def rows_kernel(number_type: str, formula: str = formulas.MANDELBROT):
+    """The band kernel (escape_rows_cpu's arguments) in `number_type`'s arithmetic, iterating
+    `formula`."""
+    return _twins(_check_type(number_type), formulas.check(formula))[1]
+
+
+def _check_type(number_type: str) -> str:
+    if number_type not in NUMBER_TYPES:
+        raise ValueError(f"unknown number type {number_type!r}; choose one of: "
+                         f"{', '.join(NUMBER_TYPES)}")
+    return number_type
 
 
 def row_stride(rows: int) -> int:

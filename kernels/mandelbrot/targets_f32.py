@@ -10,6 +10,7 @@ import numpy as np
 
 from . import escape_f32 as e32
 from . import escape_warp_f32 as ew32
+from .escape import pixel_axes
 from . import unroll_f32
 from .cpu_target import CpuTarget
 from .formulas import LABELS, MANDELBROT
@@ -34,7 +35,7 @@ def warp_kernel32(name: str = KERNEL, steps: int = BLOCK_STEPS, blocks: int = BL
 
 
 def _axes_args(args, rows: int, cols: int) -> tuple:
-    xs, ys = e32.pixel_axes(args, rows, cols)
+    xs, ys = pixel_axes(args, rows, cols)
     return xs, ys, int(args[-1])
 
 
@@ -49,16 +50,11 @@ def _mandelbrot_only(formula: str) -> None:
 class CpuTarget32(CpuTarget):
     """Frames computed in host memory with the float32 arithmetic."""
 
-    rows_kernel = staticmethod(e32.escape_rows_cpu32)
+    number_type = "float32"
 
     def formula_kernel(self, formula: str):
         _mandelbrot_only(formula)
-        return self.rows_kernel
-
-    def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT):
-        rows, cols = values.shape
-        super().escape(values, _axes_args(args, rows, cols), timer, cancel, counts, whole,
-                       formula)
+        return super().formula_kernel(formula)
 
 
 class GpuTarget32(GpuTarget):

@@ -49,11 +49,11 @@ def test_cpu_kernel_with_its_stop_flag_set_does_no_work_at_ten_million_iteration
     values = np.full((6, 40), -7.0)
     stop = control()
     stop[FLAG] = 1
-    mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), 0, 0, cx, cy, width / 40, 20.0, 3.0,
-                       MAX_ITER_LIMIT, stop)
+    xs, ys = mk.pixel_axes((0, 0, cx, cy, width / 40, 20.0, 3.0), 6, 40, "float64")
+    mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), xs, ys, MAX_ITER_LIMIT, stop)
     assert (values == -7.0).all()
     stop[FLAG] = 0
-    mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), 0, 0, cx, cy, width / 40, 20.0, 3.0, 30, stop)
+    mk.escape_rows_cpu(values, 0, 6, mk.row_stride(6), xs, ys, 30, stop)
     assert (values >= 0).all()
 
 

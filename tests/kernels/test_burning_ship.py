@@ -55,7 +55,7 @@ def count_of(value: float, max_iter: int) -> int:
 def test_ship_points_escape_when_the_plain_recurrence_does():
     seen = set()
     for cx, cy in POINTS:
-        v = mk.escape_value_ship(cx, cy, 500)
+        v = mk.value_kernel("float64", "burning-ship")(cx, cy, 500)
         assert count_of(v, 500) == ship_count(cx, cy, 500), (cx, cy)
         seen.add(v >= 500)
     assert seen == {True, False}            # points inside and outside both
@@ -169,13 +169,13 @@ _CACHED = textwrap.dedent("""
     def frame(kernel):
         # the band kernels as the renderer calls them: 12 x 16 pixels over the ship's set
         values = np.zeros((12, 16))
-        kernel(values, 0, 12, mk.row_stride(12), 0, 0, -0.4, -0.6, 3.5 / 16, 8.0, 6.0, 300,
-               control())
+        xs, ys = mk.pixel_axes((0, 0, -0.4, -0.6, 3.5 / 16, 8.0, 6.0), 12, 16, "float64")
+        kernel(values, 0, 12, mk.row_stride(12), xs, ys, 300, control())
         return values.tolist()
 
     got = {{}}
     if sys.argv[1] in ("ship", "both"):
-        got["ship"] = frame(mk.escape_rows_cpu_ship)
+        got["ship"] = frame(mk.rows_kernel("float64", "burning-ship"))
     if sys.argv[1] in ("mandelbrot", "both"):
         got["mandelbrot"] = frame(mk.escape_rows_cpu)
     print(repr(got))

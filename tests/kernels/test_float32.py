@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kernels.backend import Backend
-from kernels.mandelbrot import escape_f32 as e32
+from kernels.mandelbrot import escape as mk
 from kernels.mandelbrot import jobs
 from kernels.mandelbrot import number_type as nt
 from kernels.mandelbrot import renderer as m
@@ -77,7 +77,7 @@ def test_float32_departs_where_the_rule_says_it_runs_out(cpu_backend):
 def test_pixel_axes_round_the_float64_coordinates_once():
     req = m.MandelbrotRequest(-0.75, 0.1, 0.3, (7, 5), 10)
     args = m.PixelGrid.of(req).args(2, 10)
-    xs, ys = e32.pixel_axes(args, 3, 7)
+    xs, ys = mk.pixel_axes(args, 3, 7)
     assert xs.dtype == ys.dtype == np.float32 and xs.shape == (7,) and ys.shape == (3,)
     for col in range(7):
         assert xs[col] == np.float32(req.pixel_to_complex(2, col)[0])
@@ -89,10 +89,10 @@ def test_float32_cpu_band_kernel_matches_the_one_point_function(cpu_backend):
     req = m.MandelbrotRequest(-0.1, 0.9, 0.05, (9, 5), 120, want_values=True,
                               number_type="float32")
     frame = m.Renderer(cpu_backend, number_type="float32").render(req)
-    xs, ys = e32.pixel_axes(m.PixelGrid.of(req).args(0, 120), 5, 9)
+    xs, ys = mk.pixel_axes(m.PixelGrid.of(req).args(0, 120), 5, 9)
     for r in range(5):
         for c in range(9):
-            assert frame.values[r, c] == e32.escape_value32(xs[c], ys[r], 120)
+            assert frame.values[r, c] == mk.value_kernel("float32")(xs[c], ys[r], 120)
     assert frame.meta["number_type"] == "float32"
 
 
