@@ -1,14 +1,17 @@
-"""The GPU half of escape.py: the escape arithmetic compiled for numba.cuda, the sliced and the
-finishing kernels. GPU code imports them from here, and only GPU code imports this module: a CPU
-frame never imports numba.cuda (~0.17 s of a 256² CPU render on the 2-core machine).
+"""The GPU half of escape.py: the escape arithmetic of both number types compiled for numba.cuda,
+the sliced and the finishing kernels. GPU code imports them from here, and only GPU code imports
+this module: a CPU frame never imports numba.cuda (~0.17 s of a 256² CPU render on the 2-core
+machine).
 """
 from __future__ import annotations
 
 import operator
 
 from ..backend import simulator_enabled
+import numpy as np
+
 from . import formulas
-from .escape import _make_escape
+from .escape import _add32, _make_escape, _mul32
 from .formula_twins import twin
 
 GPU_IMPORT_ERROR = None
@@ -28,6 +31,20 @@ if cuda is not None:
 
     _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu, _zstep_gpu = _make_escape(
         _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
+
+    # float32's multiply and add (escape.py says why rounded so), and its arithmetic
+    if simulator_enabled():
+        _mul32_gpu, _add32_gpu = _mul32.py_func, _add32.py_func
+    else:
+        @cuda.jit(device=True, inline="always")
+        def _mul32_gpu(a, b):
+            return libdevice.fmul_rn(np.float32(a), np.float32(b))
+
+        @cuda.jit(device=True, inline="always")
+        def _add32_gpu(a, b):
+            return libdevice.fadd_rn(np.float32(a), np.float32(b))
+    _, _, _advance32_gpu, _shortcut32_gpu, _, _zstep32_gpu = _make_escape(
+        _mul32_gpu, _add32_gpu, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
 
     @cuda.jit(cache=True)
     def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,
@@ -62,6 +79,31 @@ if cuda is not None:
             cuda.atomic.add(alive, 0, count)
 
     @cuda.jit(cache=True)
+    def escape_slice_kernel32(values, zx, zy, alive, band_row0, band_rows, xs, ys, n0, n1,
+                              max_iter):
+        """escape_slice_kernel in float32 (z kept in float32 zx, zy), the pixel coordinates read
+        from xs, ys (escape.pixel_axes)."""
+        c, r = cuda.grid(2)
+        running = 0
+        if c < values.shape[1] and r < band_rows:
+            br = band_row0 + r
+            if n0 == 0 or values[br, c] < 0.0:
+                zr = np.float32(0.0)
+                zi = np.float32(0.0)
+                if n0 > 0:
+                    zr = zx[br, c]
+                    zi = zy[br, c]
+                v, zr, zi = _advance32_gpu(xs[c], ys[br], zr, zi, n0, n1, max_iter)
+                values[br, c] = v
+                if v < 0.0:
+                    zx[br, c] = zr
+                    zy[br, c] = zi
+                    running = 1
+        count = cuda.syncthreads_count(running)
+        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+            cuda.atomic.add(alive, 0, count)
+
+    @cuda.jit(cache=True)
     def finish_kernel(values, counts, band_row0, band_rows):
         """The smooth value of every escaped pixel of the band (counts > 0): from |z_n|^2 and n."""
         c, r = cuda.grid(2)
@@ -85,9 +127,15 @@ if cuda is not None:
         escape_slice_kernel.py_func, "escape_slice_kernel_ship", _advance_gpu=_advance_ship_gpu))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_slice_kernel = finish_kernel = zero_kernel = escape_slice_kernel_ship = None
+    escape_slice_kernel32 = None
 
 
-def slice_kernel(formula: str):
-    """The sliced kernel of `formula` (formulas.py's names)."""
+def slice_kernel(formula: str, number_type: str = "float64"):
+    """The sliced kernel of `formula` (formulas.py's names) in `number_type` (float32: the
+    Mandelbrot set's only, number_type.py keeps other formulas in float64)."""
+    if number_type == "float32" and formulas.check(formula) == formulas.MANDELBROT:
+        return escape_slice_kernel32
+    if number_type != "float64":
+        raise ValueError(f"no {number_type} sliced kernel of the {formula} formula")
     return {formulas.MANDELBROT: escape_slice_kernel,
             formulas.BURNING_SHIP: escape_slice_kernel_ship}[formulas.check(formula)]

@@ -1,6 +1,6 @@
 """The app's GPU escape launch in float32: escape_warp.escape_warp_kernel's scheme (whole warps take
 row segments of 32 pixels from an atomic counter and refill their idle lanes together) with
-escape_f32.py's float32 arithmetic and pixel coordinates read from two float32 arrays, so the
+escape.py's float32 arithmetic and pixel coordinates read from two float32 arrays, so the
 kernel does no float64 arithmetic at all. An escaped pixel stores |z_n|^2 (as float64) and n, and
 escape.finish_kernel makes the smooth value, as for float64 frames.
 
@@ -42,10 +42,10 @@ from .escape_gpu import cuda
 from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, CACHE_KERNEL
 
 if cuda is not None:
-    from .escape_f32 import _add_gpu as _add
-    from .escape_f32 import _mul_gpu as _mul
-    from .escape_f32 import _shortcut_gpu
-    from .escape_f32 import _zstep_gpu as _zstep
+    from .escape_gpu import _add32_gpu as _add
+    from .escape_gpu import _mul32_gpu as _mul
+    from .escape_gpu import _shortcut32_gpu as _shortcut_gpu
+    from .escape_gpu import _zstep32_gpu as _zstep
     from .escape_warp import _FULL_MASK, _take, _warp
 
     _B2 = np.float32(BAILOUT2)
@@ -133,7 +133,7 @@ if cuda is not None:
     def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
         """escape_warp.escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`,
-        in float32: pixel (row r, column c) is xs[c] + i ys[r] (escape_f32.pixel_axes). Segment s
+        in float32: pixel (row r, column c) is xs[c] + i ys[r] (escape.pixel_axes). Segment s
         is row s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number,
         later ones come from counter[0] (zero at launch), asked for one segment ahead. Escaped
         pixels get values = |z_n|^2 and counts = n, inside ones values = max_iter and counts =

@@ -1,14 +1,14 @@
 """The renderer's targets for float32 frames: cpu_target.CpuTarget and gpu_target.GpuTarget with the
-float32 kernels (escape_f32.py, escape_warp_f32.py). The renderer hands them the float64 kernels'
-grid arguments; they turn those into the two float32 coordinate arrays (escape_f32.pixel_axes) and
-run the same pipeline: bands, slices and cancels as for float64 frames, values and counts in the
-same buffers, so colouring, read-outs and recolouring never ask which type made a frame.
+float32 kernels (escape.py's CPU twin, escape_gpu.py's sliced kernel, escape_warp_f32.py). The
+renderer hands them the float64 kernels' grid arguments; they turn those into the two float32
+coordinate arrays (escape.pixel_axes) and run the same pipeline: bands, slices and cancels as for
+float64 frames, values and counts in the same buffers, so colouring, read-outs and recolouring
+never ask which type made a frame.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import escape_f32 as e32
 from . import escape_warp_f32 as ew32
 from .escape import pixel_axes
 from . import unroll_f32
@@ -65,7 +65,8 @@ class GpuTarget32(GpuTarget):
 
     def slice_kernel(self, formula: str = MANDELBROT):
         _mandelbrot_only(formula)
-        return e32.escape_slice_kernel32
+        from .escape_gpu import slice_kernel      # numba.cuda: GPU frames only
+        return slice_kernel(formula, "float32")
 
     def _device_args(self, values, args, timer):
         rows, cols = values.shape
