@@ -107,11 +107,10 @@ def _kernels():
     from numba import types as t
 
     from kernels.mandelbrot import escape_warp as ew
-    from kernels.mandelbrot import escape_warp_f32 as ew32
     from kernels.roofs import chains
     f2, i2, u1, i1 = t.float64[:, ::1], t.int32[:, ::1], t.uint32[::1], t.int32[::1]
     i, d, s1 = t.int64, t.float64, t.float32[::1]
-    yield "escape_warp_kernel32", "f32", ew32.escape_warp_kernel32.py_func, \
+    yield "escape_warp_kernel32", "f32", ew.escape_warp_kernel32.py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
     from kernels.mandelbrot import escape_warp_f32_blocks as blocks_variant
     yield "escape_warp_kernel32_blocks", "f32", \

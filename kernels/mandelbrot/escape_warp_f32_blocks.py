@@ -1,4 +1,4 @@
-"""The float32 warp kernel the app ran before escape_warp_f32.py's, kept as a bench variant
+"""The float32 warp kernel the app ran before escape_warp.py's float32 one, kept as a bench variant
 (GPU_EXPLORER_F32_KERNEL=blocks; "blocks:16,4" in tools/f32_block_sweep.py): the same scheme,
 arithmetic, counts and values, with a branch after every block of steps and an escaped block's
 redo (single steps from its saved z) inside every look at the warp. Its grouping is compiled in

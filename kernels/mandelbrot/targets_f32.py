@@ -1,5 +1,5 @@
 """The renderer's targets for float32 frames: cpu_target.CpuTarget and gpu_target.GpuTarget with the
-float32 kernels (escape.py's CPU twin, escape_gpu.py's sliced kernel, escape_warp_f32.py). The
+float32 kernels (escape.py's CPU twin, escape_gpu.py's sliced kernel, escape_warp.py's warp kernel). The
 renderer hands them the float64 kernels' grid arguments; they turn those into the two float32
 coordinate arrays (escape.pixel_axes) and run the same pipeline: bands, slices and cancels as for
 float64 frames, values and counts in the same buffers, so colouring, read-outs and recolouring
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import escape_warp_f32 as ew32
+from . import escape_warp as ew
 from .escape import pixel_axes
 from . import unroll_f32
 from .cpu_target import CpuTarget
@@ -20,13 +20,13 @@ from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, KERNEL, KERNELS
 
 def warp_kernel32(name: str = KERNEL, steps: int = BLOCK_STEPS, blocks: int = BLOCKS_PER_LOOK):
     """The float32 warp kernel `name` (unroll_f32.KERNELS) grouping `blocks` blocks of `steps`
-    steps a look: "branchless" (the app's, escape_warp_f32.build: cached at unroll_f32's
+    steps a look: "branchless" (the app's, escape_warp.build: cached at unroll_f32's
     grouping, built once a process at another) or "blocks" (the bench variant it replaced, at
     unroll_f32's grouping only: its constants are compiled in)."""
     if name not in KERNELS:
         raise ValueError(f"unknown float32 kernel {name!r}; choose one of: {', '.join(KERNELS)}")
     if name == "branchless":
-        return ew32.build(steps, blocks)
+        return ew.build(steps, blocks)
     if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
         raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
                          f"(GPU_EXPLORER_F32_BLOCK), not {steps},{blocks}")

@@ -1,4 +1,4 @@
-"""How the float32 warp kernel (escape_warp_f32.py) groups its iterations: BLOCK_STEPS steps between
+"""How the float32 warp kernel (escape_warp.py's float32 one) groups its iterations: BLOCK_STEPS steps between
 two escape tests, BLOCKS_PER_LOOK such blocks between two looks at the warp (where finished lanes
 take new pixels), and THRESH idle lanes that make a warp refill. float32 operations issue at one
 per cycle, so every compare, branch and counter update in the loop costs as much as an
@@ -9,7 +9,7 @@ that way is not kept in numba's on-disk cache, which keys on the source and woul
 run a kernel with other constants.
 
 GPU_EXPLORER_F32_KERNEL picks the warp kernel float32 frames run, for a bench beside the app's:
-"branchless" (escape_warp_f32.py, the app's) or "blocks" (escape_warp_f32_blocks.py, the one it
+"branchless" (escape_warp.py's, the app's) or "blocks" (escape_warp_f32_blocks.py, the one it
 replaced); both give the same counts.
 """
 from __future__ import annotations

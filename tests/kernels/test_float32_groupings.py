@@ -1,4 +1,4 @@
-"""The app's float32 warp kernel (escape_warp_f32.py, branch-free blocks) on the GPU (real, or
+"""The app's float32 warp kernel (escape_warp.py's float32 one, branch-free blocks) on the GPU (real, or
 numba's simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, the
 default grouping kept in numba's disk cache, and, compiled to PTX (needs NVVM), a look at the warp
 that is float32 arithmetic with no 64-bit integer work."""
@@ -75,7 +75,7 @@ def test_default_kernel_is_the_cached_one(simulated, numba_cuda):
     """The app's kernel is the module's own (cached on disk like the other kernels); another
     grouping is a copy built once a process, outside the cache, and the blocks variant is another
     kernel."""
-    from kernels.mandelbrot import escape_warp_f32 as ew32
+    from kernels.mandelbrot import escape_warp as ew32
     from kernels.mandelbrot import targets_f32, unroll_f32
     app = targets_f32.warp_kernel32()
     assert unroll_f32.KERNEL == "branchless" and app is ew32.escape_warp_kernel32
@@ -101,7 +101,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
     from numba.cuda import dispatcher
     cuda = numba_cuda
 
-    from kernels.mandelbrot import escape_warp_f32 as ew32
+    from kernels.mandelbrot import escape_warp as ew32
     from tools.ptx_loops import arithmetic_share, loops
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
