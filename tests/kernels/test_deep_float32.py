@@ -16,10 +16,9 @@ from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.perturbation_f32 import flat_tables32  # noqa: E402
+from kernels.mandelbrot.deep.perturbation_f32 import BW32, flat_tables32  # noqa: E402
 from kernels.mandelbrot.deep.perturbation_loop import B_R, BW, Z_R0, ZW, flat_tables  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
-from kernels.mandelbrot.deep.walk_f32 import BW32  # noqa: E402
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
 H100 = nt.Rates(2.0, 1.0, "simulated H100")
@@ -163,10 +162,10 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch, numb
 
 
 def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
-    """walk_f32.make_walk32 (the float32 loop's integers in 32 bits, an orbit row in one load
-    carried to the next step, padded table rows) against make_walk's loop with the same float32
-    operations over the unpadded table: the same values and counts on every pixel, at a place
-    with BLA steps and rebases."""
+    """perturbation_f32.make_walk32 (the float32 loop's integers in 32 bits, an orbit row in one
+    load carried to the next step, padded table rows) against make_walk's loop with the same
+    float32 operations over the unpadded table: the same values and counts on every pixel, at a
+    place with BLA steps and rebases."""
     from kernels.mandelbrot.deep import perturbation_f32 as p32
     from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu, make_walk
     from kernels.mandelbrot.deep.targets import LoopCode, cpu_jit, cpu_loop_jit

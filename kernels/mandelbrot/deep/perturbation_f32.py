@@ -15,7 +15,7 @@ mantissas with an exponent of their own (not here: extended_loop.py's floatexp i
 The pixel's δc is computed in float64 as perturbation_loop computes it (once per pixel) and
 rounded to float32; everything the loop does per step is float32 (`LIMITS` keeps the guard's
 bookkeeping and the rebasing test within float32's range), so the GPU runs it at float32's rate.
-The loop is walk_f32.make_walk32: make_walk's with its integers in 32 bits and an orbit row in
+The loop is `make_walk32` (below): make_walk's with its integers in 32 bits and an orbit row in
 one load, carried to the next step (the same counts); GPU_EXPLORER_F32_DEEP_INT=64 builds
 make_walk's own instead, over the unpadded table, for a bench beside it (kernels built so are
 not kept in numba's on-disk cache, which keys on the source and would hand the next run the
@@ -32,12 +32,19 @@ from numba import njit, prange
 
 from ...backend import simulator_enabled
 from ...cpu_chunks import WORKERS, claim, enter, leave, reset
-from .perturbation_loop import B_R, BW, Z_R0, ZW, delta_c_cpu, flat_tables, make_walk
+from ..escape import BAILOUT2
+from .guard import ERR_TOL2, LAST_SHIFT, REDO_SHIFT
+from .perturbation_loop import (B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW,
+                                delta_c_cpu, flat_tables, make_walk)
 from .rows_cpu import make_row
+from .step_helpers import make_step_helpers
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
-from .walk_f32 import MAX_FLAT, make_walk32, pad_table
 
 f32 = np.float32
+i32 = np.int32
+u32 = np.uint32
+# the largest flattened array make_walk32's uint32 indices reach
+MAX_FLAT = 2 ** 32 - 1
 # "64": make_walk's loop (64-bit integers) instead of make_walk32's, to bench the two
 WALK_INT64 = os.environ.get("GPU_EXPLORER_F32_DEEP_INT") == "64"
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
@@ -66,7 +73,7 @@ def _round_down(a: np.ndarray) -> np.ndarray:
 
 def flat_tables32(orbit, tab, tabe, levels):
     """perturbation_loop.flat_tables' arrays rounded to float32, the radii rounded down, as the
-    loop reads them (the table's rows padded to 8 numbers: walk_f32.pad_table; as they are for
+    loop reads them (the table's rows padded to 8 numbers: `pad_table`; as they are for
     make_walk's loop, GPU_EXPLORER_F32_DEEP_INT=64)."""
     zo, bt = flat_tables(orbit, tab, tabe, levels)
     with np.errstate(over="ignore"):
@@ -81,6 +88,150 @@ def flat_tables32(orbit, tab, tabe, levels):
         raise ValueError(f"an orbit of {zo32.size // 4} points is too long for the float32 loop's "
                          "32-bit indices")
     return (zo32, bt32) if WALK_INT64 else (zo32, pad_table(bt32))
+
+
+# ---------------------------------------------------------------- the walk (32-bit integers)
+# make_walk32's table rows: perturbation_loop's six numbers, padded to eight so that a row starts
+# on a 16-byte boundary and A, B come in one 16-byte load (`pad_table`); the orbit's rows of four
+# (Re Z, Im Z, radius of the single step, unused) are 16 bytes already
+BW32 = 8
+assert (B_AR, B_AI, B_BR, B_BI) == (0, 1, 2, 3) and (Z_RE, Z_IM, Z_R0) == (0, 1, 2) and ZW == 4
+
+
+def pad_table(bt32: np.ndarray) -> np.ndarray:
+    """flat float32 table rows of BW numbers as make_walk32 reads them: rows of BW32."""
+    rows = bt32.reshape(-1, BW)
+    out = np.zeros((rows.shape[0], BW32), np.float32)
+    out[:, :BW] = rows
+    return out.reshape(-1)
+
+
+def make_walk32(mul, add, sqrt, load4, jit, loop_jit, limits):
+    """(walk, passes) as perturbation_loop.make_walk(mul, add, sqrt, jit, loop_jit, limits), the
+    integers in 32 bits, over zo's rows and `pad_table`'s; load4(arr, i): arr[i:i + 4] as a tuple
+    (one 16-byte load on the GPU: kernels/wide_access.load16). The same float32 operations in the
+    same order (the same values and counts), fewer instructions that are not its arithmetic:
+
+    - the orbit position, the iteration count, the table indices and the step counters in int32,
+      the arrays read through uint32 indices: a 64-bit add, compare or index costs the GPU two
+      instructions, beside a float32 step of about twenty;
+    - an orbit row (Z_m and the single step's radius) read with one 16-byte load, carried from the
+      load that tests the bailout to the next step: a perturbation step makes one load where
+      make_walk's makes five; a BLA step reads A and B with one 16-byte load (`pad_table`).
+
+    Each load of a warp whose pixels sit at different orbit positions is a gather over as many
+    cache lines, so the loads, more than the float32 arithmetic, are what a step waits on. The
+    arrays fit 32-bit indices wherever float32 deltas apply (`flat_tables32` refuses longer
+    ones)."""
+    loop = loop_jit or jit
+    zw, bw = i32(ZW), i32(BW32)
+    g_lo, g_hi, tiny2, scale, zero, one = limits
+    smooth, closer_to_zero = make_step_helpers(mul, add, jit, tiny2, scale)
+
+    @jit
+    def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
+        last = i32(zo.shape[0] // ZW - 1)
+        nlev = i32(levels.shape[0])
+        mi = i32(max_iter)
+        # row m of the orbit (Z_m, the single step's radius), carried from the load that tests
+        # the bailout to the next step; row 0 is where a rebased pixel starts again
+        z0r, z0i, z0rad, _ = load4(zo, u32(0))
+        zr = z0r
+        zi = z0i
+        zrad = z0rad
+        dr = zero
+        di = zero
+        er = zero
+        g2 = one
+        r2 = zero
+        m = i32(0)
+        n = i32(0)
+        steps = i32(0)
+        bla = i32(0)
+        skipped = i32(0)
+        rebases = i32(0)
+        while n < mi:
+            dms = mul(max(abs(dr), abs(di)), sf)
+            if dms < zrad:
+                j0 = i32(m - 1)
+                best = j0
+                length = i32(1)
+                k = i32(1)
+                while k < nlev and (j0 & i32(i32(i32(1) << k) - 1)) == 0:
+                    j = i32(j0 >> k)
+                    if j >= i32(levels[k, 1]) or n + i32(i32(1) << k) > mi:
+                        break
+                    idx = i32(i32(levels[k, 0]) + j)
+                    if not dms < bt[u32(bw * idx + B_R)]:
+                        break
+                    best = idx
+                    length = i32(i32(1) << k)
+                    k = i32(k + 1)
+                e = u32(bw * best)
+                adr, adi, bbr, bbi = load4(bt, e)
+                bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
+                bdi = add(mul(bbr, cdi), mul(bbi, cdr))
+                ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
+                di = add(add(mul(adr, di), mul(adi, dr)), bdi)
+                dr = ndr
+                er = add(mul(bt[u32(e + B_AA)], mul(er, sqrt(g2))),
+                         mul(inj, max(abs(dr), abs(di))))
+                g2 = one
+                m = i32(m + length)
+                n = i32(n + length)
+                bla = i32(bla + 1)
+                skipped = i32(skipped + length)
+            else:
+                g2 = mul(g2, mul(r2, 4.0))
+                if g2 > g_hi or g2 < g_lo:
+                    er = mul(er, sqrt(g2))
+                    g2 = one
+                tr = add(add(zr, zr), dr)
+                ti = add(add(zi, zi), di)
+                ndr = add(add(mul(tr, dr), -mul(ti, di)), cdr)
+                di = add(add(mul(tr, di), mul(ti, dr)), cdi)
+                dr = ndr
+                m = i32(m + 1)
+                n = i32(n + 1)
+                steps = i32(steps + 1)
+            zr, zi, zrad, _ = load4(zo, u32(zw * m))
+            xr = add(zr, dr)
+            xi = add(zi, di)
+            r2 = add(mul(xr, xr), mul(xi, xi))
+            if r2 > BAILOUT2:
+                er = mul(er, sqrt(g2))
+                doubt = not (mul(er, er) <= mul(r2, ERR_TOL2))
+                return smooth(r2, n), steps, bla, skipped, rebases, doubt
+            if m == last or closer_to_zero(xr, xi, r2, dr, di):
+                dr = xr
+                di = xi
+                m = i32(0)
+                zr = z0r
+                zi = z0i
+                zrad = z0rad
+                rebases = i32(rebases + 1)
+        er = mul(er, sqrt(g2))
+        return float(max_iter), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
+
+    @loop
+    def passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift):
+        steps = 0
+        bla = 0
+        skipped = 0
+        rebases = 0
+        while True:
+            sf = math.ldexp(1.0, shift)
+            inj = math.ldexp(eps, 1 - shift)
+            v, a, b, sk, rb, doubt = walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj)
+            steps += a
+            bla += b
+            skipped += sk
+            rebases += rb
+            if not doubt or shift >= LAST_SHIFT:
+                return v, steps, bla, skipped, rebases, shift
+            shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
+
+    return walk, passes
 
 
 # ---------------------------------------------------------------- CPU twin
