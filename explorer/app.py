@@ -68,8 +68,12 @@ class MainWindow(QMainWindow):
         self.notice_bar = views_area.notice_bar
         self.setCentralWidget(central)
         self.views: dict[str, BaseView] = {}
+        # the view the window opens on (said again, with any note about a bad saved value, below)
+        saved = self.settings.value("view")
+        first = view or (saved if saved in VIEW_IDS else VIEW_IDS[0])
         for view_id, title, klass in VIEWS:
-            v = klass(self.scheduler, self.backend)
+            early = {"warm_early": first == view_id} if view_id == "mandelbrot" else {}
+            v = klass(self.scheduler, self.backend, **early)
             v.timings_ready.connect(self._on_timings)
             v.status_message.connect(self.show_status)
             v.error_message.connect(self.show_error)

@@ -59,7 +59,10 @@ class MandelbrotView(BaseView):
     export_failed = pyqtSignal(str)               # plain message (also on cancel)
     hover_value = pyqtSignal(float, float, float)  # row, col, smooth count
 
-    def __init__(self, scheduler, backend, parent=None):
+    def __init__(self, scheduler, backend, parent=None, *, warm_early: bool = True):
+        """`warm_early`: load the kernels while the window is built; off when another view opens
+        first (the worker and its GIL then go to that view's first result, and this view's
+        kernels load when it is first shown)."""
         super().__init__(scheduler, backend, parent)
         self.model = MandelbrotModel(backend, self.canvas_size)
         self.paint_synchronously = False  # the UI bench times setImage + a forced repaint
@@ -138,7 +141,8 @@ class MandelbrotView(BaseView):
         self._update_readout()
         # load the kernels while the window is still being built and shown: on a GPU machine the
         # warm-up (numba's target set-up, cached kernels into the context) takes about a second
-        self.frames.pump()
+        if warm_early:
+            self.frames.pump()
 
     # ---- the model's state, for the window, tools and tests --------------------------------------
     @property

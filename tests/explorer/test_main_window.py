@@ -235,3 +235,41 @@ def test_file_menu_exports_a_picture_from_any_view(qtbot, settings, no_gpu, monk
     assert asked and asked[0][0] is w.views["mandelbrot"]        # the Mandelbrot view's dialog
     assert w.tabs.currentWidget() is w.views["mandelbrot"]
     assert asked[0][1] == []                                      # on the CPU: no GPU to list
+
+
+@pytest.mark.parametrize("start", ["distance", "random"])
+def test_a_window_opened_on_another_view_loads_the_mandelbrot_kernels_when_it_is_shown(
+        qtbot, settings, no_gpu, monkeypatch, start):
+    """The worker and its GIL go to the first view's result; the Mandelbrot view's warm-up waits
+    for its tab, then runs and draws (a saved choice counts as an asked one)."""
+    from explorer.scheduler_qt import QtScheduler
+    from kernels.scheduler import Warmup
+    asked = []
+    real = QtScheduler.submit
+
+    def submit(self, key, request, **kw):
+        asked.append(request)
+        return real(self, key, request, **kw)
+    monkeypatch.setattr(QtScheduler, "submit", submit)
+    settings.setValue("view", start)
+    w = make(qtbot, settings)
+    assert w.current_view().view_id == start
+    assert not any(isinstance(r, Warmup) and r.workload == "mandelbrot" for r in asked)
+    w.tabs.setCurrentIndex(VIEW_IDS.index("mandelbrot"))
+    m = w.views["mandelbrot"]
+    qtbot.waitUntil(lambda: m.model.shown is not None and not m.model.shown.coarse, timeout=60000)
+    assert any(isinstance(r, Warmup) and r.workload == "mandelbrot" for r in asked)
+
+
+def test_a_window_opened_on_the_mandelbrot_view_loads_its_kernels_while_it_is_built(
+        qtbot, settings, no_gpu, monkeypatch):
+    from explorer.views import mandelbrot
+    pumped = []
+    real = mandelbrot.MandelbrotView.__init__
+
+    def init(self, *a, **kw):
+        pumped.append(kw.get("warm_early", True))
+        real(self, *a, **kw)
+    monkeypatch.setattr(mandelbrot.MandelbrotView, "__init__", init)
+    make(qtbot, settings, view="mandelbrot")
+    assert pumped == [True]
