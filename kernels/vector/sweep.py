@@ -103,10 +103,10 @@ def sweep(backend, ops, impls=None, modes=MODES, sizes=None, cancel=None, *, rep
     """Yield one SweepPoint per (size, op, impl, mode), with the references after the first size's
     points; return a SweepSummary.
 
-    Items (see SweepItem): SweepReferences after the first size; a SweepPoint per step (with `skipped` saying why
-    when it could not run); ImplUnavailableNotice when an implementation turns out unusable (its
-    later points are skipped with that reason); SweepNotice for what did not stop the sweep;
-    SweepError when the GPU failed, after which the sweep stops.
+    Items (see SweepItem): SweepReferences after the first size; a SweepPoint per step (with
+    `skipped` saying why when it could not run); ImplUnavailableNotice when an implementation
+    turns out unusable (its later points are skipped with that reason); SweepNotice for what did
+    not stop the sweep; SweepError when the GPU failed, after which the sweep stops.
 
     `settle()`, when given, is a context each CPU point is measured in: the window's GUI thread
     steps aside there for a short point, so its repaints do not share the cores with it.
