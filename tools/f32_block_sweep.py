@@ -5,9 +5,9 @@ median escape-kernel ms of float64 and of each variant, float32's speed-up on th
 (median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
 which must be the same for every variant.
 
-A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (unroll_f32.KERNELS; "blocks" only at the
+A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (escape_variants.F32_KERNELS; "blocks" only at the
 grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
-warp refill, unroll_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
+warp refill, targets_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
 by default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM). Without
 --variants: the kernel the app runs.
 
@@ -83,21 +83,20 @@ def _ms(v) -> str:
 
 def parse_variant(text: str) -> tuple[str, int, int, int, int]:
     """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
-    default unroll_f32's grouping and THRESH, gpu_target.WARPS_PER_SM)."""
-    from kernels.mandelbrot import unroll_f32
+    default escape_variants' grouping, targets_f32.THRESH, gpu_target.WARPS_PER_SM)."""
+    from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot.gpu_target import WARPS_PER_SM
-    from kernels.mandelbrot.unroll_f32 import THRESH
+    from kernels.mandelbrot.targets_f32 import THRESH
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
     head, _, thresh = text.partition("/")
     name, _, grouping = head.partition(":")
-    got = unroll_f32.parse(grouping) if grouping else (unroll_f32.BLOCK_STEPS,
-                                                       unroll_f32.BLOCKS_PER_LOOK)
+    got = ev.parse(grouping) if grouping else (ev.BLOCK_STEPS, ev.BLOCKS_PER_LOOK)
     t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
-    if name not in unroll_f32.KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
+    if name not in ev.F32_KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
         raise ValueError(f"bad variant {spec!r}: want KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] with "
-                         f"KERNEL one of {', '.join(unroll_f32.KERNELS)}, THRESH 1 to 32, WARPS "
+                         f"KERNEL one of {', '.join(ev.F32_KERNELS)}, THRESH 1 to 32, WARPS "
                          "1 to 64")
     return name, *got, t, w
 
@@ -108,11 +107,10 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def main(argv=None) -> int:
-    from kernels.mandelbrot import unroll_f32
+    from kernels.mandelbrot import escape_variants as ev
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", nargs="+",
-                    default=[f"{unroll_f32.KERNEL}:{unroll_f32.BLOCK_STEPS},"
-                             f"{unroll_f32.BLOCKS_PER_LOOK}"])
+                    default=[f"{ev.F32_KERNEL}:{ev.BLOCK_STEPS},{ev.BLOCKS_PER_LOOK}"])
     ap.add_argument("--sizes", nargs="+", default=["1920x1080"])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=5, help="timed frames per variant a round")
@@ -126,7 +124,7 @@ def main(argv=None) -> int:
     from kernels import backend as backends
     from kernels.mandelbrot import renderer as m
     from kernels.mandelbrot.bench import FLOAT32_FRAMES, _request
-    from kernels.mandelbrot.targets_f32 import warp_kernel32
+    from kernels.mandelbrot.escape_variants import warp_kernel32
     try:
         variants = [parse_variant(v) for v in args.variants]
         sizes = [_size(s) for s in args.sizes]

@@ -110,11 +110,12 @@ def _kernels():
     from kernels.roofs import chains
     f2, i2, u1, i1 = t.float64[:, ::1], t.int32[:, ::1], t.uint32[::1], t.int32[::1]
     i, d, s1 = t.int64, t.float64, t.float32[::1]
-    yield "escape_warp_kernel32", "f32", ew.escape_warp_kernel32.py_func, \
+    from kernels.mandelbrot import escape_variants as ev
+    # at GPU_EXPLORER_F32_BLOCK's grouping where that is set (escape_variants.py)
+    yield "escape_warp_kernel32", "f32", ev.warp_kernel32("branchless").py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
-    from kernels.mandelbrot import escape_warp_f32_blocks as blocks_variant
     yield "escape_warp_kernel32_blocks", "f32", \
-        blocks_variant.escape_warp_kernel32_blocks.py_func, (f2, i2, u1, i, i, i, s1, s1, i)
+        ev.escape_warp_kernel32_blocks.py_func, (f2, i2, u1, i, i, i, s1, s1, i)
     yield "escape_warp_kernel", "f64", ew.escape_warp_kernel.py_func, \
         (f2, i2, u1, i1, i1, i, i, i, i, i, d, d, d, d, d, i)
     yield from _deep_walks()

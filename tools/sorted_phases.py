@@ -41,7 +41,7 @@ def main() -> int:
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew
     from kernels.mandelbrot import renderer as m
-    from kernels.mandelbrot.launch_variants import variant
+    from kernels.mandelbrot.escape_variants import variant
     from kernels.mandelbrot.bench import SEAHORSE
 
     be = kb.resolve("cuda")

@@ -10,11 +10,11 @@
   `escape_variants`: the launches only benches select (`launch_settings`: their defaults).
 - `colour`: values to RGBA (sqrt, log and histogram-equalised mappings), the CPU twins;
   `colour_gpu`: the same on the device; `colourer`: Colourer, which runs either.
-- A `*_gpu` module (and escape_warp, escape_variants, launch_variants) imports numba.cuda; only
+- A `*_gpu` module (and escape_warp, escape_variants) imports numba.cuda; only
   GPU code imports it, at its first use, so a CPU frame never loads numba.cuda (~0.17 s).
 - `renderer`: Renderer(backend) — one pipeline (buffers, escape, colour, the one copy to the host)
   for frames, strips of any size and a poster's bands, over `cpu_target` or `gpu_target` (device
-  buffers, bands and iteration slices, the warp launch); `launch_variants`: the benches' launches.
+  buffers, bands and iteration slices, the warp launch).
 - `strips`: the one strip size; `zoom_path`: where each frame of a zoom movie looks.
 - `deep/`: deep zoom (perturbation around an arbitrary-precision reference orbit, to 1e-10000);
   `deep_frames`: DeepFrameRenderer, its values coloured into Frames, strips for exports.

@@ -82,10 +82,10 @@ def _measure(name, backend, repeats, req, variant="default", block=None, iterati
              **launch):
     """`launch`: the Renderer's launch keywords; a variant's name ("grid", "persistent",
     "sorted") becomes its launch object here, with the run's thresh and warps per SM, as only
-    benches run the variants (launch_variants.py)."""
+    benches run the variants (escape_variants.py)."""
     from .renderer import Renderer
     if launch.get("launch", "warp") != "warp" and isinstance(launch["launch"], str):
-        from .launch_variants import variant as variant_of       # numba.cuda: GPU benches only
+        from .escape_variants import variant as variant_of       # numba.cuda: GPU benches only
         knobs = {k: launch[k] for k in ("thresh", "warps_per_sm") if launch.get(k) is not None}
         launch = {**launch, "launch": variant_of(launch["launch"], **knobs)}
     renderer = Renderer(backend, block=block, reuse_values=False, number_type=req.number_type,

@@ -1,18 +1,19 @@
-"""Escape launches that only benches, tools and tests select (the app runs escape_warp.py's).
+"""Escape launches and knobs that only benches, tools and tests select; the app runs
+escape_warp.py's warp launches and never imports this module. They keep the record of what the
+app's launches are measured against (`--bench --only mandelbrot-launch` and
+`mandelbrot-divergence`, tools/f32_block_sweep.py; docs/notes/performance-history.md), with
+escape.py's arithmetic, so every launch gives the same values bit for bit.
 
-They keep the record of what the warp launch is measured against (`--bench --only
-mandelbrot-launch` and `mandelbrot-divergence`; docs/notes/performance-history.md), with escape.py's
-arithmetic,
-so every launch gives the same values bit for bit:
+float64, `variant(name, knobs)` for Renderer(launch=...):
 
-* `escape_kernel` ("grid"): one thread per pixel. A warp runs as long as its slowest pixel while
+* "grid", `escape_kernel`: one thread per pixel. A warp runs as long as its slowest pixel while
   the lanes whose pixels escaped early idle.
-* `escape_persistent_kernel` ("persistent"): a fixed grid of threads that each take their next
+* "persistent", `escape_persistent_kernel`: a fixed grid of threads that each take their next
   pixel from an atomic counter on their own, a chunk of iterations at a time.
-* The "sorted" launch: escape_warp_kernel handed the pixels longest first. A frame of a few
-  thousand iterations per resident lane ends when its slowest lanes do: with the pixels handed
-  out in picture order, an interior pixel taken late keeps its warp running long after the others
-  ran out of work. Counts vary smoothly away from the boundary, so a sparse sample predicts them:
+* "sorted": escape_warp_kernel handed the pixels longest first. A frame of a few thousand
+  iterations per resident lane ends when its slowest lanes do: with the pixels handed out in
+  picture order, an interior pixel taken late keeps its warp running long after the others ran out
+  of work. Counts vary smoothly away from the boundary, so a sparse sample predicts them:
 
   1. `probe_kernel`: every pixel on a grid of stride `sample` (rows and columns) iterates up to
      `probe` iterations. One that escapes (or is inside, when probe reaches max_iter) is finished
@@ -26,14 +27,63 @@ so every launch gives the same values bit for bit:
      block: neighbours stay together, so stores stay nearly coalesced).
 
   escape_warp_kernel then takes its segments from the list.
+
+float32, `warp_kernel32(name, steps, blocks)` for WarpLaunch32's `kernel`: the app's branch-free
+kernel at another step grouping (`build`), or "blocks", `escape_warp_kernel32_blocks`, the kernel
+the app ran before it: the same scheme, arithmetic, counts and values, with a branch after every
+block of steps and an escaped block's redo (single steps from its saved z) inside every look at
+the warp. GPU_EXPLORER_F32_BLOCK="steps,blocks" and GPU_EXPLORER_F32_KERNEL set a sweep's default
+(tools/gpu_f32_check.sh); the blocks kernel's grouping is compiled in, so under another grouping
+than the app's it is not kept in numba's disk cache, which keys on the source and would hand the
+next run a kernel with other constants.
 """
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 
+from . import escape_gpu as mk
+from . import escape_warp as ew
 from .escape import BAILOUT2
 from .escape_gpu import cuda
-from .launch_settings import PROBE, REACH, SAMPLE  # noqa: F401 (the sorted launch's, named here)
+from .formula_twins import twin
+from .gpu_target import THRESH, WARPS_PER_SM, CountedLaunch, WarpLaunch
+from .launch_settings import CHUNK, GRAB, PROBE, REACH, SAMPLE
+
+F32_BLOCK_ENV = "GPU_EXPLORER_F32_BLOCK"
+F32_KERNEL_ENV = "GPU_EXPLORER_F32_KERNEL"
+F32_KERNELS = ("branchless", "blocks")
+
+
+def parse(text: str | None) -> tuple[int, int] | None:
+    """(steps, blocks) from "steps,blocks", or None where the text is absent or not that (steps
+    from 1 to 64, blocks from 1 to 16)."""
+    try:
+        steps, blocks = (int(v) for v in text.split(","))
+    except (AttributeError, ValueError):
+        return None
+    return (steps, blocks) if 1 <= steps <= 64 and 1 <= blocks <= 16 else None
+
+
+def _setting(name: str, read, default, want: str):
+    """The environment's `name` as `read` makes it, else `default` (said on stderr when set)."""
+    text = os.environ.get(name)
+    got = read(text) if text else None
+    if text and got is None:
+        print(f"{name}={text!r} ignored: want {want}", file=sys.stderr)
+    return default if got is None else got
+
+
+# the float32 grouping and kernel a sweep runs by default; the blocks kernel, compiled at that
+# grouping, is kept in numba's disk cache at the app's only
+BLOCK_STEPS, BLOCKS_PER_LOOK = _setting(F32_BLOCK_ENV, parse, (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK),
+                                        '"steps,blocks", steps 1 to 64, blocks 1 to 16')
+F32_KERNEL = _setting(F32_KERNEL_ENV, lambda t: t if t in F32_KERNELS else None, F32_KERNELS[0],
+                      f"one of {', '.join(F32_KERNELS)}")
+CACHE_KERNEL = (BLOCK_STEPS, BLOCKS_PER_LOOK) == (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK)
+
 
 # classes of estimated cost: bit lengths 0 (a cardioid/bulb pixel) .. NCLASSES - 1 and beyond
 NCLASSES = 16
@@ -257,6 +307,291 @@ if cuda is not None:
         cuda.syncthreads()
         if k >= 0:
             order[base[k] + rank] = r * cols + c
+
+    # ---- float32: the blocks kernel
+
+    from .escape_gpu import _add32_gpu as _add
+    from .escape_gpu import _mul32_gpu as _mul
+    from .escape_gpu import _shortcut32_gpu as _shortcut32
+    from .escape_gpu import _zstep32_gpu as _zstep
+    from .escape_warp import _FULL_MASK, _segment_span, _take, _warp
+
+    _B2 = np.float32(BAILOUT2)
+    _ZERO = np.float32(0.0)
+    i32 = np.int32
+    _BLOCK = i32(BLOCK_STEPS)
+    _BLOCKS = i32(BLOCKS_PER_LOOK)
+    _SPAN = i32(BLOCK_STEPS * BLOCKS_PER_LOOK)
+
+    @cuda.jit(cache=CACHE_KERNEL)
+    def escape_warp_kernel32_blocks(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
+                             max_iter):
+        """escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`, in float32:
+        pixel (row r, column c) is xs[c] + i ys[r] (escape.pixel_axes). Segment s is row
+        s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number, later
+        ones come from counter[0] (zero at launch), asked for one segment ahead. Escaped pixels
+        get values = |z_n|^2 and counts = n, inside ones values = max_iter and counts = 0."""
+        cols = values.shape[1]
+        segs = (cols + 31) // 32
+        nseg = band_rows * segs
+        lane = cuda.laneid
+        lt = _warp.lanemask_lt()
+        nwarps = cuda.gridsize(1) // 32
+        seg = cuda.grid(1) // 32
+        inv_segs = np.float32(1.0) / np.float32(segs)
+        pend = 0
+        asker = 0
+        if lane == 0:
+            pend = _take(counter)
+        more = seg < nseg
+        sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
+        used = 0
+        live = False
+        done = i32(0)           # 2: escaped, store r2 and n; 3: inside, store max_iter
+        r = 0
+        c = 0
+        n = i32(0)
+        mi = i32(max_iter)              # counts are int32: so is max_iter
+        mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
+        thresh32 = i32(thresh)
+        px = _ZERO
+        py = _ZERO
+        x = _ZERO
+        y = _ZERO
+        x2 = _ZERO
+        y2 = _ZERO
+        r2 = _ZERO
+        while True:
+            if done != 0:
+                row = band_row0 + r
+                if done == 2:
+                    values[row, c] = r2
+                    counts[row, c] = n
+                else:
+                    values[row, c] = max_iter
+                    counts[row, c] = 0
+                done = i32(0)
+            while more:                     # pixels for the idle lanes, in lane order
+                mask = _warp.ballot_sync(_FULL_MASK, not live)
+                if mask == 0:
+                    break
+                k = int(cuda.popc(mask))
+                rank = int(cuda.popc(mask & lt))
+                avail = slen - used
+                got = False
+                if not live and rank < avail:
+                    r, c = sr, sc0 + used + rank
+                    got = True
+                if k < avail:
+                    used += k
+                else:                       # the segment runs out: on to the one asked for
+                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
+                    asker = cuda.ffs(mask) - 1
+                    if lane == asker:
+                        pend = _take(counter)
+                    more = seg < nseg
+                    sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
+                    used = min(k - avail, slen)
+                    if more and not live and rank >= avail and rank - avail < slen:
+                        r, c = sr, sc0 + rank - avail
+                        got = True
+                if got:
+                    px = xs[c]
+                    py = ys[band_row0 + r]
+                    if _shortcut32(px, py):
+                        values[band_row0 + r, c] = max_iter
+                        counts[band_row0 + r, c] = 0
+                    else:
+                        live = True
+                        n = i32(0)
+                        x = _ZERO
+                        y = _ZERO
+                        x2 = _ZERO
+                        y2 = _ZERO
+            need = thresh32 if more else i32(32)
+            idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
+            if idle == 32:
+                if not more:
+                    break
+                continue
+            while idle < need:
+                if live:
+                    # _BLOCKS blocks of _BLOCK steps with one escape test each, then single
+                    # steps: the redo of an escaped block from its saved z, or, near max_iter,
+                    # all the steps left; int32 counts (64-bit ones take two instructions)
+                    stop = mi
+                    if n <= mi_span:
+                        stop = n                    # no single steps after whole blocks
+                        for _ in range(_BLOCKS):
+                            sx = x
+                            sy = y
+                            for _ in range(_BLOCK):
+                                x, y = _zstep(x, y, x2, y2, px, py)
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                            if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
+                                x = sx
+                                y = sy
+                                x2 = _mul(x, x)
+                                y2 = _mul(y, y)
+                                stop = i32(n + _BLOCK)
+                                break
+                            n = i32(n + _BLOCK)
+                            stop = n
+                    r2 = _ZERO
+                    while n < stop:
+                        n = i32(n + 1)
+                        x, y = _zstep(x, y, x2, y2, px, py)
+                        x2 = _mul(x, x)
+                        y2 = _mul(y, y)
+                        r2 = _add(x2, y2)
+                        if r2 > _B2:
+                            break
+                    if r2 > _B2:
+                        live = False
+                        done = i32(2)
+                    elif n >= mi:
+                        live = False
+                        done = i32(3)
+                idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_kernel = escape_persistent_kernel = None
     probe_kernel = count_kernel = scatter_kernel = None
+    escape_warp_kernel32_blocks = None
+
+
+# Persistent launch: threads per block (CHUNK and GRAB: launch_settings.py)
+THREADS = 128
+# resident blocks per SM when the kernel's register count cannot be asked
+BLOCKS_PER_SM = 8
+SIM_PERSISTENT = (2, 4)         # (blocks, threads) under the simulator
+
+
+class GridLaunch:
+    """escape_kernel: one thread per pixel, blocks of gpu.block."""
+
+    counted = False
+
+    def run(self, gpu, values, counts, b0, n, args, timer):
+        cols = values.shape[1]
+        bx, by = gpu.block
+        blocks = ((cols + bx - 1) // bx, (n + by - 1) // by)
+        with timer.phase("kernel", gpu=True):
+            gpu.kernel(escape_kernel, blocks, (bx, by))(values, b0, n, *args)
+
+
+class PersistentLaunch(CountedLaunch):
+    """escape_persistent_kernel: `chunk` iterations between checks, `grab`
+    pixels per fetch from the counter."""
+
+    counter_dtype = np.int64
+    threads = THREADS
+    sim_grid = SIM_PERSISTENT
+    cap = False
+
+    def __init__(self, chunk: int = CHUNK, grab: int = GRAB):
+        super().__init__(BLOCKS_PER_SM)
+        self.chunk, self.grab = int(chunk), int(grab)
+
+    def dispatcher(self):
+        return escape_persistent_kernel
+
+    def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
+        nblocks, threads = grid
+        escape_persistent_kernel[nblocks, threads, gpu.stream](
+            values, counts, counter, self.grab, self.chunk, b0, n, *args)
+
+
+class SortedLaunch(WarpLaunch):
+    """The warp launch on a list of the pixels, longest first, as one sample per `sample` x
+    `sample` pixels iterated `probe` iterations predicts them (a pixel's estimate the largest of
+    the `reach` x 2 samples around it each way)."""
+
+    def __init__(self, thresh: int, warps_per_sm: int, sample: int = SAMPLE,
+                 probe: int = PROBE, reach: int = REACH):
+        super().__init__(thresh, warps_per_sm)
+        self.sample, self.probe, self.reach = int(sample), int(probe), int(reach)
+        self._meta_views = None         # (meta, hist, cursor)
+
+    def order(self, gpu, values, counts, b0, n, args, finish):
+        """Queue the first passes for band rows b0 .. b0 + n: the samples' results go into
+        values/counts; returns (order, hist) for the warp kernel."""
+        blocks, block = finish
+        s, pool = gpu.stream, gpu.pool
+        rows, cols = values.shape
+        nsr, nsc = sample_shape(n, cols, self.sample)
+        est = pool.device("order-est", sample_shape(rows, cols, self.sample), np.int32,
+                          stream=s)
+        order = pool.device("order", (rows * cols,), np.int32, stream=s)
+        meta = pool.device("order-meta", (2 * NCLASSES,), np.int32, stream=s)
+        if self._meta_views is None or self._meta_views[0] is not meta:
+            # the same view objects every frame: prepared launches convert them once
+            self._meta_views = (meta, meta[:NCLASSES], meta[NCLASSES:])
+        _, hist, cursor = self._meta_views
+        bx, by = block
+        gpu.kernel(mk.zero_kernel, 1, 2 * NCLASSES)(meta)
+        gpu.kernel(probe_kernel, ((nsc + bx - 1) // bx, (nsr + by - 1) // by), block)(
+            values, counts, est, self.sample, self.probe, b0, n, *args)
+        gpu.kernel(count_kernel, blocks, block)(est, self.sample, self.reach, hist, n, cols)
+        gpu.kernel(scatter_kernel, blocks, block)(est, self.sample, self.reach, hist, cursor,
+                                                     order, n, cols)
+        return order, hist
+
+
+VARIANTS = ("persistent", "grid", "sorted")
+
+
+def variant(name: str, *, chunk: int = CHUNK, grab: int = GRAB, thresh: int = THRESH,
+            warps_per_sm: int = WARPS_PER_SM, sample: int = SAMPLE, probe: int = PROBE,
+            reach: int = REACH):
+    """The launch object for a variant's name ("grid", "persistent" or "sorted") and its knobs,
+    for Renderer(launch=...): "persistent" runs `chunk` iterations between checks and takes
+    `grab` pixels per fetch; "sorted" hands out the pixels longest first, as predicted by one
+    sample per `sample` x `sample` pixels iterated `probe` iterations, a pixel's estimate the
+    largest of the `reach` x 2 samples around it each way, on the warp launch's `thresh` and
+    `warps_per_sm`; "grid" is one thread per pixel (the Renderer's `block`)."""
+    if int(chunk) < 1 or int(grab) < 1:
+        raise ValueError(f"chunk and grab must be at least 1, got {chunk} and {grab}")
+    if int(sample) < 1 or int(probe) < 1 or int(reach) < 1:
+        raise ValueError(f"sample, probe and reach must be at least 1, got {sample}, {probe} "
+                         f"and {reach}")
+    if name == "grid":
+        return GridLaunch()
+    if name == "persistent":
+        return PersistentLaunch(chunk, grab)
+    if name == "sorted":
+        return SortedLaunch(thresh, warps_per_sm, sample, probe, reach)
+    raise ValueError(f"no launch variant {name!r}; choose one of: warp, {', '.join(VARIANTS)}")
+
+
+_BUILT: dict = {}
+
+
+def build(steps: int, blocks: int):
+    """escape_warp_kernel32 grouping `blocks` blocks of `steps` steps a look: the app's kernel at
+    its own grouping, else a twin compiled with that grouping's globals, once a process (outside
+    numba's disk cache, which keys on the name and source that the twins share)."""
+    key = (int(steps), int(blocks))
+    if key == (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK):
+        return ew.escape_warp_kernel32
+    if key not in _BUILT:
+        fn = ew.escape_warp_kernel32.py_func
+        _BUILT[key] = cuda.jit(cache=False)(twin(fn, fn.__name__, _BLOCK=np.int32(key[0]),
+                                                 _LOOK=ew._look_of(*key)))
+    return _BUILT[key]
+
+
+def warp_kernel32(name: str = F32_KERNEL, steps: int = BLOCK_STEPS,
+                  blocks: int = BLOCKS_PER_LOOK):
+    """The float32 warp kernel `name` (F32_KERNELS) grouping `blocks` blocks of `steps` steps a
+    look, for WarpLaunch32's `kernel`: "branchless" (the app's, `build`) or "blocks" (the one it
+    replaced, at this process's BLOCK_STEPS, BLOCKS_PER_LOOK only: its constants are compiled in)."""
+    if name not in F32_KERNELS:
+        raise ValueError(f"unknown float32 kernel {name!r}; choose one of: "
+                         f"{', '.join(F32_KERNELS)}")
+    if name == "branchless":
+        return build(steps, blocks)
+    if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
+        raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
+                         f"({F32_BLOCK_ENV}), not {steps},{blocks}")
+    return escape_warp_kernel32_blocks

@@ -10,8 +10,6 @@ escape.py's, so the values equal every other launch's and the CPU twin's bit for
 """
 from __future__ import annotations
 
-import types
-
 import numpy as np
 
 from ..backend import simulator_enabled
@@ -19,7 +17,6 @@ from . import formulas
 from .escape import BAILOUT2
 from .escape_gpu import cuda
 from .formula_twins import twin
-from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, CACHE_KERNEL
 
 
 def _sim_lane_values(value):
@@ -325,38 +322,30 @@ else:  # pragma: no cover - only where numba-cuda is broken
 
 # ---------------------------------------------------------------- float32
 
-# The app's GPU escape launch in float32: escape_warp.escape_warp_kernel's scheme (whole warps take
-# row segments of 32 pixels from an atomic counter and refill their idle lanes together) with
-# escape.py's float32 arithmetic and pixel coordinates read from two float32 arrays, so the
-# kernel does no float64 arithmetic at all. An escaped pixel stores |z_n|^2 (as float64) and n, and
-# escape.finish_kernel makes the smooth value, as for float64 frames.
+# escape_warp_kernel's scheme with escape.py's float32 arithmetic and the pixel coordinates read
+# from two float32 arrays (escape.pixel_axes): no float64 arithmetic at all. The steps run in blocks
+# of BLOCK_STEPS with one escape test each, BLOCKS_PER_LOOK blocks between two looks at the warp:
+# float32 issues one operation a cycle, so every test, branch and counter update costs as much as
+# an iteration's multiply. Past the bailout |z| only grows (|z| > 256 >= |c|, or |c| > 256 escaped
+# at the first step), so a block's last |z|^2 is above the bailout, or overflowed to inf or NaN,
+# exactly when one of its steps escaped; the exact count comes from single steps redone from the
+# block's start.
 #
-# The steps run in blocks (unroll_f32.py: float32 issues one operation a cycle, so a test after
-# every step would cost as much as the step's multiplies), with one escape test per block. Past the
-# bailout |z| only grows (|z| > 256 >= |c|, or |c| > 256 escaped at the first step), so a block's
-# last |z|^2 is above the bailout, or overflowed to inf or NaN, exactly when one of its steps
-# escaped; the pixel's exact count comes from single steps redone from the block's start.
-#
-# - The blocks of steps between two looks at the warp run without a branch: after each block a
-#   lane's flag `ok` (its state is a whole block past the last accepted one, not escaped, and a
-#   whole block fits before max_iter) is folded with the block's escape test, and the state the
-#   next block starts from (sx, sy, n) is kept only while `ok` holds, by selects. A lane that left
-#   the blocks keeps computing with the others (in a warp it would wait for them anyway); its count
-#   is settled later from (sx, sy, n). The look's blocks are nested inlined calls (`_look_of`), so
-#   they compile into one straight run.
-# - The settling (single steps with a test after each, from the last accepted block, at most one
-#   block's steps) is deferred to the warp's next refill: the lanes that left the blocks since the
-#   last refill settle together, one divergent loop per refill instead of one per look, and a
-#   pixel near max_iter settles its last steps there too.
-# - Segment and pixel indices are int32 and unsigned where they index arrays (no 64-bit
+# - The look's blocks run without a branch: after each block a lane's flag `ok` (its state is a
+#   whole block past the last accepted one, not escaped, and a whole block fits before max_iter) is
+#   folded with the block's escape test, and the state the next block starts from (sx, sy, n) is
+#   kept only while `ok` holds, by selects. A lane that left the blocks keeps computing with the
+#   others (in a warp it would wait for them anyway). The blocks are nested inlined calls
+#   (`_look_of`), so they compile into one straight run.
+# - The settling (single steps from the last accepted block, at most one block's) is deferred to
+#   the warp's next refill: one divergent loop per refill instead of one per look.
+# - Segment and pixel indices are int32, and unsigned where they index arrays (no 64-bit
 #   arithmetic, no negative-index wraparound code).
 #
-# `escape_warp_kernel32` is built at unroll_f32's grouping and kept in numba's disk cache like the
-# other kernels (it reads the grouping from this module's globals, `_BLOCK` and `_LOOK`);
-# `build(steps, blocks)` compiles the same function with another grouping's globals for a bench
-# sweep (not cached: the cache keys on the name and source, which the copies share). The kernel
-# this one replaced (a branch per block, the redo in every look) is escape_warp_f32_blocks.py, a
-# bench variant.
+# The kernel reads its grouping from this module's globals (`_BLOCK`, `_LOOK`), so a bench can
+# compile it at another (escape_variants.build); the kernel it replaced is a bench variant there.
+# The grouping, chosen by tools/f32_block_sweep.py (docs/notes/performance-history.md):
+BLOCK_STEPS, BLOCKS_PER_LOOK = 16, 4
 
 if cuda is not None:
     from .escape_gpu import _add32_gpu as _add
@@ -420,32 +409,11 @@ def _look_of(steps: int, blocks: int):
     return look
 
 
-_BUILT: dict = {}
-
-
-def build(steps: int, blocks: int):
-    """escape_warp_kernel32 grouping `blocks` blocks of `steps` steps a look: the app's kernel at
-    unroll_f32's grouping, else a copy compiled with that grouping's globals (once a process)."""
-    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
-        return None
-    key = (int(steps), int(blocks))
-    if key == (BLOCK_STEPS, BLOCKS_PER_LOOK):
-        return escape_warp_kernel32
-    if key not in _BUILT:
-        fn = escape_warp_kernel32.py_func
-        scope = dict(fn.__globals__, _BLOCK=np.int32(key[0]), _LOOK=_look_of(*key))
-        copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__,
-                                  fn.__closure__)
-        copy.__doc__ = fn.__doc__
-        _BUILT[key] = cuda.jit(cache=False)(copy)
-    return _BUILT[key]
-
-
 if cuda is not None:
     _BLOCK = np.int32(BLOCK_STEPS)
     _LOOK = _look_of(BLOCK_STEPS, BLOCKS_PER_LOOK)
 
-    @cuda.jit(cache=CACHE_KERNEL)
+    @cuda.jit(cache=True)
     def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
         """escape_warp.escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`,

@@ -4,7 +4,7 @@
 backend it runs on. A frame's escape pass is one launch when its work fits one (the usual frame),
 else bands of rows with a cancellation check between them, else, when even one band worth a
 launch is too long, iteration slices (escape.escape_slice_kernel). A plain launch is a `launch`
-object's: `WarpLaunch` here is the app's; launch_variants.py holds those only benches select.
+object's: `WarpLaunch` here is the app's; escape_variants.py holds those only benches select.
 """
 from __future__ import annotations
 

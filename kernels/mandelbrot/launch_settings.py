@@ -1,5 +1,5 @@
 """The GPU launch variants' settings that the renderer takes as defaults, apart from the kernels
-(escape_variants.py, launch_variants.py), which import numba.cuda: a CPU frame never does.
+(escape_variants.py), which imports numba.cuda: a CPU frame never does.
 """
 
 # Persistent launch: pixels a thread takes at a time (fewer atomics on the shared counter against

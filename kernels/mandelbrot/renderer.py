@@ -125,7 +125,7 @@ class Renderer:
         """GPU launch: "warp" (the app's: escape_warp_kernel in picture order, refills when
         `thresh` lanes of a warp are idle (None: THRESH, float32's own for float32 frames),
         `warps_per_sm` resident warps per SM), or the launch object of a variant that benches
-        compare it with (launch_variants.variant(name, knobs): bench-only, outside the app's
+        compare it with (escape_variants.variant(name, knobs): bench-only, outside the app's
         renderer; "grid" takes blocks of `block`).
         `number_type` "float32" runs the float32 kernels (targets_f32.py; the warp launch only)."""
         if (thresh is not None and not 1 <= int(thresh) <= 32) or int(warps_per_sm) < 1:
@@ -133,7 +133,7 @@ class Renderer:
                              f"and {warps_per_sm}")
         if isinstance(launch, str) and launch != "warp":    # the variants are benches' objects
             raise ValueError(f"unknown launch {launch!r}: the app's is 'warp'; a bench's variant "
-                             "is an object of launch_variants.variant(name)")
+                             "is an object of escape_variants.variant(name)")
         self.backend = backend
         self.pool = BufferPool(backend)
         self.reuse_values = reuse_values

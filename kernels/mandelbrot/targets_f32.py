@@ -9,29 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import escape_warp as ew
-from .escape import pixel_axes
-from . import unroll_f32
 from .cpu_target import CpuTarget
+from .escape import pixel_axes
 from .formulas import LABELS, MANDELBROT
 from .gpu_target import GpuTarget, WarpLaunch
-from .unroll_f32 import BLOCK_STEPS, BLOCKS_PER_LOOK, KERNEL, KERNELS
 
-
-def warp_kernel32(name: str = KERNEL, steps: int = BLOCK_STEPS, blocks: int = BLOCKS_PER_LOOK):
-    """The float32 warp kernel `name` (unroll_f32.KERNELS) grouping `blocks` blocks of `steps`
-    steps a look: "branchless" (the app's, escape_warp.build: cached at unroll_f32's
-    grouping, built once a process at another) or "blocks" (the bench variant it replaced, at
-    unroll_f32's grouping only: its constants are compiled in)."""
-    if name not in KERNELS:
-        raise ValueError(f"unknown float32 kernel {name!r}; choose one of: {', '.join(KERNELS)}")
-    if name == "branchless":
-        return ew.build(steps, blocks)
-    if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
-        raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
-                         f"(GPU_EXPLORER_F32_BLOCK), not {steps},{blocks}")
-    from . import escape_warp_f32_blocks as blocks_variant
-    return blocks_variant.escape_warp_kernel32_blocks
+# idle lanes that make a float32 warp refill (float64's warp kernel: gpu_target.THRESH): a float32
+# look is short beside the refill's fixed cost, so the warp waits for more idle lanes
+THRESH = 16
 
 
 def _axes_args(args, rows: int, cols: int) -> tuple:
@@ -96,12 +81,15 @@ class GpuTarget32(GpuTarget):
 
 
 class WarpLaunch32(WarpLaunch):
-    """WarpLaunch's scheme in float32 (picture order) with the kernel warp_kernel32 gives
-    (GPU_EXPLORER_F32_KERNEL; a bench may set `kernel` to another before the first frame)."""
+    """WarpLaunch's scheme in float32 (picture order) with escape_warp.escape_warp_kernel32 (a
+    bench may set `kernel` to another before the first frame: escape_variants.warp_kernel32)."""
 
     def __init__(self, thresh, warps_per_sm, kernel=None):
-        super().__init__(unroll_f32.THRESH if thresh is None else thresh, warps_per_sm)
-        self.kernel = kernel if kernel is not None else warp_kernel32()
+        super().__init__(THRESH if thresh is None else thresh, warps_per_sm)
+        if kernel is None:
+            from .escape_warp import escape_warp_kernel32   # numba.cuda: GPU frames only
+            kernel = escape_warp_kernel32
+        self.kernel = kernel
 
     def dispatcher(self):
         return self.kernel
@@ -112,7 +100,7 @@ class WarpLaunch32(WarpLaunch):
 
 def float32_target(backend, pool, launch: str, block, thresh: int, warps_per_sm: int, cuts):
     """The target a float32 Renderer runs on `backend`; ValueError for a launch other than the
-    warp launch (the variants are float64 benches). `thresh` None: unroll_f32.THRESH."""
+    warp launch (the variants are float64 benches). `thresh` None: THRESH."""
     if launch != "warp":
         raise ValueError(f"float32 frames run the warp launch only, not {launch!r}")
     if backend.is_gpu:

@@ -35,7 +35,7 @@ def test_branchless_kernel_keeps_the_counts(gpu_backend, cpu_backend, simulated,
     """Escapes inside a block (settled from the last accepted one), pixels that reach max_iter
     with a partial block left (max_iter not a multiple of the block) and cardioid pixels: the CPU
     twin's counts and values."""
-    from kernels.mandelbrot.targets_f32 import warp_kernel32
+    from kernels.mandelbrot.escape_variants import warp_kernel32
     kernel = warp_kernel32("branchless", steps, blocks)
     cases = ([_req(*SEAHORSE, 0.02, (10, 6), 37), _req(-0.5, 0.0, 3.0, (12, 5), 11)]
              if simulated else
@@ -56,7 +56,7 @@ def test_branchless_kernel_keeps_the_counts(gpu_backend, cpu_backend, simulated,
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_branchless_kernel_below_one_block(gpu_backend, cpu_backend):
     """max_iter below one block: no block ever fits, every pixel is settled in single steps."""
-    from kernels.mandelbrot.targets_f32 import warp_kernel32
+    from kernels.mandelbrot.escape_variants import warp_kernel32
     req = _req(*SEAHORSE, 0.05, (9, 4), 5)
     g = _render(gpu_backend, req, warp_kernel32("branchless", 16, 2))
     c = m.Renderer(cpu_backend, number_type="float32").render(req)
@@ -64,29 +64,30 @@ def test_branchless_kernel_below_one_block(gpu_backend, cpu_backend):
 
 
 def test_unknown_kernel_and_grouping_are_refused():
-    from kernels.mandelbrot import targets_f32
+    from kernels.mandelbrot import escape_variants as ev
     with pytest.raises(ValueError, match="unknown float32 kernel"):
-        targets_f32.warp_kernel32("fast")
+        ev.warp_kernel32("fast")
     with pytest.raises(ValueError, match="built for"):
-        targets_f32.warp_kernel32("blocks", 3, 5)
+        ev.warp_kernel32("blocks", 3, 5)
 
 
 def test_default_kernel_is_the_cached_one(simulated, numba_cuda):
     """The app's kernel is the module's own (cached on disk like the other kernels); another
     grouping is a copy built once a process, outside the cache, and the blocks variant is another
     kernel."""
+    from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew32
-    from kernels.mandelbrot import targets_f32, unroll_f32
-    app = targets_f32.warp_kernel32()
-    assert unroll_f32.KERNEL == "branchless" and app is ew32.escape_warp_kernel32
+    from kernels.mandelbrot import targets_f32
+    app = ew32.escape_warp_kernel32
+    assert ev.F32_KERNEL == "branchless" and ev.warp_kernel32() is app
     assert targets_f32.WarpLaunch32(None, 16).kernel is app
-    assert targets_f32.WarpLaunch32(None, 16).thresh == unroll_f32.THRESH
-    other = targets_f32.warp_kernel32("branchless", 8, 2)
-    assert other is not app and other is targets_f32.warp_kernel32("branchless", 8, 2)
-    assert targets_f32.warp_kernel32("blocks") is not app
+    assert targets_f32.WarpLaunch32(None, 16).thresh == targets_f32.THRESH
+    other = ev.warp_kernel32("branchless", 8, 2)
+    assert other is not app and other is ev.warp_kernel32("branchless", 8, 2)
+    assert ev.warp_kernel32("blocks") is not app
     if not simulated:
         from numba.cuda.dispatcher import CUDACache
-        assert unroll_f32.CACHE_KERNEL and isinstance(app._cache, CUDACache)
+        assert ev.CACHE_KERNEL and isinstance(app._cache, CUDACache)
         assert not isinstance(other._cache, CUDACache)
 
 
@@ -101,7 +102,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
     from numba.cuda import dispatcher
     cuda = numba_cuda
 
-    from kernels.mandelbrot import escape_warp as ew32
+    from kernels.mandelbrot import escape_variants as ev
     from tools.ptx_loops import arithmetic_share, loops
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
@@ -109,7 +110,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
            "float32[::1], int64")
     steps, blocks = 16, 4
     try:
-        ptx = cuda.compile_ptx(ew32.build(steps, blocks).py_func, sig, cc=(9, 0))[0]
+        ptx = cuda.compile_ptx(ev.build(steps, blocks).py_func, sig, cc=(9, 0))[0]
     except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
         pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
     found = loops(ptx)
