@@ -22,6 +22,34 @@ except Exception as exc:  # the CPU path must work even where numba-cuda does no
     GPU_IMPORT_ERROR = exc
 _gpu_mul = _gpu_add = None      # the rounded multiply and add of GPU code (colour_gpu's too)
 
+
+def _sim_lane_values(value):
+    """Every lane's `value`, by lane, for the CUDA simulator, which has no warp vote or shuffle:
+    its thread block must be one warp of 32 threads that all call this together (the barrier is
+    the block's)."""
+    import threading
+    t = threading.current_thread()
+    store = t._manager.__dict__.setdefault("_lane_values", {})
+    store[t.thread_id] = value
+    t.syncthreads()
+    got = [store[i] for i in range(32)]
+    t.syncthreads()
+    return got
+
+
+def _sim_ballot(mask, pred):
+    return sum(1 << i for i, v in enumerate(_sim_lane_values(bool(pred))) if v)
+
+
+def _sim_shfl(mask, value, src):
+    return _sim_lane_values(value)[src]
+
+
+def _sim_lanemask_lt():
+    import threading
+    return (1 << (threading.current_thread().thread_id % 32)) - 1
+
+
 if cuda is not None:
     if simulator_enabled():
         _gpu_mul, _gpu_add = operator.mul, operator.add
@@ -125,6 +153,26 @@ if cuda is not None:
         formula=formulas.BURNING_SHIP)
     escape_slice_kernel_ship = cuda.jit(cache=True)(twin(
         escape_slice_kernel.py_func, "escape_slice_kernel_ship", _advance_gpu=_advance_ship_gpu))
+
+    # the warp launches' votes, shuffles and segment counter (escape_warp.py, escape_variants.py)
+    if simulator_enabled():
+        # the simulator has no warp vote or shuffle: stand-ins with the same names
+        import types as _pytypes
+        _warp = _pytypes.SimpleNamespace(ballot_sync=_sim_ballot, shfl_sync=_sim_shfl,
+                                         lanemask_lt=_sim_lanemask_lt)
+    else:
+        _warp = cuda
+    _FULL_MASK = 0xFFFFFFFF
+    _TAKE_MAX = np.uint32(0x7FFFFFFF)   # atomic.inc wraps to 0 past this: never, in practice
+
+    @cuda.jit(device=True)
+    def _take(counter):
+        """counter[0] += 1 (a uint32 counter), returning the old value. An atomic increment
+        that wraps at _TAKE_MAX, not an atomic add: for an add (and for an increment wrapping at
+        2^32, which is one) the compiler makes one lane do the warp's atomics and shuffles the
+        answer to the others at once, so the warp would wait for the atomic right where it asks,
+        while the answer is wanted only one segment later."""
+        return cuda.atomic.inc(counter, 0, _TAKE_MAX)
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_slice_kernel = finish_kernel = zero_kernel = escape_slice_kernel_ship = None
     escape_slice_kernel32 = None

@@ -314,7 +314,8 @@ if cuda is not None:
     from .escape_gpu import _mul32_gpu as _mul
     from .escape_gpu import _shortcut32_gpu as _shortcut32
     from .escape_gpu import _zstep32_gpu as _zstep
-    from .escape_warp import _FULL_MASK, _segment_span, _take, _warp
+    from .escape_gpu import _FULL_MASK, _take, _warp
+    from .escape_warp import _segment_span
 
     _B2 = np.float32(BAILOUT2)
     _ZERO = np.float32(0.0)

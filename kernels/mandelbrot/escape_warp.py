@@ -12,62 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import simulator_enabled
 from . import formulas
 from .escape import BAILOUT2
 from .escape_gpu import cuda
 from .formula_twins import twin
 
 
-def _sim_lane_values(value):
-    """Every lane's `value`, by lane, for the CUDA simulator, which has no warp vote or shuffle:
-    its thread block must be one warp of 32 threads that all call this together (the barrier is
-    the block's)."""
-    import threading
-    t = threading.current_thread()
-    store = t._manager.__dict__.setdefault("_lane_values", {})
-    store[t.thread_id] = value
-    t.syncthreads()
-    got = [store[i] for i in range(32)]
-    t.syncthreads()
-    return got
-
-
-def _sim_ballot(mask, pred):
-    return sum(1 << i for i, v in enumerate(_sim_lane_values(bool(pred))) if v)
-
-
-def _sim_shfl(mask, value, src):
-    return _sim_lane_values(value)[src]
-
-
-def _sim_lanemask_lt():
-    import threading
-    return (1 << (threading.current_thread().thread_id % 32)) - 1
-
-
 if cuda is not None:
-    from .escape_gpu import _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu, _zstep_gpu
-    from .escape_gpu import _zstep_ship_gpu
-    if simulator_enabled():
-        # the simulator has no warp vote or shuffle: stand-ins with the same names
-        import types as _pytypes
-        _warp = _pytypes.SimpleNamespace(ballot_sync=_sim_ballot, shfl_sync=_sim_shfl,
-                                         lanemask_lt=_sim_lanemask_lt)
-    else:
-        _warp = cuda
-    _FULL_MASK = 0xFFFFFFFF
+    from .escape_gpu import _FULL_MASK, _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu
+    from .escape_gpu import _take, _warp, _zstep_gpu, _zstep_ship_gpu
     _STEPS = 8     # escape_warp_kernel's iterations between two looks at its warp
-    _TAKE_MAX = np.uint32(0x7FFFFFFF)   # atomic.inc wraps to 0 past this: never, in practice
-
-    @cuda.jit(device=True)
-    def _take(counter):
-        """counter[0] += 1 (a uint32 counter), returning the old value. An atomic increment
-        that wraps at _TAKE_MAX, not an atomic add: for an add (and for an increment wrapping at
-        2^32, which is one) the compiler makes one lane do the warp's atomics and shuffles the
-        answer to the others at once, so the warp would wait for the atomic right where it asks,
-        while the answer is wanted only one segment later."""
-        return cuda.atomic.inc(counter, 0, _TAKE_MAX)
 
     @cuda.jit(device=True)
     def _segment_row(seg, segs, inv_segs):
