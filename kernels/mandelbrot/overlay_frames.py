@@ -1,6 +1,6 @@
 """Frames drawn with overlays: a request whose `overlay` names one (or a caller that wants the
 layers, `keep`) comes here from Renderer.render or DeepFrameRenderer.render, which otherwise run
-exactly as before. The layers are computed where the frame is (overlay_warp.py, overlay_loops.py,
+exactly as before. The layers are computed where the frame is (overlay_warp.py, the deep loops,
 overlay_device.py); the overlay is coloured there too, into the frame's RGBA in place of the
 picture, so the frame still crosses the bus once; only the kept layers and a few totals follow.
 """
@@ -278,7 +278,7 @@ def _gpu_colour_float64(renderer, name, values, lanes, args, scale, rgba, timer)
 
 def deep_frame(frames, request, cancel=None, progress=None, keep=()) -> Frame:
     """`frames` (deep_frames.DeepFrameRenderer)'s frame of `request` with its overlays, as
-    float64_frame gives them; the per-pixel counts come from overlay_loops.py's kernels."""
+    float64_frame gives them; the per-pixel counts come from the deep loops' layer twins."""
     request.validate()
     backend = frames.backend
     gpu = bool(backend.is_gpu)

@@ -14,7 +14,7 @@ come home as these arrays):
   the app's warp launch issued, refills included; the roofline's "executed lane-iterations"
   (frame_work.py) are a static model instead, 32 × the slowest pixel of each 32-pixel row
   segment (a warp per segment, no refills), so the two efficiencies of one frame differ.
-* deep frames, from deep/overlay_loops.py's twins, (5, H, W) int32: D_ITER the escape iteration
+* deep frames, from the deep loops' layer twins, (5, H, W) int32: D_ITER the escape iteration
   (max_iter inside), D_STEPS the perturbation steps, D_BLA the BLA steps, D_REBASES the
   rebases (every pass of a redone pixel counted, as the frame's stats are), D_REDONE 1 where the
   accuracy guard did the pixel again.

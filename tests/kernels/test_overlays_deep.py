@@ -1,7 +1,8 @@
-"""Overlays of deep frames (kernels/mandelbrot/deep/overlay_loops.py): each pixel's perturbation
-steps, BLA steps, rebases and redone flag summed over the frame equal the stats the renderer
-already reports, the iteration layer is the values' escape iteration, the values are those of the
-loop without overlays, and the CPU and the GPU (or its simulator) agree pixel for pixel."""
+"""Overlays of deep frames (the deep loops' layer twins, deep/loop_args.with_layers): each
+pixel's perturbation steps, BLA steps, rebases and redone flag summed over the frame equal the
+stats the renderer already reports, the iteration layer is the values' escape iteration, the
+values are those of the loop without overlays, and the CPU and the GPU (or its simulator) agree
+pixel for pixel."""
 import dataclasses
 from decimal import Decimal
 

@@ -154,7 +154,7 @@ def settle(request, values: np.ndarray, exact: bool = True, threads: int | None 
            cache: ExactCache | None = None, cancel=None, layers=None, progress=None) -> dict:
     """Every pixel of `values` (request's frame, on the host) that the loop handed back, replaced
     by `resolve`'s value (the loop's own where none; `exact`: True, PROVED or False). Returns
-    resolve's counts. `layers` (the overlays', overlay_loops.py): a pixel settled drops from 2
+    resolve's counts. `layers` (the overlays', loop_args.LayerArgs): a pixel settled drops from 2
     (marked) to 1 (redone) in the redone layer."""
     where = untrusted_pixels(values)
     rows, cols = where[:, 0], where[:, 1]

@@ -1,19 +1,15 @@
 """The per-pixel loop of extended-format frames (below 1e-290), written once (`make_pixel`) and
-compiled for the CPU (numba, prange over rows: `deep_rows_ext_cpu`) and the GPU (numba.cuda,
-persistent threads: `deep_kernel_ext`, `deep_redo_ext`), like escape.py.
+compiled for the CPU (`deep_rows_ext_cpu`; `deep_rows_ext_layers_cpu` with the overlays' layers)
+and the GPU (`deep_kernel_ext`, `deep_redo_ext` and their twins), like escape.py.
 
-The method is perturbation_loop.py's (perturbation with rebasing and BLA, the accuracy guard of
-guard.py, escape.py's value convention). The number format: while |δ| < 2^-500 the pixel keeps δ
-as floatexp (floatexp.py), the orbit and table likewise; above it δ is a plain double (δc's own
-float64 value is then far below δ's last digit, so losing it costs nothing); below 2^-510 it
-returns to floatexp. Extended frames thus spend only their first iterations, or passages near 0,
-in the slower arithmetic.
-
-The loop reads the reference orbit and the BLA table as bla.py and reference.py lay them out,
-walking the table's tree from the longest step its position allows down to the first one whose
-radius holds its δ; B·δc is multiplied in floatexp, since B can exceed float64's range here.
-`extended` is a constant of the compiled code: compiled with extended=False the same loop runs
-perturbation-format frames with the same counts as perturbation_loop.py's (variants.py).
+The method is perturbation_loop.py's (rebasing, BLA, guard.py's accuracy guard). The number
+format: while |δ| < 2^-500 the pixel keeps δ as floatexp (floatexp.py), the orbit and table
+likewise; above it δ is a plain double (δc's own float64 value is then far below δ's last digit);
+below 2^-510 it returns to floatexp, so only first iterations or passages near 0 pay for it.
+The loop reads the orbit and table as bla.py and reference.py lay them out, walking the table's
+tree from the longest step its position allows down to the first whose radius holds its δ; B·δc
+is multiplied in floatexp (B can exceed float64's range). `extended` is a constant of the code:
+with extended=False it runs perturbation-format frames, perturbation_loop.py's counts (variants.py).
 """
 from __future__ import annotations
 
@@ -59,7 +55,6 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
     up_exp, down = (SHIP_UP_EXP, SHIP_DOWN) if ship else (UP_EXP, DOWN)
-
     smooth, closer_to_zero = make_step_helpers(mul, add, jit)
 
     @jit
@@ -319,8 +314,7 @@ def _pixel_of(pixel_fn, suffix=""):
     return pixel
 
 
-# row r of the extended loop's frame, the layers where `counting` (rows_cpu.make_row); the
-# Burning Ship's rows beside them (no layers)
+# row r of the frame, the layers where `counting` (rows_cpu.make_row); the Ship's (no layers)
 ext_row = make_row(_pixel_of(_pixel_ext_cpu))
 ship_row = make_row(_pixel_of(_pixel_ship_cpu, "_ship"), "_ship")
 
@@ -344,18 +338,36 @@ def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, 
         leave(ctl, clocks, ran)
 
 
-# the Burning Ship's: the same code over its rows, a name of its own for numba's disk cache
-# (formula_twins.twin: a global swapped, not a closure, so the cache still serves it)
+# the Burning Ship's: a twin over its rows (formula_twins.twin), which numba's disk cache serves
 deep_rows_ship_ext_cpu = njit(parallel=True, cache=True)(
     twin(deep_rows_ext_cpu.py_func, "deep_rows_ship_ext_cpu", ext_row=ship_row))
+
+
+@njit(parallel=True, cache=True)
+def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                             half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers,
+                             ctl):
+    """deep_rows_ext_cpu, each pixel's counts also into layers[:, r, c] (the overlays')."""
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
+                    layers, True)
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 def _build_gpu():
     """This module's GPU code, made at the first use of one of its names (the module's
-    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
-    disk cache keys the kernels by this file as before."""
+    __getattr__): a CPU frame never imports numba.cuda. Module-level names, so numba's disk
+    cache keys the kernels by this file."""
     global cuda, FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit, offset_gpu
     global _first_ext_gpu, _redo_ext_gpu, make_first, make_redo, make_pixels, _first_pixel
     global _redo_pixel, _first, _first_layers, _redo, _redo_layers, deep_kernel_ext
@@ -365,9 +377,8 @@ def _build_gpu():
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
-        offset_gpu = deep_kernel_ext = deep_redo_ext = None
-        deep_kernel_ext_layers = deep_redo_ext_layers = None
-        deep_kernel_ext_ship = deep_redo_ext_ship = None
+        offset_gpu = deep_kernel_ext = deep_redo_ext = deep_kernel_ext_layers = None
+        deep_redo_ext_layers = deep_kernel_ext_ship = deep_redo_ext_ship = None
         deep_kernel_ext_sectors = deep_redo_ext_sectors = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
@@ -378,9 +389,9 @@ def _build_gpu():
     from .passes_gpu import make_first, make_redo
 
     def make_pixels(first_fn, redo_fn):
-        """The first pass's and the redo's pixel functions (passes_gpu.py) of a loop over the
-        reference in floatexp with these per-pixel functions (this loop's, or variants.py's).
-        loop = (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter)."""
+        """The first pass's and the redo's pixel functions (passes_gpu.py) with these per-pixel
+        functions (this loop's, variants.py's); loop = (orbit, oexp, tab, tabe, levels, kmin, eps,
+        max_iter)."""
         @cuda.jit(device=True)
         def first_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
             orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop
@@ -457,28 +468,16 @@ def _build_gpu():
         _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws, half_hs,
                       (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), stats, redo, nredo)
 
-    # the Burning Ship's kernels: the same passes around its loop, names of their own
+    # the Burning Ship's: twins of the Mandelbrot's kernels around its loop (kernels/twins.py: a
+    # global swapped, not a closure, so numba's disk cache serves them)
     _, ship_first_fn, ship_redo_fn, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), True,
                                                    formula=BURNING_SHIP)
     ship_first_pixel, ship_redo_pixel = make_pixels(ship_first_fn, ship_redo_fn)
     _ship_first, _ship_redo = make_first(ship_first_pixel, False), make_redo(ship_redo_pixel, False)
-
-    @cuda.jit(**FIRST_JIT)
-    def deep_kernel_ext_ship(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
-                             half_w, half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter,
-                             stats, redo, nredo):
-        """deep_kernel_ext for the Burning Ship."""
-        _ship_first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
-                    stats, stats, redo, nredo)
-
-    @cuda.jit(cache=True)
-    def deep_redo_ext_ship(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit,
-                           oexp, tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
-        """deep_redo_ext for the Burning Ship."""
-        _ship_redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
-                   (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
-                   redo, nredo)
+    deep_kernel_ext_ship = cuda.jit(**FIRST_JIT)(
+        twin(deep_kernel_ext.py_func, "deep_kernel_ext_ship", _first=_ship_first))
+    deep_redo_ext_ship = cuda.jit(cache=True)(
+        twin(deep_redo_ext.py_func, "deep_redo_ext_ship", _redo=_ship_redo))
 
 
 _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "offset_gpu",
@@ -492,6 +491,8 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__,
-                gpu_sectors=("deep_kernel_ext_sectors", "deep_redo_ext_sectors"))
+                gpu_sectors=("deep_kernel_ext_sectors", "deep_redo_ext_sectors"),
+                layers=LoopCode(deep_rows_ext_layers_cpu, "deep_kernel_ext_layers",
+                                "deep_redo_ext_layers", module=__name__))
 SHIP_CODE = LoopCode(deep_rows_ship_ext_cpu, "deep_kernel_ext_ship", "deep_redo_ext_ship",
                      module=__name__)

@@ -5,8 +5,9 @@ Every loop's code (targets.LoopCode) takes the frame's pixel grid and then its o
     gpu_first(values, counters, slot, p0, p1, dynamic, *grid, *loop, stats, redo, nredo)
     gpu_redo(values, counters, slot, *grid, *loop, stats, redo, nredo)
 with `grid` a PixelGrid's fields and `loop` those of the loop's record (PerturbationArgs or
-ExtendedArgs), in their declaration order (`positional`). The arrays are wherever the code reads
-them: host arrays for the CPU, device arrays for the GPU.
+ExtendedArgs, then LayerArgs for a loop's overlay twin), in their declaration order
+(`positional`). The arrays are wherever the code reads them: host arrays for the CPU, device
+arrays for the GPU.
 """
 from __future__ import annotations
 
@@ -55,6 +56,24 @@ class ExtendedArgs:
     kmin: int           # the table's shortest level: steps of 2^kmin iterations
     eps: float
     max_iter: int
+
+
+@dataclass(frozen=True)
+class LayerArgs:
+    """The deep overlays' layers (5, H, W) int32 (overlays.py: iteration, perturbation steps, BLA
+    steps, rebases, redone: 1, or 2 where the pixel was handed back for an exact redo), the last
+    argument before the stats of a loop's `layers` twin."""
+    layers: object
+
+
+def with_layers(code, records: tuple, layers):
+    """(code, records) of a frame's loop with overlays: `code.layers` (targets.LoopCode; the same
+    walks, so the same values and stats, each pixel's counts also stored) and the records with
+    `layers` appended. ValueError for a loop without that twin (variants.py's)."""
+    if code.layers is None:
+        raise ValueError("overlays need the perturbation or extended loop (a BLA table with its "
+                         "single steps, kmin = 0)")
+    return code.layers, tuple(records) + (LayerArgs(layers),)
 
 
 def positional(*records) -> tuple:

@@ -1,7 +1,7 @@
 """The deep loops' two GPU passes, written once for every loop (issue 36): the first pass over a
 frame's pixels, which lists the doubtful ones, and the redo pass over that list. A loop gives its
 pixel function and the tuple of its own arguments; `counting` (a constant of the compile: where
-False its branches are gone) adds the deep overlays' layers (overlay_loops.py).
+False its branches are gone) adds the deep overlays' layers (loop_args.with_layers).
 
 A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (value, perturbation
 steps, BLA steps, BLA iterations, rebases, doubtful) for the first pass, the same less `doubtful`

@@ -288,6 +288,23 @@ deep_rows_ship_cpu = njit(parallel=True, cache=True)(
     twin(deep_rows_pert_cpu.py_func, "deep_rows_ship_cpu", pert_row=ship_row))
 
 
+@njit(parallel=True, cache=True)
+def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
+                              half_h, zo, bt, levels, eps, max_iter, layers, ctl):
+    """deep_rows_pert_cpu, each pixel's counts also into layers[:, r, c] (the overlays')."""
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
+                     half_h, (zo, bt, levels, eps, max_iter), max_iter, layers, True)
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
+
+
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 def _build_gpu():
@@ -408,19 +425,12 @@ def _build_gpu():
         *make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), formula=BURNING_SHIP), _same)
     _ship_first, _ship_redo = make_first(ship_first_pixel, False), make_redo(ship_redo_pixel, False)
 
-    @cuda.jit(**_FLAT_JIT)
-    def deep_kernel_flat_ship(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
-                              half_w, half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
-        """deep_kernel_flat for the Burning Ship."""
-        _ship_first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                    half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
-
-    @cuda.jit(cache=True)
-    def deep_redo_flat_ship(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo, bt,
-                            levels, eps, max_iter, stats, redo, nredo):
-        """deep_redo_flat for the Burning Ship."""
-        _ship_redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
-                   (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
+    # twins of the Mandelbrot's kernels (kernels/twins.py: a global swapped, so the disk cache
+    # serves them as it does a module-level kernel)
+    deep_kernel_flat_ship = cuda.jit(**_FLAT_JIT)(
+        twin(deep_kernel_flat.py_func, "deep_kernel_flat_ship", _first=_ship_first))
+    deep_redo_flat_ship = cuda.jit(cache=True)(
+        twin(deep_redo_flat.py_func, "deep_redo_flat_ship", _redo=_ship_redo))
 
 
 _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "_walk_gpu",
@@ -435,6 +445,8 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__,
-                gpu_sectors=("deep_kernel_flat_sectors", "deep_redo_flat_sectors"))
+                gpu_sectors=("deep_kernel_flat_sectors", "deep_redo_flat_sectors"),
+                layers=LoopCode(deep_rows_pert_layers_cpu, "deep_kernel_flat_layers",
+                                "deep_redo_flat_layers", module=__name__))
 SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
                      module=__name__)

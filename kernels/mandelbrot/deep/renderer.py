@@ -23,13 +23,13 @@ from ...timing import JobTimer
 from ..deep_work import frame_work
 from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
-from . import extended_loop, overlay_loops, perturbation_f32, perturbation_loop, variants
+from . import extended_loop, perturbation_f32, perturbation_loop, variants
 from .bla import EPS_BITS, build_table
 from .bla_ship import flat_ship_tables
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
 from .layout import empty_table, stats_dict
-from .loop_args import ExtendedArgs, PerturbationArgs, positional
+from .loop_args import ExtendedArgs, PerturbationArgs, positional, with_layers
 from .perturbation_loop import flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, warm_engine
@@ -182,7 +182,7 @@ class DeepRenderer:
         to_host=False (GPU): DeepResult.values is the device array (H, W) float64, valid until the
         next call, so a colouring kernel can read it where it is; only the counts are copied.
         layers: (5, H, W) int32 where the loop runs (device or host) for each pixel's counts
-        (overlay_loops.py), or None for the loop without them."""
+        (loop_args.with_layers), or None for the loop without them."""
         return self.start_values(request, cancel, progress, to_host, layers).result()
 
     def start_values(self, request: DeepRequest, cancel=None, progress=None,
@@ -233,8 +233,8 @@ class DeepRenderer:
         if progress is not None:
             progress(0.0, "pixels")     # the first band's report comes when it is done
         records = (geo.grid(), args)
-        if layers is not None:          # the overlays' twin of the loop (overlay_loops.py)
-            code, records = overlay_loops.with_layers(code, records, layers)
+        if layers is not None:          # the overlays' twin of the loop (loop_args.with_layers)
+            code, records = with_layers(code, records, layers)
         run_out = self.pixels.run(self.pool, (h, w), code, positional(*records), timer,
                                   cancel, progress)
         mode = False if request.polar else mode_of(request, self.exact_redo)   # rectangles only

@@ -1,8 +1,7 @@
 """The deep loops' row body on the CPU, written once (issue 36): a loop gives its pixel function
 and the tuple of its own arguments; `counting` (a constant where the row is inlined) adds the
-deep overlays' layers (overlay_loops.py). The parallel loops around it, which claim rows and
-time themselves (cpu_chunks), are the loops' own (perturbation_loop.py, extended_loop.py,
-overlay_loops.py).
+deep overlays' layers (loop_args.with_layers). The parallel loops around it, which claim rows
+and time themselves (cpu_chunks), are the loops' own (perturbation_loop.py, extended_loop.py).
 
 A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (value,
 perturbation steps, BLA steps, BLA iterations, rebases, redone), the row's stats being their sums.

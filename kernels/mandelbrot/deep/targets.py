@@ -38,14 +38,15 @@ class LoopCode:
     the kernels are names in that module, looked up at their first use: the loop modules make
     their GPU code then (`gpu_getattr`), so a CPU frame never imports numba.cuda. `gpu_sectors`:
     (first, redo) over several log-polar grids in one launch (sectors.py), where the loop has
-    them."""
+    them. `layers`: the same loop writing each pixel's counts into the deep overlays' layers
+    (loop_args.with_layers), or None where it has no such twin."""
 
-    __slots__ = ("cpu_rows", "_first", "_redo", "_module", "_sectors")
+    __slots__ = ("cpu_rows", "_first", "_redo", "_module", "_sectors", "layers")
 
     def __init__(self, cpu_rows, gpu_first=None, gpu_redo=None, module: str | None = None,
-                 gpu_sectors=None):
+                 gpu_sectors=None, layers: LoopCode | None = None):
         self.cpu_rows, self._first, self._redo, self._module = cpu_rows, gpu_first, gpu_redo, module
-        self._sectors = gpu_sectors
+        self._sectors, self.layers = gpu_sectors, layers
 
     def _kernel(self, k):
         if self._module is None or not isinstance(k, str):

@@ -6,13 +6,15 @@ It walks the BLA table as bla.py lays it out, so it serves tables of any shortes
 where perturbation_loop.py's reads level 0 (single steps). Frames reach it only through
 DeepRenderer(kmin > 0), an experiment's setting (the app, the command line and the benches keep
 kmin = 0). The tests also hold perturbation_loop.py's loop to it: the same values and counts bit for
-bit.
+bit. Its rows and kernels are twins of the extended loop's (kernels/twins.py: the same code over
+this loop's pixel functions, names of their own, served by numba's disk cache).
 """
 from __future__ import annotations
 
 from numba import njit
 
 from ..formula_twins import twin
+from . import extended_loop
 from .extended_loop import _pixel_of, deep_rows_ext_cpu, make_pixel
 from .rows_cpu import make_row
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
@@ -31,50 +33,28 @@ deep_rows_shared_cpu = njit(parallel=True, cache=True)(
 
 def _build_gpu():
     """This module's GPU code, made at the first use of one of its names (the module's
-    __getattr__): a CPU frame never imports numba.cuda. Module-level names still, so numba's
-    disk cache keys the kernels by this file as before."""
-    global cuda, make_pixels, make_first, make_redo, FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT
-    global gpu_jit, _first_pert_gpu, _redo_pert_gpu, _first_pixel, _redo_pixel, _first
-    global _redo, deep_kernel_pert, deep_redo_pert
+    __getattr__): a CPU frame never imports numba.cuda."""
+    global deep_kernel_pert, deep_redo_pert
     from . import targets
-    cuda = targets.cuda
-    if cuda is None:  # pragma: no cover - only where numba-cuda is broken
+    if targets.cuda is None:  # pragma: no cover - only where numba-cuda is broken
         deep_kernel_pert = deep_redo_pert = None
         return
-    from .extended_loop import make_pixels
     from .passes_gpu import make_first, make_redo
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
-    _, _first_pert_gpu, _redo_pert_gpu, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(),
-                                                       False)
-
-    # extended_loop's pixel functions with the perturbation format's per-pixel functions,
-    # passes_gpu's passes (an edit of either must touch this file: numba's cache keys by file)
-    _first_pixel, _redo_pixel = make_pixels(_first_pert_gpu, _redo_pert_gpu)
-    _first, _redo = make_first(_first_pixel, False), make_redo(_redo_pixel, False)
-
-    @cuda.jit(**FIRST_JIT)
-    def deep_kernel_pert(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                         half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, stats,
-                         redo, nredo):
-        """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
-        _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
-               (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
-               redo, nredo)
-
-    @cuda.jit(cache=True)
-    def deep_redo_pert(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, orbit, oexp,
-                       tab, tabe, levels, kmin, eps, max_iter, stats, redo, nredo):
-        """The pixels deep_kernel_pert listed in redo[:nredo[0]], taken from counters[slot]."""
-        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
-              (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats, stats,
-              redo, nredo)
+    _, first_fn, redo_fn, _ = make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), False)
+    # extended_loop's pixel functions and kernels over this loop's per-pixel functions (its
+    # kernels' twins keep extended_loop.py's file: numba's cache sees an edit of the loop there)
+    first_pixel, redo_pixel = extended_loop.make_pixels(first_fn, redo_fn)
+    deep_kernel_pert = targets.cuda.jit(**FIRST_JIT)(twin(
+        extended_loop.deep_kernel_ext.py_func, "deep_kernel_pert",
+        _first=make_first(first_pixel, False)))
+    deep_redo_pert = targets.cuda.jit(cache=True)(twin(
+        extended_loop.deep_redo_ext.py_func, "deep_redo_pert",
+        _redo=make_redo(redo_pixel, False)))
 
 
-_GPU_NAMES = frozenset({"make_pixels", "make_first", "make_redo", "FIRST_JIT", "GPU_ADD",
-                        "GPU_MUL", "GPU_SQRT", "gpu_jit", "_first_pert_gpu", "_redo_pert_gpu",
-                        "_first_pixel", "_redo_pixel", "_first", "_redo", "deep_kernel_pert",
-                        "deep_redo_pert"})
-__getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
+__getattr__ = gpu_getattr(globals(), _build_gpu, frozenset({"deep_kernel_pert",
+                                                            "deep_redo_pert"}))
 
 CODE = LoopCode(deep_rows_shared_cpu, "deep_kernel_pert", "deep_redo_pert", module=__name__)
