@@ -67,6 +67,7 @@ class EscapeCode(NamedTuple):
     shortcut: object
     smooth: object
     zstep: object       # the formula: every loop's step, the GPU launches' and the float32 ones too
+    step: object        # zstep with the squares and |z|^2 after it: a loop's whole iteration
 
 
 def _mandelbrot_step(mul, add, jit, step_jit):
@@ -121,6 +122,14 @@ def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBRO
         jit = named(jit, "_" + formula.replace("-", "_"))   # formula_twins.named says why
     else:
         zstep, shortcut = _mandelbrot_step(mul, add, jit, step_jit)
+
+    @(step_jit or jit)
+    def step(x, y, x2, y2, cx, cy):
+        """One iteration from z = x + iy (x2 = x*x, y2 = y*y): (x, y, x2, y2, |z|^2) after it."""
+        x, y = zstep(x, y, x2, y2, cx, cy)
+        x2 = mul(x, x)
+        y2 = mul(y, y)
+        return x, y, x2, y2, add(x2, y2)
 
     @jit
     def smooth(r2, n):
@@ -192,17 +201,14 @@ def _make_escape(mul, add, jit, step_jit=None, formula: str = formulas.MANDELBRO
         x2 = mul(x, x)
         y2 = mul(y, y)
         for n in range(n0 + 1, n1 + 1):
-            x, y = zstep(x, y, x2, y2, cx, cy)
-            x2 = mul(x, x)
-            y2 = mul(y, y)
-            r2 = add(x2, y2)
+            x, y, x2, y2, r2 = step(x, y, x2, y2, cx, cy)
             if r2 > BAILOUT2:
                 return smooth(r2, n), x, y
         if n1 >= max_iter:
             return float(max_iter), x, y
         return -1.0, x, y
 
-    return EscapeCode(escape, escape_pair, advance, shortcut, smooth, zstep)
+    return EscapeCode(escape, escape_pair, advance, shortcut, smooth, zstep, step)
 
 
 # ---------------------------------------------------------------- number types

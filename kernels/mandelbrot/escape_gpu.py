@@ -57,8 +57,9 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
-    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu, _zstep_gpu = _make_escape(
-        _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
+    _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu, _zstep_gpu, _step_gpu = \
+        _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True),
+                     cuda.jit(device=True, inline="always"))
 
     # float32's multiply and add (escape.py says why rounded so), and its arithmetic
     if simulator_enabled():
@@ -71,7 +72,7 @@ if cuda is not None:
         @cuda.jit(device=True, inline="always")
         def _add32_gpu(a, b):
             return libdevice.fadd_rn(np.float32(a), np.float32(b))
-    _, _, _advance32_gpu, _shortcut32_gpu, _, _zstep32_gpu = _make_escape(
+    _, _, _advance32_gpu, _shortcut32_gpu, _, _zstep32_gpu, _step32_gpu = _make_escape(
         _mul32_gpu, _add32_gpu, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
 
     @cuda.jit(cache=True)
@@ -148,7 +149,7 @@ if cuda is not None:
 
     # Burning Ship's arithmetic and its sliced kernel, a twin of escape_slice_kernel's code
     # (formula_twins.py); finish_kernel's smooth value is every formula's
-    _, _, _advance_ship_gpu, _shortcut_ship_gpu, _, _zstep_ship_gpu = _make_escape(
+    _, _, _advance_ship_gpu, _shortcut_ship_gpu, _, _zstep_ship_gpu, _step_ship_gpu = _make_escape(
         _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"),
         formula=formulas.BURNING_SHIP)
     escape_slice_kernel_ship = cuda.jit(cache=True)(twin(

@@ -95,7 +95,7 @@ def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
 
 
 if cuda is not None:
-    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu, _zstep_gpu
+    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu, _step_gpu
 
     @cuda.jit(cache=True)
     def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
@@ -134,13 +134,7 @@ if cuda is not None:
         busy = False
         r = 0
         c = 0
-        px = 0.0
-        py = 0.0
-        x = 0.0
-        y = 0.0
-        x2 = 0.0
-        y2 = 0.0
-        r2 = 0.0
+        px = py = x = y = x2 = y2 = r2 = 0.0
         n = 0
         while True:
             if not busy:
@@ -170,10 +164,7 @@ if cuda is not None:
                         continue
                     busy = True
                     n = 0
-                    x = 0.0
-                    y = 0.0
-                    x2 = 0.0
-                    y2 = 0.0
+                    x = y = x2 = y2 = 0.0
                     break
                 if not busy:
                     break                           # no pixels left: this thread is done
@@ -181,10 +172,7 @@ if cuda is not None:
             escaped = False
             while n < lim:
                 n += 1
-                x, y = _zstep_gpu(x, y, x2, y2, px, py)
-                x2 = _gpu_mul(x, x)
-                y2 = _gpu_mul(y, y)
-                r2 = _gpu_add(x2, y2)
+                x, y, x2, y2, r2 = _step_gpu(x, y, x2, y2, px, py)
                 if r2 > BAILOUT2:
                     escaped = True
                     break
@@ -223,17 +211,11 @@ if cuda is not None:
                 est[sr, sc] = 0
                 return
             lim = min(probe, max_iter)
-            x = 0.0
-            y = 0.0
-            x2 = 0.0
-            y2 = 0.0
+            x = y = x2 = y2 = 0.0
             n = 0
             while n < lim:
                 n += 1
-                x, y = _zstep_gpu(x, y, x2, y2, px, py)
-                x2 = _gpu_mul(x, x)
-                y2 = _gpu_mul(y, y)
-                r2 = _gpu_add(x2, y2)
+                x, y, x2, y2, r2 = _step_gpu(x, y, x2, y2, px, py)
                 if r2 > BAILOUT2:
                     values[row, c] = r2
                     counts[row, c] = n
@@ -313,6 +295,7 @@ if cuda is not None:
     from .escape_gpu import _add32_gpu as _add
     from .escape_gpu import _mul32_gpu as _mul
     from .escape_gpu import _shortcut32_gpu as _shortcut32
+    from .escape_gpu import _step32_gpu as _step32
     from .escape_gpu import _zstep32_gpu as _zstep
     from .escape_gpu import _FULL_MASK, _take, _warp
     from .escape_warp import _segment_span
@@ -355,13 +338,7 @@ if cuda is not None:
         mi = i32(max_iter)              # counts are int32: so is max_iter
         mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
         thresh32 = i32(thresh)
-        px = _ZERO
-        py = _ZERO
-        x = _ZERO
-        y = _ZERO
-        x2 = _ZERO
-        y2 = _ZERO
-        r2 = _ZERO
+        px = py = x = y = x2 = y2 = r2 = _ZERO
         while True:
             if done != 0:
                 row = band_row0 + r
@@ -405,10 +382,7 @@ if cuda is not None:
                     else:
                         live = True
                         n = i32(0)
-                        x = _ZERO
-                        y = _ZERO
-                        x2 = _ZERO
-                        y2 = _ZERO
+                        x = y = x2 = y2 = _ZERO
             need = thresh32 if more else i32(32)
             idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
             if idle == 32:
@@ -442,10 +416,7 @@ if cuda is not None:
                     r2 = _ZERO
                     while n < stop:
                         n = i32(n + 1)
-                        x, y = _zstep(x, y, x2, y2, px, py)
-                        x2 = _mul(x, x)
-                        y2 = _mul(y, y)
-                        r2 = _add(x2, y2)
+                        x, y, x2, y2, r2 = _step32(x, y, x2, y2, px, py)
                         if r2 > _B2:
                             break
                     if r2 > _B2:

@@ -20,7 +20,7 @@ from .formula_twins import twin
 
 if cuda is not None:
     from .escape_gpu import _FULL_MASK, _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu
-    from .escape_gpu import _take, _warp, _zstep_gpu, _zstep_ship_gpu
+    from .escape_gpu import _step_gpu, _step_ship_gpu, _take, _warp
     _STEPS = 8     # escape_warp_kernel's iterations between two looks at its warp
 
     @cuda.jit(device=True)
@@ -78,12 +78,13 @@ if cuda is not None:
                 half //= 2
         return most + extra
 
-    def _make_warp_loop(counting: bool, zstep, shortcut):
+    def _make_warp_loop(counting: bool, iterate, shortcut):
         """The warp launch's loop, written once; `counting` (a constant of the compile: the
         branches it guards are gone where it is False) adds the lane-efficiency overlay's
         accounting (overlay_warp.py): slots[row, col] = the lane-iterations of every pixel
         (int32), lanes[0] += its warp's, one atomic per warp. Where it is False slots and lanes
-        are never touched. `zstep` and `shortcut`: the formula's (escape._make_escape)."""
+        are never touched. `iterate` and `shortcut`: the formula's step and cardioid test
+        (escape._make_escape)."""
 
         @cuda.jit(device=True)
         def loop(values, counts, counter, order, hist, thresh, band_row0, band_rows, grid_row0,
@@ -115,16 +116,8 @@ if cuda is not None:
             used = 0
             live = False
             done = 0                # 2: escaped, store r2 and n; 3: inside, store max_iter
-            r = 0
-            c = 0
-            n = 0
-            px = 0.0
-            py = 0.0
-            x = 0.0
-            y = 0.0
-            x2 = 0.0
-            y2 = 0.0
-            r2 = 0.0
+            r = c = n = 0
+            px = py = x = y = x2 = y2 = r2 = 0.0
             wsteps = 0              # (counting) bodies this warp issued so far (uniform)
             start = 0               # (counting) wsteps when this lane took its pixel
             while True:
@@ -182,10 +175,7 @@ if cuda is not None:
                             if counting:
                                 start = wsteps
                             n = 0
-                            x = 0.0
-                            y = 0.0
-                            x2 = 0.0
-                            y2 = 0.0
+                            x = y = x2 = y2 = 0.0
                 need = thresh if more else 32
                 idle = int(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
                 if idle == 32:
@@ -201,20 +191,14 @@ if cuda is not None:
                             # _STEPS iterations with no look at the warp between them
                             for _ in range(_STEPS):
                                 n += 1
-                                x, y = zstep(x, y, x2, y2, px, py)
-                                x2 = _gpu_mul(x, x)
-                                y2 = _gpu_mul(y, y)
-                                r2 = _gpu_add(x2, y2)
+                                x, y, x2, y2, r2 = iterate(x, y, x2, y2, px, py)
                                 if r2 > BAILOUT2:
                                     break
                             t = n - n0
                         else:
                             n += 1
                             single = True
-                            x, y = zstep(x, y, x2, y2, px, py)
-                            x2 = _gpu_mul(x, x)
-                            y2 = _gpu_mul(y, y)
-                            r2 = _gpu_add(x2, y2)
+                            x, y, x2, y2, r2 = iterate(x, y, x2, y2, px, py)
                         # r2 is the last iterate's: above the bailout only where it escaped
                         if r2 > BAILOUT2:
                             live = False
@@ -229,8 +213,8 @@ if cuda is not None:
                 cuda.atomic.add(lanes, 0, 32 * wsteps)
         return loop
 
-    _plain_loop = _make_warp_loop(False, _zstep_gpu, _shortcut_gpu)
-    _counting_loop = _make_warp_loop(True, _zstep_gpu, _shortcut_gpu)
+    _plain_loop = _make_warp_loop(False, _step_gpu, _shortcut_gpu)
+    _counting_loop = _make_warp_loop(True, _step_gpu, _shortcut_gpu)
 
     @cuda.jit(cache=True)
     def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
@@ -269,7 +253,7 @@ if cuda is not None:
     # it has no overlay twin (overlays are drawn for the Mandelbrot set only)
     escape_warp_kernel_ship = cuda.jit(cache=True)(twin(
         escape_warp_kernel.py_func, "escape_warp_kernel_ship",
-        _plain_loop=_make_warp_loop(False, _zstep_ship_gpu, _shortcut_ship_gpu)))
+        _plain_loop=_make_warp_loop(False, _step_ship_gpu, _shortcut_ship_gpu)))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_warp_kernel = escape_warp_overlay_kernel = escape_warp_kernel_ship = None
 
@@ -305,6 +289,7 @@ if cuda is not None:
     from .escape_gpu import _add32_gpu as _add
     from .escape_gpu import _mul32_gpu as _mul
     from .escape_gpu import _shortcut32_gpu as _shortcut32
+    from .escape_gpu import _step32_gpu as _step32
     from .escape_gpu import _zstep32_gpu as _zstep
 
     _B2 = np.float32(BAILOUT2)
@@ -394,22 +379,12 @@ if cuda is not None:
         used = i32(0)
         live = False
         done = i32(0)       # 1: settle from (sx, sy, n), then 2: escaped, 3: inside
-        r = i32(0)
-        c = i32(0)
-        n = i32(0)
+        r = c = n = i32(0)
         mi = i32(max_iter)
         mi_block = i32(mi - _BLOCK)      # a block starting at n <= mi_block ends by max_iter
         thresh32 = i32(thresh)
         mi_value = np.float64(max_iter)
-        px = _ZERO
-        py = _ZERO
-        x = _ZERO
-        y = _ZERO
-        x2 = _ZERO
-        y2 = _ZERO
-        sx = _ZERO
-        sy = _ZERO
-        r2 = _ZERO
+        px = py = x = y = x2 = y2 = sx = sy = r2 = _ZERO
         while True:
             if done != 0:
                 if done == 1:
@@ -423,10 +398,7 @@ if cuda is not None:
                     r2 = _ZERO
                     while n < stop:
                         n = i32(n + 1)
-                        x, y = _zstep(x, y, x2, y2, px, py)
-                        x2 = _mul(x, x)
-                        y2 = _mul(y, y)
-                        r2 = _add(x2, y2)
+                        x, y, x2, y2, r2 = _step32(x, y, x2, y2, px, py)
                         if r2 > _B2:
                             break
                     if r2 > _B2:
@@ -482,10 +454,7 @@ if cuda is not None:
                     else:
                         live = True
                         n = i32(0)
-                        x = _ZERO
-                        y = _ZERO
-                        x2 = _ZERO
-                        y2 = _ZERO
+                        x = y = x2 = y2 = _ZERO
             need = thresh32 if more else i32(32)
             idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
             if idle == 32:
