@@ -12,7 +12,6 @@ import argparse
 from kernels.backend import resolve
 from kernels.mandelbrot.deep import extended_loop as ext
 from kernels.mandelbrot.deep import perturbation_loop as pl
-from kernels.mandelbrot.deep import variants
 from kernels.mandelbrot.deep.bench import DEPTHS, FULL_HD, _request
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
@@ -40,7 +39,7 @@ def main(argv=None) -> int:
         print(f"render {k}: kernel {res.timings.phases_ms['kernel']:.2f} ms, "
               f"redone {res.stats.get('redone_pixels')}, format {res.format}", flush=True)
     for mod, name in ((pl, "deep_kernel_flat"), (pl, "deep_redo_flat"),
-                      (variants, "deep_kernel_pert"), (variants, "deep_redo_pert"),
+                      (pl, "deep_kernel_pert"), (pl, "deep_redo_pert"),
                       (ext, "deep_kernel_ext"), (ext, "deep_redo_ext")):
         print(name, _regs(getattr(mod, name)))
     return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which pixels of a deep bench frame the accuracy guard redoes, and what their passes cost, on the
 CPU (extended_loop.py's loop, pass by pass; perturbation frames run it compiled for their format,
-variants.py, with the same counts): for every pixel (or every STRIDE-th row and
+perturbation_loop.KMIN_CODE, with the same counts): for every pixel (or every STRIDE-th row and
 column) the first pass's perturbation + BLA steps and whether it is doubtful, and for the doubtful
 ones the same for the pass at 2^-REDO_SHIFT and, if still doubtful, the last one. A redone pixel's
 passes run one after the other on one GPU thread, so the longest chain bounds how long a frame

@@ -85,7 +85,7 @@ def _record(out_path: str, tree: str) -> None:
                                "--out", os.path.join(tmp, "x.npy"), *args])
         if code:
             sys.exit(f"render {' '.join(extra)} exited {code}")
-    # a table without single steps (kmin > 0) takes variants.py's loop: no option asks for it
+    # a table without single steps (kmin > 0) takes perturbation_loop.KMIN_CODE: no option asks
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     from kernels.mandelbrot.deep.request import DeepRequest

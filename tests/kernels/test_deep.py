@@ -265,9 +265,9 @@ SHARED_LOOP_CASES = [
                          ids=[c[0] for c in SHARED_LOOP_CASES])
 def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width, max_iter, bla):
     """perturbation_loop.py's loop (the perturbation format's) against the extended loop compiled
-    for the perturbation format (variants.py): the same values and the same counts bit for bit,
-    BLA on and off, with rebasing."""
-    from kernels.mandelbrot.deep import variants
+    for the perturbation format (perturbation_loop.KMIN_CODE): the same values and the same counts
+    bit for bit, BLA on and off, with rebasing."""
+    from kernels.mandelbrot.deep import perturbation_loop
     from kernels.mandelbrot.deep.layout import N_STATS
     from kernels.mandelbrot.deep.renderer import FrameGeometry
     cre, cim = near(location, width)
@@ -284,9 +284,10 @@ def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width
     geo = FrameGeometry.of(req, res.reference)
     values = np.zeros(size[::-1])
     stats = np.zeros((size[1], N_STATS), dtype=np.int64)
-    variants.deep_rows_shared_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i, geo.step,
-                                  geo.cexp, geo.half_w, geo.half_h, orb, oexp, tab, tabe, levels,
-                                  0, 2.0 ** -cpu.eps_bits, max_iter, control())
+    perturbation_loop.deep_rows_shared_cpu(values, stats, 0, size[1], 1, geo.d0r, geo.d0i,
+                                           geo.step, geo.cexp, geo.half_w, geo.half_h, orb, oexp,
+                                           tab, tabe, levels, 0, 2.0 ** -cpu.eps_bits, max_iter,
+                                           control())
     np.testing.assert_array_equal(res.values, values)
     shared = stats.sum(axis=0)
     assert [res.stats[k] for k in ("perturbation_steps", "bla_steps", "bla_iterations",

@@ -98,8 +98,8 @@ def test_values_can_stay_on_the_device(gpu, simulated):
 
 def test_table_without_single_steps_matches_cpu_twin(gpu_backend, cpu_backend, simulated):
     """kmin > 0 (the table's shortest steps dropped): perturbation-format frames then run
-    variants.py's loop on both targets (deep_kernel_pert on the GPU), since perturbation_loop.py's
-    loop reads level 0."""
+    perturbation_loop.KMIN_CODE on both targets (deep_kernel_pert on the GPU), since
+    perturbation_loop.py's own loop reads level 0."""
     gpu, cpu = DeepRenderer(gpu_backend, kmin=2), DeepRenderer(cpu_backend, kmin=2)
     wanted = ("perturbation 1e-20", "minibrot 4e-90")
     for name, req in (case for case in _cases(simulated) if case[0] in wanted):

@@ -13,7 +13,6 @@
   method, perturbation with rebasing and BLA, is described there), compiled for CPU and GPU, once
   per formula (formulas.py: the step a constant of the code; `step_helpers.make_ship_steps`).
 - `extended_loop`: the per-pixel loop of extended-format frames (floatexp deltas), both targets.
-- `variants`: the extended loop compiled for the perturbation format (tables with kmin > 0, tests).
 - `passes_gpu`: the two GPU passes (first, redo) every loop's kernels run, its pixel function
   and arguments as parameters, the overlays' layers a compile-time flag; `rows_cpu`: the row
   body every loop's CPU rows run, likewise.

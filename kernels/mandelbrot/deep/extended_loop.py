@@ -9,7 +9,7 @@ below 2^-510 it returns to floatexp, so only first iterations or passages near 0
 The loop reads the orbit and table as bla.py and reference.py lay them out, walking the table's
 tree from the longest step its position allows down to the first whose radius holds its δ; B·δc
 is multiplied in floatexp (B can exceed float64's range). `extended` is a constant of the code:
-with extended=False it runs perturbation-format frames, perturbation_loop.py's counts (variants.py).
+with extended=False it runs perturbation-format frames (perturbation_loop.KMIN_CODE).
 """
 from __future__ import annotations
 
@@ -44,13 +44,13 @@ SHIP_DOWN = 2.0 ** -910
 def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT):
     """(pixel, first_pass, redo, one_pass) compiled by `jit` with the target's `mul`, `add` and
     `sqrt` (targets.py), for one number format: `extended` is a constant of the compiled code, so
-    the loop compiled with extended=False (variants.py) carries none of the floatexp paths.
+    compiled with extended=False (perturbation_loop.KMIN_CODE) it has none of the floatexp paths.
     `loop_jit` (default `jit`) compiles the functions that hold or call the loop (targets.py).
     `formula` (formulas.py): the perturbation step's, a constant of the compiled code
     (perturbation_loop.make_walk says what changes for the Burning Ship)."""
     ship = formula == BURNING_SHIP
     # names of their own (formula_twins.named) where the code differs from the app's extended
-    # Mandelbrot loop: another formula's, and the perturbation format's (variants.py)
+    # Mandelbrot loop: another formula's, and the perturbation format's (KMIN_CODE)
     loop = named(loop_jit or jit, ("_ship" if ship else "") + ("" if extended else "_pert"))
     fe_norm, fe_add, fe_mul, fe_to_double, fe_norm2_lt = make_floatexp(mul, add, jit)
     ship_im, fe_ship_im = make_ship_steps(mul, add, jit)
@@ -390,8 +390,8 @@ def _build_gpu():
 
     def make_pixels(first_fn, redo_fn):
         """The first pass's and the redo's pixel functions (passes_gpu.py) with these per-pixel
-        functions (this loop's, variants.py's); loop = (orbit, oexp, tab, tabe, levels, kmin, eps,
-        max_iter)."""
+        functions (this loop's, perturbation_loop.KMIN_CODE's); loop = (orbit, oexp, tab, tabe,
+        levels, kmin, eps, max_iter)."""
         @cuda.jit(device=True)
         def first_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
             orbit, oexp, tab, tabe, levels, kmin, eps, max_iter = loop

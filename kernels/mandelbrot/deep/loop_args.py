@@ -47,7 +47,7 @@ class PerturbationArgs:
 @dataclass(frozen=True)
 class ExtendedArgs:
     """The extended loop's arrays (the reference orbit and its exponents, the BLA table, its
-    exponents and levels) and settings; variants.py's loop takes the same."""
+    exponents and levels) and settings; perturbation_loop.KMIN_CODE takes the same."""
     orbit: object
     oexp: object
     tab: object
@@ -69,7 +69,7 @@ class LayerArgs:
 def with_layers(code, records: tuple, layers):
     """(code, records) of a frame's loop with overlays: `code.layers` (targets.LoopCode; the same
     walks, so the same values and stats, each pixel's counts also stored) and the records with
-    `layers` appended. ValueError for a loop without that twin (variants.py's)."""
+    `layers` appended. ValueError for a loop without that twin (perturbation_loop.KMIN_CODE)."""
     if code.layers is None:
         raise ValueError("overlays need the perturbation or extended loop (a BLA table with its "
                          "single steps, kmin = 0)")

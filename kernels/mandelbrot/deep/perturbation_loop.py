@@ -1,6 +1,7 @@
 """The per-pixel loop of perturbation-format frames (float64 deltas), written once (`make_walk`)
 and compiled for the CPU (numba, prange over rows: `deep_rows_pert_cpu`) and the GPU (numba.cuda,
-persistent threads: `deep_kernel_flat`, `deep_redo_flat`), like escape.py.
+persistent threads: `deep_kernel_flat`, `deep_redo_flat`), like escape.py: `CODE`, its overlays'
+twin `CODE.layers`, the Burning Ship's `SHIP_CODE`; `KMIN_CODE` for tables without single steps.
 
 A pixel c = C + δc follows the reference orbit Z_m of the centre C through its delta δ:
     δ ← (2·Z_m + δ)·δ + δc,   m ← m + 1,   z = Z_m + δ.
@@ -31,7 +32,8 @@ of a pixel's last few hundred iterations, where δ has outgrown every radius:
 * Both arrays are read flattened through unsigned indices: no fix-up for negative indices, whose
   integer work bound the GPU kernels of the table-walking loop (docs/PERFORMANCE.md, "Deep zoom";
   the profile in docs/notes/experiments.md).
-* Level 0 only (kmin = 0, the renderer's default); a table without it runs variants.py's loop.
+* Level 0 only (kmin = 0, the renderer's default); a table without it runs `KMIN_CODE`:
+  extended_loop.make_pixel's walk compiled for doubles (extended=False), the same counts.
 
 It performs the operations of extended_loop.make_pixel(extended=False) in the same order and with
 the same roundings, so counts and stats are the same bit for bit (tests/kernels/test_deep.py). What
@@ -51,6 +53,7 @@ from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
+from . import extended_loop
 from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
@@ -305,6 +308,15 @@ def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step
         leave(ctl, clocks, ran)
 
 
+# a table without single steps (kmin > 0, an experiment's setting): extended_loop's walk over
+# bla.py's table compiled for doubles, its rows a twin of extended_loop's (formula_twins.twin; the
+# code is all that file's, which numba's disk cache keys it by), names of their own ("_pert")
+_kmin_row = make_row(extended_loop._pixel_of(extended_loop.make_pixel(
+    CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_loop_jit())[0], "_pert"), "_pert")
+deep_rows_shared_cpu = njit(parallel=True, cache=True)(
+    twin(extended_loop.deep_rows_ext_cpu.py_func, "deep_rows_shared_cpu", ext_row=_kmin_row))
+
+
 # ---------------------------------------------------------------- GPU (numba-cuda)
 
 def _build_gpu():
@@ -317,12 +329,13 @@ def _build_gpu():
     global deep_kernel_flat, deep_redo_flat, deep_kernel_flat_layers, deep_redo_flat_layers
     global _ship_first, _ship_redo, deep_kernel_flat_ship, deep_redo_flat_ship
     global _first_sectors, _redo_sectors, deep_kernel_flat_sectors, deep_redo_flat_sectors
+    global deep_kernel_pert, deep_redo_pert
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
         deep_kernel_flat_ship = deep_redo_flat_ship = None
-        deep_kernel_flat_sectors = deep_redo_flat_sectors = None
+        deep_kernel_flat_sectors = deep_redo_flat_sectors = deep_kernel_pert = deep_redo_pert = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
 
@@ -432,6 +445,15 @@ def _build_gpu():
     deep_redo_flat_ship = cuda.jit(cache=True)(
         twin(deep_redo_flat.py_func, "deep_redo_flat_ship", _redo=_ship_redo))
 
+    # the kmin > 0 loop's: twins of extended_loop's kernels over its walk for doubles
+    _, first_fn, redo_fn, _ = extended_loop.make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), False)
+    first_px, redo_px = extended_loop.make_pixels(first_fn, redo_fn)
+    deep_kernel_pert = cuda.jit(**FIRST_JIT)(twin(extended_loop.deep_kernel_ext.py_func,
+                                                  "deep_kernel_pert",
+                                                  _first=make_first(first_px, False)))
+    deep_redo_pert = cuda.jit(cache=True)(twin(
+        extended_loop.deep_redo_ext.py_func, "deep_redo_pert", _redo=make_redo(redo_px, False)))
+
 
 _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit", "_walk_gpu",
                         "_passes_gpu", "_delta_c_gpu", "FLAT_MAX_REGISTERS", "_FLAT_JIT",
@@ -441,7 +463,7 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "deep_redo_flat_layers", "_ship_first", "_ship_redo",
                         "deep_kernel_flat_ship", "deep_redo_flat_ship",
                         "_first_sectors", "_redo_sectors", "deep_kernel_flat_sectors",
-                        "deep_redo_flat_sectors"})
+                        "deep_redo_flat_sectors", "deep_kernel_pert", "deep_redo_pert"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__,
@@ -450,3 +472,4 @@ CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module
                                 "deep_redo_flat_layers", module=__name__))
 SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
                      module=__name__)
+KMIN_CODE = LoopCode(deep_rows_shared_cpu, "deep_kernel_pert", "deep_redo_pert", module=__name__)

@@ -6,7 +6,8 @@ built for), both copied to the device once, then one kernel over the pixels and 
 values back. The host phase ("host") holds the reference and the table (detail "reference",
 "table"); "h2d" the orbit and table uploads; "kernel" the pixels; "d2h" the values.
 Perturbation-format frames run perturbation_loop.py's loop over its own layout of the orbit and
-table, extended ones extended_loop.py's (a table without single steps, kmin > 0: variants.py's).
+table, extended ones extended_loop.py's (a table without single steps, kmin > 0:
+perturbation_loop.KMIN_CODE).
 The backend's part (where the arrays live, how the pixels run) is CpuPixels' or GpuPixels'.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ...timing import JobTimer
 from ..deep_work import frame_work
 from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
-from . import extended_loop, perturbation_f32, perturbation_loop, variants
+from . import extended_loop, perturbation_f32, perturbation_loop
 from .bla import EPS_BITS, build_table
 from .bla_ship import flat_ship_tables
 from .cpu_pixels import CpuPixels
@@ -63,7 +64,8 @@ class DeepRenderer:
     def __init__(self, backend, eps_bits: int = EPS_BITS, kmin: int = KMIN, launch: str = "persistent"):
         """launch (GPU): "persistent" = a few blocks per SM whose threads take pixels from an atomic
         counter until none are left; "grid" = one thread per pixel. kmin > 0 drops the table's
-        shortest levels (an experiment: perturbation frames then run variants.py's loop)."""
+        shortest levels (an experiment: perturbation frames then run perturbation_loop's
+        KMIN_CODE)."""
         if launch not in self.LAUNCHES:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
         self.launch = launch
@@ -419,7 +421,7 @@ class DeepRenderer:
             code = (perturbation_loop.SHIP_CODE if ship else
                     perturbation_f32.CODE if self._f32 else perturbation_loop.CODE)
             return code, PerturbationArgs(zo, bt, levels, eps, max_iter)
-        code = (variants.CODE if fmt != "extended" else
+        code = (perturbation_loop.KMIN_CODE if fmt != "extended" else
                 extended_loop.SHIP_CODE if ship else extended_loop.CODE)
         return code, ExtendedArgs(orb, oexp, tab, tabe, levels, self.kmin, eps, max_iter)
 
