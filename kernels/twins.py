@@ -12,14 +12,17 @@ from __future__ import annotations
 import types
 
 
-def twin(fn, name: str, **swap):
+def twin(fn, name: str, *, home: str | None = None, **swap):
     """A copy of the plain function `fn` (a kernel's py_func) named `name`, reading the globals
     named in `swap` with those values instead; LookupError when `fn` reads none by one of those
-    names (a rename left behind would otherwise compile the old formula silently)."""
+    names (a rename left behind would otherwise compile the old formula silently). `home`: the
+    source file numba's disk cache keys the copy by (default fn's own), for a copy of shared code
+    around another file's loop: an edit of the loop there then recompiles it."""
     code = fn.__code__
     unread = [k for k in swap if k not in code.co_names]
     if unread:
         raise LookupError(f"{fn.__name__} reads no global {', '.join(unread)}: nothing to swap")
+    code = code.replace(co_filename=home) if home else code
     copy = types.FunctionType(code.replace(co_name=name, co_qualname=name),
                               dict(fn.__globals__, **swap), name, fn.__defaults__, fn.__closure__)
     copy.__qualname__ = name

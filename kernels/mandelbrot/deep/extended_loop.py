@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import math
 
-from numba import njit, prange
+from numba import njit
 
-from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
-from .rows_cpu import make_row
+from .rows_cpu import make_row, rows_of
 from .reference import EZERO
 from .step_helpers import make_offset, make_ship_steps, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
@@ -319,47 +318,10 @@ ext_row = make_row(_pixel_of(_pixel_ext_cpu))
 ship_row = make_row(_pixel_of(_pixel_ship_cpu, "_ship"), "_ship")
 
 
-@njit(parallel=True, cache=True)
-def deep_rows_ext_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                      orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, ctl):
-    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
-    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter, stats,
-                    False)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
-
-
-# the Burning Ship's: a twin over its rows (formula_twins.twin), which numba's disk cache serves
-deep_rows_ship_ext_cpu = njit(parallel=True, cache=True)(
-    twin(deep_rows_ext_cpu.py_func, "deep_rows_ship_ext_cpu", ext_row=ship_row))
-
-
-@njit(parallel=True, cache=True)
-def deep_rows_ext_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                             half_h, orbit, oexp, tab, tabe, levels, kmin, eps, max_iter, layers,
-                             ctl):
-    """deep_rows_ext_cpu, each pixel's counts also into layers[:, r, c] (the overlays')."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            ext_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                    half_h, (orbit, oexp, tab, tabe, levels, kmin, eps, max_iter), max_iter,
-                    layers, True)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
+# the parallel rows (rows_cpu.rows_of): the Mandelbrot's, with the overlays' layers, the Ship's
+deep_rows_ext_cpu = rows_of(ext_row, "deep_rows_ext_cpu", __file__)
+deep_rows_ext_layers_cpu = rows_of(ext_row, "deep_rows_ext_layers_cpu", __file__, True)
+deep_rows_ship_ext_cpu = rows_of(ship_row, "deep_rows_ship_ext_cpu", __file__)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

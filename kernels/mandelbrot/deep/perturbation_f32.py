@@ -28,15 +28,14 @@ import operator
 import os
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ...backend import simulator_enabled
-from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from .guard import ERR_TOL2, LAST_SHIFT, REDO_SHIFT
 from .perturbation_loop import (B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW,
                                 delta_c_cpu, flat_tables, make_walk)
-from .rows_cpu import make_row
+from .rows_cpu import make_row, rows_of
 from .step_helpers import make_step_helpers
 from .targets import LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
@@ -272,21 +271,8 @@ def _pixel32(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
 _row32 = make_row(_pixel32)
 
 
-@njit(parallel=True, cache=not WALK_INT64)
-def deep_rows_pert_cpu32(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                         half_h, zo, bt, levels, eps, max_iter, ctl):
-    """perturbation_loop.deep_rows_pert_cpu with float32 deltas over flat_tables32's arrays."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            _row32(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                   half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, False)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
+# perturbation_loop.deep_rows_pert_cpu with float32 deltas over flat_tables32's arrays
+deep_rows_pert_cpu32 = rows_of(_row32, "deep_rows_pert_cpu32", __file__, cache=not WALK_INT64)
 
 
 # ---------------------------------------------------------------- GPU

@@ -47,9 +47,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ...cpu_chunks import WORKERS, claim, enter, leave, reset
 from ..escape import BAILOUT2
 from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
@@ -57,7 +56,7 @@ from . import extended_loop
 from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
 from .flat_build import loop_layout
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
-from .rows_cpu import make_row
+from .rows_cpu import make_row, rows_of
 from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
 from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
 
@@ -267,54 +266,18 @@ pert_row = make_row(_pixel_of(_passes_cpu))
 ship_row = make_row(_pixel_of(_ship_passes_cpu, "_ship"), "_ship")
 
 
-@njit(parallel=True, cache=True)
-def deep_rows_pert_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h,
-                       zo, bt, levels, eps, max_iter, ctl):
-    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row). Rows are
-    visited in the order (k * stride) % nrows so each thread's share mixes cheap and dear rows."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                     half_h, (zo, bt, levels, eps, max_iter), max_iter, stats, False)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
-
-
-# the Burning Ship's: the same code over its rows, a name of its own for numba's disk cache
-# (formula_twins.twin: a global swapped, not a closure, so the cache still serves it)
-deep_rows_ship_cpu = njit(parallel=True, cache=True)(
-    twin(deep_rows_pert_cpu.py_func, "deep_rows_ship_cpu", pert_row=ship_row))
-
-
-@njit(parallel=True, cache=True)
-def deep_rows_pert_layers_cpu(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w,
-                              half_h, zo, bt, levels, eps, max_iter, layers, ctl):
-    """deep_rows_pert_cpu, each pixel's counts also into layers[:, r, c] (the overlays')."""
-    reset(ctl)               # every call claims its rows from 0
-    for _w in prange(ctl[WORKERS]):
-        clocks = enter()            # this thread's clocks (cpu_chunks)
-        ran = False
-        k = claim(ctl)
-        while k < nrows:
-            ran = True
-            pert_row(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w,
-                     half_h, (zo, bt, levels, eps, max_iter), max_iter, layers, True)
-            k = claim(ctl)
-        leave(ctl, clocks, ran)
+# the parallel rows (rows_cpu.rows_of): the Mandelbrot's, with the overlays' layers, the Ship's
+deep_rows_pert_cpu = rows_of(pert_row, "deep_rows_pert_cpu", __file__)
+deep_rows_pert_layers_cpu = rows_of(pert_row, "deep_rows_pert_layers_cpu", __file__, True)
+deep_rows_ship_cpu = rows_of(ship_row, "deep_rows_ship_cpu", __file__)
 
 
 # a table without single steps (kmin > 0, an experiment's setting): extended_loop's walk over
-# bla.py's table compiled for doubles, its rows a twin of extended_loop's (formula_twins.twin; the
-# code is all that file's, which numba's disk cache keys it by), names of their own ("_pert")
+# bla.py's table compiled for doubles, names of its own ("_pert"), cached as extended_loop.py's
+# code (which it is)
 _kmin_row = make_row(extended_loop._pixel_of(extended_loop.make_pixel(
     CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), False, cpu_loop_jit())[0], "_pert"), "_pert")
-deep_rows_shared_cpu = njit(parallel=True, cache=True)(
-    twin(extended_loop.deep_rows_ext_cpu.py_func, "deep_rows_shared_cpu", ext_row=_kmin_row))
+deep_rows_shared_cpu = rows_of(_kmin_row, "deep_rows_shared_cpu", extended_loop.__file__)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)

@@ -1,15 +1,18 @@
-"""The deep loops' row body on the CPU, written once (issue 36): a loop gives its pixel function
-and the tuple of its own arguments; `counting` (a constant where the row is inlined) adds the
-deep overlays' layers (loop_args.with_layers). The parallel loops around it, which claim rows
-and time themselves (cpu_chunks), are the loops' own (perturbation_loop.py, extended_loop.py).
+"""The deep loops' rows on the CPU, written once (issue 36): a loop gives its pixel function and
+the tuple of its own arguments; `counting` (a constant where the row is inlined) adds the deep
+overlays' layers (loop_args.with_layers). The parallel loop around the rows, which claims them
+and times itself (cpu_chunks), is `rows_of`'s, a twin per loop and key kept by numba's disk cache
+as code of the loop's own file: an edit here must touch the loop modules too.
 
 A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (value,
 perturbation steps, BLA steps, BLA iterations, rebases, redone), the row's stats being their sums.
 """
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, prange
 
+from ...cpu_chunks import WORKERS, claim, enter, leave, reset
+from ...twins import twin
 from ..formula_twins import named
 from .layout import iteration_of as _iteration_of
 
@@ -51,3 +54,36 @@ def make_row(pixel, suffix=""):
         stats[r, 3] = s3
         stats[r, 4] = s4
     return row
+
+
+ROW = COUNTING = None       # a twin's own (`rows_of`): its loop's row, whether it stores layers
+
+
+def _rows(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h, *rest):
+    """Fill values[row0 : row0 + nrows] and stats[row] (counts summed over the row); rest: the
+    loop's own arguments (max_iter last), the layers where COUNTING, the threads' control block.
+    Rows are visited in the order (k * stride) % nrows so each thread's share mixes cheap and
+    dear rows."""
+    loop = rest[:-2] if COUNTING else rest[:-1]
+    layers = rest[-2] if COUNTING else stats
+    ctl = rest[-1]
+    reset(ctl)               # every call claims its rows from 0
+    for _w in prange(ctl[WORKERS]):
+        clocks = enter()            # this thread's clocks (cpu_chunks)
+        ran = False
+        k = claim(ctl)
+        while k < nrows:
+            ran = True
+            ROW(values, stats, row0 + (k * stride) % nrows, d0r, d0i, step, cexp, half_w, half_h,
+                loop, loop[-1], layers, COUNTING)
+            k = claim(ctl)
+        leave(ctl, clocks, ran)
+
+
+def rows_of(row, name: str, home: str, counting: bool = False, cache: bool = True):
+    """The parallel rows (cpu_rows, loop_args.py) of a loop whose row is `row` (`make_row`'s),
+    compiled as `name`: a twin of `_rows` (kernels/twins.py) that numba's disk cache keys by the
+    file `home` (the loop's module), so an edit of the loop there recompiles it. `counting`: the
+    overlays' twin, its layers the argument before the control block."""
+    return njit(parallel=True, cache=cache)(twin(_rows, name, home=home, ROW=row,
+                                                 COUNTING=counting))
