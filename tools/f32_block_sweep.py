@@ -5,7 +5,7 @@ median escape-kernel ms of float64 and of each variant, float32's speed-up on th
 (median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
 which must be the same for every variant.
 
-A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (escape_variants.F32_KERNELS; "blocks" only at the
+A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (launch_settings.F32_KERNELS; "blocks" only at the
 grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
 warp refill, targets_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
 by default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM). Without
@@ -86,13 +86,14 @@ def parse_variant(text: str) -> tuple[str, int, int, int, int]:
     default escape_variants' grouping, targets_f32.THRESH, gpu_target.WARPS_PER_SM)."""
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot.gpu_target import WARPS_PER_SM
+    from kernels.mandelbrot.launch_settings import parse
     from kernels.mandelbrot.targets_f32 import THRESH
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
     head, _, thresh = text.partition("/")
     name, _, grouping = head.partition(":")
-    got = ev.parse(grouping) if grouping else (ev.BLOCK_STEPS, ev.BLOCKS_PER_LOOK)
+    got = parse(grouping) if grouping else (ev.BLOCK_STEPS, ev.BLOCKS_PER_LOOK)
     t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
     if name not in ev.F32_KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
         raise ValueError(f"bad variant {spec!r}: want KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] with "

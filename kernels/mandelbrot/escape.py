@@ -232,9 +232,10 @@ CPU_OPS = {"float64": (operator.mul, operator.add), "float32": (_mul32, _add32)}
 
 def pixel_axes(args: tuple, rows: int, cols: int, number_type: str = "float32"):
     """(xs, ys): the real part of each of `cols` columns and the imaginary part of each of `rows`
-    buffer rows as `number_type`, for escape kernels' grid arguments `args` (renderer.PixelGrid.args:
-    grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter). Computed in float64 with the
-    float64 GPU kernels' operations in their order, then rounded once (float32)."""
+    buffer rows as `number_type`, for escape kernels' grid arguments `args`
+    (renderer.PixelGrid.args: grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter).
+    Computed in float64 with the float64 GPU kernels' operations in their order, then rounded
+    once (float32)."""
     grid_row0, grid_col0, cx, cy, step, half_w, half_h = args[:7]
     gx = (np.arange(cols, dtype=np.int64) + int(grid_col0)).astype(np.float64) + 0.5 - half_w
     gy = (np.arange(rows, dtype=np.int64) + int(grid_row0)).astype(np.float64) + 0.5 - half_h

@@ -57,6 +57,14 @@ if cuda is not None:
         from numba.cuda import libdevice
         _gpu_mul, _gpu_add = libdevice.dmul_rn, libdevice.dadd_rn
 
+    @cuda.jit(device=True, inline="always")
+    def _point_gpu(row, col, grid_row0, grid_col0, cx, cy, step, half_w, half_h):
+        """c = x + iy of picture pixel (grid_row0 + row, grid_col0 + col): the CPU's pixel_axes'
+        operations, in their order."""
+        gx = float(grid_col0 + col) + 0.5 - half_w
+        gy = float(grid_row0 + row) + 0.5 - half_h
+        return _gpu_add(cx, _gpu_mul(gx, step)), _gpu_add(cy, -_gpu_mul(gy, step))
+
     _escape_gpu, _, _advance_gpu, _shortcut_gpu, _smooth_gpu, _zstep_gpu, _step_gpu = \
         _make_escape(_gpu_mul, _gpu_add, cuda.jit(device=True),
                      cuda.jit(device=True, inline="always"))
@@ -88,10 +96,7 @@ if cuda is not None:
         if c < values.shape[1] and r < band_rows:
             br = band_row0 + r
             if n0 == 0 or values[br, c] < 0.0:
-                gx = float(grid_col0 + c) + 0.5 - half_w
-                gy = float(grid_row0 + br) + 0.5 - half_h
-                x = _gpu_add(cx, _gpu_mul(gx, step))
-                y = _gpu_add(cy, -_gpu_mul(gy, step))
+                x, y = _point_gpu(br, c, grid_row0, grid_col0, cx, cy, step, half_w, half_h)
                 zr = 0.0
                 zi = 0.0
                 if n0 > 0:

@@ -1,46 +1,30 @@
-"""Escape launches and knobs that only benches, tools and tests select; the app runs
-escape_warp.py's warp launches and never imports this module. They keep the record of what the
-app's launches are measured against (`--bench --only mandelbrot-launch` and
-`mandelbrot-divergence`, tools/f32_block_sweep.py; docs/notes/performance-history.md), with
-escape.py's arithmetic, so every launch gives the same values bit for bit.
+"""Escape launches that only benches, tools and tests select (their settings: launch_settings.py);
+the app runs escape_warp.py's and never imports this module. They are what the app's launches are
+measured against (`--bench --only mandelbrot-launch`, `mandelbrot-divergence`,
+tools/f32_block_sweep.py; docs/notes/performance-history.md), on escape.py's arithmetic, so every
+launch gives the same values bit for bit.
 
 float64, `variant(name, knobs)` for Renderer(launch=...):
 
-* "grid", `escape_kernel`: one thread per pixel. A warp runs as long as its slowest pixel while
-  the lanes whose pixels escaped early idle.
+* "grid", `escape_kernel`: one thread per pixel; a warp runs as long as its slowest pixel.
 * "persistent", `escape_persistent_kernel`: a fixed grid of threads that each take their next
   pixel from an atomic counter on their own, a chunk of iterations at a time.
-* "sorted": escape_warp_kernel handed the pixels longest first. A frame of a few thousand
-  iterations per resident lane ends when its slowest lanes do: with the pixels handed out in
-  picture order, an interior pixel taken late keeps its warp running long after the others ran out
-  of work. Counts vary smoothly away from the boundary, so a sparse sample predicts them:
+* "sorted": escape_warp_kernel handed the pixels longest first. A frame ends when its slowest
+  lanes do: in picture order, an interior pixel taken late keeps its warp running long after the
+  others ran out of work. Counts vary smoothly away from the boundary, so a sparse sample
+  predicts them: `probe_kernel` iterates a grid of samples up to `probe` iterations (one that
+  finishes is stored for good), `count_kernel` classes every other pixel by the largest estimate
+  of the samples around it (its bit length) and counts the classes, `scatter_kernel` lists the
+  pixels, classes in descending order, for escape_warp_kernel to take its segments from.
 
-  1. `probe_kernel`: every pixel on a grid of stride `sample` (rows and columns) iterates up to
-     `probe` iterations. One that escapes (or is inside, when probe reaches max_iter) is finished
-     for good: its result is stored exactly as escape_warp_kernel would store it. The sample's
-     estimate is its count, or "more than probe".
-  2. `count_kernel`: every other pixel's estimate is the largest of the samples around it (the
-     2 x 2 nearest with reach 1, 4 x 4 with reach 2: a filament that passes between the nearest
-     samples is still seen), its class the estimate's bit length (NCLASSES classes); a histogram
-     per class.
-  3. `scatter_kernel`: the pixels' list, classes in descending order (within a class, by thread
-     block: neighbours stay together, so stores stay nearly coalesced).
-
-  escape_warp_kernel then takes its segments from the list.
-
-float32, `warp_kernel32(name, steps, blocks)` for WarpLaunch32's `kernel`: the app's branch-free
-kernel at another step grouping (`build`), or "blocks", `escape_warp_kernel32_blocks`, the kernel
-the app ran before it: the same scheme, arithmetic, counts and values, with a branch after every
-block of steps and an escaped block's redo (single steps from its saved z) inside every look at
-the warp. GPU_EXPLORER_F32_BLOCK="steps,blocks" and GPU_EXPLORER_F32_KERNEL set a sweep's default
-(tools/gpu_f32_check.sh); the blocks kernel's grouping is compiled in, so under another grouping
-than the app's it is not kept in numba's disk cache, which keys on the source and would hand the
-next run a kernel with other constants.
+float32, `warp_kernel32(name, steps, blocks)` for WarpLaunch32's `kernel`: the app's kernel at
+another step grouping (`build`), or "blocks", `escape_warp_kernel32_blocks`, the one the app ran
+before it: the same scheme and values, with a branch after every block of steps and an escaped
+block's redo inside every look at the warp. Its grouping is compiled in (launch_settings'
+F32_BLOCK, else the app's), so at another than the app's it stays out of numba's disk cache,
+which keys on the source and would hand the next run a kernel with other constants.
 """
 from __future__ import annotations
-
-import os
-import sys
 
 import numpy as np
 
@@ -50,40 +34,12 @@ from .escape import BAILOUT2
 from .escape_gpu import cuda
 from .formula_twins import twin
 from .gpu_target import THRESH, WARPS_PER_SM, CountedLaunch, WarpLaunch
-from .launch_settings import CHUNK, GRAB, PROBE, REACH, SAMPLE
+from .launch_settings import (BLOCKS_PER_SM, CHUNK, F32_BLOCK, F32_BLOCK_ENV, F32_KERNEL,
+                              F32_KERNELS, GRAB, PROBE, REACH, SAMPLE, SIM_PERSISTENT, THREADS)
 
-F32_BLOCK_ENV = "GPU_EXPLORER_F32_BLOCK"
-F32_KERNEL_ENV = "GPU_EXPLORER_F32_KERNEL"
-F32_KERNELS = ("branchless", "blocks")
-
-
-def parse(text: str | None) -> tuple[int, int] | None:
-    """(steps, blocks) from "steps,blocks", or None where the text is absent or not that (steps
-    from 1 to 64, blocks from 1 to 16)."""
-    try:
-        steps, blocks = (int(v) for v in text.split(","))
-    except (AttributeError, ValueError):
-        return None
-    return (steps, blocks) if 1 <= steps <= 64 and 1 <= blocks <= 16 else None
-
-
-def _setting(name: str, read, default, want: str):
-    """The environment's `name` as `read` makes it, else `default` (said on stderr when set)."""
-    text = os.environ.get(name)
-    got = read(text) if text else None
-    if text and got is None:
-        print(f"{name}={text!r} ignored: want {want}", file=sys.stderr)
-    return default if got is None else got
-
-
-# the float32 grouping and kernel a sweep runs by default; the blocks kernel, compiled at that
-# grouping, is kept in numba's disk cache at the app's only
-BLOCK_STEPS, BLOCKS_PER_LOOK = _setting(F32_BLOCK_ENV, parse, (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK),
-                                        '"steps,blocks", steps 1 to 64, blocks 1 to 16')
-F32_KERNEL = _setting(F32_KERNEL_ENV, lambda t: t if t in F32_KERNELS else None, F32_KERNELS[0],
-                      f"one of {', '.join(F32_KERNELS)}")
+# the float32 grouping a sweep runs by default; the blocks kernel is compiled at it
+BLOCK_STEPS, BLOCKS_PER_LOOK = F32_BLOCK or (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK)
 CACHE_KERNEL = (BLOCK_STEPS, BLOCKS_PER_LOOK) == (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK)
-
 
 # classes of estimated cost: bit lengths 0 (a cardioid/bulb pixel) .. NCLASSES - 1 and beyond
 NCLASSES = 16
@@ -95,7 +51,7 @@ def sample_shape(rows: int, cols: int, sample: int) -> tuple[int, int]:
 
 
 if cuda is not None:
-    from .escape_gpu import _escape_gpu, _gpu_add, _gpu_mul, _shortcut_gpu, _step_gpu
+    from .escape_gpu import _escape_gpu, _point_gpu, _shortcut_gpu, _step_gpu
 
     @cuda.jit(cache=True)
     def escape_kernel(values, band_row0, band_rows, grid_row0, grid_col0,
@@ -104,27 +60,18 @@ if cuda is not None:
         c, r = cuda.grid(2)
         if c < values.shape[1] and r < band_rows:
             br = band_row0 + r
-            gx = float(grid_col0 + c) + 0.5 - half_w
-            gy = float(grid_row0 + br) + 0.5 - half_h
-            x = _gpu_add(cx, _gpu_mul(gx, step))
-            y = _gpu_add(cy, -_gpu_mul(gy, step))
+            x, y = _point_gpu(br, c, grid_row0, grid_col0, cx, cy, step, half_w, half_h)
             values[br, c] = _escape_gpu(x, y, max_iter)
 
     @cuda.jit(cache=True)
     def escape_persistent_kernel(values, counts, counter, grab, chunk, band_row0, band_rows,
                                  grid_row0, grid_col0, cx, cy, step, half_w, half_h,
                                  max_iter):
-        """escape_kernel's pixels (rows band_row0 .. band_row0 + band_rows of `values`) by a fixed
-        grid of threads that each take `grab` consecutive pixels at a time: first the run at
-        grab x its thread index, then runs from the atomic counter (counter[0], zero at launch,
-        counts pixels past the first runs). A pixel is iterated `chunk` iterations at a time;
-        between chunks a thread whose pixel is done stores it and moves to its next one, so the
-        lanes of a warp stay busy until the frame runs out of pixels.
-
-        An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
-        value); one inside (max_iter reached, or the cardioid/bulb test) gets
-        values = max_iter and counts = 0. Each step is the arithmetic of resume(), so the values
-        equal escape_kernel's bit for bit."""
+        """escape_kernel's pixels by a fixed grid of threads that each take `grab` consecutive
+        pixels at a time: first the run at grab x its thread index, then runs from the atomic
+        counter (counter[0], zero at launch). A pixel is iterated `chunk` iterations at a time;
+        between chunks a thread whose pixel is done stores it as escape_warp_kernel does and moves
+        to its next one, so the lanes of a warp stay busy until the frame runs out of pixels."""
         cols = values.shape[1]
         total = band_rows * cols
         nthreads = cuda.gridsize(1)
@@ -132,8 +79,7 @@ if cuda is not None:
         end = min(i + grab, total)
         fresh = True            # (r, c) must be found from i by a division
         busy = False
-        r = 0
-        c = 0
+        r = c = 0
         px = py = x = y = x2 = y2 = r2 = 0.0
         n = 0
         while True:
@@ -149,10 +95,8 @@ if cuda is not None:
                         r = i // cols
                         c = i - r * cols
                         fresh = False
-                    gx = float(grid_col0 + c) + 0.5 - half_w
-                    gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
-                    px = _gpu_add(cx, _gpu_mul(gx, step))
-                    py = _gpu_add(cy, -_gpu_mul(gy, step))
+                    px, py = _point_gpu(r, c, grid_row0 + band_row0, grid_col0, cx, cy, step,
+                                        half_w, half_h)
                     if _shortcut_gpu(px, py):
                         values[band_row0 + r, c] = float(max_iter)
                         counts[band_row0 + r, c] = 0
@@ -201,10 +145,7 @@ if cuda is not None:
         c = sc * sample
         if r < band_rows and c < values.shape[1]:
             row = band_row0 + r
-            gx = float(grid_col0 + c) + 0.5 - half_w
-            gy = float(grid_row0 + row) + 0.5 - half_h
-            px = _gpu_add(cx, _gpu_mul(gx, step))
-            py = _gpu_add(cy, -_gpu_mul(gy, step))
+            px, py = _point_gpu(row, c, grid_row0, grid_col0, cx, cy, step, half_w, half_h)
             if _shortcut_gpu(px, py):
                 values[row, c] = float(max_iter)
                 counts[row, c] = 0
@@ -310,11 +251,8 @@ if cuda is not None:
     @cuda.jit(cache=CACHE_KERNEL)
     def escape_warp_kernel32_blocks(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
-        """escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`, in float32:
-        pixel (row r, column c) is xs[c] + i ys[r] (escape.pixel_axes). Segment s is row
-        s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number, later
-        ones come from counter[0] (zero at launch), asked for one segment ahead. Escaped pixels
-        get values = |z_n|^2 and counts = n, inside ones values = max_iter and counts = 0."""
+        """escape_warp_kernel32's arguments and results (the module docstring says how the two
+        differ)."""
         cols = values.shape[1]
         segs = (cols + 31) // 32
         nseg = band_rows * segs
@@ -323,8 +261,7 @@ if cuda is not None:
         nwarps = cuda.gridsize(1) // 32
         seg = cuda.grid(1) // 32
         inv_segs = np.float32(1.0) / np.float32(segs)
-        pend = 0
-        asker = 0
+        pend = asker = 0
         if lane == 0:
             pend = _take(counter)
         more = seg < nseg
@@ -332,8 +269,7 @@ if cuda is not None:
         used = 0
         live = False
         done = i32(0)           # 2: escaped, store r2 and n; 3: inside, store max_iter
-        r = 0
-        c = 0
+        r = c = 0
         n = i32(0)
         mi = i32(max_iter)              # counts are int32: so is max_iter
         mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
@@ -398,15 +334,13 @@ if cuda is not None:
                     if n <= mi_span:
                         stop = n                    # no single steps after whole blocks
                         for _ in range(_BLOCKS):
-                            sx = x
-                            sy = y
+                            sx, sy = x, y
                             for _ in range(_BLOCK):
                                 x, y = _zstep(x, y, x2, y2, px, py)
                                 x2 = _mul(x, x)
                                 y2 = _mul(y, y)
                             if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
-                                x = sx
-                                y = sy
+                                x, y = sx, sy
                                 x2 = _mul(x, x)
                                 y2 = _mul(y, y)
                                 stop = i32(n + _BLOCK)
@@ -430,13 +364,6 @@ else:  # pragma: no cover - only where numba-cuda is broken
     escape_kernel = escape_persistent_kernel = None
     probe_kernel = count_kernel = scatter_kernel = None
     escape_warp_kernel32_blocks = None
-
-
-# Persistent launch: threads per block (CHUNK and GRAB: launch_settings.py)
-THREADS = 128
-# resident blocks per SM when the kernel's register count cannot be asked
-BLOCKS_PER_SM = 8
-SIM_PERSISTENT = (2, 4)         # (blocks, threads) under the simulator
 
 
 class GridLaunch:
@@ -557,7 +484,8 @@ def warp_kernel32(name: str = F32_KERNEL, steps: int = BLOCK_STEPS,
                   blocks: int = BLOCKS_PER_LOOK):
     """The float32 warp kernel `name` (F32_KERNELS) grouping `blocks` blocks of `steps` steps a
     look, for WarpLaunch32's `kernel`: "branchless" (the app's, `build`) or "blocks" (the one it
-    replaced, at this process's BLOCK_STEPS, BLOCKS_PER_LOOK only: its constants are compiled in)."""
+    replaced, at this process's BLOCK_STEPS, BLOCKS_PER_LOOK only: its constants are compiled
+    in)."""
     if name not in F32_KERNELS:
         raise ValueError(f"unknown float32 kernel {name!r}; choose one of: "
                          f"{', '.join(F32_KERNELS)}")

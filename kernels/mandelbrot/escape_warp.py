@@ -19,7 +19,7 @@ from .formula_twins import twin
 
 
 if cuda is not None:
-    from .escape_gpu import _FULL_MASK, _gpu_add, _gpu_mul, _shortcut_gpu, _shortcut_ship_gpu
+    from .escape_gpu import _FULL_MASK, _point_gpu, _shortcut_gpu, _shortcut_ship_gpu
     from .escape_gpu import _step_gpu, _step_ship_gpu, _take, _warp
     _STEPS = 8     # escape_warp_kernel's iterations between two looks at its warp
 
@@ -107,8 +107,7 @@ if cuda is not None:
             nwarps = cuda.gridsize(1) // 32
             seg = cuda.grid(1) // 32
             inv_segs = np.float32(1.0) / np.float32(segs)
-            pend = 0                # the next segment's number - nwarps, held by lane `asker`
-            asker = 0
+            pend = asker = 0        # pend: the next segment's number - nwarps, held by `asker`
             if lane == 0:
                 pend = _take(counter)
             more = seg < nseg
@@ -161,10 +160,8 @@ if cuda is not None:
                                                   inv_cols)
                             got = True
                     if got:
-                        gx = float(grid_col0 + c) + 0.5 - half_w
-                        gy = float(grid_row0 + band_row0 + r) + 0.5 - half_h
-                        px = _gpu_add(cx, _gpu_mul(gx, step))
-                        py = _gpu_add(cy, -_gpu_mul(gy, step))
+                        px, py = _point_gpu(r, c, grid_row0 + band_row0, grid_col0, cx, cy, step,
+                                            half_w, half_h)
                         if shortcut(px, py):
                             values[band_row0 + r, c] = float(max_iter)
                             counts[band_row0 + r, c] = 0
@@ -370,8 +367,7 @@ if cuda is not None:
         nwarps = i32(cuda.gridsize(1) // 32)
         seg = i32(cuda.grid(1) // 32)
         inv_segs = np.float32(1.0) / np.float32(segs)
-        pend = i32(0)       # the next segment's number - nwarps, held by lane `asker`
-        asker = i32(0)
+        pend = asker = i32(0)   # pend: the next segment's number - nwarps, held by `asker`
         if lane == 0:
             pend = i32(_take(counter))
         more = seg < nseg

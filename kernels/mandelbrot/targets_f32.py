@@ -1,9 +1,9 @@
 """The renderer's targets for float32 frames: cpu_target.CpuTarget and gpu_target.GpuTarget with the
-float32 kernels (escape.py's CPU twin, escape_gpu.py's sliced kernel, escape_warp.py's warp kernel). The
-renderer hands them the float64 kernels' grid arguments; they turn those into the two float32
-coordinate arrays (escape.pixel_axes) and run the same pipeline: bands, slices and cancels as for
-float64 frames, values and counts in the same buffers, so colouring, read-outs and recolouring
-never ask which type made a frame.
+float32 kernels (escape.py's CPU twin, escape_gpu.py's sliced kernel, escape_warp.py's warp
+kernel). The renderer hands them the float64 kernels' grid arguments; they turn those into the two
+float32 coordinate arrays (escape.pixel_axes) and run the same pipeline: bands, slices and cancels
+as for float64 frames, values and counts in the same buffers, so colouring, read-outs and
+recolouring never ask which type made a frame.
 """
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ def test_the_rates_come_from_the_roofs_measured_on_this_device(monkeypatch, tmp_
 
 
 def test_float32_step_grouping_setting_is_parsed_or_refused():
-    from kernels.mandelbrot import escape_variants as u
+    from kernels.mandelbrot import launch_settings as u
     from kernels.mandelbrot.escape_warp import BLOCK_STEPS, BLOCKS_PER_LOOK
     assert u.parse("16,2") == (16, 2) and u.parse(" 8, 1") == (8, 1)
     for bad in ("", None, "16", "0,1", "65,1", "8,0", "8,17", "a,b", "8,2,1"):

@@ -95,7 +95,7 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch, numba_cuda):
 @pytest.mark.parametrize("block, blocks", [(1, 1), (4, 3), (16, 2)])
 def test_float32_blocks_variant_keeps_the_counts(gpu_backend, cpu_backend, simulated,
                                                   monkeypatch, block, blocks):
-    """The kernel the app ran before (escape_variants.py's blocks kernel, a bench variant) at other step
+    """The kernel the app ran before (escape_variants.py's blocks kernel, a bench variant) at other
     groupings than the default: the escaped blocks' redo and the steps left before max_iter give
     the CPU twin's counts. The simulator reads the kernel's constants when it runs; a real GPU
     compiled them in, so there this runs the default grouping only."""

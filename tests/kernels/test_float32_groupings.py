@@ -1,4 +1,4 @@
-"""The app's float32 warp kernel (escape_warp.py's float32 one, branch-free blocks) on the GPU (real, or
+"""The app's float32 warp kernel (escape_warp.py's, branch-free blocks) on the GPU (real, or
 numba's simulator with tiny sizes): the float32 CPU twin's counts at several step groupings, the
 default grouping kept in numba's disk cache, and, compiled to PTX (needs NVVM), a look at the warp
 that is float32 arithmetic with no 64-bit integer work."""
