@@ -1,12 +1,15 @@
-"""The app's GPU escape launch: whole warps share out the frame and refill their idle lanes together.
+"""The app's GPU escape launches: whole warps share out the frame and refill their idle lanes
+together, one loop per number type; `warp_kernel(formula, number_type, counting)` chooses a kernel.
 
 With one thread per pixel a warp runs as long as its slowest pixel while the lanes whose pixels
-escaped early idle. `escape_warp_kernel` runs a fixed number of resident warps that take row
-segments of 32 pixels from an atomic counter (one atomic per segment, asked for a segment ahead so
-that no lane waits on it) and iterate their lanes' pixels a few iterations at a time, refilling
-the lanes that finished, together, once enough of them have. An escaped pixel's |z|^2 and n are
-stored as they are; escape.finish_kernel turns them into the smooth value. The arithmetic is
-escape.py's, so the values equal every other launch's and the CPU twin's bit for bit.
+escaped early idle. Here a fixed number of resident warps take row segments of 32 pixels from an
+atomic counter (one atomic per segment, asked for a segment ahead so that no lane waits on it) and
+iterate their lanes' pixels a few iterations at a time, refilling the lanes that finished,
+together, once enough of them have. An escaped pixel's |z|^2 and n are stored as they are;
+escape_gpu.finish_kernel turns them into the smooth value. The arithmetic is escape.py's, so the
+values equal every other launch's and the CPU twin's bit for bit. Burning Ship and the
+lane-efficiency overlay get loops of their own as the module loads (`_make_warp_loop`), so no loop
+asks which it runs and the Mandelbrot kernels compile as they did before there were others.
 """
 from __future__ import annotations
 
@@ -79,12 +82,19 @@ if cuda is not None:
         return most + extra
 
     def _make_warp_loop(counting: bool, iterate, shortcut):
-        """The warp launch's loop, written once; `counting` (a constant of the compile: the
-        branches it guards are gone where it is False) adds the lane-efficiency overlay's
-        accounting (overlay_warp.py): slots[row, col] = the lane-iterations of every pixel
-        (int32), lanes[0] += its warp's, one atomic per warp. Where it is False slots and lanes
-        are never touched. `iterate` and `shortcut`: the formula's step and cardioid test
-        (escape._make_escape)."""
+        """The warp launch's loop, written once. `iterate` and `shortcut`: the formula's step and
+        cardioid test (escape._make_escape). `counting`, a constant of the compile (the branches
+        it guards are gone where it is False, slots and lanes never touched), adds the
+        lane-efficiency overlay's accounting: slots[row, col] = the lane-iterations of every pixel
+        (int32), lanes[0] += its warp's, one atomic per warp. A warp issues the iteration body in
+        step: in one pass each live lane runs up to _STEPS bodies (fewer where its pixel escapes)
+        or, near max_iter, one; the warp issues the most of them, +1 where any lane took a single
+        step, each occupying all 32 lanes. Every lane keeps the warp's count W of bodies issued
+        (from votes); a pixel's lane-iterations are W when its lane stores it minus W when its
+        lane took it (its iterations and those its lane idled through until the refill), the
+        frame's 32 W summed over the warps (lanes left without a pixel at the end included).
+        Not the roofline's static model (frame_work.py): docs/notes/performance-history.md,
+        "Overlays"."""
 
         @cuda.jit(device=True)
         def loop(values, counts, counter, order, hist, thresh, band_row0, band_rows, grid_row0,
@@ -216,22 +226,16 @@ if cuda is not None:
     @cuda.jit(cache=True)
     def escape_warp_kernel(values, counts, counter, order, hist, thresh, band_row0, band_rows,
                            grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter):
-        """The escape pass shared out by whole warps: the pixels of rows
-        band_row0 .. band_row0 + band_rows of `values` come in row segments of up to 32 (segment s
-        is row s // segs, columns 32 * (s % segs) ...), a warp's first segment is its warp number,
-        later ones come from the atomic counter (counter[0], zero at launch). A warp iterates its
-        lanes' pixels one iteration at a time until at least `thresh` lanes have finished (all 32
-        once the segments have run out), then those lanes store their results and take the next
-        pixels of the warp's segment, in lane order, together. One atomic per segment, asked for
-        one segment ahead, so that no lane waits on it: its answer arrives while the warp iterates.
-
+        """The float64 pass over rows band_row0 .. band_row0 + band_rows of `values`: segment s is
+        row s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number,
+        later ones come from counter[0] (zero at launch). A warp iterates its lanes' pixels until
+        at least `thresh` lanes have finished (all 32 once the segments have run out), then those
+        lanes store their results and take the segment's next pixels, in lane order, together.
         With a non-empty `hist` (the sorted launch, escape_variants.py) segments are runs of 32 of
-        the list `order` instead (entry = band row * cols + column; sum(hist) entries), which holds
-        the pixels still to do, those expected to take longest first.
-
-        An escaped pixel gets values = |z_n|^2 and counts = n (finish_kernel makes the smooth
-        value), one inside (max_iter reached, or the cardioid/bulb test) values = max_iter and
-        counts = 0; the arithmetic is resume()'s, so the values equal escape()'s bit for bit."""
+        the list `order` instead (entry = band row * cols + column; sum(hist) entries), the pixels
+        still to do, those expected to take longest first. An escaped pixel gets values = |z_n|^2
+        and counts = n, one inside (max_iter reached, or the cardioid/bulb test) values = max_iter
+        and counts = 0."""
         _plain_loop(values, counts, counter, order, hist, thresh, band_row0, band_rows,
                     grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter, counts, counter)
 
@@ -241,7 +245,7 @@ if cuda is not None:
                                    max_iter, slots, lanes):
         """escape_warp_kernel (same arguments first, same values and counts), which also writes
         slots[row, col] = the lane-iterations of every pixel it runs (int32) and adds its warp's
-        lane-iterations to lanes[0] (int64), one atomic per warp (overlay_warp.py says how they
+        lane-iterations to lanes[0] (int64), one atomic per warp (_make_warp_loop says how they
         are counted)."""
         _counting_loop(values, counts, counter, order, hist, thresh, band_row0, band_rows,
                        grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter, slots, lanes)
@@ -352,12 +356,8 @@ if cuda is not None:
     @cuda.jit(cache=True)
     def escape_warp_kernel32(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
                              max_iter):
-        """escape_warp.escape_warp_kernel for rows band_row0 .. band_row0 + band_rows of `values`,
-        in float32: pixel (row r, column c) is xs[c] + i ys[r] (escape.pixel_axes). Segment s
-        is row s // segs, columns 32 * (s % segs) ...; a warp's first segment is its warp number,
-        later ones come from counter[0] (zero at launch), asked for one segment ahead. Escaped
-        pixels get values = |z_n|^2 and counts = n, inside ones values = max_iter and counts =
-        0 (the module docstring says how)."""
+        """escape_warp_kernel in float32, in picture order (no list): pixel (row r, column c) is
+        xs[c] + i ys[r] (escape.pixel_axes); the comment above says how it steps."""
         cols = i32(values.shape[1])
         segs = i32((cols + 31) // 32)
         nseg = i32(band_rows * segs)
@@ -474,7 +474,15 @@ else:  # pragma: no cover - only where numba-cuda is broken
     escape_warp_kernel32 = None
 
 
-def warp_kernel(formula: str):
-    """The warp launch's kernel of `formula` (formulas.py's names)."""
-    return {formulas.MANDELBROT: escape_warp_kernel,
-            formulas.BURNING_SHIP: escape_warp_kernel_ship}[formulas.check(formula)]
+def warp_kernel(formula: str, number_type: str = "float64", counting: bool = False):
+    """The warp launch's kernel of `formula` (formulas.py's names) in `number_type`, counting the
+    lane-efficiency overlay where `counting` (overlays and float32 draw the Mandelbrot set only)."""
+    key = (formulas.check(formula), number_type, bool(counting))
+    kernels = {(formulas.MANDELBROT, "float64", False): escape_warp_kernel,
+               (formulas.MANDELBROT, "float64", True): escape_warp_overlay_kernel,
+               (formulas.BURNING_SHIP, "float64", False): escape_warp_kernel_ship,
+               (formulas.MANDELBROT, "float32", False): escape_warp_kernel32}
+    if key not in kernels:
+        raise ValueError(f"no {number_type} warp kernel of the {formula} formula"
+                         + (" with the overlay's counting" if counting else ""))
+    return kernels[key]

@@ -310,3 +310,28 @@ class WarpLaunch(CountedLaunch):
             self._empty = (gpu.pool.device("no-order", (1,), np.int32, stream=gpu.stream),
                            gpu.pool.device("no-hist", (0,), np.int32, stream=gpu.stream))
         return self._empty
+
+
+class OverlayWarpLaunch(WarpLaunch):
+    """The warp launch (same thresh and warps per SM) running its lane-efficiency twin, the
+    loop with its counting compiled in (escape_warp._make_warp_loop says what it counts), into
+    `slots` (H, W) int32 and `lanes` (1,) int64 on the device: values and counts are the plain
+    kernel's bit for bit (tests/kernels/test_overlays.py). `rows` counts the rows its launches
+    covered, so the caller knows whether any band of the frame ran sliced instead."""
+
+    def __init__(self, plain: WarpLaunch, slots, lanes):
+        super().__init__(plain.thresh, plain.per_sm)
+        self._empty = plain._empty
+        self.slots, self.lanes = slots, lanes
+        self.rows = 0
+
+    def dispatcher(self):
+        from .escape_warp import warp_kernel   # numba.cuda: no part of a CPU frame's import
+        return warp_kernel(MANDELBROT, counting=True)
+
+    def escape(self, gpu, values, counts, counter, b0, n, args, grid, finish):
+        order, hist = self.order(gpu, values, counts, b0, n, args, finish)
+        gpu.kernel(self.dispatcher(), *grid)(
+            values, counts, counter, order, hist, self.thresh, b0, n, *args, self.slots,
+            self.lanes)
+        self.rows += n

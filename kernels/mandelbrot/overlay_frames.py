@@ -1,8 +1,9 @@
 """Frames drawn with overlays: a request whose `overlay` names one (or a caller that wants the
 layers, `keep`) comes here from Renderer.render or DeepFrameRenderer.render, which otherwise run
-exactly as before. The layers are computed where the frame is (overlay_warp.py, the deep loops,
-overlay_device.py); the overlay is coloured there too, into the frame's RGBA in place of the
-picture, so the frame still crosses the bus once; only the kept layers and a few totals follow.
+exactly as before. The layers are computed where the frame is (the warp loop's counting twin, the
+deep loops, overlay_device.py); the overlay is coloured there too, into the frame's RGBA in place
+of the picture, so the frame still crosses the bus once; only the kept layers and a few totals
+follow.
 """
 from __future__ import annotations
 
@@ -17,8 +18,7 @@ from . import escape_gpu as mk
 from . import overlay_device as od
 from . import overlays as ov
 from .frame_work import start_count
-from .gpu_target import WarpLaunch
-from .overlay_warp import OverlayWarpLaunch
+from .gpu_target import OverlayWarpLaunch, WarpLaunch
 
 
 def _check(request, keep, deep: bool, gpu: bool, float32: bool) -> str:
@@ -86,9 +86,10 @@ def float64_frame(renderer, request, cancel=None, keep=()) -> Frame:
     hold the overlays named in `keep` (host arrays, overlays.shown_values).
 
     The escape pass is the app's own (the same kernels as a frame without overlays), except for
-    lane efficiency, which needs the warp launch's twin (overlay_warp.py) to count what it
-    issued. Either way the overlay is coloured from what the pass left, in place of the picture,
-    and the frame's useful iterations come from the roofline's count that every frame runs."""
+    lane efficiency, which needs the warp launch's twin (gpu_target.OverlayWarpLaunch) to count
+    what it issued. Either way the overlay is coloured from what the pass left, in place of the
+    picture, and the frame's useful iterations come from the roofline's count that every frame
+    runs."""
     request.validate()
     gpu = bool(renderer.backend.is_gpu)
     name = _check(request, keep, False, gpu, getattr(renderer, "number_type", "") == "float32")

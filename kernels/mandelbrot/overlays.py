@@ -7,13 +7,14 @@ come home as these arrays):
 
 * float64 frames, (2, H, W) int32: F_ITER the iterations the kernel performed for the pixel (0
   where the cardioid/bulb test answered without iterating), derived from the frame's values;
-  F_SLOTS the lane-iterations the pixel's warp spent on it, from overlay_warp.py's twin of the
-  warp launch (it says how they are counted). Lane efficiency of a pixel is F_ITER / F_SLOTS; of
-  the frame, its useful iterations (the roofline's count, frame_work.py) over the lane-iterations
-  of every warp (a warp's lanes that had no pixel left count too). These are the lane-iterations
-  the app's warp launch issued, refills included; the roofline's "executed lane-iterations"
-  (frame_work.py) are a static model instead, 32 × the slowest pixel of each 32-pixel row
-  segment (a warp per segment, no refills), so the two efficiencies of one frame differ.
+  F_SLOTS the lane-iterations the pixel's warp spent on it, from the warp launch's counting twin
+  (escape_warp._make_warp_loop says how they are counted). Lane efficiency of a pixel is
+  F_ITER / F_SLOTS; of the frame, its useful iterations (the roofline's count, frame_work.py) over
+  the lane-iterations of every warp (a warp's lanes that had no pixel left count too). These are
+  the lane-iterations the app's warp launch issued, refills included; the roofline's "executed
+  lane-iterations" (frame_work.py) are a static model instead, 32 × the slowest pixel of each
+  32-pixel row segment (a warp per segment, no refills), so the two efficiencies of one frame
+  differ.
 * deep frames, from the deep loops' layer twins, (5, H, W) int32: D_ITER the escape iteration
   (max_iter inside), D_STEPS the perturbation steps, D_BLA the BLA steps, D_REBASES the
   rebases (every pass of a redone pixel counted, as the frame's stats are), D_REDONE 1 where the

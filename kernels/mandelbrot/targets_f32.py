@@ -87,8 +87,8 @@ class WarpLaunch32(WarpLaunch):
     def __init__(self, thresh, warps_per_sm, kernel=None):
         super().__init__(THRESH if thresh is None else thresh, warps_per_sm)
         if kernel is None:
-            from .escape_warp import escape_warp_kernel32   # numba.cuda: GPU frames only
-            kernel = escape_warp_kernel32
+            from .escape_warp import warp_kernel    # numba.cuda: GPU frames only
+            kernel = warp_kernel(MANDELBROT, "float32")
         self.kernel = kernel
 
     def dispatcher(self):
