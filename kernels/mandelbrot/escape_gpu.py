@@ -83,6 +83,45 @@ if cuda is not None:
     _, _, _advance32_gpu, _shortcut32_gpu, _, _zstep32_gpu, _step32_gpu = _make_escape(
         _mul32_gpu, _add32_gpu, cuda.jit(device=True), cuda.jit(device=True, inline="always"))
 
+    @cuda.jit(device=True, inline="always")
+    def _given(v, i):
+        return v
+
+    @cuda.jit(device=True, inline="always")
+    def _item(a, i):
+        return a[i]
+
+    def _make_slice_pixel(advance, coord):
+        """A sliced kernel's work on one pixel over `advance` (a number type's), its c's parts
+        `coord`(x, column) and `coord`(y, row): given (float64), or read from axes (float32)."""
+        @cuda.jit(device=True, inline="always")
+        def slice_pixel(values, zx, zy, br, c, x, y, zero, n0, n1, max_iter):
+            """Iterates n0+1 .. n1 of pixel (br, c) from z = 0 (n0 == 0) or zx, zy's; 1 where it
+            still runs after them (z kept in zx, zy), else 0 (its value stored)."""
+            zr = zero
+            zi = zero
+            if n0 > 0:
+                zr = zx[br, c]
+                zi = zy[br, c]
+            v, zr, zi = advance(coord(x, c), coord(y, br), zr, zi, n0, n1, max_iter)
+            values[br, c] = v
+            if v < 0.0:
+                zx[br, c] = zr
+                zy[br, c] = zi
+                return 1
+            return 0
+        return slice_pixel
+
+    @cuda.jit(device=True, inline="always")
+    def _count_running(alive, running):
+        """alive[0] += the block's pixels still running: one atomic per block."""
+        count = cuda.syncthreads_count(running)
+        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
+            cuda.atomic.add(alive, 0, count)
+
+    _slice_pixel = _make_slice_pixel(_advance_gpu, _given)
+    _slice_pixel32 = _make_slice_pixel(_advance32_gpu, _item)
+
     @cuda.jit(cache=True)
     def escape_slice_kernel(values, zx, zy, alive, band_row0, band_rows, grid_row0, grid_col0,
                             cx, cy, step, half_w, half_h, n0, n1, max_iter):
@@ -97,20 +136,8 @@ if cuda is not None:
             br = band_row0 + r
             if n0 == 0 or values[br, c] < 0.0:
                 x, y = _point_gpu(br, c, grid_row0, grid_col0, cx, cy, step, half_w, half_h)
-                zr = 0.0
-                zi = 0.0
-                if n0 > 0:
-                    zr = zx[br, c]
-                    zi = zy[br, c]
-                v, zr, zi = _advance_gpu(x, y, zr, zi, n0, n1, max_iter)
-                values[br, c] = v
-                if v < 0.0:
-                    zx[br, c] = zr
-                    zy[br, c] = zi
-                    running = 1
-        count = cuda.syncthreads_count(running)
-        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
-            cuda.atomic.add(alive, 0, count)
+                running = _slice_pixel(values, zx, zy, br, c, x, y, 0.0, n0, n1, max_iter)
+        _count_running(alive, running)
 
     @cuda.jit(cache=True)
     def escape_slice_kernel32(values, zx, zy, alive, band_row0, band_rows, xs, ys, n0, n1,
@@ -122,20 +149,9 @@ if cuda is not None:
         if c < values.shape[1] and r < band_rows:
             br = band_row0 + r
             if n0 == 0 or values[br, c] < 0.0:
-                zr = np.float32(0.0)
-                zi = np.float32(0.0)
-                if n0 > 0:
-                    zr = zx[br, c]
-                    zi = zy[br, c]
-                v, zr, zi = _advance32_gpu(xs[c], ys[br], zr, zi, n0, n1, max_iter)
-                values[br, c] = v
-                if v < 0.0:
-                    zx[br, c] = zr
-                    zy[br, c] = zi
-                    running = 1
-        count = cuda.syncthreads_count(running)
-        if count > 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0:
-            cuda.atomic.add(alive, 0, count)
+                running = _slice_pixel32(values, zx, zy, br, c, xs, ys, np.float32(0.0), n0, n1,
+                                         max_iter)
+        _count_running(alive, running)
 
     @cuda.jit(cache=True)
     def finish_kernel(values, counts, band_row0, band_rows):
@@ -158,7 +174,8 @@ if cuda is not None:
         _gpu_mul, _gpu_add, cuda.jit(device=True), cuda.jit(device=True, inline="always"),
         formula=formulas.BURNING_SHIP)
     escape_slice_kernel_ship = cuda.jit(cache=True)(twin(
-        escape_slice_kernel.py_func, "escape_slice_kernel_ship", _advance_gpu=_advance_ship_gpu))
+        escape_slice_kernel.py_func, "escape_slice_kernel_ship",
+        _slice_pixel=_make_slice_pixel(_advance_ship_gpu, _given)))
 
     # the warp launches' votes, shuffles and segment counter (escape_warp.py, escape_variants.py)
     if simulator_enabled():
