@@ -4,10 +4,12 @@
   iteration limit (automatic from the depth), the float64 precision check; no numba.
 - `number_format`: the one rule for which arithmetic a place needs (float64, perturbation,
   extended) at a given number of pixels across.
-- `escape`: the arithmetic, written once and compiled for both targets (numba.cuda and numba prange),
-  the CPU twin; `escape_gpu`: the arithmetic compiled for the GPU, the sliced and finishing GPU
-  kernels; `escape_warp`: the app's GPU launch, warps that refill their idle lanes together;
-  `escape_variants`: the launches only benches select (`launch_settings`: their defaults).
+- `escape`: the arithmetic of both number types, written once and compiled for both targets
+  (numba.cuda and numba prange), the CPU twin (a band kernel per number type and formula);
+  `escape_gpu`: the arithmetic compiled for the GPU, the warp primitives, the sliced and finishing
+  GPU kernels; `escape_warp`: the app's GPU launches, float64 and float32, warps that refill their
+  idle lanes together; `escape_variants`: the launches only benches select (`launch_settings`:
+  their settings); `targets_f32`: the renderer's float32 targets.
 - `colour`: values to RGBA (sqrt, log and histogram-equalised mappings), the CPU twins;
   `colour_gpu`: the same on the device; `colourer`: Colourer, which runs either.
 - A `*_gpu` module (and escape_warp, escape_variants) imports numba.cuda; only
