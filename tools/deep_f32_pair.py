@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     from kernels import backend as backends
     from kernels import bench
     from kernels.mandelbrot.bench import FLOAT32_DEEP
-    from kernels.mandelbrot.deep import perturbation_f32, perturbation_loop
+    from kernels.mandelbrot.deep import perturbation_loop
     from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     from kernels.mandelbrot.deep.request import DeepRequest
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
         return 1
     width, iters, _ = FLOAT32_DEEP
     req = DeepRequest(loc.center_re, loc.center_im, width, size, iters)
-    loop = "int64 (make_walk)" if perturbation_f32.WALK_INT64 else "int32, one load a step"
+    loop = "int64 (make_walk)" if perturbation_loop.WALK_INT64 else "int32, one load a step"
     print(f"deep pair {width}, {iters} iterations, {size[0]}x{size[1]}; float32 loop: {loop}")
     runs, firsts = {}, {}
     for number_type in ("float64", "float32"):
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     differ = float(np.mean(np.floor(firsts["float64"].values)
                            != np.floor(firsts["float32"].values)))
     kernels = {"float64": perturbation_loop.CODE.gpu_first,
-               "float32": perturbation_f32.CODE.gpu_first}
+               "float32": perturbation_loop.CODE32.gpu_first}
     med = {k: statistics.median(v[1]) if None not in v[1] else None for k, v in runs.items()}
     for number_type, (_, ms) in runs.items():
         st = firsts[number_type].stats

@@ -35,8 +35,8 @@ def _first_kernel(regs: int):
     """deep_kernel_flat32 compiled anew with a cap of `regs` registers a thread."""
     from numba import cuda
 
-    from kernels.mandelbrot.deep import perturbation_f32 as pf
-    return _jit(cuda, regs)(pf.deep_kernel_flat32.py_func)
+    from kernels.mandelbrot.deep import perturbation_loop as pl
+    return _jit(cuda, regs)(pl.deep_kernel_flat32.py_func)
 
 
 def _jit(cuda, regs):
@@ -68,7 +68,6 @@ def main(argv=None) -> int:
     from kernels import bench
     from kernels.mandelbrot.bench import FLOAT32_DEEP
     from kernels.mandelbrot.deep import gpu_pixels
-    from kernels.mandelbrot.deep import perturbation_f32 as pf
     from kernels.mandelbrot.deep import perturbation_loop as pl
     from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
@@ -86,21 +85,21 @@ def main(argv=None) -> int:
             return 2
         kind, regs, threads = got.groups()
         if kind == "f32" and regs:
-            code = LoopCode(pf.CODE.cpu_rows, _first_kernel(int(regs)), pf.CODE.gpu_redo)
+            code = LoopCode(pl.CODE32.cpu_rows, _first_kernel(int(regs)), pl.CODE32.gpu_redo)
         elif kind == "f64" and regs:
             from numba import cuda
             kernel = _jit(cuda, int(regs))(pl.CODE.gpu_first.py_func)
             code = LoopCode(pl.CODE.cpu_rows, kernel, pl.CODE.gpu_redo)
         else:
-            code = pf.CODE if kind == "f32" else pl.CODE
+            code = pl.CODE32 if kind == "f32" else pl.CODE
         r = DeepRenderer(be)
         r.number_type = "float32" if kind == "f32" else "float64"
         runs[spec] = dict(r=r, code=code, threads=int(threads or gpu_pixels.THREADS),
                           kind=kind, ms=[])
 
     def render(run):
-        mod = pf if run["kind"] == "f32" else pl
-        with _patched(mod, "CODE", run["code"]), _patched(gpu_pixels, "THREADS", run["threads"]):
+        name = "CODE32" if run["kind"] == "f32" else "CODE"
+        with _patched(pl, name, run["code"]), _patched(gpu_pixels, "THREADS", run["threads"]):
             return run["r"].render_values(req)
 
     for spec, run in runs.items():     # reference, table, compile

@@ -26,7 +26,7 @@ from numba import njit
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from kernels.mandelbrot.deep.perturbation_loop import (
+from kernels.mandelbrot.deep.flat_build import (
     B_AI,
     B_AR,
     B_BI,
@@ -35,9 +35,9 @@ from kernels.mandelbrot.deep.perturbation_loop import (
     Z_IM,
     Z_R0,
     Z_RE,
-    delta_c_cpu,
     loop_tables,
 )
+from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu
 from kernels.mandelbrot.deep.step_helpers import make_step_helpers
 from kernels.mandelbrot.escape import BAILOUT2
 

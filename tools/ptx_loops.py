@@ -125,19 +125,19 @@ def _kernels():
 
 
 def _deep_walks():
-    """The float32-delta perturbation pass in a one-pixel kernel: walk_f32's (32-bit integers,
-    packed and carried loads) and make_walk's (64-bit), the same float32 operations; and
+    """The float32-delta perturbation pass in a one-pixel kernel: make_walk's compact walk (32-bit
+    integers, packed and carried loads) and its 64-bit one, the same float32 operations; and
     make_walk's float64 pass, the loop float64 deltas run."""
     try:
-        from kernels.mandelbrot.deep import perturbation_f32 as p32
+        from kernels.mandelbrot.deep import perturbation_loop as pl
     except ImportError:         # gmpy2 missing: the deep package needs it
         return
     from kernels.mandelbrot.deep.perturbation_loop import make_walk
-    from kernels.mandelbrot.deep.targets import gpu_jit
-    old = make_walk(p32._mul_gpu, p32._add_gpu, p32._sqrt_gpu, gpu_jit(), None, p32.LIMITS)[0]
+    from kernels.mandelbrot.deep.targets import GPU_ADD32, GPU_MUL32, GPU_SQRT32, gpu_jit
+    old = make_walk(GPU_MUL32, GPU_ADD32, GPU_SQRT32, gpu_jit(), None, pl.LIMITS32)[0]
     sig = ("float64[::1], int64[::1], float32[::1], float32[::1], float32[::1], float32[::1], "
            "int64[:, ::1], int64, float64")
-    for name, walk in (("deep float32 walk, int32", p32._walk_gpu),
+    for name, walk in (("deep float32 walk, int32", pl._walk_gpu32),
                        ("deep float32 walk, int64", old)):
         yield name, "f32", _one_pixel(walk), sig
     from kernels.mandelbrot.deep.perturbation_loop import _walk_gpu as walk64

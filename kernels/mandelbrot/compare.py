@@ -4,7 +4,7 @@ when it ends) and what it finds (`Comparison`: both pictures, the pixels whose e
 float32 changes, and where each type runs out at this place, from number_type.py's rule). The
 float64 picture is the reference: wherever float64 draws a place its counts are the exact ones
 (tests/kernels/test_float32.py checks them against brute force). A deep frame compares float32
-and float64 deltas (deep/perturbation_f32.py)."""
+and float64 deltas (deep/perturbation_loop.CODE32)."""
 from __future__ import annotations
 
 import math

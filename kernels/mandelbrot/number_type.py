@@ -42,8 +42,8 @@ _SCALE_FLOOR = 0.25
 _HALF_RATE_GPUS = ("H100", "H200", "H800", "GH200", "A100", "A800", "A30", "V100", "P100",
                    "B100", "B200", "GB200", "TITAN V")
 
-# deep frames: float32 deltas (deep/perturbation_f32.py) hold perturbation-format frames down to
-# this pixel spacing (δc, and the squares the loop compares, must stay normal float32 numbers)
+# deep frames: float32 deltas (deep/perturbation_loop.CODE32) hold perturbation-format frames down
+# to this pixel spacing (δc, and the squares the loop compares, must stay normal float32 numbers)
 DELTAS_MIN_SPACING_LOG2 = -100
 
 # instead of the kept roofs: a callable (backend) -> (float32 rate, float64 rate) or None

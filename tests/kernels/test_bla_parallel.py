@@ -117,7 +117,7 @@ def very_deep():
 @pytest.mark.parametrize("name", ["spiral", "minibrot-424", "escaping", "very-deep"])
 def test_loop_layout_is_the_numpy_layout(orbits, very_deep, name):
     from kernels.mandelbrot.deep.layout import empty_table
-    from kernels.mandelbrot.deep.perturbation_loop import flat_tables, loop_tables
+    from kernels.mandelbrot.deep.flat_build import flat_tables, loop_tables
     arr, e = very_deep if name == "very-deep" else orbits[name]
     tables = [bla.build_table(arr, e, (0.5, -3330)), empty_table()]
     for tab, tabe, levels in tables:

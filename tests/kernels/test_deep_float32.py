@@ -1,4 +1,4 @@
-"""Deep perturbation with float32 deltas (deep/perturbation_f32.py): the same counts as float64
+"""Deep perturbation with float32 deltas (perturbation_loop.CODE32): the same counts as float64
 deltas where their range reaches, float64 where it does not, the tables rounded safely, the
 deltas' rule with a simulated GeForce and H100, the CPU twin against the GPU (real or simulated),
 and no float64 arithmetic per step in the GPU loop (PTX, where NVVM is at hand)."""
@@ -16,8 +16,8 @@ from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.perturbation_f32 import BW32, flat_tables32  # noqa: E402
-from kernels.mandelbrot.deep.perturbation_loop import B_R, BW, Z_R0, ZW, flat_tables  # noqa: E402
+from kernels.mandelbrot.deep.flat_build import B_R, BW, BW32, Z_R0, ZW, flat_tables  # noqa: E402
+from kernels.mandelbrot.deep.perturbation_loop import flat_tables32  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
@@ -135,13 +135,14 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch, numb
     cuda = numba_cuda
     from numba.cuda import dispatcher
 
-    from kernels.mandelbrot.deep import perturbation_f32 as p32
+    from kernels.mandelbrot.deep import perturbation_loop as pl
     from kernels.mandelbrot.deep.step_helpers import make_step_helpers
+    from kernels.mandelbrot.deep.targets import GPU_ADD32, GPU_MUL32
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
-    smooth = make_step_helpers(p32._mul_gpu, p32._add_gpu, cuda.jit(device=True),
-                               *p32.LIMITS[2:4])[0]
-    walk = p32._walk_gpu
+    smooth = make_step_helpers(GPU_MUL32, GPU_ADD32, cuda.jit(device=True),
+                               *pl.LIMITS32[2:4])[0]
+    walk = pl._walk_gpu32
 
     def walk_k(out, counts, cdr, cdi, zo, bt, levels, max_iter, inj):
         v, a, b, sk, rb, doubt = walk(cdr[0], cdi[0], zo, bt, levels, max_iter, 1.0, inj)
@@ -162,15 +163,15 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch, numb
 
 
 def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
-    """perturbation_f32.make_walk32 (the float32 loop's integers in 32 bits, an orbit row in one
-    load carried to the next step, padded table rows) against make_walk's loop with the same
-    float32 operations over the unpadded table: the same values and counts on every pixel, at a
-    place with BLA steps and rebases."""
-    from kernels.mandelbrot.deep import perturbation_f32 as p32
+    """make_walk's compact walk (the float32 loop's integers in 32 bits, an orbit row in one load
+    carried to the next step, padded table rows) against its 64-bit walk with the same float32
+    operations over the unpadded table: the same values and counts on every pixel, at a place
+    with BLA steps and rebases."""
+    from kernels.mandelbrot.deep import perturbation_loop as pl
     from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu, make_walk
-    from kernels.mandelbrot.deep.targets import LoopCode, cpu_jit, cpu_loop_jit
-    old = make_walk(p32._mul_cpu, p32._add_cpu, p32._sqrt_cpu, cpu_jit(), cpu_loop_jit(),
-                    p32.LIMITS)[1]
+    from kernels.mandelbrot.deep.targets import (CPU_ADD32, CPU_MUL32, CPU_SQRT32, LoopCode,
+                                                 cpu_jit, cpu_loop_jit)
+    old = make_walk(CPU_MUL32, CPU_ADD32, CPU_SQRT32, cpu_jit(), cpu_loop_jit(), pl.LIMITS32)[1]
 
     def rows_64(values, stats, row0, nrows, stride, d0r, d0i, step, cexp, half_w, half_h, zo,
                 bt, levels, eps, max_iter, ctl):
@@ -189,7 +190,7 @@ def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
     r = DeepRenderer(cpu_backend)
     r.number_type = "float32"
     new = r.render_values(req)
-    monkeypatch.setattr(p32, "CODE", LoopCode(rows_64, None, None))
+    monkeypatch.setattr(pl, "CODE32", LoopCode(rows_64, None, None))
     r = DeepRenderer(cpu_backend)
     r.number_type = "float32"
     got = r.render_values(req)

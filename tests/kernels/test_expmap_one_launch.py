@@ -116,7 +116,7 @@ def test_sectors_of_other_pictures_are_not_one_frame(cpu_backend):
 def _kernel_args(module):
     """Arguments of the loop's frame and sector kernels (tiny arrays: only their types count)."""
     from kernels.mandelbrot.deep.bla import build_table
-    from kernels.mandelbrot.deep.perturbation_loop import flat_tables
+    from kernels.mandelbrot.deep.flat_build import flat_tables
     orbit = np.zeros((8, 4))
     orbit[:, 2] = 0.5
     oexp = np.zeros(8, np.int32)

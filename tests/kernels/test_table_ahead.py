@@ -15,7 +15,7 @@ pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.mandelbrot.deep import locations as loc
 from kernels.mandelbrot.deep.bla import CHUNK_LEVELS, build_table
-from kernels.mandelbrot.deep.perturbation_loop import BW, loop_tables
+from kernels.mandelbrot.deep.flat_build import BW, loop_tables
 from kernels.mandelbrot.deep.reference import ReferenceOrbit
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 from kernels.mandelbrot.deep.request import DeepRequest

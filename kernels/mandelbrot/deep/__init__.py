@@ -9,9 +9,10 @@
 - `floatexp`: complex numbers with a float64 mantissa and an integer exponent, for both targets.
 - `bla`: the bilinear approximation table (numba, CPU); `layout`: its columns and the stats';
   `bla_ship`: the Burning Ship's (a conjugating A, an R-linear B), in the perturbation loop's layout.
-- `perturbation_loop`: the per-pixel loop of perturbation-format frames (float64 deltas: the
-  method, perturbation with rebasing and BLA, is described there), compiled for CPU and GPU, once
-  per formula (formulas.py: the step a constant of the code; `step_helpers.make_ship_steps`).
+- `perturbation_loop`: the per-pixel loop of perturbation-format frames (the method, perturbation
+  with rebasing and BLA, is described there), compiled for CPU and GPU once per key: float64 or
+  float32 deltas, formula (formulas.py; `step_helpers.make_ship_steps`), overlays' layers, and
+  tables without single steps; `flat_build`: the orbit and table in its layout.
 - `extended_loop`: the per-pixel loop of extended-format frames (floatexp deltas), both targets.
 - `passes_gpu`: the two GPU passes (first, redo) every loop's kernels run, its pixel function
   and arguments as parameters, the overlays' layers a compile-time flag; `rows_cpu`: the row

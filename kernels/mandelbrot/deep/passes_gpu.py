@@ -5,7 +5,7 @@ False its branches are gone) adds the deep overlays' layers (loop_args.with_laye
 
 A pixel function: pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop) -> (value, perturbation
 steps, BLA steps, BLA iterations, rebases, doubtful) for the first pass, the same less `doubtful`
-for the redo (perturbation_loop.py, perturbation_f32.py, extended_loop.py). The
+for the redo (perturbation_loop.py, extended_loop.py). The
 launch scheme (persistent threads or one per pixel, the counters, the redo list) is
 gpu_pixels.py's; make_first_sectors and make_redo_sectors are the same passes over several
 log-polar grids packed in one launch (sectors.py). The kernels that call these are their loops'

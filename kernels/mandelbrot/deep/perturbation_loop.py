@@ -1,7 +1,8 @@
-"""The per-pixel loop of perturbation-format frames (float64 deltas), written once (`make_walk`)
-and compiled for the CPU (numba, prange over rows: `deep_rows_pert_cpu`) and the GPU (numba.cuda,
-persistent threads: `deep_kernel_flat`, `deep_redo_flat`), like escape.py: `CODE`, its overlays'
-twin `CODE.layers`, the Burning Ship's `SHIP_CODE`; `KMIN_CODE` for tables without single steps.
+"""The per-pixel loop of perturbation-format frames, written once (`make_walk`) and compiled for
+the CPU (numba, prange over rows: `deep_rows_pert_cpu`) and the GPU (numba.cuda, persistent
+threads: `deep_kernel_flat`, `deep_redo_flat`), like escape.py, once per key: float64 deltas
+(`CODE`, its overlays' twin `CODE.layers`, the Burning Ship's `SHIP_CODE`), float32 deltas
+(`CODE32`), tables without single steps (`KMIN_CODE`).
 
 A pixel c = C + δc follows the reference orbit Z_m of the centre C through its delta δ:
     δ ← (2·Z_m + δ)·δ + δc,   m ← m + 1,   z = Z_m + δ.
@@ -18,7 +19,7 @@ Value convention (escape.py's, with its constants): n = the first iteration with
 value = (n - 1) + f with f = 1 - log2(log|z_n|^2 / log BAILOUT2) clamped to [0, 1); points still
 bounded after max_iter iterations get max_iter.
 
-The loop reads its own layout of the orbit and table (`loop_tables`, flattened by `flat_tables`),
+The loop reads its own layout of the orbit and table (flat_build.loop_tables, `flat_tables`),
 made for the test "does any BLA step hold δ here", which comes before every step and fails for most
 of a pixel's last few hundred iterations, where δ has outgrown every radius:
 
@@ -41,10 +42,18 @@ is left is latency: a perturbation step is a chain of four dependent operations 
 FRACTALSHADES.md, "Cost per operation"; tools/deep_steps.py counts where the steps go). Two pixels
 in lockstep (escape.py's trick for float64) were slower: between BLA steps a pixel's runs of
 perturbation steps are too short for the interleaving to pay (same place in the docs).
+
+Float32 deltas (`CODE32`): a delta keeps 24 bits relative to its own size, which shrinks with the
+frame, so the rounding per step stays a fixed fraction of a pixel at any depth; δc must stay a
+normal float32 with room for the loop's squares, down to a spacing of 2^-100 (number_type.py).
+δc is rounded from float64, every step is float32 (`LIMITS32`) over flat_build.flat_tables32, in
+make_walk's compact walk; GPU_EXPLORER_F32_DEEP_INT=64 builds its 64-bit walk, for a bench (kept
+out of numba's disk cache, which keys on the source and would hand the next run the other loop).
 """
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numba import njit
@@ -54,38 +63,31 @@ from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
 from . import extended_loop
 from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
-from .flat_build import loop_layout
+from .flat_build import B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, BW32, Z_IM, Z_R0, Z_RE, ZW
+from .flat_build import flat_tables32 as _flat_tables32
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .rows_cpu import make_row, rows_of
 from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
+from .targets import (CPU_ADD, CPU_ADD32, CPU_MUL, CPU_MUL32, CPU_SQRT, CPU_SQRT32, LoopCode,
+                      cpu_jit, cpu_load4, cpu_loop_jit, gpu_getattr)
 
-# zo columns: Re Z_m, Im Z_m, radius (max-norm) of the single BLA step from m (0: none), unused
-Z_RE, Z_IM, Z_R0 = range(3)
-# bt columns: A (double), B (double), radius (max-norm, double), |A| (double)
-B_AR, B_AI, B_BR, B_BI, B_R, B_AA = range(6)
-# the loop reads both flattened (`flat_tables`): row width of zo and bt
-ZW, BW = 4, 6
-_CLAMP = 4000
+f32, i32, u32 = np.float32, np.int32, np.uint32
+# "64": make_walk's 64-bit loop for float32 deltas instead of the compact one, to bench the two
+WALK_INT64 = os.environ.get("GPU_EXPLORER_F32_DEEP_INT") == "64"
+# make_walk's limits for float32: the guard folds its product of |2z|^2 (a factor is at most
+# 2^18) into the error bound outside [2^-60, 2^60]; |z|^2 and |δ|^2 below 2^-100 are compared
+# scaled by 2^50; the loop's variables start as float32
+LIMITS32 = (2.0 ** -60, 2.0 ** 60, 2.0 ** -100, 2.0 ** 50, np.float32(0.0), np.float32(1.0))
 # numba's disk cache keys this file's kernels by this file alone: they inline step_helpers'
 # pixel_offset, so a change there (the log-polar grid and its angle, issue 37) must touch this too
 
 
-def loop_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
-    """(zo (N, 4), bt (E, 6)) float64 from the reference orbit and its table (bla.build_table with
-    kmin = 0, or layout.empty_table()): level 0's entry j is the single step from m = 1 + j; a B
-    past float64's range becomes inf. Written on all the CPU's threads (flat_build.py)."""
-    return loop_layout(orbit, tab, tabe, levels, (Z_RE, Z_IM, Z_R0),
-                       (B_AR, B_AI, B_BR, B_BI, B_R, B_AA), ZW, BW, _CLAMP)
+def flat_tables32(orbit, tab, tabe, levels):
+    """flat_build.flat_tables32's arrays as this module's float32 loop reads them."""
+    return _flat_tables32(orbit, tab, tabe, levels, padded=not WALK_INT64)
 
 
-def flat_tables(orbit: np.ndarray, tab: np.ndarray, tabe: np.ndarray, levels: np.ndarray):
-    """`loop_tables`' arrays flattened (zo (N*ZW,), bt (E*BW,)), as the loop reads them."""
-    zo, bt = loop_tables(orbit, tab, tabe, levels)
-    return zo.reshape(-1), bt.reshape(-1)
-
-
-def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBROT):
+def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBROT, load4=None):
     """(walk, passes) over `flat_tables`' arrays, compiled by `jit` with the target's `mul`, `add`
     and `sqrt` (targets.py): the same operations in the same order on both targets.
 
@@ -95,19 +97,32 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
     passes(cdr, cdi, zo, bt, levels, eps, max_iter, shift): passes from radii 2^shift smaller on:
     while one is doubtful, the next with radii 2^REDO_SHIFT, then 2^LAST_SHIFT smaller, whose
     result stands, as guard.untrusted(value) when still doubtful. Value, summed counts, the last
-    pass's shift. `loop_jit` (default `jit`)
-    compiles passes, with walk inlined into it (targets.py). `limits`: (G_LO, G_HI, tiny2, scale,
-    zero, one) for a narrower type than float64 (perturbation_f32.py; zero and one of that type
-    start its variables), default guard.py's and step_helpers'. `formula` (formulas.py): the
-    perturbation step's, a constant of the compiled code; the Burning Ship's table is
-    bla_ship.py's (rows of SHIP_BW: B has a conjugate part, A a parity). Its step's derivative
-    has the Mandelbrot's norm, 2|z| (the folds are isometries), so the guard holds."""
+    pass's shift. `loop_jit` (default `jit`) compiles passes, with walk inlined into it
+    (targets.py). `limits`: (G_LO, G_HI, tiny2, scale, zero, one) for a narrower type than
+    float64 (`LIMITS32`; zero and one of that type start its variables), default guard.py's and
+    step_helpers'. `formula` (formulas.py): the perturbation step's, a constant of the compiled
+    code; the Burning Ship's table is bla_ship.py's (rows of SHIP_BW: B has a conjugate part, A a
+    parity). Its step's derivative has the Mandelbrot's norm, 2|z| (the folds are isometries), so
+    the guard holds.
+
+    `load4(arr, i)` -> arr[i:i + 4] (targets.cpu_load4; wide_access.load16 on the GPU) makes the
+    compact walk of float32 deltas, the same values and counts with fewer instructions that are
+    not its arithmetic: integers in 32 bits and uint32 indices (a 64-bit add, compare or index
+    costs the GPU two instructions, beside a float32 step of about twenty); an orbit row read in
+    one 16-byte load, carried from the bailout test to the next step (one load a step, not five),
+    A and B in one load from rows padded to BW32 (flat_build.pad_table): a warp's loads at
+    different orbit positions gather over as many cache lines. Its last pass's result stands."""
     loop = loop_jit or jit
     g_lo, g_hi, tiny2, scale, zero, one = limits or (G_LO, G_HI, None, None, 0.0, 1.0)
     ship = formula == BURNING_SHIP
-    bw = SHIP_BW if ship else BW        # bt's row width (bla_ship.py's rows are longer)
-    # names of the formula's own (targets.named): the code of these two depends on it
-    sfx = "_ship" if ship else ""
+    # constants of the compiled code: the compact walk's, or the 64-bit one's (int(): a no-op)
+    carry, fetch = load4 is not None, load4 is None
+    ix, ex, ux = (i32, u32, u32) if carry else (int, int, np.uint64)
+    # bt's row width (bla_ship.py's rows are longer, pad_table's padded) and zo's, as the walk's
+    bw = i32(BW32) if carry else SHIP_BW if ship else BW
+    zw = i32(ZW)
+    # names of the key's own (formula_twins.named): the code of these two depends on it
+    sfx = ("_ship" if ship else "") + ("_32" if carry else "")
     step_jit, loop = named(jit, sfx), named(loop, sfx)
 
     smooth, closer_to_zero = make_step_helpers(mul, add, jit, tiny2, scale)
@@ -115,70 +130,82 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
 
     @step_jit
     def walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj):
-        last = zo.shape[0] // ZW - 1
-        nlev = levels.shape[0]
+        last = ix(zo.shape[0] // ZW - 1)
+        nlev = ix(levels.shape[0])
+        mi = ix(max_iter)
+        if carry:   # row 0 of the orbit, where a rebased pixel starts again
+            z0r, z0i, z0rad, _ = load4(zo, ux(0))
+            zr = z0r
+            zi = z0i
+            zrad = z0rad
         dr = zero
         di = zero
         # error bound of z (times sqrt(g2), guard.py)
         er = zero
         g2 = one
         r2 = zero
-        m = 0
-        n = 0
-        steps = 0
-        bla = 0
-        skipped = 0
-        rebases = 0
-        while n < max_iter:
+        m = ix(0)
+        n = ix(0)
+        steps = ix(0)
+        bla = ix(0)
+        skipped = ix(0)
+        rebases = ix(0)
+        while n < mi:
             dms = mul(max(abs(dr), abs(di)), sf)
-            row = ZW * m
-            if dms < zo[np.uint64(row + Z_R0)]:
+            if fetch:
+                row = ZW * m
+                zrad = zo[ux(row + Z_R0)]
+            if dms < zrad:
                 # the single step holds δ: climb while the longer aligned steps from m still do
-                j0 = m - 1
+                j0 = ix(m - 1)
                 best = j0
-                length = 1
-                k = 1
-                while k < nlev and (j0 & ((1 << k) - 1)) == 0:
-                    j = j0 >> k
-                    if j >= levels[k, 1] or n + (1 << k) > max_iter:
+                length = ix(1)
+                k = ix(1)
+                while k < nlev and (j0 & ix(ix(ix(1) << k) - 1)) == 0:
+                    j = ix(j0 >> k)
+                    if j >= ix(levels[k, 1]) or n + ix(ix(1) << k) > mi:
                         break
-                    idx = levels[k, 0] + j
-                    if not dms < bt[np.uint64(bw * idx + B_R)]:
+                    idx = ix(ix(levels[k, 0]) + j)
+                    if not dms < bt[ux(bw * idx + B_R)]:
                         break
                     best = idx
-                    length = 1 << k
-                    k += 1
-                e = bw * best
-                adr = bt[np.uint64(e + B_AR)]
-                adi = bt[np.uint64(e + B_AI)]
-                bbr = bt[np.uint64(e + B_BR)]
-                bbi = bt[np.uint64(e + B_BI)]
+                    length = ix(ix(1) << k)
+                    k = ix(k + 1)
+                e = ex(bw * best)
+                if carry:
+                    adr, adi, bbr, bbi = load4(bt, e)
+                else:
+                    adr = bt[ux(e + B_AR)]
+                    adi = bt[ux(e + B_AI)]
+                    bbr = bt[ux(e + B_BR)]
+                    bbi = bt[ux(e + B_BI)]
                 bdr = add(mul(bbr, cdr), -mul(bbi, cdi))
                 bdi = add(mul(bbr, cdi), mul(bbi, cdr))
                 if ship:    # B(δc) = b·δc + b'·conj(δc); A conjugates δ first where odd
-                    qr = bt[np.uint64(e + B_QR)]
-                    qi = bt[np.uint64(e + B_QI)]
+                    qr = bt[ux(e + B_QR)]
+                    qi = bt[ux(e + B_QI)]
                     bdr = add(bdr, add(mul(qr, cdr), mul(qi, cdi)))
                     bdi = add(bdi, add(mul(qi, cdr), -mul(qr, cdi)))
-                    if bt[np.uint64(e + B_PAR)] != 0.0:
+                    if bt[ux(e + B_PAR)] != 0.0:
                         di = -di
                 ndr = add(add(mul(adr, dr), -mul(adi, di)), bdr)
                 di = add(add(mul(adr, di), mul(adi, dr)), bdi)
                 dr = ndr
-                er = add(mul(bt[np.uint64(e + B_AA)], mul(er, sqrt(g2))),
+                er = add(mul(bt[ux(e + B_AA)], mul(er, sqrt(g2))),
                          mul(inj, max(abs(dr), abs(di))))
                 g2 = one
-                m += length
-                n += length
-                bla += 1
-                skipped += length
+                m = ix(m + length)
+                n = ix(n + length)
+                bla = ix(bla + 1)
+                skipped = ix(skipped + length)
             else:
                 g2 = mul(g2, mul(r2, 4.0))
                 if g2 > g_hi or g2 < g_lo:
                     er = mul(er, sqrt(g2))
                     g2 = one
-                zr = zo[np.uint64(row + Z_RE)]
-                zi = zo[np.uint64(row + Z_IM)]
+                if fetch:
+                    zr = zo[ux(row + Z_RE)]
+                    zi = zo[ux(row + Z_IM)]
                 tr = add(add(zr, zr), dr)
                 ti = add(add(zi, zi), di)
                 if ship:    # this step's round-off joins the bound (guard.ROUND_STEP)
@@ -192,12 +219,17 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
                 else:
                     di = add(add(mul(tr, di), mul(ti, dr)), cdi)
                 dr = ndr
-                m += 1
-                n += 1
-                steps += 1
-            row = ZW * m
-            xr = add(zo[np.uint64(row + Z_RE)], dr)
-            xi = add(zo[np.uint64(row + Z_IM)], di)
+                m = ix(m + 1)
+                n = ix(n + 1)
+                steps = ix(steps + 1)
+            if carry:   # row m, carried to the next step
+                zr, zi, zrad, _ = load4(zo, ux(zw * m))
+                xr = add(zr, dr)
+                xi = add(zi, di)
+            else:
+                row = ZW * m
+                xr = add(zo[ux(row + Z_RE)], dr)
+                xi = add(zo[ux(row + Z_IM)], di)
             r2 = add(mul(xr, xr), mul(xi, xi))
             if r2 > BAILOUT2:
                 er = mul(er, sqrt(g2))
@@ -206,8 +238,12 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
             if m == last or closer_to_zero(xr, xi, r2, dr, di):
                 dr = xr
                 di = xi
-                m = 0
-                rebases += 1
+                m = ix(0)
+                if carry:
+                    zr = z0r
+                    zi = z0i
+                    zrad = z0rad
+                rebases = ix(rebases + 1)
         er = mul(er, sqrt(g2))
         return float(max_iter), steps, bla, skipped, rebases, not (mul(er, er) <= mul(r2, ERR_TOL2))
 
@@ -222,22 +258,20 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
         while True:
             sf = math.ldexp(1.0, shift)
             inj = math.ldexp(eps, 1 - shift)
-            if shift >= LAST_SHIFT:     # the last pass's bound counts round-off (guard.py)
+            if fetch and shift >= LAST_SHIFT:   # the last pass's bound counts round-off (guard.py)
                 inj = max(inj, ROUND_INJ)
             v, a, b, sk, rb, doubt = walk(cdr, cdi, zo, bt, levels, max_iter, sf, inj)
             steps += a
             bla += b
             skipped += sk
             rebases += rb
-            if not doubt:
+            if not doubt or (carry and shift >= LAST_SHIFT):
                 return v, steps, bla, skipped, rebases, shift
-            if shift >= LAST_SHIFT:     # float64 cannot place it: handed back for an exact redo
+            if fetch and shift >= LAST_SHIFT:   # unplaced in float64: handed back, exact redo
                 return -one - v, steps, bla, skipped, rebases, shift
             shift = REDO_SHIFT if shift < REDO_SHIFT else LAST_SHIFT
 
     return walk, passes
-
-
 
 
 # ---------------------------------------------------------------- CPU (numba, parallel)
@@ -245,17 +279,21 @@ def make_walk(mul, add, sqrt, jit, loop_jit=None, limits=None, formula=MANDELBRO
 _passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit())[1]
 _ship_passes_cpu = make_walk(CPU_MUL, CPU_ADD, CPU_SQRT, cpu_jit(), cpu_loop_jit(),
                              formula=BURNING_SHIP)[1]
+_passes_cpu32 = make_walk(CPU_MUL32, CPU_ADD32, CPU_SQRT32, cpu_jit(), cpu_loop_jit(), LIMITS32,
+                          load4=None if WALK_INT64 else cpu_load4)[1]
 delta_c_cpu = make_delta_c(CPU_MUL, CPU_ADD, cpu_jit())
 
 
-def _pixel_of(passes, suffix=""):
-    """rows_cpu's pixel function of this loop with `passes` (a formula's, named with `suffix`:
-    targets.named); loop = (zo, bt, levels, eps, max_iter)."""
+def _pixel_of(passes, suffix="", narrow=float):
+    """rows_cpu's pixel function of this loop with `passes` (a key's, named with `suffix`:
+    formula_twins.named), δc made `narrow` first (float: as it is; f32 for CODE32);
+    loop = (zo, bt, levels, eps, max_iter)."""
     @named(njit(inline="always"), suffix)
     def pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
         zo, bt, levels, eps, max_iter = loop
         cdr, cdi = delta_c_cpu(r, c, d0r, d0i, step, cexp, half_w, half_h)
-        v, a, b, sk, rb, shift = passes(cdr, cdi, zo, bt, levels, eps, max_iter, 0)
+        v, a, b, sk, rb, shift = passes(narrow(cdr), narrow(cdi), zo, bt, levels, eps, max_iter,
+                                        0)
         return v, a, b, sk, rb, 1 if shift > 0 else 0
     return pixel
 
@@ -270,6 +308,9 @@ ship_row = make_row(_pixel_of(_ship_passes_cpu, "_ship"), "_ship")
 deep_rows_pert_cpu = rows_of(pert_row, "deep_rows_pert_cpu", __file__)
 deep_rows_pert_layers_cpu = rows_of(pert_row, "deep_rows_pert_layers_cpu", __file__, True)
 deep_rows_ship_cpu = rows_of(ship_row, "deep_rows_ship_cpu", __file__)
+# float32 deltas over flat_tables32's arrays (not kept in the disk cache at WALK_INT64)
+deep_rows_pert_cpu32 = rows_of(make_row(_pixel_of(_passes_cpu32, "_32", f32), "_32"),
+                               "deep_rows_pert_cpu32", __file__, cache=not WALK_INT64)
 
 
 # a table without single steps (kmin > 0, an experiment's setting): extended_loop's walk over
@@ -292,12 +333,13 @@ def _build_gpu():
     global deep_kernel_flat, deep_redo_flat, deep_kernel_flat_layers, deep_redo_flat_layers
     global _ship_first, _ship_redo, deep_kernel_flat_ship, deep_redo_flat_ship
     global _first_sectors, _redo_sectors, deep_kernel_flat_sectors, deep_redo_flat_sectors
-    global deep_kernel_pert, deep_redo_pert
+    global deep_kernel_pert, deep_redo_pert, _narrow, _walk_gpu32, _passes_gpu32
+    global deep_kernel_flat32, deep_redo_flat32
     from . import targets
     cuda = targets.cuda
     if cuda is None:  # pragma: no cover - only where numba-cuda is broken
         deep_kernel_flat = deep_redo_flat = deep_kernel_flat_layers = deep_redo_flat_layers = None
-        deep_kernel_flat_ship = deep_redo_flat_ship = None
+        deep_kernel_flat_ship = deep_redo_flat_ship = deep_kernel_flat32 = deep_redo_flat32 = None
         deep_kernel_flat_sectors = deep_redo_flat_sectors = deep_kernel_pert = deep_redo_pert = None
         return
     from .targets import FIRST_JIT, GPU_ADD, GPU_MUL, GPU_SQRT, gpu_jit
@@ -316,7 +358,7 @@ def _build_gpu():
 
     def make_pixels(walk, passes, narrow):
         """The first pass's and the redo's pixel functions (passes_gpu.py) of this loop with the
-        walk and passes given, the deltas made `narrow` first (perturbation_f32.py's float32).
+        walk and passes given, the deltas made `narrow` first (`_narrow`: float32 deltas).
         loop = (zo, bt, levels, eps, max_iter)."""
         @cuda.jit(device=True)
         def first_pixel(r, c, d0r, d0i, step, cexp, half_w, half_h, loop):
@@ -337,6 +379,10 @@ def _build_gpu():
     @cuda.jit(device=True, inline="always")
     def _same(x):
         return x
+
+    @cuda.jit(device=True, inline="always")
+    def _narrow(x):
+        return f32(x)
 
     _first_pixel, _redo_pixel = make_pixels(_walk_gpu, _passes_gpu, _same)
     _first, _first_layers = make_first(_first_pixel, False), make_first(_first_pixel, True)
@@ -396,17 +442,27 @@ def _build_gpu():
         _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws,
                       half_hs, (zo, bt, levels, eps, max_iter), stats, redo, nredo)
 
-    # the Burning Ship's kernels: the same passes around its walk, names of their own
+    # the Burning Ship's: twins of the Mandelbrot's kernels around its walk (kernels/twins.py: a
+    # global swapped, not a closure, so numba's disk cache serves them)
     ship_first_pixel, ship_redo_pixel = make_pixels(
         *make_walk(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), formula=BURNING_SHIP), _same)
     _ship_first, _ship_redo = make_first(ship_first_pixel, False), make_redo(ship_redo_pixel, False)
-
-    # twins of the Mandelbrot's kernels (kernels/twins.py: a global swapped, so the disk cache
-    # serves them as it does a module-level kernel)
     deep_kernel_flat_ship = cuda.jit(**_FLAT_JIT)(
         twin(deep_kernel_flat.py_func, "deep_kernel_flat_ship", _first=_ship_first))
     deep_redo_flat_ship = cuda.jit(cache=True)(
         twin(deep_redo_flat.py_func, "deep_redo_flat_ship", _redo=_ship_redo))
+
+    # float32 deltas: twins of the Mandelbrot's kernels around the compact walk (WALK_INT64: the
+    # 64-bit one, not kept in the disk cache)
+    from ...wide_access import load16
+    from .targets import GPU_ADD32, GPU_MUL32, GPU_SQRT32
+    _walk_gpu32, _passes_gpu32 = make_walk(GPU_MUL32, GPU_ADD32, GPU_SQRT32, gpu_jit(), None,
+                                           LIMITS32, load4=None if WALK_INT64 else load16)
+    first_px, redo_px = make_pixels(_walk_gpu32, _passes_gpu32, _narrow)
+    deep_kernel_flat32 = cuda.jit(**dict(FIRST_JIT, cache=not WALK_INT64))(twin(
+        deep_kernel_flat.py_func, "deep_kernel_flat32", _first=make_first(first_px, False)))
+    deep_redo_flat32 = cuda.jit(cache=not WALK_INT64)(twin(
+        deep_redo_flat.py_func, "deep_redo_flat32", _redo=make_redo(redo_px, False)))
 
     # the kmin > 0 loop's: twins of extended_loop's kernels over its walk for doubles
     _, first_fn, redo_fn, _ = extended_loop.make_pixel(GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit(), False)
@@ -426,7 +482,9 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "deep_redo_flat_layers", "_ship_first", "_ship_redo",
                         "deep_kernel_flat_ship", "deep_redo_flat_ship",
                         "_first_sectors", "_redo_sectors", "deep_kernel_flat_sectors",
-                        "deep_redo_flat_sectors", "deep_kernel_pert", "deep_redo_pert"})
+                        "deep_redo_flat_sectors", "deep_kernel_pert", "deep_redo_pert",
+                        "_narrow", "_walk_gpu32", "_passes_gpu32", "deep_kernel_flat32",
+                        "deep_redo_flat32"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
 CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__,
@@ -436,3 +494,4 @@ CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module
 SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
                      module=__name__)
 KMIN_CODE = LoopCode(deep_rows_shared_cpu, "deep_kernel_pert", "deep_redo_pert", module=__name__)
+CODE32 = LoopCode(deep_rows_pert_cpu32, "deep_kernel_flat32", "deep_redo_flat32", module=__name__)

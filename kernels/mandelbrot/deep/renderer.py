@@ -24,14 +24,14 @@ from ...timing import JobTimer
 from ..deep_work import frame_work
 from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
-from . import extended_loop, perturbation_f32, perturbation_loop
+from . import extended_loop, perturbation_loop
 from .bla import EPS_BITS, build_table
 from .bla_ship import flat_ship_tables
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
 from .layout import empty_table, stats_dict
 from .loop_args import ExtendedArgs, PerturbationArgs, positional, with_layers
-from .perturbation_loop import flat_tables
+from .flat_build import flat_tables
 from .period_stop import radius_log2
 from .reference import ReferenceOrbit, warm_engine
 from .frame_geometry import TABLE_SLACK_BITS, FrameGeometry, table_bound
@@ -70,7 +70,7 @@ class DeepRenderer:
             raise ValueError(f"unknown launch {launch!r}; choose one of: {', '.join(self.LAUNCHES)}")
         self.launch = launch
         # "float32": perturbation-format frames with float32 deltas where their range holds the
-        # frame (perturbation_f32.py); _f32: whether the frame under way runs them
+        # frame (perturbation_loop.CODE32); _f32: whether the frame under way runs them
         self.number_type = "float64"
         self._f32 = False
         self.backend = backend
@@ -419,7 +419,7 @@ class DeepRenderer:
         if self._takes_perturbation_loop(fmt):
             zo, bt = flat
             code = (perturbation_loop.SHIP_CODE if ship else
-                    perturbation_f32.CODE if self._f32 else perturbation_loop.CODE)
+                    perturbation_loop.CODE32 if self._f32 else perturbation_loop.CODE)
             return code, PerturbationArgs(zo, bt, levels, eps, max_iter)
         code = (perturbation_loop.KMIN_CODE if fmt != "extended" else
                 extended_loop.SHIP_CODE if ship else extended_loop.CODE)
@@ -455,7 +455,7 @@ class DeepRenderer:
                 raise RuntimeError("a table built ahead lost its layout")
             with timer.phase("host", detail="table"):
                 self._flat_serial += 1
-                make = perturbation_f32.flat_tables32 if f32 else flat_tables
+                make = perturbation_loop.flat_tables32 if f32 else flat_tables
                 self._flat = (orb, tab, self._flat_serial) + make(orb, tab, tabe, levels)
         return self._flat[2:]
 

@@ -53,7 +53,7 @@ def make_step_helpers(mul, add, jit, tiny2=None, scale=None):
     """(smooth, closer_to_zero) compiled by `jit` with the target's `mul` and `add`: escape.py's
     smooth value from |z_n|^2 and n, and whether |z|^2 < |δ|^2 for doubles, exact in sign where
     the squares would underflow (below `tiny2`, then compared scaled by `scale`: float32 loops
-    give their own, perturbation_f32.py)."""
+    give their own, perturbation_loop.LIMITS32)."""
     smooth = _make_escape(mul, add, jit)[4]
     tiny2 = _TINY2 if tiny2 is None else tiny2
     scale = _SCALE if scale is None else scale

@@ -24,8 +24,8 @@ from .bla import CHUNK_LEVELS, build_table, level_counts
 from .bla_blocks import final_blocks, stream_blocks
 from .layout import N_TAB
 from .orbit_floatexp import fill_rows
-from .perturbation_loop import _CLAMP, B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW
-from .perturbation_loop import loop_tables
+from .flat_build import _CLAMP, B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW
+from .flat_build import loop_tables
 
 # the arrays of the largest orbit the frame allows are reserved (not touched) up to this size;
 # a frame that could ask for more builds its table after the orbit, as before

@@ -4,6 +4,8 @@ CPU: numba's njit, helpers inlined, plain operators. GPU: numba.cuda device func
 libdevice's dmul_rn / dadd_rn / dsqrt_rn, which are never contracted into FMAs, so the GPU performs
 exactly the CPU's operations in the same order and both give the same counts (under the simulator:
 plain operators). A loop is written once as a factory taking (mul, add, sqrt, jit), like escape.py.
+Float32 deltas take the *32 operations: each operand rounded to float32 first, on the GPU
+libdevice's fmul_rn / fadd_rn / fsqrt_rn, so both targets round alike there too.
 """
 from __future__ import annotations
 
@@ -11,11 +13,37 @@ import math
 import operator
 import threading
 
+import numpy as np
 from numba import njit
 
 from ...backend import simulator_enabled
 
 CPU_MUL, CPU_ADD, CPU_SQRT = operator.mul, operator.add, math.sqrt
+f32 = np.float32
+
+
+@njit(inline="always")
+def _mul32(a, b):
+    return f32(a) * f32(b)
+
+
+@njit(inline="always")
+def _add32(a, b):
+    return f32(a) + f32(b)
+
+
+@njit(inline="always")
+def _sqrt32(a):
+    return f32(math.sqrt(f32(a)))
+
+
+CPU_MUL32, CPU_ADD32, CPU_SQRT32 = _mul32, _add32, _sqrt32
+
+
+@njit(inline="always")
+def cpu_load4(arr, i):
+    """arr[i:i + 4] as a tuple (on the GPU one 16-byte load: kernels/wide_access.load16)."""
+    return arr[i], arr[i + 1], arr[i + 2], arr[i + 3]
 
 
 def cpu_jit():
@@ -88,7 +116,7 @@ def _build_gpu():
     """numba.cuda and the GPU's operations, imported at their first use (a CPU frame never
     imports numba.cuda)."""
     global cuda, GPU_IMPORT_ERROR, GPU_MUL, GPU_ADD, GPU_SQRT, gpu_jit, MAX_REGISTERS, FIRST_JIT
-    global zero_kernel
+    global zero_kernel, libdevice, GPU_MUL32, GPU_ADD32, GPU_SQRT32
     # Each name is bound once, to its final value: a thread that finds one bound reads it
     # without waiting for the build (only a name not yet bound goes through __getattr__ and its
     # lock), so a placeholder None bound first was read by a second GPU's worker mid-build
@@ -98,12 +126,26 @@ def _build_gpu():
         cuda = None
         GPU_IMPORT_ERROR = exc
         GPU_MUL = GPU_ADD = GPU_SQRT = gpu_jit = MAX_REGISTERS = FIRST_JIT = zero_kernel = None
+        GPU_MUL32 = GPU_ADD32 = GPU_SQRT32 = None
         return
     if simulator_enabled():
         GPU_MUL, GPU_ADD, GPU_SQRT = operator.mul, operator.add, math.sqrt
+        GPU_MUL32, GPU_ADD32, GPU_SQRT32 = _mul32.py_func, _add32.py_func, _sqrt32.py_func
     else:
         from numba.cuda import libdevice
         GPU_MUL, GPU_ADD, GPU_SQRT = libdevice.dmul_rn, libdevice.dadd_rn, libdevice.dsqrt_rn
+
+        @cuda.jit(device=True, inline="always")
+        def GPU_MUL32(a, b):
+            return libdevice.fmul_rn(f32(a), f32(b))
+
+        @cuda.jit(device=True, inline="always")
+        def GPU_ADD32(a, b):
+            return libdevice.fadd_rn(f32(a), f32(b))
+
+        @cuda.jit(device=True, inline="always")
+        def GPU_SQRT32(a):
+            return libdevice.fsqrt_rn(f32(a))
 
     def gpu_jit():
         """The GPU's decorator for a loop's functions: device functions."""
@@ -128,5 +170,6 @@ def _build_gpu():
 
 
 _GPU_NAMES = frozenset({"cuda", "GPU_IMPORT_ERROR", "GPU_MUL", "GPU_ADD", "GPU_SQRT", "gpu_jit",
-                        "MAX_REGISTERS", "FIRST_JIT", "zero_kernel"})
+                        "MAX_REGISTERS", "FIRST_JIT", "zero_kernel", "GPU_MUL32", "GPU_ADD32",
+                        "GPU_SQRT32"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
