@@ -19,6 +19,7 @@ from .info_bar import InfoBar
 from .roofline_panel import RooflineDock
 from .scheduler_qt import QtScheduler
 from .timing_panel import TimingDock
+from .view_tabs import ViewTabs
 from .views import VIEW_IDS, VIEWS
 from .views.base import BaseView
 
@@ -67,23 +68,18 @@ class MainWindow(QMainWindow):
         # gives way to the next frame's progress within a second)
         self.notice_bar = views_area.notice_bar
         self.setCentralWidget(central)
-        self.views: dict[str, BaseView] = {}
-        # the view the window opens on (said again, with any note about a bad saved value, below)
+        # the view the window opens on is built now, the others when first needed (view_tabs.py);
+        # a bad saved choice is said (and dropped) below
         saved = self.settings.value("view")
-        first = view or (saved if saved in VIEW_IDS else VIEW_IDS[0])
-        for view_id, title, klass in VIEWS:
-            early = {"warm_early": first == view_id} if view_id == "mandelbrot" else {}
-            v = klass(self.scheduler, self.backend, **early)
-            v.timings_ready.connect(self._on_timings)
-            v.status_message.connect(self.show_status)
-            v.error_message.connect(self.show_error)
-            v.notice.connect(self.show_notice)
-            self.views[view_id] = v
-            self.tabs.addTab(v, _no_mnemonic(title))
-            self.startup_notes += list(getattr(v, "load_notes", ()))
+        self._first_view = view or (saved if saved in VIEW_IDS else VIEW_IDS[0])
+        self._compile_ahead = compile_ahead
+        self._classes = {view_id: klass for view_id, _, klass in VIEWS}
+        self._started = False           # later views' notes are shown as they come
+        self.view_tabs = ViewTabs(self.tabs, {v: _no_mnemonic(t) for v, t, _ in VIEWS},
+                                  self._make_view, self._view_built,
+                                  lambda: not self.scheduler.idle(), self._first_view)
+        self.views: dict[str, BaseView] = self.view_tabs.views
         self.tabs.currentChanged.connect(self._on_tab_changed)
-        if "mandelbrot" in self.views:      # before any event loop turn: no warm-up has ended
-            self.views["mandelbrot"].model.compile_ahead = compile_ahead
 
         self.timing = TimingDock(self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.timing)
@@ -98,10 +94,8 @@ class MainWindow(QMainWindow):
 
         # every saved value is checked: a wrong type is dropped with a note, never raised
         notes = self.startup_notes
-        kept_places.restore(self.settings, self.views, notes)    # before any view is shown
-        start = view or persisted.read_choice(self.settings, "view", VIEW_IDS, notes) or VIEW_IDS[0]
-        if start in self.views:
-            self.tabs.setCurrentIndex(list(self.views).index(start))
+        if not view:            # the saved choice checked, for its note: ViewTabs opened on it
+            persisted.read_choice(self.settings, "view", VIEW_IDS, notes)
         geo = persisted.read_bytes(self.settings, "geometry", notes)
         if geo is None or not self.restoreGeometry(geo):
             self.resize(1400, 860)
@@ -114,8 +108,33 @@ class MainWindow(QMainWindow):
             notes.append(problem)
         self._update_backend_ui()
         self.add_notes(notes)
+        self._started = True
         # last: a window that failed half-way must not get the scheduler's events
         self.scheduler.busy_changed.connect(self._on_busy)
+
+    def _make_view(self, view_id: str) -> BaseView:
+        early = {"warm_early": view_id == self._first_view} if view_id == "mandelbrot" else {}
+        v = self._classes[view_id](self.scheduler, self.backend, **early)
+        v.timings_ready.connect(self._on_timings)
+        v.status_message.connect(self.show_status)
+        v.error_message.connect(self.show_error)
+        v.notice.connect(self.show_notice)
+        if view_id == "mandelbrot":     # before any event loop turn: no warm-up has ended
+            v.model.compile_ahead = self._compile_ahead
+        return v
+
+    def _view_built(self, view_id: str, v: BaseView) -> None:
+        """Put the view back where it was left (before it is first shown) and say its notes."""
+        notes = list(getattr(v, "load_notes", ()))
+        kept_places.restore(self.settings, {view_id: v}, notes)
+        if self._started:
+            self.add_notes(notes)
+        else:
+            self.startup_notes += notes
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        self.view_tabs.shown()
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self):
@@ -275,10 +294,10 @@ class MainWindow(QMainWindow):
 
     # ---- slots ---------------------------------------------------------------------------------------
     def current_view(self) -> BaseView:
-        return self.tabs.currentWidget()
+        return self.view_tabs.view_at(self.tabs.currentIndex())
 
     def _on_tab_changed(self, idx: int):
-        view = self.tabs.widget(idx)
+        view = self.view_tabs.view_at(idx)      # built now if it was not
         if view is not None:
             self.settings.setValue("view", view.view_id)
 
@@ -305,10 +324,9 @@ class MainWindow(QMainWindow):
         self.notice_bar.parentWidget().place_notice()
 
     def _export_picture(self):
-        view = self.views.get("mandelbrot")
-        if view is not None:
-            self.tabs.setCurrentWidget(view)
-            view.export_dialog()
+        view = self.views["mandelbrot"]
+        self.tabs.setCurrentWidget(view)
+        view.export_dialog()
 
     def _export_movie(self):
         from .views.mandelbrot_movie import export_zoom_movie   # loads PyAV's check: on demand
@@ -329,6 +347,7 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About GPU Explorer", self.about_text())
 
     def closeEvent(self, ev):
+        self.view_tabs.stop()
         view = self.current_view()
         if view is not None:       # the tab as well: a start on the saved view needs it
             self.settings.setValue("view", view.view_id)

@@ -64,7 +64,8 @@ def main():
     log("imports done")
     win = MainWindow(args.backend, args.view, settings=settings, compile_ahead=True)
     win.resize(1500, 900)
-    view = win.views["mandelbrot"]
+    # a view asked for is built: only the one the window opens on is looked at
+    view = win.views["mandelbrot"] if args.view == "mandelbrot" else None
     sb = win.statusBar()
     sb.messageChanged.connect(lambda text: log(f"status: {text!r}"))
     state = {"deep": False, "done": False}

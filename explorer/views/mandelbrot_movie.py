@@ -351,8 +351,9 @@ def movie_problem(choice: dict, view) -> tuple[str, str] | None:
 def export_zoom_movie(window) -> bool:
     """The File menu's entry: ask for the movie's settings, then make it from the Mandelbrot
     view's current place. Returns whether a movie was started."""
-    view = window.views.get("mandelbrot")
-    if view is None:
+    try:
+        view = window.views["mandelbrot"]      # built now if the window had not yet
+    except KeyError:
         return False
     exporter = getattr(window, "movie_exporter", None)
     if exporter is None:

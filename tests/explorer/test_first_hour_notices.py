@@ -76,6 +76,7 @@ def test_a_saved_place_that_cannot_be_used_is_dropped_with_a_note(qtbot, setting
     settings.setValue("distance/reference", "north,pole")
     win = window(qtbot, settings)
     assert win.views["mandelbrot"].camera.state.width == Decimal("3.5")   # the whole set
+    win.views["distance"]           # its saved place is read as it is built
     notes = " ".join(win.notes())
     assert "saved Mandelbrot place could not be used" in notes
     assert "saved distance reference point could not be read" in notes

@@ -73,6 +73,8 @@ def test_switching_backend_rerenders_current_view(qtbot, settings, monkeypatch):
     sim = backend.CudaStatus(True, "", "Fake GPU")
     monkeypatch.setattr(backend, "cuda_status", lambda: sim)
     w = make(qtbot, settings, view="distance")
+    for view_id in VIEW_IDS:        # built now: a view built later starts on the backend of then
+        w.views[view_id]
     calls = []
     for v in w.views.values():
         monkeypatch.setattr(v, "request_render", lambda v=v: calls.append(v.view_id))
@@ -273,3 +275,18 @@ def test_a_window_opened_on_the_mandelbrot_view_loads_its_kernels_while_it_is_bu
     monkeypatch.setattr(mandelbrot.MandelbrotView, "__init__", init)
     make(qtbot, settings, view="mandelbrot")
     assert pumped == [True]
+
+
+def test_views_are_built_as_they_are_needed_then_all_once_the_app_is_idle(qtbot, settings, no_gpu):
+    """The view the window opens on is built with it; a tab chosen or a view asked for is built
+    then, in its place; the rest follow a second after the window shows, one at a time."""
+    w = make(qtbot, settings, view="distance")
+    assert list(w.views) == ["distance"] and w.tabs.count() == len(VIEW_IDS)
+    assert w.current_view() is w.views["distance"] and w.tabs.currentWidget() is w.views["distance"]
+    w.tabs.setCurrentIndex(VIEW_IDS.index("random"))
+    assert "random" in w.views and w.tabs.widget(VIEW_IDS.index("random")) is w.views["random"]
+    assert w.current_view().view_id == "random"
+    qtbot.waitUntil(lambda: not w.views.pending(), timeout=10000)
+    assert [w.tabs.widget(i).view_id for i in range(w.tabs.count())] == list(VIEW_IDS)
+    assert w.current_view().view_id == "random"         # building them changed no tab
+    w.close()

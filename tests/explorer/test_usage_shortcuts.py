@@ -14,6 +14,9 @@ def test_usage_lists_every_shortcut(qtbot, tmp_path):
     w = MainWindow("cpu", settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
                    synchronous=True)
     qtbot.addWidget(w)
+    from explorer.views import VIEW_IDS
+    for view_id in VIEW_IDS:            # every view's keys: each is built as it is first needed
+        w.views[view_id]
     keys = set()
     for sc in w.findChildren(QShortcut):
         keys.add(sc.key().toString(QKeySequence.SequenceFormat.PortableText))
