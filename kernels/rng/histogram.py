@@ -13,7 +13,9 @@ import functools
 
 import numpy as np
 from numba import int64, njit, prange
+
 from ..backend import numba_cuda
+from ..twins import twin
 
 # numba.cuda, or where it does not import (no CUDA runtime) a stand-in: the CPU twins still run
 cuda = numba_cuda()
@@ -35,54 +37,59 @@ _bin_of_dev = cuda.jit(device=True)(_bin_of)
 bin_of_cpu = njit(cache=True)(_bin_of)
 
 
+def _shared(x, n, lo, scale, counts):
+    local = cuda.shared.array(_slots, np.uint32)
+    tid = cuda.threadIdx.x
+    j = tid
+    while j < _slots:
+        local[j] = 0
+        j += cuda.blockDim.x
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i + 3 * stride < n:
+        # four independent loads in flight before the first atomic
+        v0 = x[i]
+        v1 = x[i + stride]
+        v2 = x[i + 2 * stride]
+        v3 = x[i + 3 * stride]
+        cuda.atomic.add(local, _bin_of_dev(v0, lo, scale, _nbins), _ONE_U32)
+        cuda.atomic.add(local, _bin_of_dev(v1, lo, scale, _nbins), _ONE_U32)
+        cuda.atomic.add(local, _bin_of_dev(v2, lo, scale, _nbins), _ONE_U32)
+        cuda.atomic.add(local, _bin_of_dev(v3, lo, scale, _nbins), _ONE_U32)
+        i += 4 * stride
+    while i < n:
+        cuda.atomic.add(local, _bin_of_dev(x[i], lo, scale, _nbins), _ONE_U32)
+        i += stride
+    cuda.syncthreads()
+    j = tid
+    while j < _slots:
+        c = local[j]
+        if c != 0:
+            cuda.atomic.add(counts, j, int64(c))   # one global atomic per bin per block
+        j += cuda.blockDim.x
+
+
+def _racy(x, n, lo, scale, counts):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < n:
+        counts[_bin_of_dev(x[i], lo, scale, _nbins)] += 1   # lost when two threads collide
+        i += stride
+
+
+_slots = _nbins = None       # each twin reads its own
+
+
 @functools.cache
 def gpu_kernels(nbins: int) -> dict:
     """shared[blocks, tpb](x, n, lo, scale, counts) and racy[...](same), counts int64[nbins + 2]
-    zeroed by the caller; lo and scale have x's type."""
-    slots = nbins + 2
-
-    @cuda.jit
-    def shared(x, n, lo, scale, counts):
-        local = cuda.shared.array(slots, np.uint32)
-        tid = cuda.threadIdx.x
-        j = tid
-        while j < slots:
-            local[j] = 0
-            j += cuda.blockDim.x
-        cuda.syncthreads()
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        while i + 3 * stride < n:
-            # four independent loads in flight before the first atomic
-            v0 = x[i]
-            v1 = x[i + stride]
-            v2 = x[i + 2 * stride]
-            v3 = x[i + 3 * stride]
-            cuda.atomic.add(local, _bin_of_dev(v0, lo, scale, nbins), _ONE_U32)
-            cuda.atomic.add(local, _bin_of_dev(v1, lo, scale, nbins), _ONE_U32)
-            cuda.atomic.add(local, _bin_of_dev(v2, lo, scale, nbins), _ONE_U32)
-            cuda.atomic.add(local, _bin_of_dev(v3, lo, scale, nbins), _ONE_U32)
-            i += 4 * stride
-        while i < n:
-            cuda.atomic.add(local, _bin_of_dev(x[i], lo, scale, nbins), _ONE_U32)
-            i += stride
-        cuda.syncthreads()
-        j = tid
-        while j < slots:
-            c = local[j]
-            if c != 0:
-                cuda.atomic.add(counts, j, int64(c))   # one global atomic per bin per block
-            j += cuda.blockDim.x
-
-    @cuda.jit
-    def racy(x, n, lo, scale, counts):
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        while i < n:
-            counts[_bin_of_dev(x[i], lo, scale, nbins)] += 1   # lost when two threads collide
-            i += stride
-
-    return {"shared": shared, "racy": racy}
+    zeroed by the caller; lo and scale have x's type. Twins of the module's code under names of
+    their own (kernels/twins.py), so numba's disk cache serves them at the next start."""
+    nbins = int(nbins)
+    shared = twin(_shared, f"histogram_shared_{nbins}", _slots=nbins + 2, _nbins=nbins)
+    racy = twin(_racy, f"histogram_racy_{nbins}", _nbins=nbins)
+    return {"shared": cuda.jit(cache=True)(shared), "racy": cuda.jit(cache=True)(racy)}
 
 
 @njit(parallel=True, cache=True)

@@ -34,6 +34,7 @@ import functools
 from numba import int64, njit, prange
 
 from ..backend import numba_cuda
+from ..twins import twin
 from .blocksum import block_sum
 from .grid import threads_per_block
 from .xoroshiro import DEV, chunk_state, cpu_inside
@@ -49,31 +50,34 @@ INT32_LANES_PER_SM = 64      # 32-bit integer operations per SM per clock, compu
 CPU_STREAM_OFFSET = 1 << 40
 
 
+def _pi(count, states_in, states_out, partials):
+    t = cuda.grid(1)
+    threads = cuda.gridsize(1)
+    s0 = states_in[t]["s0"]
+    s1 = states_in[t]["s1"]
+    mine = (count - t + threads - 1) // threads if t < count else 0
+    hits = int64(0)
+    for _ in range(mine):
+        h, s0, s1 = _inside(s0, s1)
+        hits += h
+    total = _bsum(hits)
+    if cuda.threadIdx.x == 0:
+        partials[cuda.blockIdx.x] += total   # one writer per block, launches in order
+    states_out[t]["s0"] = s0
+    states_out[t]["s1"] = s1
+
+
+_bsum = _inside = None       # the twin reads its own
+
+
 @functools.cache
 def gpu_kernel():
     """pi[blocks, tpb, stream](count, states_in, states_out, partials): every thread tests its
-    share of `count` points; partials[block] += the block's hits. One thread per state."""
-    bsum = block_sum(int64, threads_per_block())
-    inside = DEV["inside"]
-
-    @cuda.jit
-    def pi(count, states_in, states_out, partials):
-        t = cuda.grid(1)
-        threads = cuda.gridsize(1)
-        s0 = states_in[t]["s0"]
-        s1 = states_in[t]["s1"]
-        mine = (count - t + threads - 1) // threads if t < count else 0
-        hits = int64(0)
-        for _ in range(mine):
-            h, s0, s1 = inside(s0, s1)
-            hits += h
-        total = bsum(hits)
-        if cuda.threadIdx.x == 0:
-            partials[cuda.blockIdx.x] += total   # one writer per block, launches in order
-        states_out[t]["s0"] = s0
-        states_out[t]["s1"] = s1
-
-    return pi
+    share of `count` points; partials[block] += the block's hits. One thread per state. A twin
+    of _pi under a name of its own (kernels/twins.py): numba's disk cache serves it."""
+    tpb = threads_per_block()
+    return cuda.jit(cache=True)(twin(_pi, f"monte_carlo_pi_{tpb}",
+                                     _bsum=block_sum(int64, tpb), _inside=DEV["inside"]))
 
 
 @njit(parallel=True, cache=True)

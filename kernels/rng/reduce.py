@@ -36,6 +36,7 @@ import numpy as np
 from numba import float64, int64, njit, prange, uint64
 
 from ..backend import numba_cuda
+from ..twins import twin
 from .blocksum import block_sum, thread_sum
 from .grid import threads_per_block
 
@@ -51,83 +52,92 @@ CPU_CHUNK = 1 << 16
 
 
 # ---- GPU ----------------------------------------------------------------------------------------
+# The kernels' code; compiled as twins (kernels/twins.py) with the block and thread sums of the
+# data's type their own, under names of their own: numba's disk cache serves them at the next start.
+def _racy(x, n, acc):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < n:
+        acc[0] += x[i]          # read, add, write: another thread's write in between is lost
+        i += stride
+
+
+def _atomic(x, n, acc):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < n:
+        cuda.atomic.add(acc, 0, x[i])
+        i += stride
+
+
+def _shuffle(x, n, acc):
+    s = _bsum(_tsum(x, n))
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.add(acc, 0, s)
+
+
+def _partial(x, n, partials):
+    s = _bsum(_tsum(x, n))
+    if cuda.threadIdx.x == 0:
+        partials[cuda.blockIdx.x] = s
+
+
+def _finish(partials, m, out):
+    # one block: the second, tiny pass over the per-block sums
+    v = _zero
+    i = cuda.threadIdx.x
+    while i < m:
+        v += partials[i]
+        i += cuda.blockDim.x
+    s = _bsum(v)
+    if cuda.threadIdx.x == 0:
+        out[0] = s
+
+
+def _exact(x, n, scale, acc):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    hi = int64(0)
+    lo = int64(0)
+    while i < n:
+        k = uint64(float64(x[i]) * scale)
+        hi += int64(k >> _SPLIT)
+        lo += int64(k & _LOW_MASK)
+        i += stride
+    hi = _bsum(hi)
+    cuda.syncthreads()   # the block sum's shared memory is used again just below
+    lo = _bsum(lo)
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.add(acc, 0, hi)
+        cuda.atomic.add(acc, 1, lo)
+
+
+_bsum = _tsum = _zero = None     # each twin reads its own
+
+
+def _jit(fn, name, **swap):
+    return cuda.jit(cache=True)(twin(fn, name, **swap))
+
+
 @functools.cache
 def gpu_kernels(nbtype) -> dict:
     """The reduction kernels for data of numba type `nbtype` (float32 or float64)."""
     tpb = threads_per_block()
-    bsum = block_sum(nbtype, tpb)
-    tsum = thread_sum(nbtype)
-    zero = nbtype(0)
-
-    @cuda.jit
-    def racy(x, n, acc):
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        while i < n:
-            acc[0] += x[i]          # read, add, write: another thread's write in between is lost
-            i += stride
-
-    @cuda.jit
-    def atomic(x, n, acc):
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        while i < n:
-            cuda.atomic.add(acc, 0, x[i])
-            i += stride
-
-    @cuda.jit
-    def shuffle(x, n, acc):
-        s = bsum(tsum(x, n))
-        if cuda.threadIdx.x == 0:
-            cuda.atomic.add(acc, 0, s)
-
-    @cuda.jit
-    def partial(x, n, partials):
-        s = bsum(tsum(x, n))
-        if cuda.threadIdx.x == 0:
-            partials[cuda.blockIdx.x] = s
-
-    @cuda.jit
-    def finish(partials, m, out):
-        # one block: the second, tiny pass over the per-block sums
-        v = zero
-        i = cuda.threadIdx.x
-        while i < m:
-            v += partials[i]
-            i += cuda.blockDim.x
-        s = bsum(v)
-        if cuda.threadIdx.x == 0:
-            out[0] = s
-
-    return {"racy": racy, "atomic": atomic, "warp-shuffle": shuffle, "partial": partial,
-            "finish": finish}
+    sums = dict(_bsum=block_sum(nbtype, tpb), _tsum=thread_sum(nbtype))
+    key = f"{nbtype}_{tpb}"
+    return {"racy": _jit(_racy, f"reduce_racy_{nbtype}"),
+            "atomic": _jit(_atomic, f"reduce_atomic_{nbtype}"),
+            "warp-shuffle": _jit(_shuffle, f"reduce_shuffle_{key}", **sums),
+            "partial": _jit(_partial, f"reduce_partial_{key}", **sums),
+            "finish": _jit(_finish, f"reduce_finish_{key}", _bsum=sums["_bsum"],
+                           _zero=nbtype(0))}
 
 
 @functools.cache
 def exact_kernel():
     """exact[blocks, tpb](x, n, scale, acc): acc (int64[2]) += (Σ hi, Σ lo) of k = x·scale."""
     tpb = threads_per_block()
-    bsum = block_sum(int64, tpb)
-
-    @cuda.jit
-    def exact(x, n, scale, acc):
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        hi = int64(0)
-        lo = int64(0)
-        while i < n:
-            k = uint64(float64(x[i]) * scale)
-            hi += int64(k >> _SPLIT)
-            lo += int64(k & _LOW_MASK)
-            i += stride
-        hi = bsum(hi)
-        cuda.syncthreads()   # the block sum's shared memory is used again just below
-        lo = bsum(lo)
-        if cuda.threadIdx.x == 0:
-            cuda.atomic.add(acc, 0, hi)
-            cuda.atomic.add(acc, 1, lo)
-
-    return exact
+    return _jit(_exact, f"reduce_exact_{tpb}", _bsum=block_sum(int64, tpb))
 
 
 def exact_from_parts(hi: int, lo: int, dtype: str) -> Fraction:

@@ -396,21 +396,27 @@ _LOAD_TWICE = """
 import sys
 sys.path.insert(0, sys.argv[1])
 from numba import types, from_dtype
+from kernels.rng import grid, histogram, montecarlo, reduce
 from kernels.rng import xoroshiro as X
-from kernels.rng import grid
-k = X.generate_kernel("float32", False)
 st = from_dtype(X.state_dtype())[::1]
-k.compile((types.float32[::1], types.int64, types.int64, st, st))
-grid.compile_for(grid._gate, (grid.GATE_US,))
-print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()),
-      sum(grid._gate.stats.cache_hits.values()))
+f32 = types.float32[::1]
+want = [(X.generate_kernel("float32", False), (f32, types.int64, types.int64, st, st)),
+        (grid._gate, (types.int64,)),
+        (montecarlo.gpu_kernel(), (types.int64, st, st, types.int64[::1])),
+        (reduce.exact_kernel(), (f32, types.int64, types.float64, types.int64[::1]))]
+want += [(k, (f32, types.int64, types.float32, types.float32, types.int64[::1]))
+         for k in histogram.gpu_kernels(128).values()]
+want += [(k, (f32, types.int64, f32)) for k in reduce.gpu_kernels(types.float32).values()]
+for k, sig in want:
+    k.compile(sig)
+print(len(want), sum(sum(k.stats.cache_hits.values()) for k, _ in want),
+      sum(sum(k.stats.cache_misses.values()) for k, _ in want))
 """
 
 
-def test_the_generation_and_gate_kernels_come_from_the_disk_at_the_next_start(gpu, simulated,
-                                                                            tmp_path):
-    """A random-numbers run's first result waited for these to compile at every start; as twins
-    of module-level code (not a factory's closures) numba's disk cache serves them."""
+def test_the_random_numbers_kernels_come_from_the_disk_at_the_next_start(gpu, simulated, tmp_path):
+    """A random-numbers run waited for these to compile at every start; as twins of module-level
+    code (not a factory's closures) numba's disk cache serves them all."""
     if simulated:
         pytest.skip("the simulator compiles nothing to cache")
     import os
@@ -422,5 +428,6 @@ def test_the_generation_and_gate_kernels_come_from_the_disk_at_the_next_start(gp
                            capture_output=True, text=True, timeout=300) for _ in range(2)]
     for r in runs:
         assert r.returncode == 0, r.stderr[-2000:]
-    assert runs[0].stdout.split() == ["0", "1", "0"]     # compiled and saved
-    assert runs[1].stdout.split() == ["1", "0", "1"]     # both loaded, nothing compiled
+    n = runs[0].stdout.split()[0]
+    assert runs[0].stdout.split() == [n, "0", n]        # compiled and saved
+    assert runs[1].stdout.split() == [n, n, "0"]        # every one loaded, nothing compiled
