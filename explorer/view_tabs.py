@@ -1,8 +1,8 @@
 """The window's views, each built when it is first needed: the view the window opens on at once,
 the others when their tab is chosen, when something asks for them (`views[id]`), or one by one
 once the app has been idle a while after it was shown. A first result waits for no other view's
-construction (about a quarter of a second of the GIL on a GPU machine's start, while the worker
-loads the kernels)."""
+construction, which shares the GIL with the worker loading the kernels (docs/PERFORMANCE.md,
+"Start-up")."""
 from __future__ import annotations
 
 from typing import Callable

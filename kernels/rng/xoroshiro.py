@@ -262,7 +262,7 @@ _JUMP = np.array([0xBEAC0467EBA5FACB, 0xD86B048B86AA9922], dtype=np.uint64)
 def _jumped_states(seed, s0, s1):
     """Generator 0 seeded by splitmix64 as numba.cuda.random seeds it (s0 = s1), each next one
     the previous one jumped 2^64 steps. Here, cached: numba's own initialiser is compiled at every
-    start, a second before a first run's first numbers."""
+    start, before a run's first numbers."""
     z = uint64(uint64(seed) + GOLDEN)
     z = uint64((z ^ (z >> _R30)) * _MIX1)
     z = uint64((z ^ (z >> _R27)) * _MIX2)
