@@ -93,7 +93,7 @@ def test_built_from_two_worker_threads_at_once(orbits):
 
 def _loop_tables_numpy(orbit, tab, tabe, levels):
     """The perturbation loop's layout column by column in NumPy: the slow, obvious reference."""
-    from kernels.mandelbrot.deep import perturbation_loop as pl
+    from kernels.mandelbrot.deep import flat_build as pl      # the flat tables' layout
     from kernels.mandelbrot.deep.layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
     zo = np.zeros((orbit.shape[0], pl.ZW))
     zo[:, pl.Z_RE], zo[:, pl.Z_IM] = orbit[:, 0], orbit[:, 1]
@@ -134,7 +134,7 @@ def test_loop_layout_is_the_numpy_layout(orbits, very_deep, name):
     got = loop_tables(arr, tab, tabe, levels)
     _same(_loop_tables_numpy(arr, tab, tabe, levels), got)
     assert np.isinf(got[1]).any()
-    from kernels.mandelbrot.deep import perturbation_loop as pl
+    from kernels.mandelbrot.deep import flat_build as pl      # the flat tables' layout
     from kernels.mandelbrot.deep.flat_build import loop_layout
     one_thread = loop_layout(arr, tab, tabe, levels, (pl.Z_RE, pl.Z_IM, pl.Z_R0),
                              (pl.B_AR, pl.B_AI, pl.B_BR, pl.B_BI, pl.B_R, pl.B_AA), pl.ZW, pl.BW,
