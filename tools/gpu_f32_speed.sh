@@ -10,7 +10,7 @@
 #    digest must read "same" on every line
 # 2. the deep pair (1e-25, 10,000 iterations, 1080p; float64 vs float32 deltas, alternating
 #    rounds; steps, ps a step, registers): before (make_walk's float32 loop,
-#    GPU_EXPLORER_F32_DEEP_INT=64) and after (walk_f32: 32-bit integers, one load a step)
+#    GPU_EXPLORER_F32_DEEP_INT=64) and after (the float32 walk, make_walk(load4=): 32-bit integers, one load a step)
 # 3. the bench rows as the app runs them (main.py --bench --only mandelbrot-float32)
 # 4. the float32 GPU tests (plain, groupings, deep) and the PTX/SASS-count tests
 set -u
@@ -31,7 +31,7 @@ if grep -q "^== summary" "$out/variants.txt"; then sed -n '/^== summary/,$p' "$o
 else grep -E "^(whole set|seahorse)" "$out/variants.txt" | cut -c1-600; tail -3 "$out/variants.txt"; fi
 
 for deep in 64 32; do
-  if [ $deep = 64 ]; then label="before (make_walk's loop)"; else label="after (walk_f32)"; fi
+  if [ $deep = 64 ]; then label="before (make_walk's loop)"; else label="after (the float32 walk)"; fi
   echo "== 2. deep pair, float32 loop $label (${SECONDS}s)"
   GPU_EXPLORER_F32_DEEP_INT=$deep timeout 100 python3 tools/deep_f32_pair.py --rounds 3 --repeats 3 \
     > "$out/deep-$deep.txt" 2>&1
