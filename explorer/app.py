@@ -69,9 +69,9 @@ class MainWindow(QMainWindow):
         self.notice_bar = views_area.notice_bar
         self.setCentralWidget(central)
         # the view the window opens on is built now, the others when first needed (view_tabs.py);
-        # a bad saved choice is said (and dropped) below
-        saved = self.settings.value("view")
-        self._first_view = view or (saved if saved in VIEW_IDS else VIEW_IDS[0])
+        # a bad saved choice is dropped with a note
+        self._first_view = view or persisted.read_choice(
+            self.settings, "view", VIEW_IDS, self.startup_notes) or VIEW_IDS[0]
         self._compile_ahead = compile_ahead
         self._classes = {view_id: klass for view_id, _, klass in VIEWS}
         self._started = False           # later views' notes are shown as they come
@@ -94,8 +94,6 @@ class MainWindow(QMainWindow):
 
         # every saved value is checked: a wrong type is dropped with a note, never raised
         notes = self.startup_notes
-        if not view:            # the saved choice checked, for its note: ViewTabs opened on it
-            persisted.read_choice(self.settings, "view", VIEW_IDS, notes)
         geo = persisted.read_bytes(self.settings, "geometry", notes)
         if geo is None or not self.restoreGeometry(geo):
             self.resize(1400, 860)
