@@ -290,3 +290,11 @@ def test_views_are_built_as_they_are_needed_then_all_once_the_app_is_idle(qtbot,
     assert [w.tabs.widget(i).view_id for i in range(w.tabs.count())] == list(VIEW_IDS)
     assert w.current_view().view_id == "random"         # building them changed no tab
     w.close()
+
+
+def test_a_bad_saved_view_is_dropped_with_a_note_and_the_first_view_opens(qtbot, settings, no_gpu):
+    settings.setValue("view", "nonsense")
+    w = make(qtbot, settings)
+    assert w.current_view().view_id == VIEW_IDS[0] and list(w.views) == [VIEW_IDS[0]]
+    assert any("saved view 'nonsense' is not one of" in n for n in w.notes())
+    w.close()
