@@ -23,10 +23,11 @@ from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
-from .rows_cpu import make_row, rows_of
+from .rows_cpu import loop_rows
 from .reference import EZERO
 from .step_helpers import make_offset, make_ship_steps, make_step_helpers
-from .targets import CPU_ADD, CPU_MUL, CPU_SQRT, LoopCode, cpu_jit, cpu_loop_jit, gpu_getattr
+from .targets import (CPU_ADD, CPU_MUL, CPU_SQRT, cpu_jit, cpu_loop_jit, gpu_getattr,
+                      loop_codes)
 
 # δ leaves floatexp above 2^UP_EXP and returns to it below 2^DOWN_EXP (max-norm)
 UP_EXP = -500
@@ -313,15 +314,11 @@ def _pixel_of(pixel_fn, suffix=""):
     return pixel
 
 
-# row r of the frame, the layers where `counting` (rows_cpu.make_row); the Ship's (no layers)
-ext_row = make_row(_pixel_of(_pixel_ext_cpu))
-ship_row = make_row(_pixel_of(_pixel_ship_cpu, "_ship"), "_ship")
-
-
-# the parallel rows (rows_cpu.rows_of): the Mandelbrot's, with the overlays' layers, the Ship's
-deep_rows_ext_cpu = rows_of(ext_row, "deep_rows_ext_cpu", __file__)
-deep_rows_ext_layers_cpu = rows_of(ext_row, "deep_rows_ext_layers_cpu", __file__, True)
-deep_rows_ship_ext_cpu = rows_of(ship_row, "deep_rows_ship_ext_cpu", __file__)
+# row r of the frame (the layers where `counting`), the Ship's (no layers), and their parallel
+# rows (rows_cpu.loop_rows)
+ext_row, ship_row, deep_rows_ext_cpu, deep_rows_ext_layers_cpu, deep_rows_ship_ext_cpu = loop_rows(
+    _pixel_of, (_pixel_ext_cpu, _pixel_ship_cpu),
+    ("deep_rows_ext_cpu", "deep_rows_ext_layers_cpu", "deep_rows_ship_ext_cpu"), __file__)
 
 
 # ---------------------------------------------------------------- GPU (numba-cuda)
@@ -452,9 +449,5 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "deep_redo_ext_sectors"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
-CODE = LoopCode(deep_rows_ext_cpu, "deep_kernel_ext", "deep_redo_ext", module=__name__,
-                gpu_sectors=("deep_kernel_ext_sectors", "deep_redo_ext_sectors"),
-                layers=LoopCode(deep_rows_ext_layers_cpu, "deep_kernel_ext_layers",
-                                "deep_redo_ext_layers", module=__name__))
-SHIP_CODE = LoopCode(deep_rows_ship_ext_cpu, "deep_kernel_ext_ship", "deep_redo_ext_ship",
-                     module=__name__)
+CODE, SHIP_CODE = loop_codes("ext", deep_rows_ext_cpu, deep_rows_ext_layers_cpu,
+                             deep_rows_ship_ext_cpu, __name__)

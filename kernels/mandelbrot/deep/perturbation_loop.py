@@ -66,10 +66,10 @@ from .bla_ship import B_PAR, B_QI, B_QR, SHIP_BW
 from .flat_build import B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, BW32, Z_IM, Z_R0, Z_RE, ZW
 from .flat_build import flat_tables32 as _flat_tables32
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
-from .rows_cpu import make_row, rows_of
+from .rows_cpu import loop_rows, make_row, rows_of
 from .step_helpers import make_delta_c, make_ship_steps, make_step_helpers
 from .targets import (CPU_ADD, CPU_ADD32, CPU_MUL, CPU_MUL32, CPU_SQRT, CPU_SQRT32, LoopCode,
-                      cpu_jit, cpu_load4, cpu_loop_jit, gpu_getattr)
+                      cpu_jit, cpu_load4, cpu_loop_jit, gpu_getattr, loop_codes)
 
 f32, i32, u32 = np.float32, np.int32, np.uint32
 # "64": make_walk's 64-bit loop for float32 deltas instead of the compact one, to bench the two
@@ -298,16 +298,11 @@ def _pixel_of(passes, suffix="", narrow=float):
     return pixel
 
 
-# row r of the perturbation loop's frame, the layers where `counting` (rows_cpu.make_row); the
-# Burning Ship's rows beside them (no layers: overlays are the Mandelbrot's)
-pert_row = make_row(_pixel_of(_passes_cpu))
-ship_row = make_row(_pixel_of(_ship_passes_cpu, "_ship"), "_ship")
-
-
-# the parallel rows (rows_cpu.rows_of): the Mandelbrot's, with the overlays' layers, the Ship's
-deep_rows_pert_cpu = rows_of(pert_row, "deep_rows_pert_cpu", __file__)
-deep_rows_pert_layers_cpu = rows_of(pert_row, "deep_rows_pert_layers_cpu", __file__, True)
-deep_rows_ship_cpu = rows_of(ship_row, "deep_rows_ship_cpu", __file__)
+# row r of the perturbation loop's frame (the layers where `counting`), the Burning Ship's (no
+# layers: overlays are the Mandelbrot's), and their parallel rows (rows_cpu.loop_rows)
+pert_row, ship_row, deep_rows_pert_cpu, deep_rows_pert_layers_cpu, deep_rows_ship_cpu = loop_rows(
+    _pixel_of, (_passes_cpu, _ship_passes_cpu),
+    ("deep_rows_pert_cpu", "deep_rows_pert_layers_cpu", "deep_rows_ship_cpu"), __file__)
 # float32 deltas over flat_tables32's arrays (not kept in the disk cache at WALK_INT64)
 deep_rows_pert_cpu32 = rows_of(make_row(_pixel_of(_passes_cpu32, "_32", f32), "_32"),
                                "deep_rows_pert_cpu32", __file__, cache=not WALK_INT64)
@@ -487,11 +482,7 @@ _GPU_NAMES = frozenset({"FIRST_JIT", "GPU_ADD", "GPU_MUL", "GPU_SQRT", "gpu_jit"
                         "deep_redo_flat32"})
 __getattr__ = gpu_getattr(globals(), _build_gpu, _GPU_NAMES)
 
-CODE = LoopCode(deep_rows_pert_cpu, "deep_kernel_flat", "deep_redo_flat", module=__name__,
-                gpu_sectors=("deep_kernel_flat_sectors", "deep_redo_flat_sectors"),
-                layers=LoopCode(deep_rows_pert_layers_cpu, "deep_kernel_flat_layers",
-                                "deep_redo_flat_layers", module=__name__))
-SHIP_CODE = LoopCode(deep_rows_ship_cpu, "deep_kernel_flat_ship", "deep_redo_flat_ship",
-                     module=__name__)
+CODE, SHIP_CODE = loop_codes("flat", deep_rows_pert_cpu, deep_rows_pert_layers_cpu,
+                             deep_rows_ship_cpu, __name__)
 KMIN_CODE = LoopCode(deep_rows_shared_cpu, "deep_kernel_pert", "deep_redo_pert", module=__name__)
 CODE32 = LoopCode(deep_rows_pert_cpu32, "deep_kernel_flat32", "deep_redo_flat32", module=__name__)

@@ -87,3 +87,16 @@ def rows_of(row, name: str, home: str, counting: bool = False, cache: bool = Tru
     overlays' twin, its layers the argument before the control block."""
     return njit(parallel=True, cache=cache)(twin(_rows, name, home=home, ROW=row,
                                                  COUNTING=counting))
+
+
+def loop_rows(pixel_of, fns, names, home: str):
+    """A loop's rows and their parallel loops, as both deep loops glue them: (row, the Ship's row,
+    rows, rows with the overlays' layers, the Ship's rows). `pixel_of(fn, suffix)` makes the
+    loop's pixel function of the Mandelbrot's fns[0] and the Ship's fns[1] (suffix "_ship":
+    formula_twins.named); `names`: the three parallel loops' (`rows_of`), kept by numba's disk
+    cache as code of `home`."""
+    row = make_row(pixel_of(fns[0], ""))
+    ship = make_row(pixel_of(fns[1], "_ship"), "_ship")
+    plain, layers, ship_rows = names
+    return (row, ship, rows_of(row, plain, home), rows_of(row, layers, home, True),
+            rows_of(ship, ship_rows, home))

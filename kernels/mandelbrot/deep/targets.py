@@ -96,6 +96,18 @@ class LoopCode:
         return None if self._sectors is None else tuple(self._kernel(k) for k in self._sectors)
 
 
+
+def loop_codes(key: str, rows, layers_rows, ship_rows, module: str):
+    """(CODE, SHIP_CODE) of a deep loop whose kernels in `module` are named as both loops name
+    theirs: deep_kernel_KEY and deep_redo_KEY, with _sectors, _layers and _ship twins; its parallel
+    rows, with the overlays' layers and the Ship's (rows_cpu.loop_rows)."""
+    def code(cpu_rows, suffix="", **more):
+        return LoopCode(cpu_rows, f"deep_kernel_{key}{suffix}", f"deep_redo_{key}{suffix}",
+                        module=module, **more)
+    sectors = (f"deep_kernel_{key}_sectors", f"deep_redo_{key}_sectors")
+    return (code(rows, gpu_sectors=sectors, layers=code(layers_rows, "_layers")),
+            code(ship_rows, "_ship"))
+
 def gpu_getattr(module_globals: dict, build, names: frozenset):
     """A module's __getattr__ (PEP 562) that runs `build()` (which defines `names` as module
     globals) the first time one of `names` is asked for, once, whichever thread asks."""
