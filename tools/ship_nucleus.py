@@ -2,6 +2,7 @@
 
     python3 tools/ship_nucleus.py 85 --bits 800          # SHIP_85, SHIP_252 (period 252, 1,300 bits)
     python3 tools/ship_nucleus.py --chain 1e-100         # SHIP_447
+    python3 tools/ship_nucleus.py --chain 1e-301 --mini  # SHIP_662
 
 A period: the real nucleus of that period near -2 (z_p(c) = 0 for x -> x^2 + c, which is also the
 Burning Ship's map on the real axis) and its size by the Mandelbrot's estimate. --chain DEPTH: off
@@ -9,7 +10,11 @@ the axis, from the period-11 nucleus near -1.7619 - 0.0288i, each next nucleus b
 in two real dimensions (the ship's map is a polynomial in each quadrant: its Jacobian is
 2[[x, -y], [s y, s x]], s the sign of xy) from a point a fraction of the last one's size away,
 its period the first n where that point's small ball maps over 0; until the size 1/|dz_p/dc| is
-below DEPTH.
+below DEPTH. That is the scale of the nucleus's neighbourhood, not of its mini-ship: the cycle
+stays attracting only while |z_p| < 1/(2 lambda), lambda = prod_{k<p} 2|z_k| (each step's
+Jacobian is 2|z| times an orthogonal matrix), so the mini-ship is ~1/(lambda |dz_p/dc|) across,
+about the square of the other (the Mandelbrot's 1/(beta lambda^2)); --mini: until that is below
+DEPTH. Each link prints both.
 """
 from __future__ import annotations
 
@@ -90,14 +95,32 @@ def newton2d(cx, cy, period: int, bits: int, steps: int = 100):
         return cx, cy, k, float(max(abs(a) + abs(b), abs(c) + abs(e)))
 
 
-def chain(depth: float):
+def mini_size(cx, cy, period: int, bits: int) -> float:
+    """log10 of the mini-ship's size ~1/(lambda |dz_p/dc|) at the nucleus (see the docstring)."""
+    import gmpy2
+    from gmpy2 import mpfr
+    with gmpy2.context(precision=bits):
+        x = y = mpfr(0)
+        d = (mpfr(0),) * 4
+        lam = mpfr(1)
+        for n in range(1, period + 1):
+            x, y, d = _step(x, y, cx, cy, d)
+            if n < period:
+                lam *= 2 * gmpy2.sqrt(x * x + y * y)
+        a, b, c, e = d
+        return -float(gmpy2.log10(lam * max(abs(a) + abs(b), abs(c) + abs(e))))
+
+
+def chain(depth: float, mini: bool = False):
     """The chain of nuclei (see the docstring); prints each, returns the last (period, cx, cy,
     bits)."""
     import gmpy2
     cx, cy, _, norm = newton2d("-1.7619367329130462", "-0.028799112075389724", 11, 300)
     size, period, bits = 1 / norm, 11, 300
-    while size > depth:
-        bits = int(max(300, -math.log2(size) * 2.2 + 200))
+    # the mini-ship's digits: twice the neighbourhood's, as it is about that size squared
+    scale = 4.4 if mini else 2.2
+    while (mini_size(cx, cy, period, bits) if mini else math.log10(size)) > math.log10(depth):
+        bits = int(max(300, -math.log2(size) * scale + 200))
         for fx, fy in ((0.31, 0.23), (0.2, -0.3), (-0.35, 0.1), (0.05, 0.4)):
             with gmpy2.context(precision=bits):     # the offset at the chain's precision
                 tx, ty = cx + gmpy2.mpfr(size * fx), cy + gmpy2.mpfr(size * fy)
@@ -110,7 +133,8 @@ def chain(depth: float):
         else:
             raise SystemExit(f"no smaller nucleus found after period {period}")
         cx, cy, size, period = nx, ny, 1 / norm, q
-        print(f"period {q}: {k} Newton steps, size ~{size:.3g}", flush=True)
+        print(f"period {q}: {k} Newton steps, size ~{size:.3g}, mini-ship ~1e{mini_size(cx, cy, q, bits):.1f}",
+              flush=True)
     return period, cx, cy, bits
 
 
@@ -120,9 +144,11 @@ def main(argv=None) -> None:
     ap.add_argument("--bits", type=int, default=800)
     ap.add_argument("--digits", type=int, default=0, help="digits to print (0: all)")
     ap.add_argument("--chain", type=float, help="off the axis, down to this size")
+    ap.add_argument("--mini", action="store_true",
+                    help="--chain: down to this size of the mini-ship itself (see above)")
     a = ap.parse_args(argv)
     if a.chain:
-        period, cx, cy, bits = chain(a.chain)
+        period, cx, cy, bits = chain(a.chain, a.mini)
         digits = a.digits or int(bits * 0.30103)
         print(f"period {period}\n{format(cx, f'.{digits}f')}\n{format(cy, f'.{digits}f')}")
         return

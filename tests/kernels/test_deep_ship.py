@@ -153,3 +153,46 @@ def test_exact_pixels_settle_the_ship_s_handed_back_pixels_in_mpfr():
     assert res.stats["dd_pixels"] == 0          # no double-double tier for the ship
     truth = exact.exact_values(req, precision=1200)
     assert np.array_equal(counts(res.values), counts(truth))
+
+
+# Past 1e-300 off the axis (floatexp deltas, the folds at every step): the period-662 mini-ship
+OFF_AXIS_DEEP = (loc.SHIP_662, "1e-301", (24, 16), 20000)
+
+
+def off_axis_deep_request(size=None, max_iter=None):
+    place, width, own_size, it = OFF_AXIS_DEEP
+    return DeepRequest(place.center_re, place.center_im, width, size or own_size,
+                       max_iter or it, formula=SHIP)
+
+
+def test_off_axis_past_1e300_every_pixel_is_mpfr_s_or_marked_and_exact_pixels_settle_them(
+        cpu, monkeypatch):
+    """locations.SHIP_662 at 1e-301: the unmarked pixels have MPFR's counts, and with exact_redo
+    (--exact-pixels) the handed-back ones do too, so the whole frame is MPFR's."""
+    from kernels.backend import resolve
+    from kernels.mandelbrot.deep import cpu_pixels
+    handed_back = {}
+    settle = cpu_pixels.exact_redo.settle
+
+    def spy(request, values, *args, **kwargs):
+        handed_back["mask"] = values < 0
+        return settle(request, values, *args, **kwargs)
+    monkeypatch.setattr(cpu_pixels.exact_redo, "settle", spy)
+    req = off_axis_deep_request()
+    res = cpu.render_values(req)
+    assert res.format == "extended" and res.stats["rebases"] > 0
+    truth = exact.exact_values(req)
+    # the mini-ship in view, and pixels far past the period
+    assert np.ptp(counts(truth)) >= 5000
+    assert 0.02 < (truth >= req.max_iter).mean() < 0.6
+    marked = handed_back["mask"]
+    assert res.stats["marked_pixels"] == marked.sum() > 0
+    right = np.abs(counts(res.values) - counts(truth)) <= 1
+    assert right[~marked].all(), f"{int((~right[~marked]).sum())} unmarked pixels are wrong"
+
+    r = DeepRenderer(resolve("cpu"))
+    r.exact_redo = True
+    settled = r.render_values(req)
+    assert settled.stats["exact_pixels"] == marked.sum() and settled.stats["marked_pixels"] == 0
+    assert_exact(settled.values, truth, req.max_iter)
+    assert np.array_equal(counts(settled.values), counts(truth))
