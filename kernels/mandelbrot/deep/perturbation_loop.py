@@ -387,7 +387,7 @@ def _build_gpu():
     def deep_kernel_flat(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
                          half_h, zo, bt, levels, eps, max_iter, stats, redo, nredo):
         """The first pass of pixels [p0, p1), the doubtful ones listed in redo[:nredo[0]]."""
-        _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w, half_h,
+        _first(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, (half_w, half_h),
                (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(cache=True)
@@ -395,7 +395,7 @@ def _build_gpu():
                        levels, eps, max_iter, stats, redo, nredo):
         """The pixels deep_kernel_flat listed in redo[:nredo[0]], passes from REDO_SHIFT on,
         taken from counters[slot]."""
-        _redo(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+        _redo(values, counters, slot, d0r, d0i, step, cexp, (half_w, half_h),
               (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     @cuda.jit(**_FLAT_JIT)
@@ -403,39 +403,38 @@ def _build_gpu():
                                 half_w, half_h, zo, bt, levels, eps, max_iter, layers, stats,
                                 redo, nredo):
         """deep_kernel_flat, each pixel's first-pass counts into layers."""
-        _first_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, half_w,
-                      half_h, (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo,
-                      nredo)
+        _first_layers(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                      (half_w, half_h), (zo, bt, levels, eps, max_iter), max_iter, layers, stats,
+                      redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_flat_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h, zo,
                               bt, levels, eps, max_iter, layers, stats, redo, nredo):
         """deep_redo_flat, its passes' counts added into layers."""
-        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, half_w, half_h,
+        _redo_layers(values, counters, slot, d0r, d0i, step, cexp, (half_w, half_h),
                      (zo, bt, levels, eps, max_iter), max_iter, layers, stats, redo, nredo)
 
-    # a keyframe's sectors in one first-pass and one redo launch (passes_gpu.make_first_sectors);
+    # a keyframe's sectors in one first-pass and one redo launch (passes_gpu.py, sectors=True);
     # module globals, as above: numba's disk cache never serves a kernel that closes over a local
-    from .passes_gpu import make_first_sectors, make_redo_sectors
-    _first_sectors, _redo_sectors = (make_first_sectors(_first_pixel),
-                                     make_redo_sectors(_redo_pixel))
+    _first_sectors, _redo_sectors = (make_first(_first_pixel, False, True),
+                                     make_redo(_redo_pixel, False, True))
 
     @cuda.jit(**_FLAT_JIT)
     def deep_kernel_flat_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
                                  offs, cols, half_ws, half_hs, zo, bt, levels, eps, max_iter,
                                  stats, redo, nredo):
         """deep_kernel_flat over several log-polar grids packed in values[0, :]."""
-        _first_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp, offs,
-                       cols, half_ws, half_hs, (zo, bt, levels, eps, max_iter), stats, redo,
-                       nredo)
+        _first_sectors(values, counters, slot, p0, p1, dynamic, d0r, d0i, step, cexp,
+                       (offs, cols, half_ws, half_hs), (zo, bt, levels, eps, max_iter), max_iter,
+                       stats, stats, redo, nredo)
 
     @cuda.jit(cache=True)
     def deep_redo_flat_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols,
                                half_ws, half_hs, zo, bt, levels, eps, max_iter, stats, redo,
                                nredo):
         """deep_redo_flat over deep_kernel_flat_sectors' redo list."""
-        _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, offs, cols, half_ws,
-                      half_hs, (zo, bt, levels, eps, max_iter), stats, redo, nredo)
+        _redo_sectors(values, counters, slot, d0r, d0i, step, cexp, (offs, cols, half_ws, half_hs),
+                      (zo, bt, levels, eps, max_iter), max_iter, stats, stats, redo, nredo)
 
     # the Burning Ship's: twins of the Mandelbrot's kernels around its walk (kernels/twins.py: a
     # global swapped, not a closure, so numba's disk cache serves them)

@@ -1,8 +1,8 @@
 """Several log-polar grids of one picture drawn as one frame (issue 37: a keyframe's sectors,
 expmap.ExpMap.sectors): one reference orbit and one table for all, and on a GPU one first-pass
 launch over every sector's pixels, then one redo launch over every sector's doubtful pixels
-(passes_gpu.make_first_sectors). A launch a sector left the GPU idle through each sector's last
-pixels and its redo kernel, which lasts as long as its longest redone pixel
+(passes_gpu.make_first with sectors=True). A launch a sector left the GPU idle through each
+sector's last pixels and its redo kernel, which lasts as long as its longest redone pixel
 (docs/notes/keyframe-pixel-cost.md). Each pixel's δc comes from its sector's own grid by the same
 operations, so the values are the same bits as sector by sector; the CPU runs its row function
 sector by sector (it has no launches to save), after one orbit and table.
