@@ -5,13 +5,13 @@ median escape-kernel ms of float64 and of each variant, float32's speed-up on th
 (median of the rounds' ratios), and per variant a digest of its iteration counts over all frames,
 which must be the same for every variant.
 
-A variant is KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] (launch_settings.F32_KERNELS; "blocks" only at the
-grouping its process was started with, GPU_EXPLORER_F32_BLOCK; THRESH the idle lanes that make a
-warp refill, targets_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM
-by default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM). Without
---variants: the kernel the app runs.
+A variant is STEPS,BLOCKS[/THRESH][@WARPS]: the app's kernel (escape_variants.warp_kernel32) at
+that step grouping (GPU_EXPLORER_F32_BLOCK's by default); THRESH the idle lanes that make a warp
+refill, targets_f32.THRESH by default; WARPS the resident warps per SM, gpu_target.WARPS_PER_SM by
+default; the float64 frames keep the app's gpu_target.THRESH and WARPS_PER_SM. Without
+--variants: the grouping the process starts with.
 
-    python tools/f32_block_sweep.py --variants blocks:16,4/8 branchless:16,4 branchless:16,2 \\
+    python tools/f32_block_sweep.py --variants 16,4 16,4/8 16,2 \\
         --sizes 1920x1080 3840x2160 --rounds 3 --repeats 5 [--json FILE]
 (tools/gpu_f32_speed.sh runs it on the GPU)
 """
@@ -81,9 +81,9 @@ def _ms(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def parse_variant(text: str) -> tuple[str, int, int, int, int]:
-    """(kernel, steps, blocks, thresh, warps) from "kernel[:steps,blocks][/thresh][@warps]" (by
-    default escape_variants' grouping, targets_f32.THRESH, gpu_target.WARPS_PER_SM)."""
+def parse_variant(text: str) -> tuple[int, int, int, int]:
+    """(steps, blocks, thresh, warps) from "[steps,blocks][/thresh][@warps]" (by default
+    escape_variants' grouping, targets_f32.THRESH, gpu_target.WARPS_PER_SM)."""
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot.gpu_target import WARPS_PER_SM
     from kernels.mandelbrot.launch_settings import parse
@@ -91,15 +91,13 @@ def parse_variant(text: str) -> tuple[str, int, int, int, int]:
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
-    head, _, thresh = text.partition("/")
-    name, _, grouping = head.partition(":")
+    grouping, _, thresh = text.partition("/")
     got = parse(grouping) if grouping else (ev.BLOCK_STEPS, ev.BLOCKS_PER_LOOK)
     t = int(thresh) if thresh.isdigit() else (THRESH if not thresh else 0)
-    if name not in ev.F32_KERNELS or got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
-        raise ValueError(f"bad variant {spec!r}: want KERNEL:STEPS,BLOCKS[/THRESH][@WARPS] with "
-                         f"KERNEL one of {', '.join(ev.F32_KERNELS)}, THRESH 1 to 32, WARPS "
-                         "1 to 64")
-    return name, *got, t, w
+    if got is None or not 1 <= t <= 32 or not 1 <= w <= 64:
+        raise ValueError(f"bad variant {spec!r}: want STEPS,BLOCKS[/THRESH][@WARPS] with THRESH "
+                         "1 to 32, WARPS 1 to 64")
+    return *got, t, w
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -111,7 +109,7 @@ def main(argv=None) -> int:
     from kernels.mandelbrot import escape_variants as ev
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", nargs="+",
-                    default=[f"{ev.F32_KERNEL}:{ev.BLOCK_STEPS},{ev.BLOCKS_PER_LOOK}"])
+                    default=[f"{ev.BLOCK_STEPS},{ev.BLOCKS_PER_LOOK}"])
     ap.add_argument("--sizes", nargs="+", default=["1920x1080"])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=5, help="timed frames per variant a round")
@@ -133,7 +131,7 @@ def main(argv=None) -> int:
     except (ValueError, backends.BackendUnavailable) as exc:
         print(f"f32_block_sweep: {exc}", file=sys.stderr)
         return 1
-    names = [f"{k}:{s},{b}/{t}@{w}" for k, s, b, t, w in variants]
+    names = [f"{s},{b}/{t}@{w}" for s, b, t, w in variants]
     digests = {name: hashlib.sha1() for name in names}
     points = {name: {} for name in names}
     for size in sizes:
@@ -142,11 +140,11 @@ def main(argv=None) -> int:
             req = _request(view, size, iters)
             r32 = replace(req, number_type="float32")
             runners = {"float64": (m.Renderer(be, reuse_values=False), req)}
-            for name, (k, s, b, t, w) in zip(names, variants):
+            for name, (s, b, t, w) in zip(names, variants):
                 r = m.Renderer(be, reuse_values=False, number_type="float32", thresh=t,
                                warps_per_sm=w)
                 if be.is_gpu:
-                    r.target.launch.kernel = warp_kernel32(k, s, b)  # before its first frame
+                    r.target.launch.kernel = warp_kernel32(s, b)  # before its first frame
                 got = r.render(replace(r32, want_values=True))
                 counts = m.iteration_counts(got.values, iters)
                 digests[name].update(counts.tobytes())
@@ -205,8 +203,8 @@ def main(argv=None) -> int:
             print(f"{name:<28} {row}")
     if args.json:
         with open(args.json, "a", encoding="utf-8") as fh:
-            for name, (k, s, b, t, w) in zip(names, variants):
-                fh.write(json.dumps({"kernel": k, "steps": s, "blocks": b, "thresh": t,
+            for name, (s, b, t, w) in zip(names, variants):
+                fh.write(json.dumps({"steps": s, "blocks": b, "thresh": t,
                                      "warps per SM": w,
                                      "frames": points[name],
                                      "counts sha1": digests[name].hexdigest()[:12]}) + "\n")

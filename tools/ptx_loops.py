@@ -112,10 +112,8 @@ def _kernels():
     i, d, s1 = t.int64, t.float64, t.float32[::1]
     from kernels.mandelbrot import escape_variants as ev
     # at GPU_EXPLORER_F32_BLOCK's grouping where that is set (escape_variants.py)
-    yield "escape_warp_kernel32", "f32", ev.warp_kernel32("branchless").py_func, \
+    yield "escape_warp_kernel32", "f32", ev.warp_kernel32().py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
-    yield "escape_warp_kernel32_blocks", "f32", \
-        ev.escape_warp_kernel32_blocks.py_func, (f2, i2, u1, i, i, i, s1, s1, i)
     yield "escape_warp_kernel", "f64", ew.escape_warp_kernel.py_func, \
         (f2, i2, u1, i1, i1, i, i, i, i, i, d, d, d, d, d, i)
     yield from _deep_walks()

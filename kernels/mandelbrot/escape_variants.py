@@ -17,12 +17,10 @@ float64, `variant(name, knobs)` for Renderer(launch=...):
   of the samples around it (its bit length) and counts the classes, `scatter_kernel` lists the
   pixels, classes in descending order, for escape_warp_kernel to take its segments from.
 
-float32, `warp_kernel32(name, steps, blocks)` for WarpLaunch32's `kernel`: the app's kernel at
-another step grouping (`build`), or "blocks", `escape_warp_kernel32_blocks`, the one the app ran
-before it: the same scheme and values, with a branch after every block of steps and an escaped
-block's redo inside every look at the warp. Its grouping is compiled in (launch_settings'
-F32_BLOCK, else the app's), so at another than the app's it stays out of numba's disk cache,
-which keys on the source and would hand the next run a kernel with other constants.
+float32, `warp_kernel32(steps, blocks)` for WarpLaunch32's `kernel`: the app's kernel at another
+step grouping, for a sweep (tools/f32_block_sweep.py). The kernel the app ran before it (a branch
+after every block of steps, an escaped block's redo inside every look at the warp) was a bench
+variant here until issue 36 removed it, its comparison done (docs/notes/performance-history.md).
 """
 from __future__ import annotations
 
@@ -34,12 +32,11 @@ from .escape import BAILOUT2
 from .escape_gpu import cuda
 from .formula_twins import twin
 from .gpu_target import THRESH, WARPS_PER_SM, CountedLaunch, WarpLaunch
-from .launch_settings import (BLOCKS_PER_SM, CHUNK, F32_BLOCK, F32_BLOCK_ENV, F32_KERNEL,
-                              F32_KERNELS, GRAB, PROBE, REACH, SAMPLE, SIM_PERSISTENT, THREADS)
+from .launch_settings import (BLOCKS_PER_SM, CHUNK, F32_BLOCK, GRAB, PROBE, REACH, SAMPLE,
+                              SIM_PERSISTENT, THREADS)
 
-# the float32 grouping a sweep runs by default; the blocks kernel is compiled at it
+# the float32 grouping a sweep runs by default
 BLOCK_STEPS, BLOCKS_PER_LOOK = F32_BLOCK or (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK)
-CACHE_KERNEL = (BLOCK_STEPS, BLOCKS_PER_LOOK) == (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK)
 
 # classes of estimated cost: bit lengths 0 (a cardioid/bulb pixel) .. NCLASSES - 1 and beyond
 NCLASSES = 16
@@ -230,140 +227,9 @@ if cuda is not None:
         cuda.syncthreads()
         if k >= 0:
             order[base[k] + rank] = r * cols + c
-
-    # ---- float32: the blocks kernel
-
-    from .escape_gpu import _add32_gpu as _add
-    from .escape_gpu import _mul32_gpu as _mul
-    from .escape_gpu import _shortcut32_gpu as _shortcut32
-    from .escape_gpu import _step32_gpu as _step32
-    from .escape_gpu import _zstep32_gpu as _zstep
-    from .escape_gpu import _FULL_MASK, _take, _warp
-    from .escape_warp import _segment_span
-
-    _B2 = np.float32(BAILOUT2)
-    _ZERO = np.float32(0.0)
-    i32 = np.int32
-    _BLOCK = i32(BLOCK_STEPS)
-    _BLOCKS = i32(BLOCKS_PER_LOOK)
-    _SPAN = i32(BLOCK_STEPS * BLOCKS_PER_LOOK)
-
-    @cuda.jit(cache=CACHE_KERNEL)
-    def escape_warp_kernel32_blocks(values, counts, counter, thresh, band_row0, band_rows, xs, ys,
-                             max_iter):
-        """escape_warp_kernel32's arguments and results (the module docstring says how the two
-        differ)."""
-        cols = values.shape[1]
-        segs = (cols + 31) // 32
-        nseg = band_rows * segs
-        lane = cuda.laneid
-        lt = _warp.lanemask_lt()
-        nwarps = cuda.gridsize(1) // 32
-        seg = cuda.grid(1) // 32
-        inv_segs = np.float32(1.0) / np.float32(segs)
-        pend = asker = 0
-        if lane == 0:
-            pend = _take(counter)
-        more = seg < nseg
-        sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
-        used = 0
-        live = False
-        done = i32(0)           # 2: escaped, store r2 and n; 3: inside, store max_iter
-        r = c = 0
-        n = i32(0)
-        mi = i32(max_iter)              # counts are int32: so is max_iter
-        mi_span = i32(mi - _SPAN)       # the last n with room for _BLOCKS whole blocks
-        thresh32 = i32(thresh)
-        px = py = x = y = x2 = y2 = r2 = _ZERO
-        while True:
-            if done != 0:
-                row = band_row0 + r
-                if done == 2:
-                    values[row, c] = r2
-                    counts[row, c] = n
-                else:
-                    values[row, c] = max_iter
-                    counts[row, c] = 0
-                done = i32(0)
-            while more:                     # pixels for the idle lanes, in lane order
-                mask = _warp.ballot_sync(_FULL_MASK, not live)
-                if mask == 0:
-                    break
-                k = int(cuda.popc(mask))
-                rank = int(cuda.popc(mask & lt))
-                avail = slen - used
-                got = False
-                if not live and rank < avail:
-                    r, c = sr, sc0 + used + rank
-                    got = True
-                if k < avail:
-                    used += k
-                else:                       # the segment runs out: on to the one asked for
-                    seg = nwarps + _warp.shfl_sync(_FULL_MASK, pend, asker)
-                    asker = cuda.ffs(mask) - 1
-                    if lane == asker:
-                        pend = _take(counter)
-                    more = seg < nseg
-                    sr, sc0, slen = _segment_span(seg, False, segs, inv_segs, cols, 0)
-                    used = min(k - avail, slen)
-                    if more and not live and rank >= avail and rank - avail < slen:
-                        r, c = sr, sc0 + rank - avail
-                        got = True
-                if got:
-                    px = xs[c]
-                    py = ys[band_row0 + r]
-                    if _shortcut32(px, py):
-                        values[band_row0 + r, c] = max_iter
-                        counts[band_row0 + r, c] = 0
-                    else:
-                        live = True
-                        n = i32(0)
-                        x = y = x2 = y2 = _ZERO
-            need = thresh32 if more else i32(32)
-            idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
-            if idle == 32:
-                if not more:
-                    break
-                continue
-            while idle < need:
-                if live:
-                    # _BLOCKS blocks of _BLOCK steps with one escape test each, then single
-                    # steps: the redo of an escaped block from its saved z, or, near max_iter,
-                    # all the steps left; int32 counts (64-bit ones take two instructions)
-                    stop = mi
-                    if n <= mi_span:
-                        stop = n                    # no single steps after whole blocks
-                        for _ in range(_BLOCKS):
-                            sx, sy = x, y
-                            for _ in range(_BLOCK):
-                                x, y = _zstep(x, y, x2, y2, px, py)
-                                x2 = _mul(x, x)
-                                y2 = _mul(y, y)
-                            if not _add(x2, y2) <= _B2:     # escaped (NaN: overflowed)
-                                x, y = sx, sy
-                                x2 = _mul(x, x)
-                                y2 = _mul(y, y)
-                                stop = i32(n + _BLOCK)
-                                break
-                            n = i32(n + _BLOCK)
-                            stop = n
-                    r2 = _ZERO
-                    while n < stop:
-                        n = i32(n + 1)
-                        x, y, x2, y2, r2 = _step32(x, y, x2, y2, px, py)
-                        if r2 > _B2:
-                            break
-                    if r2 > _B2:
-                        live = False
-                        done = i32(2)
-                    elif n >= mi:
-                        live = False
-                        done = i32(3)
-                idle = i32(cuda.popc(_warp.ballot_sync(_FULL_MASK, not live)))
 else:  # pragma: no cover - only where numba-cuda is broken
     escape_kernel = escape_persistent_kernel = None
     probe_kernel = count_kernel = scatter_kernel = None
-    escape_warp_kernel32_blocks = None
 
 
 class GridLaunch:
@@ -466,10 +332,11 @@ def variant(name: str, *, chunk: int = CHUNK, grab: int = GRAB, thresh: int = TH
 _BUILT: dict = {}
 
 
-def build(steps: int, blocks: int):
-    """escape_warp_kernel32 grouping `blocks` blocks of `steps` steps a look: the app's kernel at
-    its own grouping, else a twin compiled with that grouping's globals, once a process (outside
-    numba's disk cache, which keys on the name and source that the twins share)."""
+def warp_kernel32(steps: int = BLOCK_STEPS, blocks: int = BLOCKS_PER_LOOK):
+    """escape_warp_kernel32 grouping `blocks` blocks of `steps` steps a look, for WarpLaunch32's
+    `kernel`: the app's kernel at its own grouping, else a twin compiled with that grouping's
+    globals, once a process (outside numba's disk cache, which keys on the name and source that
+    the twins share)."""
     key = (int(steps), int(blocks))
     if key == (ew.BLOCK_STEPS, ew.BLOCKS_PER_LOOK):
         return ew.escape_warp_kernel32
@@ -478,20 +345,3 @@ def build(steps: int, blocks: int):
         _BUILT[key] = cuda.jit(cache=False)(twin(fn, fn.__name__, _BLOCK=np.int32(key[0]),
                                                  _LOOK=ew._look_of(*key)))
     return _BUILT[key]
-
-
-def warp_kernel32(name: str = F32_KERNEL, steps: int = BLOCK_STEPS,
-                  blocks: int = BLOCKS_PER_LOOK):
-    """The float32 warp kernel `name` (F32_KERNELS) grouping `blocks` blocks of `steps` steps a
-    look, for WarpLaunch32's `kernel`: "branchless" (the app's, `build`) or "blocks" (the one it
-    replaced, at this process's BLOCK_STEPS, BLOCKS_PER_LOOK only: its constants are compiled
-    in)."""
-    if name not in F32_KERNELS:
-        raise ValueError(f"unknown float32 kernel {name!r}; choose one of: "
-                         f"{', '.join(F32_KERNELS)}")
-    if name == "branchless":
-        return build(steps, blocks)
-    if (steps, blocks) != (BLOCK_STEPS, BLOCKS_PER_LOOK):
-        raise ValueError(f"the blocks kernel is built for {BLOCK_STEPS},{BLOCKS_PER_LOOK} only "
-                         f"({F32_BLOCK_ENV}), not {steps},{blocks}")
-    return escape_warp_kernel32_blocks

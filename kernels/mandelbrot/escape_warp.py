@@ -282,7 +282,7 @@ else:  # pragma: no cover - only where numba-cuda is broken
 #   arithmetic, no negative-index wraparound code).
 #
 # The kernel reads its grouping from this module's globals (`_BLOCK`, `_LOOK`), so a bench can
-# compile it at another (escape_variants.build); the kernel it replaced is a bench variant there.
+# compile it at another (escape_variants.warp_kernel32).
 # The grouping, chosen by tools/f32_block_sweep.py (docs/notes/performance-history.md):
 BLOCK_STEPS, BLOCKS_PER_LOOK = 16, 4
 
@@ -402,7 +402,7 @@ if cuda is not None:
                     elif n >= mi:
                         done = i32(3)
                     else:           # never (a block escapes only where one of its steps does):
-                        live = True     # the pixel would carry on, as the blocks kernel's does
+                        live = True     # the pixel would carry on
                         done = i32(0)
                 row = u32(row0 + r)
                 col = u32(c)

@@ -1,5 +1,5 @@
 """The bench-only launches' settings (escape_variants.py's, which imports numba.cuda: these do not):
-the float64 variants' defaults, and the float32 kernel and step grouping a sweep starts from.
+the float64 variants' defaults, and the float32 step grouping a sweep starts from.
 """
 from __future__ import annotations
 
@@ -24,12 +24,9 @@ SAMPLE = 4
 PROBE = 256
 REACH = 2
 
-# float32: GPU_EXPLORER_F32_BLOCK="steps,blocks" and GPU_EXPLORER_F32_KERNEL (one of F32_KERNELS)
-# set the grouping and kernel a sweep runs by default (tools/f32_block_sweep.py, gpu_f32_check.sh);
-# the app's float32 frames never read them
+# float32: GPU_EXPLORER_F32_BLOCK="steps,blocks" sets the grouping a sweep runs by default
+# (tools/f32_block_sweep.py, gpu_f32_check.sh); the app's float32 frames never read it
 F32_BLOCK_ENV = "GPU_EXPLORER_F32_BLOCK"
-F32_KERNEL_ENV = "GPU_EXPLORER_F32_KERNEL"
-F32_KERNELS = ("branchless", "blocks")
 
 
 def parse(text: str | None) -> tuple[int, int] | None:
@@ -52,5 +49,3 @@ def _setting(name: str, read, default, want: str):
 
 
 F32_BLOCK = _setting(F32_BLOCK_ENV, parse, None, '"steps,blocks", steps 1 to 64, blocks 1 to 16')
-F32_KERNEL = _setting(F32_KERNEL_ENV, lambda t: t if t in F32_KERNELS else None, F32_KERNELS[0],
-                      f"one of {', '.join(F32_KERNELS)}")

@@ -91,26 +91,6 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch, numba_cuda):
     assert _F64_ARITHMETIC.findall(ptx64)
 
 
-@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
-@pytest.mark.parametrize("block, blocks", [(1, 1), (4, 3), (16, 2)])
-def test_float32_blocks_variant_keeps_the_counts(gpu_backend, cpu_backend, simulated,
-                                                  monkeypatch, block, blocks):
-    """The kernel the app ran before (escape_variants.py's blocks kernel, a bench variant) at other
-    groupings than the default: the escaped blocks' redo and the steps left before max_iter give
-    the CPU twin's counts. The simulator reads the kernel's constants when it runs; a real GPU
-    compiled them in, so there this runs the default grouping only."""
-    from kernels.mandelbrot import escape_variants as blocks_variant
-    if simulated:
-        monkeypatch.setattr(blocks_variant, "_BLOCK", np.int32(block))
-        monkeypatch.setattr(blocks_variant, "_BLOCKS", np.int32(blocks))
-        monkeypatch.setattr(blocks_variant, "_SPAN", np.int32(block * blocks))
-    req = _req(*SEAHORSE, 0.02, (10, 6) if simulated else (640, 480), 37 if simulated else 3001)
-    gpu = m.Renderer(gpu_backend, number_type="float32", thresh=8)
-    gpu.target.launch.kernel = blocks_variant.escape_warp_kernel32_blocks
-    _same(gpu.render(req), m.Renderer(cpu_backend, number_type="float32").render(req),
-          req.max_iter)
-
-
 def test_float32_step_loop_is_float32_arithmetic(monkeypatch, numba_cuda):
     """At the default grouping, the loop that iterates between two looks at the warp (the look's
     blocks of steps): nearly all float32 arithmetic, no 64-bit integer work (two instructions an

@@ -36,7 +36,7 @@ def test_branchless_kernel_keeps_the_counts(gpu_backend, cpu_backend, simulated,
     with a partial block left (max_iter not a multiple of the block) and cardioid pixels: the CPU
     twin's counts and values."""
     from kernels.mandelbrot.escape_variants import warp_kernel32
-    kernel = warp_kernel32("branchless", steps, blocks)
+    kernel = warp_kernel32(steps, blocks)
     cases = ([_req(*SEAHORSE, 0.02, (10, 6), 37), _req(-0.5, 0.0, 3.0, (12, 5), 11)]
              if simulated else
              [_req(*SEAHORSE, 0.02, (640, 480), 3001), _req(-0.5, 0.0, 3.0, (333, 201), 257)])
@@ -58,36 +58,26 @@ def test_branchless_kernel_below_one_block(gpu_backend, cpu_backend):
     """max_iter below one block: no block ever fits, every pixel is settled in single steps."""
     from kernels.mandelbrot.escape_variants import warp_kernel32
     req = _req(*SEAHORSE, 0.05, (9, 4), 5)
-    g = _render(gpu_backend, req, warp_kernel32("branchless", 16, 2))
+    g = _render(gpu_backend, req, warp_kernel32(16, 2))
     c = m.Renderer(cpu_backend, number_type="float32").render(req)
     np.testing.assert_array_equal(m.iteration_counts(g.values, 5), m.iteration_counts(c.values, 5))
 
 
-def test_unknown_kernel_and_grouping_are_refused():
-    from kernels.mandelbrot import escape_variants as ev
-    with pytest.raises(ValueError, match="unknown float32 kernel"):
-        ev.warp_kernel32("fast")
-    with pytest.raises(ValueError, match="built for"):
-        ev.warp_kernel32("blocks", 3, 5)
-
-
 def test_default_kernel_is_the_cached_one(simulated, numba_cuda):
     """The app's kernel is the module's own (cached on disk like the other kernels); another
-    grouping is a copy built once a process, outside the cache, and the blocks variant is another
-    kernel."""
+    grouping is a copy built once a process, outside the cache."""
     from kernels.mandelbrot import escape_variants as ev
     from kernels.mandelbrot import escape_warp as ew32
     from kernels.mandelbrot import targets_f32
     app = ew32.escape_warp_kernel32
-    assert ev.F32_KERNEL == "branchless" and ev.warp_kernel32() is app
+    assert ev.warp_kernel32() is app
     assert targets_f32.WarpLaunch32(None, 16).kernel is app
     assert targets_f32.WarpLaunch32(None, 16).thresh == targets_f32.THRESH
-    other = ev.warp_kernel32("branchless", 8, 2)
-    assert other is not app and other is ev.warp_kernel32("branchless", 8, 2)
-    assert ev.warp_kernel32("blocks") is not app
+    other = ev.warp_kernel32(8, 2)
+    assert other is not app and other is ev.warp_kernel32(8, 2)
     if not simulated:
         from numba.cuda.dispatcher import CUDACache
-        assert ev.CACHE_KERNEL and isinstance(app._cache, CUDACache)
+        assert isinstance(app._cache, CUDACache)
         assert not isinstance(other._cache, CUDACache)
 
 
@@ -110,7 +100,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
            "float32[::1], int64")
     steps, blocks = 16, 4
     try:
-        ptx = cuda.compile_ptx(ev.build(steps, blocks).py_func, sig, cc=(9, 0))[0]
+        ptx = cuda.compile_ptx(ev.warp_kernel32(steps, blocks).py_func, sig, cc=(9, 0))[0]
     except Exception as exc:   # no NVVM: a machine without the CUDA toolkit
         pytest.skip(f"cannot compile PTX here: {type(exc).__name__}")
     found = loops(ptx)
@@ -121,5 +111,5 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
     wide = re.compile(r"^(?:add|sub|mul|mad|setp|selp|shl|shr|and|or|xor|min|max)\.[a-z.]*[sub]64$")
     assert not [op for op in look[1] if wide.match(op)], look
     assert look[1]["vote.sync.ballot.b32"] == 1 and look[1]["bra"] <= 2, look
-    # and, like the blocks kernel, no float64 arithmetic anywhere (test_float32_gpu.py's check)
+    # and no float64 arithmetic anywhere (test_float32_gpu.py's check)
     assert not _F64_ARITHMETIC.findall(ptx)
