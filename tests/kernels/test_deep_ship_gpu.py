@@ -27,3 +27,22 @@ def test_the_gpu_draws_the_ship_as_the_cpu_and_mpfr(gpu_backend, cpu_backend, si
     assert gpu.stats == cpu.stats
     if not simulated:
         assert_exact(gpu.values, exact_values(req), req.max_iter)
+
+
+def test_the_gpu_draws_the_off_axis_ship_past_1e300_as_the_cpu_and_mpfr(gpu_backend, cpu_backend,
+                                                                         simulated):
+    """locations.SHIP_662 at 1e-301 (floatexp deltas off the axis), --exact-pixels on both: the
+    handed-back pixels are the same ones, and on a real GPU the frame is MPFR's."""
+    from test_deep_ship import counts, off_axis_deep_request
+    req = off_axis_deep_request(size=(3, 2), max_iter=8000) if simulated else off_axis_deep_request()
+    gpu_r, cpu_r = DeepRenderer(gpu_backend), DeepRenderer(cpu_backend)
+    gpu_r.exact_redo = cpu_r.exact_redo = True
+    gpu, cpu = gpu_r.render_values(req), cpu_r.render_values(req)
+    assert gpu.format == cpu.format == "extended"
+    assert np.array_equal(gpu.values, cpu.values)
+    assert gpu.stats == cpu.stats
+    if not simulated:
+        assert gpu.stats["exact_pixels"] > 0
+        truth = exact_values(req)
+        assert_exact(gpu.values, truth, req.max_iter)
+        assert np.array_equal(counts(gpu.values), counts(truth))
