@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kernels.lent_arrays import LENT
+
 from .movie_parts import parts_dir
 
 # frames a batch holds at most; keyframes within a batch are drawn on all workers at once (the
@@ -115,6 +117,14 @@ class KeyframeFiles:
         if not self.keep:
             self._submit(("discard", k, None))
 
+    def release(self, values: np.ndarray) -> None:
+        """Keyframe values no frame needs any more: given back to their lender once any save
+        of them queued before has been written."""
+        if self._thread is None:
+            LENT.give(values)
+        else:
+            self._ops.put(("release", None, values))
+
     def close(self) -> None:
         """Write what waits and stop the thread; its error (a full disk) raised here."""
         if self._thread is not None:
@@ -136,6 +146,9 @@ class KeyframeFiles:
             if op is None:
                 return
             what, k, values = op
+            if what == "release":
+                LENT.give(values)
+                continue
             try:
                 if what == "save":
                     self._write(k, values)
@@ -222,7 +235,8 @@ class FrameChunk:
         out = []
         for _k, lw, limit, first, last in self.frames:
             worker.check()
-            out.append(np.array(asm.frame(self.colouring, lw, limit, first, last), copy=True))
+            # out of the assembler's ring into a lent array: the encoder lane gives it back
+            out.append(LENT.copy_of(asm.frame(self.colouring, lw, limit, first, last)))
         return out, time.perf_counter() - t0
 
 
@@ -339,8 +353,10 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
                 yield ("frame", f[0], rgba)
         times.assemble_wall_s += time.perf_counter() - t0
         for k in [k for k, last in last_use.items() if last == b]:
-            held.pop(k, None)
+            values = held.pop(k, None)
             files.discard(k)
+            if values is not None:
+                files.release(values)
 
 
 def interleave(frames: list, keyframes: list):

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.lent_arrays import LENT
+
 from .files import write_png
 from .movie import DiskFull, Movie
 from .movie_join import SegmentJoiner
@@ -85,6 +87,7 @@ class _Lane(threading.Thread):
                         if got != k:
                             raise RuntimeError(f"lane got frame {got}, expected {k}")
                         sink.add(rgba)
+                        LENT.give(rgba)     # a keyframe movie's frame: copied out, lent again
                         self.stats.busy_s += time.perf_counter() - t1
                         self.stats.frames += 1
                         w.frame_encoded()
@@ -269,6 +272,7 @@ class MovieWriter:
         # a lane that failed is reported at once, not after the others are waited for
         while not self.wait_lanes(0.1):
             pass
+        LENT.clear()        # every frame is encoded: the lent arrays' memory goes back
         missing = self.parts.pending()
         if missing:
             raise RuntimeError(f"{len(missing)} segments were never finished")
@@ -304,6 +308,7 @@ class MovieWriter:
         for lane in self.lanes:
             if lane.is_alive():
                 lane.join(max(0.0, deadline - time.perf_counter()))
+        LENT.clear()
         if self.joiner is not None:
             # a moment at least: the output's temporary file goes before the segments are counted
             self.joiner.abort(max(1.0, deadline - time.perf_counter()))

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..lent_arrays import LENT
 from .deep.request import DeepRequest
 
 # a keyframe's BLA table is built for its bound rounded up to a multiple of this many bits (a
@@ -142,7 +143,7 @@ class KeyframeRenderer:
         if gpu:
             self._span_end(span)
             self.deep._get_stream().synchronize()
-            values = values.copy()
+            values = LENT.copy_of(values)
         return values
 
     def _render_sectors(self, em, k: int, cancel):
@@ -181,7 +182,7 @@ class KeyframeRenderer:
             self._span_end(span)
             for deep in self.deeps:
                 deep._get_stream().synchronize()
-            values = values.copy()
+            values = LENT.copy_of(values)
         return values
 
     def _span_start(self):

@@ -195,3 +195,24 @@ def test_an_interrupted_keyframe_video_resumes_and_cleans_up(tmp_path, monkeypat
     assert "resuming" in capsys.readouterr().err
     assert video.probe_frames(str(out)) == (8, FPS)
     assert not os.path.exists(parts)            # the parts and their keyframes are gone
+
+
+def test_lent_frames_and_keyframes_come_back_and_change_no_frame(tmp_path, monkeypatch, short,
+                                                                whole):
+    """Frames and keyframes travel in lent arrays given back by the encoder lane and once no
+    batch needs a keyframe (kernels/lent_arrays.py): reused, and every frame as without lending."""
+    from kernels import lent_arrays
+    from kernels.mandelbrot import expmap_render
+    lender = lent_arrays.Lender()
+    for module in (movie_keyframes, movie_writer, expmap_render):
+        monkeypatch.setattr(module, "LENT", lender)
+    given = []
+    real_give = lender.give
+    monkeypatch.setattr(lender, "give", lambda a: given.append(a.shape) or real_give(a))
+    pattern = tmp_path / "f%02d.png"
+    assert movie(pattern) == 0
+    assert lender.reused > 0
+    assert (36, 64, 4) in given                         # a frame, from the lane
+    assert any(len(s) == 1 for s in given)              # a keyframe, once no batch needed it
+    for a, b in zip(frames(pattern), whole):
+        assert np.array_equal(a, b)

@@ -1,0 +1,79 @@
+"""Large host arrays lent for one trip from the thread that makes them to the one that uses them
+last, then given back for the next trip.
+
+A keyframe movie hands every frame (8 MB at 1080p) and every keyframe (tens of MB) from the GPU's
+worker to the encoder lanes and the keyframe files; a fresh numpy array for each is a fresh mmap
+whose every page faults in as it is first written, which made the copy out of the pinned ring ten
+times slower than a copy into memory touched before, on the worker thread that feeds the GPU.
+`copy_of` fills an array from the free list instead; whoever is done with it last calls `give`.
+An array this module did not lend (a Dask worker's, pickled on the way; one read from a file) is
+ignored by `give`, so a consumer may give back whatever it was handed.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+# free arrays kept a shape at most: more than the frames a movie holds in flight at once (the
+# lanes' queues and a chunk) is memory held for nothing
+KEEP = 64
+
+
+class Lender:
+    """Arrays lent by `copy_of`/`take` and taken back by `give`, a free list per (shape, dtype)."""
+
+    def __init__(self, keep: int = KEEP):
+        self.keep = int(keep)
+        self._free: dict[tuple, list[np.ndarray]] = {}
+        # id -> the lent array, weakly: an array dropped without `give` leaves, and a later array
+        # at the same address is not mistaken for it
+        self._lent: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+        self.reused = 0
+        self.made = 0
+
+    def take(self, shape, dtype) -> np.ndarray:
+        """An array of that shape and dtype (contents undefined), lent until `give`."""
+        key = (tuple(int(s) for s in shape), np.dtype(dtype).str)
+        with self._lock:
+            free = self._free.get(key)
+            arr = free.pop() if free else None
+            if arr is None:
+                self.made += 1
+            else:
+                self.reused += 1
+        if arr is None:
+            arr = np.empty(key[0], np.dtype(dtype))
+        with self._lock:
+            self._lent[id(arr)] = arr
+        return arr
+
+    def copy_of(self, a: np.ndarray) -> np.ndarray:
+        """A lent array holding a copy of `a`."""
+        out = self.take(a.shape, a.dtype)
+        np.copyto(out, a)
+        return out
+
+    def give(self, arr) -> None:
+        """Back to the free list if this lender lent it (and it was not given back already);
+        anything else is left alone. The caller must hold no view of it any more."""
+        if not isinstance(arr, np.ndarray):
+            return
+        with self._lock:
+            if self._lent.get(id(arr)) is not arr:
+                return
+            del self._lent[id(arr)]
+            free = self._free.setdefault((arr.shape, arr.dtype.str), [])
+            if len(free) < self.keep:
+                free.append(arr)
+
+    def clear(self) -> None:
+        """Drop the free arrays (a movie's end: their memory goes back)."""
+        with self._lock:
+            self._free.clear()
+
+
+# the process's lender: movie frames and keyframes
+LENT = Lender()

@@ -1,0 +1,47 @@
+"""kernels/lent_arrays.py: arrays lent and given back are lent again; what it did not lend, or
+lent and got back already, is left alone; a lent array dropped unreturned is forgotten."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from kernels.lent_arrays import Lender
+
+
+def test_a_given_back_array_is_lent_again_with_the_copy_it_is_asked_for():
+    lender = Lender()
+    a = lender.copy_of(np.arange(6.0).reshape(2, 3))
+    assert np.array_equal(a, np.arange(6.0).reshape(2, 3))
+    lender.give(a)
+    b = lender.copy_of(np.ones((2, 3)))
+    assert b is a and np.array_equal(b, np.ones((2, 3))) and lender.reused == 1
+    c = lender.take((2, 3), np.float32)           # another dtype: its own free list
+    assert c is not a and c.dtype == np.float32
+
+
+def test_what_it_did_not_lend_or_got_back_already_is_left_alone():
+    lender = Lender()
+    stranger = np.zeros(4)
+    lender.give(stranger)
+    lender.give("not an array")
+    assert lender.take((4,), np.float64) is not stranger
+    a = lender.take((3,), np.float64)
+    lender.give(a)
+    lender.give(a)                                 # twice: lent once more, not twice
+    assert lender.take((3,), np.float64) is a
+    assert lender.take((3,), np.float64) is not a
+
+
+def test_a_dropped_loan_is_forgotten_and_free_lists_are_bounded():
+    lender = Lender(keep=1)
+    a = lender.take((5,), np.float64)
+    del a
+    gc.collect()
+    assert len(lender._lent) == 0
+    x, y = lender.take((5,), np.float64), lender.take((5,), np.float64)
+    lender.give(x)
+    lender.give(y)
+    assert len(lender._free[((5,), np.dtype(np.float64).str)]) == 1
+    lender.clear()
+    assert lender.take((5,), np.float64) is not x
