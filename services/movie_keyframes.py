@@ -232,11 +232,10 @@ class FrameChunk:
                 asm.drop(k)
         for k in missing:
             asm.load(k, self.keyframes[k])
-        out = []
-        for _k, lw, limit, first, last in self.frames:
-            worker.check()
-            # out of the assembler's ring into a lent array: the encoder lane gives it back
-            out.append(LENT.copy_of(asm.frame(self.colouring, lw, limit, first, last)))
+        # each out of the assembler's ring into a lent array (the encoder lane gives it back)
+        # while the GPU draws the next
+        out = [LENT.copy_of(rgba) for rgba in asm.frames(
+            self.colouring, [f[1:] for f in self.frames], worker.check)]
         return out, time.perf_counter() - t0
 
 

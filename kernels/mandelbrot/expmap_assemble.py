@@ -124,6 +124,26 @@ class Assembler:
         """The coloured frame (Hpx, Wpx, 4) uint8 on the host, one of a ring of 3 buffers (pinned
         on a GPU: the one copy per frame at full speed), valid until the third frame after; `spec`
         has the colouring (palette, density, offset, interior, mapping: a frame's request)."""
+        return self._take(self._queue(spec, lw, limit, first, last))
+
+    def frames(self, spec, frames, check=None):
+        """frame() for each (lw, limit, first, last) of `frames`, in order, each valid until the
+        second one after it is asked for: on a GPU the next frame's kernels are queued before this
+        one is waited for, so the GPU draws it while the host copies this one out. `check()`
+        (a cancel) before each frame is queued."""
+        pending = None
+        for f in frames:
+            if check is not None:
+                check()
+            queued = self._queue(spec, *f)
+            if pending is not None:
+                yield self._take(pending)
+            pending = queued
+        if pending is not None:
+            yield self._take(pending)
+
+    def _queue(self, spec, lw, limit, first, last):
+        """A frame's kernels and its copy to the host ring queued (all done, on the CPU)."""
         wpx, hpx = self.em.size
         timer = JobTimer(self.backend, self._stream, "keyframe assembly")
         values = self.values(lw, limit, first, last, timer)
@@ -135,7 +155,13 @@ class Assembler:
         if self.backend.is_gpu:
             host = self.pool.host("rgba-host", (hpx, wpx), np.uint32, ring=3)
             rgba.copy_to_host(host, stream=self._stream)
-            self._stream.synchronize()
+            timer.queued()
             rgba = host
+        return timer, rgba
+
+    def _take(self, queued) -> np.ndarray:
+        """A queued frame once it is on the host (its timer finished: its GPU span alone)."""
+        timer, rgba = queued
         timer.finish()
+        wpx, hpx = self.em.size
         return rgba.view(np.uint8).reshape(hpx, wpx, 4)
