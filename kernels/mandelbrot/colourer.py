@@ -34,6 +34,9 @@ from .colour import (
 )
 
 
+OVERLAY_LUT = "lut:overlays"    # the overlays' palette among the palettes' tables
+
+
 class Colourer:
     """Colours value buffers on one backend with a request's palette, density, offset, interior
     colour and mapping (any object with those attributes). Keeps the packed palette tables (on the
@@ -71,11 +74,16 @@ class Colourer:
         self._luts[name] = hit
         return hit
 
-    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None):
+    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None,
+               drawn=None):
         """rgba (H, W) uint32 ← colours of values (H, W) float64, both where the backend keeps
         them (device arrays on a GPU). Timed as kernel time, detail "colourise". `fixed`: the
         statistics (an object with host arrays `stats` and `cdf`, picture_colour.FixedStats) of
-        the whole picture these values are a part of, used instead of the values' own."""
+        the whole picture these values are a part of, used instead of the values' own.
+        `drawn` (overlays.Drawn): that overlay of a float64 frame in place of the picture."""
+        if drawn is not None:
+            self._overlay(values, rgba, drawn, timer, stream)
+            return
         lut = self.lut(spec.palette, timer, stream)
         mode = mapping_index(getattr(spec, "mapping", "sqrt"))
         dens = phase_scale(MAPPINGS[mode], spec.density)
@@ -124,6 +132,81 @@ class Colourer:
                 launch(g.cdf_kernel, 1, SIM_CDF_THREADS if sim else CDF_THREADS, stream)(hist, cdf)
             launch(g.colour_kernel, blocks, (bx, by), stream)(values, rgba, max_iter, mode, dens,
                                                               offset, stats, cdf, lut, interior)
+
+    # ---- overlays, coloured in place of the picture (overlays.py, overlay_device.py) ---------
+    def _overlay(self, values, rgba, drawn, timer, stream):
+        """A float64 frame's overlay from what its escape pass left: the iterations from the
+        values, lane efficiency from them and the lane-iterations."""
+        from . import overlay_device as od
+        from . import overlays as ov
+        scale, args = drawn.scale, drawn.args
+        if not self.backend.is_gpu:
+            with timer.phase("kernel", detail="overlay"):
+                layers = od.float64_layers(values, args, into=self.pool.host(
+                    "overlay-layers", (ov.N_FLOAT64_LAYERS,) + values.shape, np.int32,
+                    pinned=False))
+                od.colour_cpu(ov.shown_values(drawn.name, layers), scale, rgba)
+            return
+        lut = self._overlay_lut(timer, stream)
+        blocks, threads = od.grid2(rgba.shape, self.backend.simulated)
+        span = od.span_of(scale)
+        with timer.phase("kernel", gpu=True, detail="overlay"):
+            if drawn.name == ov.LANES:
+                self._launch(od.colour_lanes_kernel, blocks, threads, stream)(
+                    values, drawn.slots, rgba, args[-1], scale.lo, span, lut,
+                    np.uint32(ov.no_value_word()))
+            else:
+                self._launch(od.colour_iterations_kernel, blocks, threads, stream)(
+                    values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
+
+    def colour_layers(self, layers, name, max_iter, rgba, timer, stream=None):
+        """rgba ← overlay `name` of a deep frame's layers (N_DEEP_LAYERS, H, W), where they lie;
+        returns its overlays.Scale (deep step counts: up to the frame's largest)."""
+        from . import overlay_device as od
+        from . import overlays as ov
+        k = ov.DEEP_LAYER[name]
+        gpu = self.backend.is_gpu
+        top = 0
+        if name not in (ov.ITERATIONS, ov.REDONE):
+            top = self._layer_max(layers, k, timer, stream) if gpu else int(
+                layers[k].max(initial=0))
+        scale = ov.scale_for(name, max_iter, top)
+        if not gpu:
+            with timer.phase("kernel", detail="overlay"):
+                od.colour_cpu(ov.shown_values(name, layers), scale, rgba)
+            return scale
+        lut = self._overlay_lut(timer, stream)
+        blocks, threads = od.grid2(rgba.shape, self.backend.simulated)
+        with timer.phase("kernel", gpu=True, detail="overlay"):
+            od.colour_layer_kernel[blocks, threads, stream](
+                layers, k, -1, rgba, scale.lo, scale.hi, scale.log, lut,
+                np.uint32(ov.no_value_word()))
+        return scale
+
+    def _layer_max(self, layers, k, timer, stream) -> int:
+        from . import escape_gpu
+        from . import overlay_device as od
+        out = self.pool.device("overlay-max", (1,), np.int32, stream=stream)
+        host = self.pool.host("overlay-max", (1,), np.int32)
+        blocks, threads = od.reduce_grid(self.backend.simulated)
+        with timer.phase("kernel", gpu=True, detail="overlay"):
+            escape_gpu.zero_kernel[1, 32, stream](out)
+            od.layer_max_kernel[blocks, threads, stream](layers, k, out)
+        out.copy_to_host(host, stream=stream)
+        stream.synchronize()
+        return int(host[0])
+
+    def _overlay_lut(self, timer, stream):
+        """The overlays' palette on the device, uploaded once."""
+        hit = self._luts.get(OVERLAY_LUT)
+        if hit is None:
+            from .overlays import lut_words
+            words = lut_words()
+            hit = self.pool.device(OVERLAY_LUT, words.shape, np.uint32, stream=stream)
+            with timer.phase("h2d", gpu=True, nbytes=words.nbytes):
+                hit.copy_to_device(words, stream=stream)
+            self._luts[OVERLAY_LUT] = hit
+        return hit
 
     def warm(self, timer, stream=None, mappings=MAPPINGS):
         """Compile the colouring kernels of `mappings` (a 3×4 frame in each) not yet compiled.

@@ -38,6 +38,12 @@ class CpuTarget:
     def rgba(self, pool, name, h, w, ring=3):
         return pool.host(name, (h, w), np.uint32, pinned=False, ring=ring)
 
+    def lanes(self, pool, h, w, max_iter):
+        return None                     # no warps: each thread runs its own pixels
+
+    def counts_lanes(self, h, w, max_iter) -> bool:
+        return False
+
     def host(self, pool, name, shape, dtype, ring=1):
         return None                     # results stay where they were computed
 
@@ -61,12 +67,13 @@ class CpuTarget:
     def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
         self.escape(values, args, timer, None, counts, formula=formula)
 
-    def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT):
+    def escape(self, values, args, timer, cancel, counts, whole=False, formula=MANDELBROT,
+               lanes=None):
         """Escape values for the buffer's rows (args: the escape kernels' grid arguments, which
         become the band kernel's pixel axes, escape.pixel_axes), in bands
         of at most `cuts().cpu_work` iterations; a cancel also stops the kernel inside a band.
-        `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation.
-        `formula`: what the pass iterates (formulas.py's names)."""
+        `whole` (GpuTarget's) changes nothing here: the bands cost no synchronisation; nor do
+        `lanes` (lanes() gives none). `formula`: what the pass iterates (formulas.py's names)."""
         kernel = self.formula_kernel(formula)
         rows, cols = values.shape
         max_iter = args[-1]

@@ -17,6 +17,7 @@ import numpy as np
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer, Timings
+from . import overlays as ov
 from .colourer import Colourer
 from .picture_colour import needs_whole_picture, whole_strips
 from .deep.request import add_decimal, band_shift
@@ -107,25 +108,28 @@ class DeepFrameRenderer:
     def _stream(self):
         return self.deep._get_stream()
 
-    def render(self, request: DeepFrameRequest, cancel=None, progress=None) -> Frame:
+    def render(self, request: DeepFrameRequest, cancel=None, progress=None, keep=()) -> Frame:
         """One coloured frame. progress(fraction, stage) as DeepRenderer.render_values reports it,
         and once with stage "compile" before the kernels are first compiled.
         Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU); Frame.values (when asked
         for) likewise; meta: format, stats, reused (reference), table_reused, reference_points,
         precision_bits, reference_period (None unless the orbit stopped at its period), max_iter,
-        backend."""
-        return self.start(request, cancel, progress)()
+        backend. Overlays as Renderer.render draws and keeps them (`keep`), from the deep loops'
+        layer twins: Frame.meta["overlay"]."""
+        return self.start(request, cancel, progress, keep)()
 
-    def start(self, request: DeepFrameRequest, cancel=None, progress=None):
+    def start(self, request: DeepFrameRequest, cancel=None, progress=None, keep=()):
         """render() queued on the GPU without waiting for it: a callable that waits for this
         frame's work alone and gives its Frame, so that the next frame's host part (its
         reference check, its launches) runs while this one's pixels do. Call it before starting
-        a second frame after this one (the frames' host buffers are a ring of 3)."""
-        if request.overlay:             # a frame of its own kernels (overlay_frames.py), waited for
-            from .overlay_frames import deep_frame
-            frame = deep_frame(self, request, cancel, progress)
-            return lambda: frame
+        a second frame after this one (the frames' host buffers are a ring of 3). A frame with
+        overlays is waited for here."""
         request.validate()
+        counting = ov.counting(request, keep, True, bool(self.backend.is_gpu),
+                               request.number_type == "float32")
+        if counting is not None:
+            frame = self._counted(request, counting, cancel, progress)
+            return lambda: frame
         w, h = int(request.size[0]), int(request.size[1])
         compile_ms = None
         if not (self._colour_warm and self.deep._compiled):
@@ -194,6 +198,74 @@ class DeepFrameRenderer:
                                "max_iter": request.max_iter, "backend": self.backend.label,
                                "number_type": res.number_type})
         return finish
+
+    def _counted(self, request, counting, cancel, progress) -> Frame:
+        """A frame with overlays: the values with the layers the deep loops' twins count, then the
+        overlay or the picture coloured where they lie; recolouring never reuses its values."""
+        gpu = bool(self.backend.is_gpu)
+        w, h = int(request.size[0]), int(request.size[1])
+        max_iter = int(request.max_iter)
+        compile_ms = None
+        if not (self._colour_warm and self.deep._compiled):
+            if progress is not None:
+                progress(0.0, "compile")
+            compile_ms = self.warmup()
+        self._last = None
+        self.deep.number_type = request.number_type
+        stream = self._stream()
+        shape = (ov.N_DEEP_LAYERS, h, w)
+        layers = (self.pool.device("overlay-layers", shape, np.int32, stream=stream) if gpu else
+                  self.pool.host("overlay-layers", shape, np.int32, pinned=False))
+        res = self.deep.render_values(request, cancel=cancel, progress=progress, to_host=not gpu,
+                                      layers=layers)
+        timings = res.timings
+        if compile_ms:
+            timings.add("compile", compile_ms)
+        timer = JobTimer(self.backend, stream, "colour")
+        if gpu:
+            rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
+        else:
+            rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
+        scale = None
+        if counting.name:
+            scale = self.colourer.colour_layers(layers, counting.name, max_iter, rgba, timer,
+                                                stream)
+        else:
+            self.colourer.colour(res.values, rgba, request, max_iter, timer, stream)
+        kept = {}
+        if counting.keep:
+            host = layers
+            if gpu:
+                host = np.empty(layers.shape, layers.dtype)
+                with timer.phase("d2h", gpu=True, nbytes=host.nbytes, gate=False):  # pageable
+                    layers.copy_to_host(host, stream=stream)
+                stream.synchronize()
+            kept = {n: ov.shown_values(n, np.array(host)) for n in counting.keep}
+        host_values = None
+        if gpu:
+            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
+            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
+                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
+            if request.want_values:
+                host_values = res.values.copy_to_host(stream=stream)
+        else:
+            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
+            if request.want_values:
+                host_values = np.array(res.values)
+        # iterations performed, those the BLA steps skipped and every pass of a redone pixel
+        totals = dict(res.stats, pixels=w * h,
+                      useful=res.stats["perturbation_steps"] + res.stats["bla_iterations"])
+        info = ov.OverlayInfo(counting.name, scale, totals, ov.reasons(True, gpu), kept)
+        _merge(timings, timer.finish())
+        timings.label = info.label(timings.label)
+        return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+                     fetch_value=self._fetcher(res.values, h, w),
+                     meta={"format": res.format, "stats": dict(res.stats), "reused": res.reused,
+                           "recoloured": False, "table_reused": res.table_reused,
+                           "reference_points": getattr(res.reference, "length", None),
+                           "precision_bits": getattr(res.reference, "precision", None),
+                           "max_iter": max_iter, "backend": self.backend.label, "overlay": info,
+                           "number_type": getattr(res, "number_type", "float64")})
 
     def _fetcher(self, values, h, w):
         """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The

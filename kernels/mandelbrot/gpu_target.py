@@ -64,6 +64,7 @@ class GpuTarget:
         self._stream = None
         self._launchers: dict = {}      # (kernel, grid, block) -> PreparedKernel
         self._formula_launches: dict = {}   # formula -> the twin of `launch` that runs it
+        self._lanes_launch = None           # the warp launch's counting twin, made once
 
     @property
     def stream(self):
@@ -87,6 +88,21 @@ class GpuTarget:
 
     def rgba(self, pool, name, h, w, ring=3):
         return pool.device(name, (h, w), np.uint32, stream=self.stream)
+
+    def lanes(self, pool, h, w, max_iter):
+        """Where a frame's escape pass counts the lane-iterations its warps issue (LaneCount),
+        or None where none are counted: a launch other than the warp launch, or a frame that
+        runs in iteration slices (one thread per pixel)."""
+        if not self.counts_lanes(h, w, max_iter):
+            return None
+        return LaneCount(pool.device("overlay-slots", (h, w), np.int32, stream=self.stream),
+                         pool.device("overlay-lanes", (1,), np.int64, stream=self.stream),
+                         pool.host("overlay-lanes", (1,), np.int64))
+
+    def counts_lanes(self, h, w, max_iter) -> bool:
+        """Whether a frame of h × w pixels can count its lanes: the warp launch, in launches that
+        each run their pixels to the end."""
+        return type(self.launch) is WarpLaunch and not self._sliced(h, w, int(max_iter))
 
     def host(self, pool, name, shape, dtype, ring=1):
         """A pinned host array that a result is copied into."""
@@ -144,20 +160,32 @@ class GpuTarget:
         plain_rows = work // max(1, cols * max_iter)
         return plain_rows < rows and plain_rows < max(1, -(-min_pixels // cols))
 
-    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None,
-               formula: str = MANDELBROT):
+    def escape(self, values, args, timer, cancel, counts, whole=False,
+               formula: str = MANDELBROT, lanes=None):
         """Escape values for the buffer's rows (args: escape kernels' grid arguments). `whole`:
         one launch even where the worst case's work would cut the rows into bands, each ending in
         a synchronisation and a cancel check (a poster's next band, once its last was quick).
-        `launch`: another launch for this pass than the target's own (the lane-efficiency
-        overlay's counting twin of the warp launch); the sliced kernel stays the same.
         `formula`: what the pass iterates (formulas.py's names; the target's launch's twin for
-        another formula than Mandelbrot's)."""
-        if launch is None:
-            launch = self._launch_of(formula)
-        elif formula != MANDELBROT:         # the overlay's twin counts Mandelbrot's loop only
-            raise ValueError(f"a launch of its own draws the Mandelbrot set only, not "
+        another formula than Mandelbrot's). `lanes` (a LaneCount of lanes()): the pass runs
+        the warp launch's counting twin, which also counts the lane-iterations it issues."""
+        if lanes is None:
+            self._bands(self._launch_of(formula), values, args, timer, cancel, counts, whole,
+                        formula)
+            return
+        if formula != MANDELBROT:           # the counting twin counts Mandelbrot's loop only
+            raise ValueError(f"lane efficiency is counted for the Mandelbrot set only, not "
                              f"{LABELS.get(formula, formula)}")
+        launch = self._lanes_launch
+        if launch is None:
+            launch = self._lanes_launch = OverlayWarpLaunch(self.launch, None, None)
+        launch.slots, launch.lanes = lanes.slots, lanes.total
+        self.kernel(_gpu().zero_kernel, 1, 32)(lanes.total)
+        self._bands(launch, values, args, timer, cancel, counts, whole, formula)
+        with timer.phase("d2h", gpu=True, nbytes=lanes.home.nbytes):
+            lanes.total.copy_to_host(lanes.home, stream=self.stream)
+
+    def _bands(self, launch, values, args, timer, cancel, counts, whole, formula):
+        """escape()'s pass with `launch`: one launch, bands of rows, or iteration slices."""
         rows, cols = values.shape
         max_iter = args[-1]
         work, _, max_pixels = self._bounds()
@@ -226,6 +254,18 @@ class GpuTarget:
                 running, counted, n0 = total - counted, total, n1
                 if cancel is not None and running > 0:
                     cancel.check()
+
+
+class LaneCount:
+    """The lane-efficiency overlay's counters on the device: `slots` (H, W) int32 the
+    lane-iterations per pixel, `total` (1,) int64 the frame's; `home` its pinned host copy, valid
+    once the stream has synchronised after the escape pass."""
+
+    def __init__(self, slots, total, home):
+        self.slots, self.total, self.home = slots, total, home
+
+    def issued(self) -> int:
+        return int(self.home[0])
 
 
 class CountedLaunch:
@@ -316,14 +356,12 @@ class OverlayWarpLaunch(WarpLaunch):
     """The warp launch (same thresh and warps per SM) running its lane-efficiency twin, the
     loop with its counting compiled in (escape_warp._make_warp_loop says what it counts), into
     `slots` (H, W) int32 and `lanes` (1,) int64 on the device: values and counts are the plain
-    kernel's bit for bit (tests/kernels/test_overlays.py). `rows` counts the rows its launches
-    covered, so the caller knows whether any band of the frame ran sliced instead."""
+    kernel's bit for bit (tests/kernels/test_overlays.py)."""
 
     def __init__(self, plain: WarpLaunch, slots, lanes):
         super().__init__(plain.thresh, plain.per_sm)
         self._empty = plain._empty
         self.slots, self.lanes = slots, lanes
-        self.rows = 0
 
     def dispatcher(self):
         from .escape_warp import warp_kernel   # numba.cuda: no part of a CPU frame's import
@@ -334,4 +372,3 @@ class OverlayWarpLaunch(WarpLaunch):
         gpu.kernel(self.dispatcher(), *grid)(
             values, counts, counter, order, hist, self.thresh, b0, n, *args, self.slots,
             self.lanes)
-        self.rows += n

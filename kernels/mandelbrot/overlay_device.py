@@ -48,6 +48,17 @@ def iterations_from_values_cpu(values, layers, row0, cx, cy, step, half_w, half_
                 layers[0, r, c] = 0 if inside else max_iter
 
 
+def float64_layers(values, args, into=None, slots=None) -> np.ndarray:
+    """The (2, H, W) int32 layers of a float64 frame on the host (overlays.F_ITER, F_SLOTS) from
+    its values and escape arguments `args`: the iterations, and `slots` the lane-iterations
+    (0 when none were counted)."""
+    if into is None:
+        into = np.empty((2,) + values.shape, np.int32)
+    iterations_from_values_cpu(values, into, args[0], *args[2:])
+    into[1] = 0 if slots is None else slots
+    return into
+
+
 def colour_cpu(shown: np.ndarray, scale, out: np.ndarray) -> np.ndarray:
     """The CPU's colouring: overlays.colour_host into `out` (H, W) uint32."""
     np.copyto(out, colour_host(shown, scale))

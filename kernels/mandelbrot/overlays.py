@@ -128,6 +128,45 @@ def check_names(names, deep: bool, gpu: bool, float32: bool = False,
             raise ValueError(f"overlay {n!r} has no meaning for {where}: {why}")
 
 
+@dataclass(frozen=True)
+class Counting:
+    """What a frame counts beside its picture, decided once from its request: `name` the overlay
+    drawn in place of the picture ("" none), `keep` the overlays whose layers come home."""
+    name: str
+    keep: tuple
+
+    @property
+    def names(self) -> tuple:
+        return tuple(self.keep) + ((self.name,) if self.name else ())
+
+    @property
+    def lanes(self) -> bool:
+        """Whether the frame's escape pass counts the lane-iterations its warps issue."""
+        return LANES in self.names
+
+
+def counting(request, keep, deep: bool, gpu: bool, float32: bool = False) -> Counting | None:
+    """The Counting of a frame of `request` asked to keep the layers of `keep` too, None when it
+    counts nothing; ValueError naming an overlay without meaning for the frame."""
+    c = Counting(request.overlay, tuple(keep))
+    if not c.names:
+        return None
+    check_names(c.names, deep, gpu, float32, getattr(request, "formula", MANDELBROT))
+    return c
+
+
+def reasons(deep: bool, gpu: bool) -> dict:
+    """Why each overlay has no meaning for a frame (name -> reason), for OverlayInfo."""
+    return {n: r for n in NAMES if (r := unavailable(n, deep, gpu)) is not None}
+
+
+def refuse(names, why: dict) -> None:
+    """ValueError for the first of `names` that `why` says has no meaning for this frame."""
+    for n in names:
+        if n in why:
+            raise ValueError(f"overlay {n!r} has no meaning for this frame: {why[n]}")
+
+
 # ---------------------------------------------------------------- scales and colours
 
 @dataclass(frozen=True)
@@ -138,6 +177,17 @@ class Scale:
     hi: float
     log: bool
     unit: str
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """An overlay coloured in place of a float64 frame's picture: its `name` and `scale`, the
+    frame's escape arguments `args` (its iterations come from its values and their places), and
+    for lane efficiency `slots`, the lane-iterations per pixel where the frame lies."""
+    name: str
+    scale: Scale
+    args: tuple
+    slots: object = None
 
 
 def scale_for(name: str, max_iter: int, layer_max: int = 0) -> Scale:
@@ -209,6 +259,11 @@ class OverlayInfo:
 
     def text(self) -> str:
         return totals_text(self.name, self.totals)
+
+    def label(self, label: str) -> str:
+        """A frame's timing label with these totals after it (the timing panel's title)."""
+        text = self.text()
+        return f"{label} · {text}" if text else label
 
 
 def _g(x: float) -> str:

@@ -17,6 +17,7 @@ from ..buffers import BufferPool
 from ..frame import Frame
 from ..timing import JobTimer
 from . import escape as mk
+from . import overlays as ov
 from .colourer import Colourer
 from .cpu_target import CpuTarget
 from .formulas import MANDELBROT
@@ -194,17 +195,29 @@ class Renderer:
             return None
         return self.warmup((request.mapping,), request.formula)
 
-    def render(self, request: MandelbrotRequest, cancel=None) -> Frame:
+    def render(self, request: MandelbrotRequest, cancel=None, keep=()) -> Frame:
         """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
         Frame.values (when asked for) from 3 value buffers: both stay valid until three newer frames
-        of the same size have been rendered; copy them to keep them longer."""
-        if request.overlay:             # a frame of its own kernels (overlay_frames.py)
-            from .overlay_frames import float64_frame
-            return float64_frame(self, request, cancel)
+        of the same size have been rendered; copy them to keep them longer.
+
+        Overlays (overlays.py): `request.overlay` is drawn in place of the picture, and the layers
+        of those named in `keep` come home as host arrays; either way Frame.meta["overlay"] is an
+        OverlayInfo. The escape pass is the app's own, except for lane efficiency, which runs the
+        warp launch's counting twin (gpu_target.OverlayWarpLaunch)."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        compile_ms = self._warm_for(request)
         target = self.target
+        counting = ov.counting(request, keep, False, bool(self.backend.is_gpu),
+                               self.number_type == "float32")
+        lanes = None
+        if counting is not None:
+            why = ov.reasons(False, bool(self.backend.is_gpu))
+            if self.backend.is_gpu and not target.counts_lanes(h, w, request.max_iter):
+                why[ov.LANES] = ov.SLICED_REASON
+            ov.refuse(counting.names, why)
+            if counting.lanes:
+                lanes = target.lanes(self.pool, h, w, request.max_iter)
+        compile_ms = self._warm_for(request)
         timer = JobTimer(self.backend, target.stream,
                          f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
         if compile_ms is not None:
@@ -212,7 +225,9 @@ class Renderer:
 
         key = (request.center_re, request.center_im, request.width, w, h, request.max_iter,
                request.formula)
-        recolour = (self.reuse_values and self._slot >= 0 and self._slot_key[self._slot] == key)
+        # a frame that counts runs its escape pass: lane-iterations exist only while it runs
+        recolour = (self.reuse_values and counting is None and self._slot >= 0
+                    and self._slot_key[self._slot] == key)
         if not recolour:
             self._slot = (self._slot + 1) % self.VALUE_SLOTS
             # invalid until the escape pass has finished (older frames' read-outs answer NaN)
@@ -224,11 +239,16 @@ class Renderer:
         values = slots[slot]
         rgba = target.rgba(self.pool, "rgba", h, w)
         counts = None if recolour else target.counts(self.pool, "counts", h, w)
-        self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour)
+        args = PixelGrid.of(request).args(0, request.max_iter)
+        drawn = None
+        if counting is not None and counting.name:
+            drawn = ov.Drawn(counting.name, ov.scale_for(counting.name, request.max_iter), args,
+                             None if lanes is None else lanes.slots)
+        self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour,
+                       lanes=lanes, drawn=drawn)
         # the roofline's counted work (frame_work.py): one pass where the values lie
         work = None if recolour else start_count(
-            self.backend, self.pool, target.stream, values,
-            PixelGrid.of(request).args(0, request.max_iter), timer,
+            self.backend, self.pool, target.stream, values, args, timer,
             kind="f32" if self.number_type == "float32" else "f64",
             kernel=getattr(target, "kernel", None), formula=request.formula)
         if not recolour:
@@ -239,19 +259,35 @@ class Renderer:
         frame_rgba = self._rgba_home(rgba, target.host(self.pool, "rgba", (h, w, 4), np.uint8,
                                                        ring=3), timer)
         host_values = None
-        if request.want_values:
+        if request.want_values or (counting is not None and counting.keep):
             host_values = target.download(
                 values, target.host(self.pool, "values", (h, w), np.float64, ring=3), timer)
+        slots_home = None
+        if lanes is not None and counting.keep:
+            slots_home = target.download(lanes.slots, np.empty((h, w), np.int32), timer)
         timings = timer.finish()
         if work is not None:
             work.finish(timings)
-        return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,
+        meta = {"recoloured": recolour, "max_iter": request.max_iter,
+                "precision": precision_state(request.center_re, request.center_im,
+                                             request.width, w)[0],
+                "number_type": self.number_type, "backend": self.backend.label}
+        if counting is not None:
+            totals = {"pixels": w * h, "useful": work.useful()}
+            if lanes is not None:
+                totals["lane_iterations"] = lanes.issued()
+            kept = {}
+            if counting.keep:
+                from .overlay_device import float64_layers     # numba.cuda: overlay frames only
+                layers = float64_layers(host_values, args, slots=slots_home)
+                kept = {n: ov.shown_values(n, layers) for n in counting.keep}
+            meta["overlay"] = info = ov.OverlayInfo(
+                counting.name, None if drawn is None else drawn.scale, totals, why, kept)
+            timings.label = info.label(timings.label)
+        return Frame(rgba=frame_rgba, timings=timings, request=request,
+                     values=host_values if request.want_values else None,
                      fetch_value=self._fetcher(slot, self._slot_gen[slot], values, h, w),
-                     meta={"recoloured": recolour, "max_iter": request.max_iter,
-                           "precision": precision_state(request.center_re, request.center_im,
-                                                        request.width, w)[0],
-                           "number_type": self.number_type,
-                           "backend": self.backend.label})
+                     meta=meta)
 
     def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,
                cancel=None, progress=None, folder: str | None = None):
@@ -368,15 +404,17 @@ class Renderer:
 
     # ---- the pipeline ------------------------------------------------------------------------
     def _pipeline(self, request, row0, values, counts, rgba, timer, cancel, escape=True,
-                  whole=False):
+                  whole=False, lanes=None, drawn=None):
         """Escape values for the buffers' rows (picture rows row0 ..), unless they are reused;
-        then their colours into `rgba` when one is given. whole: GpuTarget.escape's."""
+        then their colours into `rgba` when one is given. whole, lanes: the target's escape's;
+        drawn (overlays.Drawn): the overlay coloured in place of the picture."""
         if escape:
             args = PixelGrid.of(request).args(row0, request.max_iter)
             self.target.escape(values, args, timer, cancel, counts, whole,
-                               formula=request.formula)
+                               formula=request.formula, lanes=lanes)
         if rgba is not None:
-            self._colour(values, rgba, request, timer)
+            self.colourer.colour(values, rgba, request, request.max_iter, timer,
+                                 self.target.stream, drawn=drawn)
 
     def _colour(self, values, rgba, req: MandelbrotRequest, timer):
         self.colourer.colour(values, rgba, req, req.max_iter, timer, self.target.stream)

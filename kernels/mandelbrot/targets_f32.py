@@ -73,11 +73,11 @@ class GpuTarget32(GpuTarget):
         GpuTarget.escape(self, values, dargs, timer, None, counts)
         self._escape_sliced(values, 0, values.shape[0], dargs, 12, timer, None)
 
-    def escape(self, values, args, timer, cancel, counts, whole=False, launch=None,
-               formula: str = MANDELBROT):
+    def escape(self, values, args, timer, cancel, counts, whole=False,
+               formula: str = MANDELBROT, lanes=None):
         _mandelbrot_only(formula)
         super().escape(values, self._device_args(values, args, timer), timer, cancel, counts,
-                       whole, launch)
+                       whole, lanes=lanes)
 
 
 class WarpLaunch32(WarpLaunch):

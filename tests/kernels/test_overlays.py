@@ -1,5 +1,5 @@
-"""Overlays of float64 frames (kernels/mandelbrot/overlay_*.py): the iterations layer equals the
-counts the kernels perform, the lane-iterations equal a model of the warp launch's schedule run on
+"""Overlays of float64 frames (Renderer.render with an overlay or `keep`): the iterations layer
+equals the counts the kernels perform, the lane-iterations equal a model of the warp launch's schedule run on
 those counts, the frame without overlays is today's, and the CPU and the simulator agree.
 
 GPU tests run under NUMBA_ENABLE_CUDASIM=1 with tiny frames."""
@@ -8,7 +8,6 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import overlay_frames as of
 from kernels.mandelbrot import overlays as ov
 from kernels.mandelbrot import renderer as m
 from kernels.mandelbrot.gpu_target import THRESH
@@ -112,7 +111,7 @@ def cpu(cpu_backend):
 def test_cpu_iterations_layer_is_the_executed_counts(cpu):
     req = _req(centre=(-0.5, 0.0), width=3.0, size=(20, 14), iters=50)   # cardioid: shortcuts
     plain = cpu.render(req)
-    f = of.float64_frame(cpu, req, keep=(ov.ITERATIONS,))
+    f = cpu.render(req, keep=(ov.ITERATIONS,))
     info = f.meta["overlay"]
     want = executed(req, plain.values)
     assert (want == 0).any() and (want == req.max_iter).any()
@@ -145,17 +144,12 @@ def test_off_path_is_todays_frame(cpu):
     """With no overlay the renderer runs its own pipeline: the same picture as a fresh renderer
     gives, after an overlay frame has run on this one."""
     req = _req(overlay="")
-    of.float64_frame(cpu, dataclasses.replace(req, overlay=ov.ITERATIONS))
+    cpu.render(dataclasses.replace(req, overlay=ov.ITERATIONS))
     f = cpu.render(req)
     fresh = m.Renderer(cpu.backend).render(req)
     np.testing.assert_array_equal(f.rgba, fresh.rgba)
     np.testing.assert_array_equal(f.values, fresh.values)
     assert "overlay" not in f.meta
-
-
-def test_grid_agrees_with_the_renderers():
-    req = _req(size=(33, 17))
-    assert of._pixel_grid(req).args(5, 77) == m.PixelGrid.of(req).args(5, 77)
 
 
 def test_names_and_reasons():
@@ -179,8 +173,8 @@ def test_float32_frames_have_no_overlays(cpu_backend):
     f32 = dataclasses.replace(req, number_type="float32")
     assert ov.with_usable_overlay(f32, ov.ITERATIONS).overlay == ""
     with pytest.raises(ValueError, match="float32 kernels have no overlay twins"):
-        of.float64_frame(m.Renderer(cpu_backend, number_type="float32"),
-                         dataclasses.replace(f32, overlay=ov.ITERATIONS))
+        m.Renderer(cpu_backend, number_type="float32").render(
+            dataclasses.replace(f32, overlay=ov.ITERATIONS))
 
 
 def test_the_number_type_comparison_compares_pictures_with_an_overlay_chosen(cpu_backend):
@@ -252,7 +246,7 @@ def test_gpu_layers_equal_the_counts_and_the_one_warp_model(gpu_backend, cpu, mo
         plain = cpu.render(req)
         gpu_plain = gpu.render(req)
         _poison_totals(gpu)
-        f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES))
+        f = gpu.render(req, keep=(ov.ITERATIONS, ov.LANES))
         info = f.meta["overlay"]
         its = executed(req, plain.values)
         np.testing.assert_array_equal(info.layers[ov.ITERATIONS], its)
@@ -285,7 +279,7 @@ def test_gpu_lane_layers_hold_with_many_warps(gpu_backend, cpu):
         if poisoned:
             gpu.render(req)
             _poison_totals(gpu)
-        f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES))
+        f = gpu.render(req, keep=(ov.ITERATIONS, ov.LANES))
         info = f.meta["overlay"]
         its = info.layers[ov.ITERATIONS]
         np.testing.assert_array_equal(its, want)
@@ -304,7 +298,7 @@ def test_gpu_lane_totals_hold_in_bands_with_many_warps(gpu_backend, cpu, monkeyp
     _bands_of(monkeypatch, 3, 40, req.max_iter)
     gpu.render(req)
     _poison_totals(gpu)
-    info = of.float64_frame(gpu, req, keep=(ov.ITERATIONS, ov.LANES)).meta["overlay"]
+    info = gpu.render(req, keep=(ov.ITERATIONS, ov.LANES)).meta["overlay"]
     np.testing.assert_array_equal(info.layers[ov.ITERATIONS], executed(req, cpu.render(req).values))
     _lane_bounds(info, info.layers[ov.ITERATIONS])
 
@@ -350,7 +344,7 @@ def test_gpu_lane_overlay_colours_its_layers(gpu_backend):
     frame keeps (its NumPy twin); pixels the shortcut answered have no value."""
     gpu = m.Renderer(gpu_backend)
     req = _req(centre=(-0.5, 0.0), width=3.0, size=(24, 10), iters=37, overlay=ov.LANES)
-    f = of.float64_frame(gpu, req, keep=(ov.LANES,))
+    f = gpu.render(req, keep=(ov.LANES,))
     eff = f.meta["overlay"].layers[ov.LANES]
     assert np.isnan(eff).any() and (eff[~np.isnan(eff)] < 100.0).any()
     want = ov.colour_host(eff, ov.scale_for(ov.LANES, req.max_iter))
@@ -366,7 +360,7 @@ def test_gpu_sliced_frame_derives_iterations_and_greys_lanes(gpu_backend, cpu, m
     monkeypatch.setattr(m, "GPU_MIN_BAND_PIXELS", 10**6)
     gpu = m.Renderer(gpu_backend)
     req = _req(centre=(-0.5, 0.0), width=3.0, size=(16, 8), iters=40)
-    f = of.float64_frame(gpu, req, keep=(ov.ITERATIONS,))
+    f = gpu.render(req, keep=(ov.ITERATIONS,))
     info = f.meta["overlay"]
     np.testing.assert_array_equal(info.layers[ov.ITERATIONS], executed(req, cpu.render(req).values))
     assert info.unavailable[ov.LANES] == ov.SLICED_REASON

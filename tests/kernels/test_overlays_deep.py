@@ -15,7 +15,6 @@ from kernels.mandelbrot import overlays as ov
 from kernels.mandelbrot.deep import locations as loc
 from kernels.mandelbrot.deep.request import add_decimal
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-from kernels.mandelbrot.overlay_frames import deep_frame
 from kernels.mandelbrot.request import DeepFrameRequest
 
 DEEP_NAMES = (ov.ITERATIONS, ov.STEPS, ov.BLA, ov.REBASES, ov.REDONE)
@@ -77,7 +76,7 @@ def cpu(cpu_backend):
 def test_cpu_layers_sum_to_the_frame_stats(cpu, cpu_backend):
     for req in cases((10, 7)):          # the last: a pixel redone
         plain = DeepFrameRenderer(cpu_backend).render(req)
-        f = deep_frame(cpu, req, keep=DEEP_NAMES)
+        f = cpu.render(req, keep=DEEP_NAMES)
         check_layers_against_stats(f, req)
         assert f.meta["stats"] == plain.meta["stats"]
         np.testing.assert_array_equal(f.values, plain.values)
@@ -91,7 +90,7 @@ def test_cpu_draws_each_deep_overlay_with_its_scale(cpu):
     for name in DEEP_NAMES:
         f = cpu.render(dataclasses.replace(req, overlay=name))
         info = f.meta["overlay"]
-        shown = deep_frame(cpu, req, keep=(name,)).meta["overlay"].layers[name]
+        shown = cpu.render(req, keep=(name,)).meta["overlay"].layers[name]
         want = ov.colour_host(shown, info.scale)
         np.testing.assert_array_equal(f.rgba.view(np.uint32).reshape(7, 10), want)
         if name in (ov.STEPS, ov.BLA, ov.REBASES):
@@ -108,8 +107,8 @@ def test_deep_overlays_refuse_lanes(cpu):
 def test_gpu_layers_equal_the_cpu_twin(gpu_backend, cpu, simulated):
     gpu = DeepFrameRenderer(gpu_backend)
     for req in cases((8, 6) if simulated else (64, 40)):
-        g = deep_frame(gpu, req, keep=DEEP_NAMES)
-        c = deep_frame(cpu, req, keep=DEEP_NAMES)
+        g = gpu.render(req, keep=DEEP_NAMES)
+        c = cpu.render(req, keep=DEEP_NAMES)
         check_layers_against_stats(g, req)
         assert g.meta["stats"] == c.meta["stats"]
         for name in DEEP_NAMES:
