@@ -140,24 +140,23 @@ class Colourer:
         from . import overlay_device as od
         from . import overlays as ov
         scale, args = drawn.scale, drawn.args
-        if not self.backend.is_gpu:
-            with timer.phase("kernel", detail="overlay"):
-                layers = od.float64_layers(values, args, into=self.pool.host(
-                    "overlay-layers", (ov.N_FLOAT64_LAYERS,) + values.shape, np.int32,
-                    pinned=False))
-                od.colour_cpu(ov.shown_values(drawn.name, layers), scale, rgba)
+        if self.backend.is_gpu:
+            lut = self._overlay_lut(timer, stream)
+            blocks, threads = od.grid2(rgba.shape, self.backend.simulated)
+            span = od.span_of(scale)
+            with timer.phase("kernel", gpu=True, detail="overlay"):
+                if drawn.name == ov.LANES:
+                    self._launch(od.colour_lanes_kernel, blocks, threads, stream)(
+                        values, drawn.slots, rgba, args[-1], scale.lo, span, lut,
+                        np.uint32(ov.no_value_word()))
+                else:
+                    self._launch(od.colour_iterations_kernel, blocks, threads, stream)(
+                        values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
             return
-        lut = self._overlay_lut(timer, stream)
-        blocks, threads = od.grid2(rgba.shape, self.backend.simulated)
-        span = od.span_of(scale)
-        with timer.phase("kernel", gpu=True, detail="overlay"):
-            if drawn.name == ov.LANES:
-                self._launch(od.colour_lanes_kernel, blocks, threads, stream)(
-                    values, drawn.slots, rgba, args[-1], scale.lo, span, lut,
-                    np.uint32(ov.no_value_word()))
-            else:
-                self._launch(od.colour_iterations_kernel, blocks, threads, stream)(
-                    values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
+        with timer.phase("kernel", detail="overlay"):
+            layers = od.float64_layers(values, args, into=self.pool.host(
+                "overlay-layers", (ov.N_FLOAT64_LAYERS,) + values.shape, np.int32, pinned=False))
+            od.colour_cpu(ov.shown_values(drawn.name, layers), scale, rgba)
 
     def colour_layers(self, layers, name, max_iter, rgba, timer, stream=None):
         """rgba ← overlay `name` of a deep frame's layers (N_DEEP_LAYERS, H, W), where they lie;

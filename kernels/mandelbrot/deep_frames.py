@@ -255,7 +255,7 @@ class DeepFrameRenderer:
         # iterations performed, those the BLA steps skipped and every pass of a redone pixel
         totals = dict(res.stats, pixels=w * h,
                       useful=res.stats["perturbation_steps"] + res.stats["bla_iterations"])
-        info = ov.OverlayInfo(counting.name, scale, totals, ov.reasons(True, gpu), kept)
+        info = ov.OverlayInfo(counting.name, scale, totals, counting.why, kept)
         _merge(timings, timer.finish())
         timings.label = info.label(timings.label)
         return Frame(rgba=frame_rgba, timings=timings, request=request, values=host_values,

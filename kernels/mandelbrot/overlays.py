@@ -128,45 +128,6 @@ def check_names(names, deep: bool, gpu: bool, float32: bool = False,
             raise ValueError(f"overlay {n!r} has no meaning for {where}: {why}")
 
 
-@dataclass(frozen=True)
-class Counting:
-    """What a frame counts beside its picture, decided once from its request: `name` the overlay
-    drawn in place of the picture ("" none), `keep` the overlays whose layers come home."""
-    name: str
-    keep: tuple
-
-    @property
-    def names(self) -> tuple:
-        return tuple(self.keep) + ((self.name,) if self.name else ())
-
-    @property
-    def lanes(self) -> bool:
-        """Whether the frame's escape pass counts the lane-iterations its warps issue."""
-        return LANES in self.names
-
-
-def counting(request, keep, deep: bool, gpu: bool, float32: bool = False) -> Counting | None:
-    """The Counting of a frame of `request` asked to keep the layers of `keep` too, None when it
-    counts nothing; ValueError naming an overlay without meaning for the frame."""
-    c = Counting(request.overlay, tuple(keep))
-    if not c.names:
-        return None
-    check_names(c.names, deep, gpu, float32, getattr(request, "formula", MANDELBROT))
-    return c
-
-
-def reasons(deep: bool, gpu: bool) -> dict:
-    """Why each overlay has no meaning for a frame (name -> reason), for OverlayInfo."""
-    return {n: r for n in NAMES if (r := unavailable(n, deep, gpu)) is not None}
-
-
-def refuse(names, why: dict) -> None:
-    """ValueError for the first of `names` that `why` says has no meaning for this frame."""
-    for n in names:
-        if n in why:
-            raise ValueError(f"overlay {n!r} has no meaning for this frame: {why[n]}")
-
-
 # ---------------------------------------------------------------- scales and colours
 
 @dataclass(frozen=True)
@@ -200,6 +161,48 @@ def scale_for(name: str, max_iter: int, layer_max: int = 0) -> Scale:
     if name == REDONE:      # 2: the pixels float64 could not place, left marked (exact_redo.py)
         return Scale(0.0, 2.0, False, UNITS[name])
     return Scale(0.0, float(max(1, layer_max)), True, UNITS[name])
+
+
+@dataclass(frozen=True)
+class Counting:
+    """What a frame counts beside its picture, decided once from its request: `name` the overlay
+    drawn in place of the picture ("" none), `keep` the overlays whose layers come home, `why`
+    the overlays without meaning for the frame (name -> reason, OverlayInfo.unavailable), and
+    `scale` the drawn overlay's colour scale where it is known before the pass (float64 frames;
+    a deep frame's rests on its largest count)."""
+    name: str
+    keep: tuple
+    why: dict
+    scale: Scale | None = None
+
+    @property
+    def names(self) -> tuple:
+        return tuple(self.keep) + ((self.name,) if self.name else ())
+
+    @property
+    def lanes(self) -> bool:
+        """Whether the frame's escape pass counts the lane-iterations its warps issue."""
+        return LANES in self.names
+
+
+def counting(request, keep, deep: bool, gpu: bool, float32: bool = False,
+             lanes_counted: bool = True) -> Counting | None:
+    """The Counting of a frame of `request` asked to keep the layers of `keep` too, None when it
+    counts nothing; ValueError naming an overlay without meaning for the frame (`lanes_counted`:
+    whether a GPU frame's launch can count its lanes, gpu_target.GpuTarget.counts_lanes)."""
+    name = request.overlay
+    names = tuple(keep) + ((name,) if name else ())
+    if not names:
+        return None
+    check_names(names, deep, gpu, float32, getattr(request, "formula", MANDELBROT))
+    why = {n: r for n in NAMES if (r := unavailable(n, deep, gpu)) is not None}
+    if gpu and not deep and not lanes_counted:
+        why[LANES] = SLICED_REASON
+    for n in names:
+        if n in why:
+            raise ValueError(f"overlay {n!r} has no meaning for this frame: {why[n]}")
+    scale = scale_for(name, int(request.max_iter)) if name and not deep else None
+    return Counting(name, tuple(keep), why, scale)
 
 
 def lut_words() -> np.ndarray:

@@ -184,7 +184,8 @@ class Renderer:
                         PixelGrid.of(req).args(0, req.max_iter), timer, formula=formula)
             self.colourer.warm(timer, target.stream, mappings)
             first = (tuple(mappings) or ("sqrt",))[0]
-            self._colour(values, rgba, dataclasses.replace(req, mapping=first), timer)
+            self.colourer.colour(values, rgba, dataclasses.replace(req, mapping=first),
+                                 req.max_iter, timer, target.stream)
         timer.finish()
         self._compiled.add(formula)
         return (time.perf_counter() - t) * 1e3
@@ -208,15 +209,11 @@ class Renderer:
         w, h = int(request.size[0]), int(request.size[1])
         target = self.target
         counting = ov.counting(request, keep, False, bool(self.backend.is_gpu),
-                               self.number_type == "float32")
+                               self.number_type == "float32",
+                               target.counts_lanes(h, w, request.max_iter))
         lanes = None
-        if counting is not None:
-            why = ov.reasons(False, bool(self.backend.is_gpu))
-            if self.backend.is_gpu and not target.counts_lanes(h, w, request.max_iter):
-                why[ov.LANES] = ov.SLICED_REASON
-            ov.refuse(counting.names, why)
-            if counting.lanes:
-                lanes = target.lanes(self.pool, h, w, request.max_iter)
+        if counting is not None and counting.lanes:
+            lanes = target.lanes(self.pool, h, w, request.max_iter)
         compile_ms = self._warm_for(request)
         timer = JobTimer(self.backend, target.stream,
                          f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
@@ -242,7 +239,7 @@ class Renderer:
         args = PixelGrid.of(request).args(0, request.max_iter)
         drawn = None
         if counting is not None and counting.name:
-            drawn = ov.Drawn(counting.name, ov.scale_for(counting.name, request.max_iter), args,
+            drawn = ov.Drawn(counting.name, counting.scale, args,
                              None if lanes is None else lanes.slots)
         self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour,
                        lanes=lanes, drawn=drawn)
@@ -281,8 +278,8 @@ class Renderer:
                 from .overlay_device import float64_layers     # numba.cuda: overlay frames only
                 layers = float64_layers(host_values, args, slots=slots_home)
                 kept = {n: ov.shown_values(n, layers) for n in counting.keep}
-            meta["overlay"] = info = ov.OverlayInfo(
-                counting.name, None if drawn is None else drawn.scale, totals, why, kept)
+            meta["overlay"] = info = ov.OverlayInfo(counting.name, counting.scale, totals,
+                                                    counting.why, kept)
             timings.label = info.label(timings.label)
         return Frame(rgba=frame_rgba, timings=timings, request=request,
                      values=host_values if request.want_values else None,
@@ -415,9 +412,6 @@ class Renderer:
         if rgba is not None:
             self.colourer.colour(values, rgba, request, request.max_iter, timer,
                                  self.target.stream, drawn=drawn)
-
-    def _colour(self, values, rgba, req: MandelbrotRequest, timer):
-        self.colourer.colour(values, rgba, req, req.max_iter, timer, self.target.stream)
 
     def _rgba_home(self, rgba, out, timer):
         """The colours as uint8 RGBA on the host: copied into `out` (h, w, 4) when the target
