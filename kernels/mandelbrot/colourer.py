@@ -74,16 +74,11 @@ class Colourer:
         self._luts[name] = hit
         return hit
 
-    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None,
-               drawn=None):
+    def colour(self, values, rgba, spec, max_iter: int, timer, stream=None, fixed=None):
         """rgba (H, W) uint32 ← colours of values (H, W) float64, both where the backend keeps
         them (device arrays on a GPU). Timed as kernel time, detail "colourise". `fixed`: the
         statistics (an object with host arrays `stats` and `cdf`, picture_colour.FixedStats) of
-        the whole picture these values are a part of, used instead of the values' own.
-        `drawn` (overlays.Drawn): that overlay of a float64 frame in place of the picture."""
-        if drawn is not None:
-            self._overlay(values, rgba, drawn, timer, stream)
-            return
+        the whole picture these values are a part of, used instead of the values' own."""
         lut = self.lut(spec.palette, timer, stream)
         mode = mapping_index(getattr(spec, "mapping", "sqrt"))
         dens = phase_scale(MAPPINGS[mode], spec.density)
@@ -134,9 +129,10 @@ class Colourer:
                                                               offset, stats, cdf, lut, interior)
 
     # ---- overlays, coloured in place of the picture (overlays.py, overlay_device.py) ---------
-    def _overlay(self, values, rgba, drawn, timer, stream):
-        """A float64 frame's overlay from what its escape pass left: the iterations from the
-        values, lane efficiency from them and the lane-iterations."""
+    def overlay(self, values, rgba, drawn, timer, stream=None):
+        """rgba ← overlay `drawn` (overlays.Drawn) of a float64 frame in place of its picture,
+        from what its escape pass left: the iterations from the values, lane efficiency from
+        them and the lane-iterations."""
         from . import overlay_device as od
         from . import overlays as ov
         scale, args = drawn.scale, drawn.args

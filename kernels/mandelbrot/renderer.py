@@ -409,9 +409,11 @@ class Renderer:
             args = PixelGrid.of(request).args(row0, request.max_iter)
             self.target.escape(values, args, timer, cancel, counts, whole,
                                formula=request.formula, lanes=lanes)
-        if rgba is not None:
+        if drawn is not None:
+            self.colourer.overlay(values, rgba, drawn, timer, self.target.stream)
+        elif rgba is not None:
             self.colourer.colour(values, rgba, request, request.max_iter, timer,
-                                 self.target.stream, drawn=drawn)
+                                 self.target.stream)
 
     def _rgba_home(self, rgba, out, timer):
         """The colours as uint8 RGBA on the host: copied into `out` (h, w, 4) when the target
