@@ -6,6 +6,8 @@ worker to the encoder lanes and the keyframe files; a fresh numpy array for each
 whose every page faults in as it is first written, which made the copy out of the pinned ring ten
 times slower than a copy into memory touched before, on the worker thread that feeds the GPU.
 `copy_of` fills an array from the free list instead; whoever is done with it last calls `give`.
+On a GPU a frame is lent pinned (`take(..., pinned=True)`): the device copies straight into the
+array the encoder reads, at full speed, with no host copy at all.
 An array this module did not lend (a Dask worker's, pickled on the way; one read from a file) is
 ignored by `give`, so a consumer may give back whatever it was handed.
 """
@@ -27,16 +29,17 @@ class Lender:
     def __init__(self, keep: int = KEEP):
         self.keep = int(keep)
         self._free: dict[tuple, list[np.ndarray]] = {}
-        # id -> the lent array, weakly: an array dropped without `give` leaves, and a later array
-        # at the same address is not mistaken for it
-        self._lent: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-        self._lock = threading.Lock()
+        # id -> (weak reference to the lent array, its free-list key): an array dropped without
+        # `give` leaves, and a later array at the same address is not mistaken for it
+        self._lent: dict[int, tuple] = {}
+        self._lock = threading.RLock()     # a loan's weak callback may run in a GC inside it
         self.reused = 0
         self.made = 0
 
-    def take(self, shape, dtype) -> np.ndarray:
-        """An array of that shape and dtype (contents undefined), lent until `give`."""
-        key = (tuple(int(s) for s in shape), np.dtype(dtype).str)
+    def take(self, shape, dtype, pinned: bool = False) -> np.ndarray:
+        """An array of that shape and dtype (contents undefined), lent until `give`; `pinned`:
+        page-locked for a GPU's copies (numba.cuda's; only where a real GPU is used)."""
+        key = (tuple(int(s) for s in shape), np.dtype(dtype).str, bool(pinned))
         with self._lock:
             free = self._free.get(key)
             arr = free.pop() if free else None
@@ -45,10 +48,22 @@ class Lender:
             else:
                 self.reused += 1
         if arr is None:
-            arr = np.empty(key[0], np.dtype(dtype))
+            if pinned:
+                from numba import cuda
+                arr = cuda.pinned_array(key[0], dtype=np.dtype(dtype))
+            else:
+                arr = np.empty(key[0], np.dtype(dtype))
         with self._lock:
-            self._lent[id(arr)] = arr
+            self._lent[id(arr)] = (weakref.ref(arr, self._forget(id(arr))), key)
         return arr
+
+    def _forget(self, ident: int):
+        """The callback that drops a loan's entry once its array is gone unreturned."""
+        def forget(ref, lent=self._lent, lock=self._lock):
+            with lock:
+                if ident in lent and lent[ident][0] is ref:
+                    del lent[ident]
+        return forget
 
     def copy_of(self, a: np.ndarray) -> np.ndarray:
         """A lent array holding a copy of `a`."""
@@ -62,10 +77,11 @@ class Lender:
         if not isinstance(arr, np.ndarray):
             return
         with self._lock:
-            if self._lent.get(id(arr)) is not arr:
+            got = self._lent.get(id(arr))
+            if got is None or got[0]() is not arr:
                 return
             del self._lent[id(arr)]
-            free = self._free.setdefault((arr.shape, arr.dtype.str), [])
+            free = self._free.setdefault(got[1], [])
             if len(free) < self.keep:
                 free.append(arr)
 

@@ -232,10 +232,8 @@ class FrameChunk:
                 asm.drop(k)
         for k in missing:
             asm.load(k, self.keyframes[k])
-        # each out of the assembler's ring into a lent array (the encoder lane gives it back)
-        # while the GPU draws the next
-        out = [LENT.copy_of(rgba) for rgba in asm.frames(
-            self.colouring, [f[1:] for f in self.frames], worker.check)]
+        # each in a lent array (the encoder lane gives it back), taken while the GPU draws the next
+        out = list(asm.frames(self.colouring, [f[1:] for f in self.frames], worker.check, LENT))
         return out, time.perf_counter() - t0
 
 

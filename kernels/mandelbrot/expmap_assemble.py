@@ -126,24 +126,26 @@ class Assembler:
         has the colouring (palette, density, offset, interior, mapping: a frame's request)."""
         return self._take(self._queue(spec, lw, limit, first, last))
 
-    def frames(self, spec, frames, check=None):
+    def frames(self, spec, frames, check=None, lender=None):
         """frame() for each (lw, limit, first, last) of `frames`, in order, each valid until the
         second one after it is asked for: on a GPU the next frame's kernels are queued before this
-        one is waited for, so the GPU draws it while the host copies this one out. `check()`
-        (a cancel) before each frame is queued."""
+        one is waited for, so the GPU draws it while the host takes this one. `check()` (a cancel)
+        before each frame is queued. `lender` (kernels.lent_arrays): each frame comes in an array
+        it lent, the caller's to hand on (pinned on a GPU, copied into straight from the device)."""
         pending = None
         for f in frames:
             if check is not None:
                 check()
-            queued = self._queue(spec, *f)
+            queued = self._queue(spec, *f, lender=lender)
             if pending is not None:
-                yield self._take(pending)
+                yield self._take(pending, lender)
             pending = queued
         if pending is not None:
-            yield self._take(pending)
+            yield self._take(pending, lender)
 
-    def _queue(self, spec, lw, limit, first, last):
-        """A frame's kernels and its copy to the host ring queued (all done, on the CPU)."""
+    def _queue(self, spec, lw, limit, first, last, lender=None):
+        """A frame's kernels and its copy to the host queued (all done, on the CPU): into the
+        ring, or on a GPU with a `lender` into a pinned array lent by it."""
         wpx, hpx = self.em.size
         timer = JobTimer(self.backend, self._stream, "keyframe assembly")
         values = self.values(lw, limit, first, last, timer)
@@ -153,15 +155,23 @@ class Assembler:
             rgba = self.pool.host("rgba", (hpx, wpx), np.uint32, pinned=False, ring=3)
         self.colourer.colour(values, rgba, spec, int(limit), timer, self._stream)
         if self.backend.is_gpu:
-            host = self.pool.host("rgba-host", (hpx, wpx), np.uint32, ring=3)
-            rgba.copy_to_host(host, stream=self._stream)
+            if lender is not None and not self.backend.simulated:
+                host = lender.take((hpx, wpx, 4), np.uint8, pinned=True)
+                rgba.copy_to_host(host.view(np.uint32).reshape(hpx, wpx), stream=self._stream)
+            else:
+                host = self.pool.host("rgba-host", (hpx, wpx), np.uint32, ring=3)
+                rgba.copy_to_host(host, stream=self._stream)
             timer.queued()
             rgba = host
         return timer, rgba
 
-    def _take(self, queued) -> np.ndarray:
-        """A queued frame once it is on the host (its timer finished: its GPU span alone)."""
+    def _take(self, queued, lender=None) -> np.ndarray:
+        """A queued frame once it is on the host (its timer finished: its GPU span alone), as
+        (Hpx, Wpx, 4) uint8: lent by `lender` where given."""
         timer, rgba = queued
         timer.finish()
+        if rgba.ndim == 3:          # already the lender's
+            return rgba
         wpx, hpx = self.em.size
-        return rgba.view(np.uint8).reshape(hpx, wpx, 4)
+        view = rgba.view(np.uint8).reshape(hpx, wpx, 4)
+        return view if lender is None else lender.copy_of(view)

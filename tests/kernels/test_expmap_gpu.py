@@ -54,3 +54,32 @@ def test_gpu_assembly_matches_the_cpu_twin(gpu_backend, cpu_backend, simulated):
     (vg, rg), (vc, rc) = out[gpu_backend.name], out[cpu_backend.name]
     assert np.allclose(vg, vc, rtol=1e-12, atol=1e-9)
     assert np.abs(rg.astype(int) - rc.astype(int)).max() <= 1
+
+
+def test_frames_in_lent_arrays_are_the_frames_of_the_ring(gpu_backend, simulated):
+    """Assembler.frames with a lender (a GPU's frames copied straight into lent pinned arrays, the
+    next frame queued before each is taken) gives frame() for frame()."""
+    from types import SimpleNamespace
+
+    from kernels import palettes
+    from kernels.lent_arrays import Lender
+    path = zoom_in("0.3", "-0.5", "1e-5", None, 30)
+    em = expmap_of(path, _size(simulated))
+    rng = np.random.default_rng(5)
+    spec = SimpleNamespace(palette=palettes.DEFAULT, density=1.0, offset=0.0,
+                           interior=(0, 0, 0, 255), mapping="sqrt")
+    asm = Assembler(gpu_backend, em, em.count)
+    for k in range(em.count):
+        asm.load(k, rng.uniform(2.0, 40.0, em.samples))
+    picks = []
+    for f in (3, 9, 17, 25):
+        lw = width_log2(path.frame(f).width)
+        picks.append((lw, 500) + tuple(em.needs(lw)))
+    ring = [asm.frame(spec, *p).copy() for p in picks]
+    lender = Lender()
+    lent = list(asm.frames(spec, picks, lender=lender))
+    assert len({id(a) for a in lent}) == len(lent)      # each frame its own array
+    for a, b in zip(lent, ring):
+        assert np.array_equal(a, b)
+    lender.give(lent[0])
+    assert lender.take(lent[0].shape, lent[0].dtype, pinned=not simulated) is lent[0]

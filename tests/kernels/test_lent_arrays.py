@@ -42,6 +42,6 @@ def test_a_dropped_loan_is_forgotten_and_free_lists_are_bounded():
     x, y = lender.take((5,), np.float64), lender.take((5,), np.float64)
     lender.give(x)
     lender.give(y)
-    assert len(lender._free[((5,), np.dtype(np.float64).str)]) == 1
+    assert len(lender._free[((5,), np.dtype(np.float64).str, False)]) == 1
     lender.clear()
     assert lender.take((5,), np.float64) is not x
