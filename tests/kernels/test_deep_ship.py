@@ -122,15 +122,21 @@ def test_the_mandelbrot_s_frames_stay_exact_after_ship_frames(cpu):
 SEA = (loc.SHIP_SEA.center_re, loc.SHIP_SEA.center_im)
 
 
-def test_pixels_float64_cannot_place_are_marked_not_drawn_wrong(cpu, monkeypatch):
+@pytest.fixture
+def handed_back(monkeypatch):
+    """{"mask": the pixels the CPU loop handed back for exact_redo} once a frame is drawn."""
     from kernels.mandelbrot.deep import cpu_pixels
-    handed_back = {}
+    seen = {}
     settle = cpu_pixels.exact_redo.settle
 
     def spy(request, values, *args, **kwargs):
-        handed_back["mask"] = values < 0
+        seen["mask"] = values < 0
         return settle(request, values, *args, **kwargs)
     monkeypatch.setattr(cpu_pixels.exact_redo, "settle", spy)
+    return seen
+
+
+def test_pixels_float64_cannot_place_are_marked_not_drawn_wrong(cpu, handed_back):
     req = DeepRequest(*SEA, "1e-100", (8, 6), 4000, formula=SHIP)
     res = cpu.render_values(req)
     marked = handed_back["mask"]
@@ -166,18 +172,10 @@ def off_axis_deep_request(size=None, max_iter=None):
 
 
 def test_off_axis_past_1e300_every_pixel_is_mpfr_s_or_marked_and_exact_pixels_settle_them(
-        cpu, monkeypatch):
+        cpu, handed_back):
     """locations.SHIP_662 at 1e-301: the unmarked pixels have MPFR's counts, and with exact_redo
     (--exact-pixels) the handed-back ones do too, so the whole frame is MPFR's."""
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep import cpu_pixels
-    handed_back = {}
-    settle = cpu_pixels.exact_redo.settle
-
-    def spy(request, values, *args, **kwargs):
-        handed_back["mask"] = values < 0
-        return settle(request, values, *args, **kwargs)
-    monkeypatch.setattr(cpu_pixels.exact_redo, "settle", spy)
     req = off_axis_deep_request()
     res = cpu.render_values(req)
     assert res.format == "extended" and res.stats["rebases"] > 0
