@@ -187,6 +187,11 @@ def test_off_axis_past_1e300_every_pixel_is_mpfr_s_or_marked_and_exact_pixels_se
     assert res.stats["marked_pixels"] == marked.sum() > 0
     right = np.abs(counts(res.values) - counts(truth)) <= 1
     assert right[~marked].all(), f"{int((~right[~marked]).sum())} unmarked pixels are wrong"
+    # the extended loop's ship BLA (bla_ship.ext_ship_tables): without it every pixel paid a
+    # perturbation step per iteration (about 10,000 a pixel here)
+    st = res.stats
+    assert st["bla_steps"] > 0 and st["perturbation_steps"] < 0.05 * st["bla_iterations"]
+    assert st["perturbation_steps"] < 1000 * marked.size
 
     r = DeepRenderer(resolve("cpu"))
     r.exact_redo = True

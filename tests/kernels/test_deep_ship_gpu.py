@@ -41,6 +41,7 @@ def test_the_gpu_draws_the_off_axis_ship_past_1e300_as_the_cpu_and_mpfr(gpu_back
     assert gpu.format == cpu.format == "extended"
     assert np.array_equal(gpu.values, cpu.values)
     assert gpu.stats == cpu.stats
+    assert gpu.stats["bla_steps"] > 0     # the extended loop's ship BLA (bla_ship.py) ran
     if not simulated:
         assert gpu.stats["exact_pixels"] > 0
         truth = exact_values(req)

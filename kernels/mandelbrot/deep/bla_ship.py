@@ -12,9 +12,11 @@ bla.py's merge rule with |A| = |a| (conjugation keeps lengths). Where Y = 0 (a r
 real axis) no step is linear: such frames take perturbation steps only.
 
 Entries in floatexp while the levels are built (a mantissa and an exponent each), then written
-as perturbation_loop's rows: `zo` (Z_m and the single step's radius / sqrt 2) and `bt` (A, B, the
-radius / sqrt 2, |A|, B', the parity; a B past float64's range becomes inf, as there). One thread:
-the ship's frames are the rarer ones, and the table is linear in the orbit's length.
+as perturbation_loop's rows (`flat_ship_tables`): `zo` (Z_m and the single step's radius / sqrt 2)
+and `bt` (A, B, the radius / sqrt 2, |A|, B', the parity; a B past float64's range becomes inf,
+as there); or as extended_loop's (`ext_ship_tables`): bla.py's columns (layout.py), then B' and
+the parity (T_QR, T_QI, T_PAR; B''s exponent E_Q), every entry kept in floatexp. One thread: the
+ship's frames are the rarer ones, and the table is linear in the orbit's length.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from .bla import _cadd, _cmul, _mag, _rlt, _rnorm, _rsub, level_counts
-from .layout import empty_table
+from .layout import (E_A, E_B, E_R, N_TAB, T_AD, T_ADI, T_ADR, T_AI, T_AM, T_AR, T_BI, T_BR,
+                     T_RD, T_RM, empty_table)
 from .pow2_scale import ldexp
 from .reference import EZERO
 
@@ -36,6 +39,10 @@ X_A, X_B, X_Q, X_R = range(4)
 # Mandelbrot's: A, B, radius, |A|)
 SHIP_BW = 10
 B_QR, B_QI, B_PAR = 6, 7, 8
+# extended_loop's table for the ship: layout.py's columns, then B' (exponent E_Q) and the parity
+T_QR, T_QI, T_PAR = N_TAB, N_TAB + 1, N_TAB + 2
+N_TAB_SHIP = N_TAB + 3
+E_Q = 3
 _CLAMP = 4000
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
@@ -108,12 +115,18 @@ def _double(m, e):
 
 
 @njit(cache=True)
-def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe, zo, bt):
+def _levels(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe):
+    """Every level's entries in floatexp (the S_ and X_ columns)."""
     for j in range(counts[0]):
         _single(orbit, oexp, eps_bits, tab, tabe, j)
     for lv in range(1, counts.shape[0]):
         for j in range(counts[lv]):
             _merge(cm, ce, tab, tabe, offsets[lv - 1] + 2 * j, offsets[lv] + j)
+
+
+@njit(cache=True)
+def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe, zo, bt):
+    _levels(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe)
     for k in range(tab.shape[0]):
         r = _double(tab[k, S_R] * _INV_SQRT2, tabe[k, X_R]) if tab[k, S_R] != 0.0 else 0.0
         bt[k, 0] = _double(tab[k, S_AR], tabe[k, X_A])
@@ -156,3 +169,49 @@ def flat_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[floa
     levels[:, 1] = counts
     return zo.reshape(-1), bt.reshape(-1), levels
 
+
+
+@njit(cache=True)
+def _build_ext(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe, out, oute):
+    """The levels, written as bla.py's _finish writes its entries, B' and the parity after them."""
+    _levels(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe)
+    for k in range(tab.shape[0]):
+        r, re_ = 0.0, EZERO
+        if tab[k, S_R] != 0.0:
+            r, re_ = _rnorm(tab[k, S_R] * _INV_SQRT2, tabe[k, X_R])
+        ar, ai, ae = tab[k, S_AR], tab[k, S_AI], tabe[k, X_A]
+        out[k, T_AR], out[k, T_AI], oute[k, E_A] = ar, ai, ae
+        out[k, T_BR], out[k, T_BI], oute[k, E_B] = tab[k, S_BR], tab[k, S_BI], tabe[k, X_B]
+        out[k, T_RM], oute[k, E_R] = r, re_
+        out[k, T_ADR], out[k, T_ADI] = _double(ar, ae), _double(ai, ae)
+        out[k, T_RD] = _double(r, re_)
+        am = _mag(ar, ai)
+        out[k, T_AM], out[k, T_AD] = am, _double(am, ae)
+        out[k, T_QR], out[k, T_QI], oute[k, E_Q] = tab[k, S_QR], tab[k, S_QI], tabe[k, X_Q]
+        out[k, T_PAR] = tab[k, S_P]
+
+
+def ext_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float, int],
+                    eps_bits: int, use_bla: bool = True):
+    """(tab (E, N_TAB_SHIP) float64, tabe (E, 4) int32, levels (L, 2) int64) as extended_loop's
+    ship walk reads them (bla.build_table's layout with kmin = 0, B' and the parity added), for an
+    orbit and a bound c_max = (mantissa, exponent) on the frame's |δc|; no levels where use_bla
+    is off."""
+    counts = level_counts(orbit.shape[0]) if use_bla else []
+    if not counts:
+        return (np.zeros((1, N_TAB_SHIP)), np.zeros((1, 4), dtype=np.int32),
+                empty_table()[2])
+    offsets = np.zeros(len(counts), dtype=np.int64)
+    offsets[1:] = np.cumsum(counts[:-1])
+    total = int(sum(counts))
+    tab = np.empty((total, N_S), dtype=np.float64)
+    tabe = np.empty((total, 4), dtype=np.int32)
+    out = np.empty((total, N_TAB_SHIP), dtype=np.float64)
+    oute = np.empty((total, 4), dtype=np.int32)
+    cm, ce = c_max
+    _build_ext(orbit, orbit_exp, float(cm), int(ce), int(eps_bits), offsets,
+               np.asarray(counts, dtype=np.int64), tab, tabe, out, oute)
+    levels = np.empty((len(counts), 2), dtype=np.int64)
+    levels[:, 0] = offsets
+    levels[:, 1] = counts
+    return out, oute, levels

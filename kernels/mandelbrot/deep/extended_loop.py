@@ -8,7 +8,9 @@ likewise; above it δ is a plain double (δc's own float64 value is then far bel
 below 2^-510 it returns to floatexp, so only first iterations or passages near 0 pay for it.
 The loop reads the orbit and table as bla.py and reference.py lay them out, walking the table's
 tree from the longest step its position allows down to the first whose radius holds its δ; B·δc
-is multiplied in floatexp (B can exceed float64's range). `extended` is a constant of the code:
+is multiplied in floatexp (B can exceed float64's range). The Burning Ship's table is
+bla_ship.ext_ship_tables' (B' and A's parity after bla.py's columns; its radii keep the signs of
+the reference's X and Y), applied as perturbation_loop applies its own. `extended` is a constant of the code:
 with extended=False it runs perturbation-format frames (perturbation_loop.KMIN_CODE).
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..formula_twins import named, twin
 from ..formulas import BURNING_SHIP, MANDELBROT
 from .floatexp import make_floatexp
 from .guard import ERR_TOL2, G_HI, G_LO, LAST_SHIFT, REDO_SHIFT, ROUND_INJ, ROUND_STEP
+from .bla_ship import E_Q, T_PAR, T_QI, T_QR
 from .layout import E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AM, T_AR, T_AI, T_BI, T_BR, T_RD, T_RM
 from .rows_cpu import loop_rows
 from .reference import EZERO
@@ -133,6 +136,12 @@ def make_pixel(mul, add, sqrt, jit, extended, loop_jit=None, formula=MANDELBROT)
                     idx = best
                     br, bi, be = fe_mul(tab[idx, T_BR], tab[idx, T_BI], tabe[idx, E_B],
                                         cnr, cni, cne)
+                    if ship:    # B(δc) = b·δc + b'·conj(δc); A conjugates δ first where odd
+                        qr, qi, qe = fe_mul(tab[idx, T_QR], tab[idx, T_QI], tabe[idx, E_Q],
+                                            cnr, -cni, cne)
+                        br, bi, be = fe_add(br, bi, be, qr, qi, qe)
+                        if tab[idx, T_PAR] != 0.0:
+                            di = -di
                     if fe:
                         d0 = de
                         ar, ai, ae = fe_mul(tab[idx, T_AR], tab[idx, T_AI], tabe[idx, E_A],

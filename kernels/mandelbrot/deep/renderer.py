@@ -26,7 +26,7 @@ from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
 from ..number_type import float32_deltas_reach
 from . import extended_loop, perturbation_loop
 from .bla import EPS_BITS, build_table
-from .bla_ship import flat_ship_tables
+from .bla_ship import ext_ship_tables, flat_ship_tables
 from .cpu_pixels import CpuPixels
 from .exact_redo import ExactCache, mode_of
 from .layout import empty_table, stats_dict
@@ -140,6 +140,9 @@ class DeepRenderer:
         oexp[0] = -(1 << 29)
         first = not self._compiled
         tab, tabe, levels = build_table(orbit, oexp, (0.5, -20), self.eps_bits, self.kmin)
+        ship = formula == BURNING_SHIP
+        if ship:    # the ship's loops read their own tables' columns
+            tab, tabe, levels = ext_ship_tables(orbit, oexp, (0.5, -20), self.eps_bits)
         full = "extended" in formats     # the whole deep warm-up (window's background, benches)
         if (not self.backend.is_gpu and self.table_ahead and second_core()
                 and (full or ahead_cached())):
@@ -156,7 +159,9 @@ class DeepRenderer:
             dev = self.pixels.to_device((orbit, oexp, tab, tabe, levels))
             flat = None
             if self.kmin == 0:
-                flat = self.pixels.to_device(flat_tables(orbit, tab, tabe, levels))
+                flat = self.pixels.to_device(
+                    flat_ship_tables(orbit, oexp, (0.5, -20), self.eps_bits)[:2] if ship
+                    else flat_tables(orbit, tab, tabe, levels))
             for fmt in FORMATS:
                 if fmt not in formats or _warm_key(fmt, formula) in self._warm:
                     continue
@@ -220,11 +225,12 @@ class DeepRenderer:
             with timer.phase("host", detail="table"):
                 # the float64 perturbation loop reads only its layout; others the table's entries
                 entries = self._f32 or not self._takes_perturbation_loop(fmt)
-                if plain or fmt == "extended":  # the extended loop reads the Mandelbrot's table
-                    table, table_reused = self._table_for(orbit, geo, request.bla and plain,
-                                                          progress, entries)
+                if plain:
+                    table, table_reused = self._table_for(orbit, geo, request.bla, progress,
+                                                          entries)
                 else:
-                    table, table_reused = self._ship_table(orbit, geo, request.bla)
+                    table, table_reused = self._ship_table(orbit, geo, request.bla,
+                                                           fmt == "extended")
         except BaseException:       # a table being built ahead must not wait for a next frame
             if self._ahead is not None:
                 self._ahead[1].abandon()
@@ -389,14 +395,21 @@ class DeepRenderer:
             progress(1.0, "table")
         return self._table, False
 
-    def _ship_table(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool):
-        """_table_for's (table, reused) for a Burning Ship frame of the perturbation loop, whose
-        layout (self._flat) bla_ship.py writes at once; the key says it is the ship's."""
+    def _ship_table(self, orbit: ReferenceOrbit, geo: FrameGeometry, use_bla: bool,
+                    extended: bool):
+        """_table_for's (table, reused) for a Burning Ship frame: the extended loop's entries
+        (bla_ship.ext_ship_tables), or the perturbation loop's layout (self._flat) that
+        bla_ship.py writes at once; the key says it is the ship's, and for which loop."""
         bound = table_bound(geo.c_bound_exp, self.table_slack_bits) if use_bla else 0
-        key = ("ship", id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin, bound)
+        key = ("ship", extended, id(orbit), orbit.version, use_bla, self.eps_bits, self.kmin,
+               bound)
         if self._table is not None and self._table[0] == key:
             return self._table, True
         orb, oexp = orbit.arrays()
+        if extended:
+            self._table = (key,) + ext_ship_tables(orb, oexp, (0.5, bound + 1), self.eps_bits,
+                                                   use_bla)
+            return self._table, False
         zo, bt, levels = flat_ship_tables(orb, oexp, (0.5, bound + 1), self.eps_bits, use_bla)
         self._flat_serial += 1
         self._flat = (orb, None, self._flat_serial, zo, bt)
