@@ -70,13 +70,6 @@ def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
     return Exported(str(job.path))
 
 
-def _stream_of(renderer):
-    """The stream the renderer's colourer works on (None on the CPU)."""
-    if hasattr(renderer, "deep"):
-        return renderer._stream()
-    return renderer.target.stream
-
-
 def _whole_picture(job: MandelbrotExport, colourer, stream, rows: int):
     from kernels.mandelbrot.picture_colour import WholePicture
     req = job.request
@@ -113,7 +106,7 @@ def _export_whole(ctx: JobContext, job: MandelbrotExport, renderer):
     w, h = job.request.size
     rows = min(strip_rows(w), h)
     values = renderer.strips(job.request, values=True, rows=rows, cancel=ctx.token)
-    pic = _whole_picture(job, renderer.colourer, _stream_of(renderer), rows)
+    pic = _whole_picture(job, renderer.colourer, renderer.stream, rows)
     return (yield from _write_whole(ctx, job, pic, values))
 
 

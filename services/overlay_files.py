@@ -29,13 +29,9 @@ def check_overlays(request, names, gpu: bool) -> None:
 def write_overlays(renderer, request, out: str, names, cancel=None) -> dict:
     """Render `request` with its overlays and write each of `names` beside `out`; returns the
     paths written (name -> path) and the frame's totals line per name (name -> text)."""
-    from kernels.mandelbrot import overlay_frames
     from kernels.mandelbrot.overlays import totals_text
     names = tuple(names)
-    if hasattr(renderer, "deep"):
-        frame = overlay_frames.deep_frame(renderer, request, cancel=cancel, keep=names)
-    else:
-        frame = overlay_frames.float64_frame(renderer, request, cancel=cancel, keep=names)
+    frame = renderer.render(request, cancel=cancel, keep=names)
     info = frame.meta["overlay"]
     paths = overlay_paths(out, names)
     for n, path in paths.items():

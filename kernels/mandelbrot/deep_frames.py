@@ -98,14 +98,16 @@ class DeepFrameRenderer:
         t = time.perf_counter()
         ms = self.deep.warmup()
         if not self._colour_warm:
-            timer = JobTimer(self.backend, self._stream(), "warm-up")
-            self.colourer.warm(timer, self._stream())
+            timer = JobTimer(self.backend, self.stream, "warm-up")
+            self.colourer.warm(timer, self.stream)
             timer.finish()
             self._colour_warm = True
             ms = (time.perf_counter() - t) * 1e3
         return ms
 
-    def _stream(self):
+    @property
+    def stream(self):
+        """The stream the deep kernels and the colourer work on (None on the CPU)."""
         return self.deep._get_stream()
 
     def render(self, request: DeepFrameRequest, cancel=None, progress=None, keep=()) -> Frame:
@@ -149,7 +151,7 @@ class DeepFrameRenderer:
             self._last = (key, pending)
         source = self.deep.reference_source
         fetch_value = self._fetcher(pending.values, h, w)
-        stream = self._stream()
+        stream = self.stream
         timer = JobTimer(self.backend, stream, "colour")
         if gpu:
             rgba = self.pool.device("rgba", (h, w), np.uint32, stream=stream)
@@ -212,7 +214,7 @@ class DeepFrameRenderer:
             compile_ms = self.warmup()
         self._last = None
         self.deep.number_type = request.number_type
-        stream = self._stream()
+        stream = self.stream
         shape = (ov.N_DEEP_LAYERS, h, w)
         layers = (self.pool.device("overlay-layers", shape, np.int32, stream=stream) if gpu else
                   self.pool.host("overlay-layers", shape, np.int32, pinned=False))
@@ -282,8 +284,8 @@ class DeepFrameRenderer:
             if not self.backend.is_gpu:
                 return float(values[row, col])
             one = self.pool.host("probe", (1,), np.float64)
-            values[row, col:col + 1].copy_to_host(one, stream=self._stream())
-            self._stream().synchronize()
+            values[row, col:col + 1].copy_to_host(one, stream=self.stream)
+            self.stream.synchronize()
             return float(one[0])
         return fetch_value
 
@@ -305,7 +307,7 @@ class DeepFrameRenderer:
         told = None if progress is None and stages is None else PictureProgress(h, progress, stages)
         if needs_whole_picture(request, bool(values)):
             return whole_strips(self.colourer, self._strips(request, True, rows, cancel, told),
-                                (w, h), request, request.max_iter, rows, self._stream(), cancel,
+                                (w, h), request, request.max_iter, rows, self.stream, cancel,
                                 None if told is None else told.rows_done, folder)
         return self._strips(request, bool(values), rows, cancel, told)
 

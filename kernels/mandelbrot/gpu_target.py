@@ -141,9 +141,16 @@ class GpuTarget:
         return got
 
     # ---- the escape pass ---------------------------------------------------------------------
+    def kernel_args(self, values, args, timer, formula: str = MANDELBROT) -> tuple:
+        """The escape kernels' arguments for `values`' rows from the grid arguments `args`:
+        those themselves here; a subclass's kernels may want them in another form (float32:
+        targets_f32.py), and may refuse `formula`."""
+        return args
+
     def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
         """Compile what a frame of `formula` may use: the plain launch and the sliced kernel."""
-        self.escape(values, args, timer, None, counts, formula=formula)
+        args = self.kernel_args(values, args, timer, formula)
+        self._escape(values, args, timer, None, counts, False, formula, None)
         self._escape_sliced(values, 0, values.shape[0], args, 12, timer, None, formula)
 
     def _bounds(self):
@@ -168,6 +175,11 @@ class GpuTarget:
         `formula`: what the pass iterates (formulas.py's names; the target's launch's twin for
         another formula than Mandelbrot's). `lanes` (a LaneCount of lanes()): the pass runs
         the warp launch's counting twin, which also counts the lane-iterations it issues."""
+        self._escape(values, self.kernel_args(values, args, timer, formula), timer, cancel,
+                     counts, whole, formula, lanes)
+
+    def _escape(self, values, args, timer, cancel, counts, whole, formula, lanes):
+        """escape() with the kernels' own arguments (kernel_args)."""
         if lanes is None:
             self._bands(self._launch_of(formula), values, args, timer, cancel, counts, whole,
                         formula)

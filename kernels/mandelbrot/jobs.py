@@ -163,8 +163,8 @@ def warm_deep(ctx: JobContext, req: Warmup):
     for part in frames.deep.warmup_steps(FORMATS[:1]):
         done += 1
         yield WarmupStep(part, done, len(parts))
-    timer = JobTimer(req.backend, frames._stream(), "warm-up")
-    frames.colourer.warm(timer, frames._stream(), ("log",))
+    timer = JobTimer(req.backend, frames.stream, "warm-up")
+    frames.colourer.warm(timer, frames.stream, ("log",))
     timer.finish()
     done += 1
     yield WarmupStep("log", done, len(parts))

@@ -159,6 +159,11 @@ class Renderer:
         self._slot_gen: list[int] = [0] * self.VALUE_SLOTS
         self._gen = 0
 
+    @property
+    def stream(self):
+        """The stream the target and the colourer work on (None on the CPU)."""
+        return self.target.stream
+
     # ---- public API ------------------------------------------------------------------------
     def warmup(self, mappings=("sqrt",), formula: str = MANDELBROT) -> float:
         """Compile the escape kernel of `formula` and the colouring of `mappings` (a tiny

@@ -19,11 +19,6 @@ from .gpu_target import GpuTarget, WarpLaunch
 THRESH = 16
 
 
-def _axes_args(args, rows: int, cols: int) -> tuple:
-    xs, ys = pixel_axes(args, rows, cols)
-    return xs, ys, int(args[-1])
-
-
 def _mandelbrot_only(formula: str) -> None:
     """ValueError for another formula: the float32 kernels iterate z^2 + c only (number_type.py
     keeps other formulas' frames in float64)."""
@@ -53,9 +48,12 @@ class GpuTarget32(GpuTarget):
         from .escape_gpu import slice_kernel      # numba.cuda: GPU frames only
         return slice_kernel(formula, "float32")
 
-    def _device_args(self, values, args, timer):
+    def kernel_args(self, values, args, timer, formula: str = MANDELBROT) -> tuple:
+        """The float32 kernels' arguments: the two coordinate arrays of `values`' rows and
+        columns, copied to the device, and max_iter."""
+        _mandelbrot_only(formula)
         rows, cols = values.shape
-        xs, ys, max_iter = _axes_args(args, rows, cols)
+        xs, ys = pixel_axes(args, rows, cols)
         dxs = self.pool.device("axis-x", (cols,), np.float32, stream=self.stream)
         dys = self.pool.device("axis-y", (rows,), np.float32, stream=self.stream)
         hx = self.pool.host("axis-x", (cols,), np.float32)
@@ -65,19 +63,7 @@ class GpuTarget32(GpuTarget):
         with timer.phase("h2d", gpu=True, nbytes=hx.nbytes + hy.nbytes):
             dxs.copy_to_device(hx, stream=self.stream)
             dys.copy_to_device(hy, stream=self.stream)
-        return dxs, dys, max_iter
-
-    def warm(self, values, counts, args, timer, formula: str = MANDELBROT):
-        _mandelbrot_only(formula)
-        dargs = self._device_args(values, args, timer)
-        GpuTarget.escape(self, values, dargs, timer, None, counts)
-        self._escape_sliced(values, 0, values.shape[0], dargs, 12, timer, None)
-
-    def escape(self, values, args, timer, cancel, counts, whole=False,
-               formula: str = MANDELBROT, lanes=None):
-        _mandelbrot_only(formula)
-        super().escape(values, self._device_args(values, args, timer), timer, cancel, counts,
-                       whole, lanes=lanes)
+        return dxs, dys, int(args[-1])
 
 
 class WarpLaunch32(WarpLaunch):
