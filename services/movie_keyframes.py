@@ -212,17 +212,13 @@ class FrameChunk:
     batch: frozenset = frozenset()
 
     def __call__(self, worker):
-        from kernels.mandelbrot.expmap_assemble import Assembler
+        from kernels.mandelbrot.expmap_assemble import worker_assembler
         t0 = time.perf_counter()
         need = set(self.keyframes)
-        # one assembler per worker, made again for another zoom (compared by value: a cluster's
-        # jobs arrive as new objects)
-        held = worker.renderer(("mandelbrot", "keyframe-assembler", "movie"), dict)
-        asm = held.get("asm")
-        if asm is None or asm.em != self.em:
-            held["asm"] = asm = None        # the old stack's memory goes first
-            held["asm"] = asm = Assembler(worker.backend, self.em, 3 * len(need) + 16)
-        asm.ensure(max(len(need), _affordable(worker.backend, self.em, len(self.batch) + 8)))
+        # room for this batch's keyframes and the next batch's, which this worker's GPU copies in
+        # as it draws them (KeyframeJob), where the device's memory allows
+        asm = worker_assembler(worker, self.em, max(len(need), _affordable(
+            worker.backend, self.em, 2 * len(self.batch) + 8)))
         # room for this chunk's keyframes: earlier batches' go first, then other chunks'
         missing = [k for k in sorted(need) if asm.slot_of[k] < 0]
         for stale in (asm.loaded - self.batch - need, asm.loaded - need):

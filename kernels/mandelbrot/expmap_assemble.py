@@ -88,6 +88,19 @@ class Assembler:
         self.slot_of[k] = slot
         self._slots_changed = True
 
+    def load_device(self, k: int, values, stream) -> bool:
+        """Keyframe k from a device array of its packed samples (where the worker's GPU just drew
+        it), copied on `stream` (the drawing one: ordered before its buffer is drawn into
+        again; the caller waits for it before this assembler reads the slot). False, and nothing
+        copied, where it is loaded already or no slot is free."""
+        if not self.backend.is_gpu or self.slot_of[k] >= 0 or not self._free:
+            return False
+        slot = self._free.pop()
+        self.stack[slot].copy_to_device(values, stream=stream)
+        self.slot_of[k] = slot
+        self._slots_changed = True
+        return True
+
     def drop(self, k: int) -> None:
         slot = int(self.slot_of[k])
         if slot >= 0:
@@ -175,3 +188,23 @@ class Assembler:
         wpx, hpx = self.em.size
         view = rgba.view(np.uint8).reshape(hpx, wpx, 4)
         return view if lender is None else lender.copy_of(view)
+
+
+# a pool worker's kept assembler (its kept renderers' key; "movie" at [2]: dropped with the movie)
+ASSEMBLER_KEY = ("mandelbrot", "keyframe-assembler", "movie")
+
+
+def worker_assembler(worker, em, slots: int | None = None):
+    """The worker's Assembler for `em`, or None where it has none (slots None); with `slots`, made
+    (again, for another zoom: compared by value, a cluster's jobs arrive as new objects) with room
+    for that many keyframes at least."""
+    held = worker.renderer(ASSEMBLER_KEY, dict)
+    asm = held.get("asm")
+    if asm is not None and asm.em != em:
+        held["asm"] = asm = None        # the old stack's memory goes first
+    if slots is None:
+        return asm
+    if asm is None:
+        held["asm"] = asm = Assembler(worker.backend, em, int(slots))
+    asm.ensure(int(slots))
+    return asm

@@ -110,23 +110,25 @@ class KeyframeRenderer:
         deep.table_slack_bits = TABLE_SLACK_BITS
         return deep
 
-    def render(self, em, k: int, cancel=None) -> np.ndarray:
+    def render(self, em, k: int, cancel=None, on_device=None) -> np.ndarray:
         """Keyframe k's smooth counts, its sectors packed (ExpMap.sectors) in one float64 host
-        array the caller keeps."""
+        array the caller keeps. `on_device(values, stream)`: handed the keyframe where a GPU drew
+        it in one launch (a device array valid until the stream's next work) before it is copied
+        to the host."""
         # where no orbit is pinned (a Dask worker's process), the first one made serves every
         # deeper keyframe too
         for deep in self.deeps:
             deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         self.last_stats = {}
-        values = self._render_one(em, k, cancel) if self.launch == "one" else None
+        values = self._render_one(em, k, cancel, on_device) if self.launch == "one" else None
         if values is None:
             values = self._render_sectors(em, k, cancel)
         self.seconds += time.perf_counter() - t0
         self.pixels += values.size
         return values
 
-    def _render_one(self, em, k: int, cancel):
+    def _render_one(self, em, k: int, cancel, on_device=None):
         """The keyframe as one frame (deep/sectors.py), or None where its sectors cannot be."""
         from .deep.sectors import start_sectors
         gpu = self.backend.is_gpu
@@ -137,6 +139,8 @@ class KeyframeRenderer:
             return None
         values = p.values
         if gpu:     # into a pinned buffer, then into the array the caller keeps
+            if on_device is not None:
+                on_device(p.values, self.deep._get_stream())
             values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64)
             p.values.copy_to_host(values, stream=self.deep._get_stream())
         self._done(p)
@@ -236,5 +240,10 @@ class KeyframeJob:
         # a GPU keyframe takes a fraction of a second: drawn in one launch, not in bands that
         # each wait for a cancel check (gpu_pixels.band_pixels); a CPU one may take seconds
         cancel = None if worker.backend.is_gpu else worker.cancel
-        values = renderer.render(self.em, self.k, cancel=cancel)
+        # this worker's frames will need it: copied into its assembler on the device, not sent
+        # to the host and back (expmap_assemble.worker_assembler; none before its first frames)
+        from .expmap_assemble import worker_assembler
+        asm = worker_assembler(worker, self.em) if worker.backend.is_gpu else None
+        on_device = None if asm is None else (lambda v, s: asm.load_device(self.k, v, s))
+        values = renderer.render(self.em, self.k, cancel=cancel, on_device=on_device)
         return values, time.perf_counter() - t0

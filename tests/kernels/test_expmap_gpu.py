@@ -83,3 +83,41 @@ def test_frames_in_lent_arrays_are_the_frames_of_the_ring(gpu_backend, simulated
         assert np.array_equal(a, b)
     lender.give(lent[0])
     assert lender.take(lent[0].shape, lent[0].dtype, pinned=not simulated) is lent[0]
+
+
+def test_keyframes_drawn_beside_their_frames_go_to_the_assembler_on_the_device(
+        gpu_backend, simulated, tmp_path, monkeypatch):
+    """A keyframe a GPU worker draws once its assembler exists is copied into it on the device
+    (Assembler.load_device), not loaded from the host again: the slot holds the keyframe's values
+    as the host receives them, and the movie's frames all come."""
+    from kernels.mandelbrot import expmap_assemble
+    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.spread import open_pool
+    from services import movie_keyframes as mk
+    from services.movie import MovieSpec, prepare
+    monkeypatch.setattr(mk, "BATCH_FRAMES", 2)          # later batches' keyframes drawn among frames
+    monkeypatch.setattr(mk, "CHUNK_FRAMES", 1)
+    size = (6, 4) if simulated else (96, 54)
+    spec = MovieSpec(out=str(tmp_path / "f%03d.png"), size=size, fps=4, seconds=1,
+                     center="-0.7436438870371587,0.1318259042053119", width="1e-2",
+                     colouring=(("mapping", "sqrt"),), keyframes=True)
+    movie = prepare(spec, open_encoder=False)
+    em = mk.keyframe_map(movie)
+    real = expmap_assemble.Assembler.load_device
+    copied = {}
+
+    def load_device(self, k, values, stream):
+        done = real(self, k, values, stream)
+        if done:
+            stream.synchronize()
+            copied[k] = np.array_equal(self.stack[int(self.slot_of[k])].copy_to_host(),
+                                       values.copy_to_host())
+        return done
+    monkeypatch.setattr(expmap_assemble.Assembler, "load_device", load_device)
+    with open_pool(gpu_backend) as pool, pinned_orbit(em):
+        files = mk.KeyframeFiles(tmp_path / "k", em)
+        made = [e[1] for e in mk.keyframe_frames(movie, em, list(range(movie.frames)), pool, files)
+                if e[0] == "frame"]
+        files.close()
+    assert sorted(made) == list(range(movie.frames))
+    assert copied and all(copied.values()), copied
