@@ -14,7 +14,9 @@ subcommand so a GPU session can run them in separate calls:
   quality   --quality N frames spread over the zoom by depth: each assembled from its keyframes
             and rendered directly; SSIM on the colours, a keyframe's counts at 16 of its samples
             against one-pixel deep frames centred exactly there, escape counts within ±1 where a keyframe
-            sample sits on the pixel (within SAME_POINT_PX) and over every pixel
+            sample sits on the pixel (within SAME_POINT_PX), at --sample-pixels random pixels
+            against one-pixel deep frames centred exactly on the keyframe sample each pixel is
+            given (the two methods at one point), and over every pixel
 
   PYTHONPATH=. python tools/keyframes_bench.py movie|perframe|quality|keyframes [--size 1920x1080]
       [--fps 60] [--seconds 600] [--width 1e-1000] [--backend cuda] [--gpus 0] [--json FILE]
@@ -259,7 +261,7 @@ def part_quality(a) -> None:
                                                     movie.spec.colouring), want_values=True)
             direct = make_renderer(req, be).render(req)
             values = np.array(direct.values, copy=True)
-            near, dist = nearest_samples(em, lw, kept, loc.iters)
+            near, dist, which = nearest_samples(em, lw, kept, loc.iters, which=True)
             on = dist < SAME_POINT_PX
             mid = (first + last) // 2
             rows.append({"frame": f, "width": f"{Decimal(loc.width):.3e}", "iters": loc.iters,
@@ -267,13 +269,17 @@ def part_quality(a) -> None:
                          "keyframe_samples_pm1": _samples_checked(em, mid, kept[mid], checker),
                          "counts_pm1_same_point": round(counts_within(near, values, 1, on), 4),
                          "same_point_pixels": int(on.sum()),
+                         "counts_pm1_at_sample_points": round(_pixels_checked(
+                             em, near, which, loc.iters, checker, a.sample_pixels, seed=f), 4),
                          "counts_pm1_all": round(counts_within(
                              _assembled_values(asm, lw, loc.iters, first, last), values), 4)})
             print(rows[-1], flush=True)
     _emit(a, "quality", {"frames": rows, "min_ssim": min(r["ssim"] for r in rows),
                          "min_keyframe_samples_pm1": min(r["keyframe_samples_pm1"] for r in rows),
                          "min_counts_pm1_same_point": min(r["counts_pm1_same_point"]
-                                                          for r in rows)})
+                                                          for r in rows),
+                         "min_counts_pm1_at_sample_points": min(
+                             r["counts_pm1_at_sample_points"] for r in rows)})
 
 
 def _samples_checked(em, k: int, values, deep, n: int = 16, seed: int = 0) -> float:
@@ -283,29 +289,26 @@ def _samples_checked(em, k: int, values, deep, n: int = 16, seed: int = 0) -> fl
     points, whatever the fractal does between pixels. On the same orbit, this checks the
     samples' places and the loop, not the orbit (tests/kernels/test_expmap.py checks keyframes
     against orbits of their own points)."""
-    import gmpy2
     import numpy as np
 
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.expmap_quality import direct_at_samples
     rng = np.random.default_rng(seed + k)
-    digits = len(em.centre_re) + 40
-    ctx = gmpy2.context(gmpy2.get_context(), precision=int(digits * 3.33) + 64)
-    agree = 0
-    with ctx:
-        pre, pim = gmpy2.mpfr(em.centre_re), gmpy2.mpfr(em.centre_im)
-        r = gmpy2.mpfr(2) ** em.inner_log2(k)
-        for _ in range(n):
-            m = int(rng.integers(em.samples))
-            cols, row0, _, off = [x for x in em.sectors if x[3] <= m][-1]
-            i, j = divmod(m - off, cols)
-            rho = r * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / cols)
-            th = (row0 + i + 0.5) * gmpy2.log(2) / cols
-            req = DeepRequest(format(pre + rho * gmpy2.cos(th), f".{digits}f"),
-                              format(pim + rho * gmpy2.sin(th), f".{digits}f"),
-                              em.radius(k), (1, 1), int(em.limits[k]))
-            v = deep.render_values(req).values[0, 0]
-            agree += abs(math.floor(v) - math.floor(values[m])) <= 1
-    return agree / n
+    ms = rng.integers(em.samples, size=n)
+    return direct_at_samples(em, [(k, m, values[m], int(em.limits[k])) for m in ms], deep)
+
+
+def _pixels_checked(em, near, which, limit: int, deep, n: int, seed: int = 0) -> float:
+    """The fraction of `n` random pixels of a frame whose count, as its nearest keyframe sample
+    gives it, a one-pixel deep frame centred exactly on that sample's point gives within ±1: the
+    assembled frame against direct rendering at the same point, pixel by pixel."""
+    import numpy as np
+
+    from kernels.mandelbrot.expmap_quality import direct_at_samples
+    ks, ms = which
+    ok = np.flatnonzero(np.isfinite(near).ravel())
+    pick = np.random.default_rng(seed).choice(ok, size=min(n, ok.size), replace=False)
+    return direct_at_samples(em, [(ks.flat[p], ms.flat[p], near.flat[p], limit) for p in pick],
+                             deep)
 
 
 def _assembled_values(asm, lw, limit, first, last):
@@ -343,6 +346,9 @@ def main(argv=None) -> int:
     p.add_argument("--per-frame-seconds", type=float, default=60.0)
     p.add_argument("--quality", type=int, default=12)
     p.add_argument("--no-encode", action="store_true")
+    p.add_argument("--sample-pixels", type=int, default=256,
+                   help="quality: pixels a frame checked against one-pixel direct frames at "
+                        "their nearest keyframe sample's point")
     p.add_argument("--timeout", type=float, default=540.0,
                    help="movie: stop the command after this many seconds and say how far it got")
     p.add_argument("--json", default=None)

@@ -7,6 +7,8 @@ uniform 7×7 windows (scikit-image's default window), averaged over the three co
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 WINDOW = 7
@@ -47,13 +49,14 @@ def counts_within(a: np.ndarray, b: np.ndarray, tolerance: int = 1, mask=None) -
     return float(d.mean()) if d.size else 1.0
 
 
-def nearest_samples(em, lw: float, keyframes: dict, limit: int):
+def nearest_samples(em, lw: float, keyframes: dict, limit: int, which: bool = False):
     """For every pixel of a frame 2^lw wide: the value of the keyframe sample nearest to it (in
     the pixel's sector) and how far that sample lies from the pixel's centre, in pixels; (values,
     distances), NaN where the sample's keyframe is not in `keyframes` ({k: packed samples});
     counts at or above the frame's `limit` are the limit, as the assembly takes them. Pixels
     whose nearest sample sits on them (distance ≪ 1) are where a keyframe and the direct frame
-    sample one point."""
+    sample one point. `which`: also each pixel's sample as (keyframe, index in its packed
+    samples), for sample_point."""
     wpx, hpx = em.size
     x = (np.arange(wpx) + 0.5 - 0.5 * wpx) / wpx - em.a[0]
     y = (0.5 * hpx - np.arange(hpx) - 0.5) / wpx - em.a[1]
@@ -71,8 +74,43 @@ def nearest_samples(em, lw: float, keyframes: dict, limit: int):
     us = np.exp2(lr) * np.exp(1j * (row0 + i + 0.5) * np.log(2) / cols)
     dist = np.abs(us - u) * wpx
     values = np.full((hpx, wpx), np.nan)
+    index = off + i * cols + j
     for kk in np.unique(k):
         if int(kk) in keyframes:
             sel = k == kk
-            values[sel] = keyframes[int(kk)][off[sel] + i[sel] * cols[sel] + j[sel]]
+            values[sel] = keyframes[int(kk)][index[sel]]
+    if which:
+        return np.minimum(values, float(limit)), dist, (k, index)
     return np.minimum(values, float(limit)), dist
+
+
+def sample_point(em, k: int, m: int) -> tuple[str, str]:
+    """Where sample m of keyframe k lies (its packed index, ExpMap.sectors), as decimal strings
+    of c precise enough for a one-pixel deep frame centred exactly there (MPFR, the keyframes
+    manifest's formula)."""
+    import gmpy2
+    cols, row0, _, off = [x for x in em.sectors if x[3] <= m][-1]
+    i, j = divmod(int(m) - off, cols)
+    digits = len(em.centre_re) + 40
+    with gmpy2.context(gmpy2.get_context(), precision=int(digits * 3.33) + 64):
+        rho = gmpy2.mpfr(2) ** em.inner_log2(k) * gmpy2.exp2(gmpy2.mpfr(j + 0.5) / cols)
+        th = (row0 + i + 0.5) * gmpy2.log(2) / cols
+        return (format(gmpy2.mpfr(em.centre_re) + rho * gmpy2.cos(th), f".{digits}f"),
+                format(gmpy2.mpfr(em.centre_im) + rho * gmpy2.sin(th), f".{digits}f"))
+
+
+def direct_at_samples(em, picks, deep) -> float:
+    """The fraction of `picks` [(keyframe k, sample index m, the count taken from it, limit)]
+    whose count a one-pixel deep frame centred exactly on the sample's point gives within ±1
+    (`deep` a DeepRenderer; as wide as the keyframe's radius): the keyframes against direct
+    rendering where both sample one point."""
+    from .deep.request import DeepRequest
+    if not picks:
+        return 1.0
+    agree = 0
+    for k, m, value, limit in picks:
+        re, im = sample_point(em, int(k), int(m))
+        v = deep.render_values(DeepRequest(re, im, em.radius(int(k)), (1, 1),
+                                           int(limit))).values[0, 0]
+        agree += abs(math.floor(min(v, limit)) - math.floor(min(value, limit))) <= 1
+    return agree / len(picks)

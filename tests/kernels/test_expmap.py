@@ -230,3 +230,37 @@ def test_keyframes_share_a_table_over_many_octaves(movie, cpu_backend):
         builds = sum(not r.deep.render_values(keyframe_request(em, k, 0)).table_reused
                      for k in range(em.count - 12, em.count))
     assert builds <= 2, builds
+
+
+def test_assembled_pixels_agree_with_direct_frames_at_their_samples_points(movie):
+    """Pixels of an assembled frame against one-pixel deep frames centred exactly on the keyframe
+    sample each pixel is given (expmap_quality.direct_at_samples): the two methods where both
+    sample one point agree within ±1, whatever the fractal does between pixels."""
+    from kernels.backend import resolve
+    from kernels.mandelbrot.deep.reference_store import shared_store
+    from kernels.mandelbrot.deep.renderer import DeepRenderer
+    from kernels.mandelbrot.expmap_quality import direct_at_samples, sample_point
+    path, em, keys = movie
+    deep = DeepRenderer(resolve("cpu"))
+    deep.references = shared_store()
+    loc = path.frame(47)
+    lw = width_log2(loc.width)
+    near, dist, (ks, ms) = nearest_samples(em, lw, keys, loc.iters, which=True)
+    rng = np.random.default_rng(7)
+    pix = rng.choice(near.size, size=24, replace=False)
+    picks = [(ks.flat[p], ms.flat[p], near.flat[p], loc.iters) for p in pix]
+    assert all(np.isfinite(p[2]) for p in picks)
+    with pinned_orbit(em):
+        assert direct_at_samples(em, picks, deep) >= 0.95
+        # a count moved by two is found out: the check can fail
+        wrong = [(k, m, v + 2.0 if v < loc.iters - 3 else v - 3.0, lim) for k, m, v, lim in picks]
+        assert direct_at_samples(em, wrong, deep) <= 0.1
+    # the sample's point lies at its log radius from the fixed point, as the manifest says
+    import gmpy2
+    k, m = int(ks.flat[pix[0]]), int(ms.flat[pix[0]])
+    cols, _, _, off = [x for x in em.sectors if x[3] <= m][-1]
+    re, im = sample_point(em, k, m)
+    with gmpy2.context(precision=400):
+        d = gmpy2.hypot(gmpy2.mpfr(re) - gmpy2.mpfr(em.centre_re),
+                        gmpy2.mpfr(im) - gmpy2.mpfr(em.centre_im))
+        assert abs(float(gmpy2.log2(d)) - (em.inner_log2(k) + ((m - off) % cols + 0.5) / cols)) < 1e-9
