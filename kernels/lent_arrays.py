@@ -82,13 +82,23 @@ class Lender:
                 return
             del self._lent[id(arr)]
             free = self._free.setdefault(got[1], [])
-            if len(free) < self.keep:
+            # a pinned one is always kept: dropped here, numba would free it on this thread,
+            # which may hold no CUDA context (release_pinned frees them where one is current)
+            if len(free) < self.keep or got[1][2]:
                 free.append(arr)
 
     def clear(self) -> None:
-        """Drop the free arrays (a movie's end: their memory goes back)."""
+        """Drop the free pageable arrays (a movie's end: their memory goes back)."""
         with self._lock:
-            self._free.clear()
+            for key in [k for k in self._free if not k[2]]:
+                del self._free[key]
+
+    def release_pinned(self) -> None:
+        """Drop the free pinned arrays; call it on a thread where the GPU's context is current
+        (the one that drew the frames)."""
+        with self._lock:
+            for key in [k for k in self._free if k[2]]:
+                del self._free[key]
 
 
 # the process's lender: movie frames and keyframes

@@ -60,3 +60,6 @@ def keyframe_steps(ctx, movie, writer, progress, pool, step_wait_s: float):
                     yield progress("keyframes")
     finally:
         files.close()           # the keyframes still being written, for the next export
+        if isinstance(pool, InlinePool):
+            from kernels.lent_arrays import LENT
+            LENT.release_pinned()   # on the scheduler's GPU thread, which drew the frames

@@ -45,3 +45,30 @@ def test_a_dropped_loan_is_forgotten_and_free_lists_are_bounded():
     assert len(lender._free[((5,), np.dtype(np.float64).str, False)]) == 1
     lender.clear()
     assert lender.take((5,), np.float64) is not x
+
+
+def test_pinned_arrays_are_kept_until_released_on_the_gpu_thread(monkeypatch):
+    """Pinned arrays given back are always kept (numba frees page-locked memory on the thread
+    that drops it, which may hold no CUDA context), survive clear(), and go with release_pinned()."""
+    import kernels.lent_arrays as la
+    made = []
+
+    class FakeCuda:         # stands in for numba.cuda.pinned_array: no GPU needed to count
+        @staticmethod
+        def pinned_array(shape, dtype):
+            made.append(shape)
+            return np.empty(shape, dtype)
+    import numba
+    monkeypatch.setattr(numba, "cuda", FakeCuda, raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "numba.cuda", FakeCuda)
+    lender = la.Lender(keep=0)
+    a = lender.take((4,), np.uint8, pinned=True)
+    b = lender.take((4,), np.uint8)
+    assert made == [(4,)]
+    lender.give(a)
+    lender.give(b)              # keep=0: a pageable one is not kept
+    lender.clear()
+    assert lender.take((4,), np.uint8, pinned=True) is a
+    lender.give(a)
+    lender.release_pinned()
+    assert lender.take((4,), np.uint8, pinned=True) is not a and made == [(4,), (4,)]
