@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     with pinned_orbit(em):
         r = KeyframeRenderer(resolve("cuda"))
         r.render(em, k)                             # compiles, builds the table
-        stream = r.deep._get_stream()
+        stream = r.deep.stream
         for method in ("events", "cupti", "events", "cupti"):
             timing.set_method(method)
             walls, kernels, how = [], [], set()

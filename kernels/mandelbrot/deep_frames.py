@@ -108,7 +108,7 @@ class DeepFrameRenderer:
     @property
     def stream(self):
         """The stream the deep kernels and the colourer work on (None on the CPU)."""
-        return self.deep._get_stream()
+        return self.deep.stream
 
     def render(self, request: DeepFrameRequest, cancel=None, progress=None, keep=()) -> Frame:
         """One coloured frame. progress(fraction, stage) as DeepRenderer.render_values reports it,

@@ -140,13 +140,13 @@ class KeyframeRenderer:
         values = p.values
         if gpu:     # into a pinned buffer, then into the array the caller keeps
             if on_device is not None:
-                on_device(p.values, self.deep._get_stream())
+                on_device(p.values, self.deep.stream)
             values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64)
-            p.values.copy_to_host(values, stream=self.deep._get_stream())
+            p.values.copy_to_host(values, stream=self.deep.stream)
         self._done(p)
         if gpu:
             self._span_end(span)
-            self.deep._get_stream().synchronize()
+            self.deep.stream.synchronize()
             values = LENT.copy_of(values)
         return values
 
@@ -175,7 +175,7 @@ class KeyframeRenderer:
                                   to_host=not gpu)
             out = values[off:off + cols * rows].reshape(rows, cols)
             if gpu:
-                p.values.copy_to_host(out, stream=deep._get_stream())
+                p.values.copy_to_host(out, stream=deep.stream)
             else:
                 out[...] = p.values
             queue.append(p)
@@ -185,7 +185,7 @@ class KeyframeRenderer:
         if gpu:
             self._span_end(span)
             for deep in self.deeps:
-                deep._get_stream().synchronize()
+                deep.stream.synchronize()
             values = LENT.copy_of(values)
         return values
 
@@ -196,7 +196,7 @@ class KeyframeRenderer:
             return None
         from numba import cuda
         start = cuda.event(timing=True)
-        start.record(self.deep._get_stream())
+        start.record(self.deep.stream)
         return start
 
     def _span_end(self, start) -> None:
@@ -206,10 +206,10 @@ class KeyframeRenderer:
         if start is None:
             return
         from numba import cuda
-        first = self.deep._get_stream()
+        first = self.deep.stream
         for deep in self.deeps[1:]:
             joined = cuda.event(timing=False)
-            joined.record(deep._get_stream())
+            joined.record(deep.stream)
             joined.wait(first)
         end = cuda.event(timing=True)
         end.record(first)

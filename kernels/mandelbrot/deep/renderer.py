@@ -165,7 +165,7 @@ class DeepRenderer:
             for fmt in FORMATS:
                 if fmt not in formats or _warm_key(fmt, formula) in self._warm:
                     continue
-                timer = JobTimer(self.backend, self._get_stream(), "warm-up")
+                timer = JobTimer(self.backend, self.stream, "warm-up")
                 code, args = self._loop(fmt, dev, flat, 30, formula)
                 self.pixels.run(pool, (3, 4), code, positional(geo.grid(), args), timer, None,
                                 None)
@@ -211,7 +211,7 @@ class DeepRenderer:
             if progress is not None:        # seconds on a first start: say what is happening
                 progress(0.0, "compile")
             compile_ms = self.warmup((fmt,), formula)
-        timer = JobTimer(self.backend, self._get_stream(),
+        timer = JobTimer(self.backend, self.stream,
                          f"deep mandelbrot {w}×{h}, {request.max_iter:,} iterations, {fmt}")
         if compile_ms is not None:
             timer.add_host_ms("compile", compile_ms)
@@ -473,5 +473,7 @@ class DeepRenderer:
         return self._flat[2:]
 
     # ---- device -----------------------------------------------------------------------------
-    def _get_stream(self):
+    @property
+    def stream(self):
+        """The stream this renderer's frames run on (a GPU's; None on the CPU)."""
         return self.pixels.stream()

@@ -55,7 +55,7 @@ def start_sectors(deep, requests, cancel=None, to_host: bool = True) -> PendingV
     compile_ms = None
     if not deep.compiled(fmt):
         compile_ms = deep.warmup((fmt,))
-    timer = JobTimer(deep.backend, deep._get_stream(),
+    timer = JobTimer(deep.backend, deep.stream,
                      f"deep keyframe of {len(reqs)} sectors, {total:,} pixels, "
                      f"{first.max_iter:,} iterations, {fmt}")
     if compile_ms is not None:
