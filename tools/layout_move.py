@@ -57,7 +57,7 @@ LAYOUT = {
                    "overlay_device", "overlay_frames"]),
     "frames": ("Float64 and float32 frames under Renderer: CPU and GPU targets, work count, preview, warm.",
                ["cpu_target", "gpu_target", "targets_f32", "frame_work", "frame_work_gpu",
-                "preview", "warm"]),
+                "preview", "warm", "frame_steps"]),
     "deep": ("Deep-zoom frames: DeepRenderer, its pixels on CPU or GPU, geometry, sectors, tables ahead.",
              ["deep.renderer", "deep.cpu_pixels", "deep.gpu_pixels", "deep.frame_geometry",
               "deep.result", "deep.sectors", "deep.table_ahead", "deep_work"]),
