@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -230,10 +231,32 @@ def _add32(a, b):
 CPU_OPS = {"float64": (operator.mul, operator.add), "float32": (_mul32, _add32)}
 
 
+@dataclass(frozen=True)
+class PixelGrid:
+    """The picture's pixel grid: pixel (row, col) sits at (cx + (col+0.5-half_w)*step,
+    cy - (row+0.5-half_h)*step). Tiles and bands index into the same grid, so they agree bit for bit."""
+    cx: float
+    cy: float
+    step: float
+    half_w: float
+    half_h: float
+
+    @staticmethod
+    def of(req) -> PixelGrid:
+        """The grid of a MandelbrotRequest (its centre, width and size)."""
+        w, h = int(req.size[0]), int(req.size[1])
+        return PixelGrid(float(req.center_re), float(req.center_im), float(req.width) / w,
+                         w / 2.0, h / 2.0)
+
+    def args(self, row0: int, max_iter: int) -> tuple:
+        """The escape kernels' grid arguments for a buffer whose first row is picture row row0."""
+        return (int(row0), 0, self.cx, self.cy, self.step, self.half_w, self.half_h, int(max_iter))
+
+
 def pixel_axes(args: tuple, rows: int, cols: int, number_type: str = "float32"):
     """(xs, ys): the real part of each of `cols` columns and the imaginary part of each of `rows`
     buffer rows as `number_type`, for escape kernels' grid arguments `args`
-    (renderer.PixelGrid.args: grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter).
+    (PixelGrid.args: grid_row0, grid_col0, cx, cy, step, half_w, half_h, max_iter).
     Computed in float64 with the float64 GPU kernels' operations in their order, then rounded
     once (float32)."""
     grid_row0, grid_col0, cx, cy, step, half_w, half_h = args[:7]

@@ -6,9 +6,7 @@ gpu_target.GpuTarget, with the same methods. The arithmetic lives in escape.py.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,11 +18,13 @@ from . import escape as mk
 from . import overlays as ov
 from .colourer import Colourer
 from .cpu_target import CpuTarget
+from .escape import PixelGrid
 from .formulas import MANDELBROT
-from .frame_work import start_count
-from .picture_colour import needs_whole_picture, whole_strips
+from .frame_steps import FrameSteps, rgba_bytes, words
 from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
-from .request import MandelbrotRequest, precision_state
+from .picture_colour import needs_whole_picture, whole_strips
+from .request import MandelbrotRequest
+from .warm import Compiled
 from .strips import strip_rows
 
 
@@ -65,36 +65,6 @@ def _cuts() -> Cuts:
     return Cuts(CPU_BAND_WORK, GPU_BAND_WORK, GPU_MIN_BAND_PIXELS, SIM_BAND_WORK, SIM_BAND_PIXELS)
 
 
-@dataclass(frozen=True)
-class PixelGrid:
-    """The picture's pixel grid: pixel (row, col) sits at (cx + (col+0.5-half_w)*step,
-    cy - (row+0.5-half_h)*step). Tiles and bands index into the same grid, so they agree bit for bit."""
-    cx: float
-    cy: float
-    step: float
-    half_w: float
-    half_h: float
-
-    @staticmethod
-    def of(req: MandelbrotRequest) -> PixelGrid:
-        w, h = int(req.size[0]), int(req.size[1])
-        return PixelGrid(float(req.center_re), float(req.center_im), float(req.width) / w,
-                         w / 2.0, h / 2.0)
-
-    def args(self, row0: int, max_iter: int) -> tuple:
-        """The escape kernels' grid arguments for a buffer whose first row is picture row row0."""
-        return (int(row0), 0, self.cx, self.cy, self.step, self.half_w, self.half_h, int(max_iter))
-
-
-def _words(rgba8: np.ndarray) -> np.ndarray:
-    """uint8 RGBA (h, w, 4) as the uint32 words (h, w) the colour kernels write."""
-    return rgba8.view(np.uint32).reshape(rgba8.shape[:2])
-
-
-def _bytes(words: np.ndarray) -> np.ndarray:
-    return words.view(np.uint8).reshape(*words.shape, 4)
-
-
 class _Band:
     """A band queued by Renderer._queue_band: its buffers, its timer, and done() once it is back
     (notes the band's time, which decides whether the next runs whole, and its phases)."""
@@ -117,8 +87,6 @@ class Renderer:
     colour (palette, density, offset, interior), the escape values still on the device (or in host
     memory on the CPU) are recoloured instead of recomputed (`Frame.meta["recoloured"]`).
     """
-
-    VALUE_SLOTS = 3  # like the host ring: the values of the last 3 computed frames stay readable
 
     def __init__(self, backend, block: tuple[int, int] | None = None, reuse_values: bool = True,
                  launch="warp", thresh: int | None = None, warps_per_sm: int = WARPS_PER_SM,
@@ -151,13 +119,11 @@ class Renderer:
         else:
             self.target = CpuTarget(backend, _cuts)
         self.colourer = Colourer(backend)
-        self._compiled: set[str] = set()    # the formulas whose escape kernels are compiled
+        self.compiled = Compiled(backend, self.target, self.colourer)
+        self.steps = FrameSteps(backend, self.pool, self.target, self.colourer, number_type,
+                                reuse_values)
         self.band_timings = None
         self._last_band = None      # (the picture's place, seconds) of the last band
-        self._slot = -1
-        self._slot_key: list = [None] * self.VALUE_SLOTS   # geometry held by each slot
-        self._slot_gen: list[int] = [0] * self.VALUE_SLOTS
-        self._gen = 0
 
     @property
     def stream(self):
@@ -170,36 +136,7 @@ class Renderer:
         render; by default sqrt, float64 frames' own); return the milliseconds spent (0 when
         already compiled). Loaded from numba's on-disk cache when possible. A mapping left out
         compiles before its first frame (the GPU compiles every mapping at once)."""
-        if formula in self._compiled and self.colourer.warm_mappings.issuperset(mappings):
-            return 0.0
-        t = time.perf_counter()
-        req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8, formula=formula)
-        pool = BufferPool(self.backend)
-        target = self.target
-        values = target.values(pool, "warm-values", 3, 4)
-        counts = target.counts(pool, "warm-counts", 3, 4)
-        rgba = target.rgba(pool, "warm-rgba", 3, 4)
-        timer = JobTimer(self.backend, target.stream, "warm-up")
-        with warnings.catch_warnings():
-            # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
-            warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
-            target.warm(values, counts, PixelGrid.of(req).args(0, req.max_iter), timer, formula)
-            # the roofline's count too: compiled here, not inside a frame's kernel time
-            start_count(self.backend, pool, target.stream, values,
-                        PixelGrid.of(req).args(0, req.max_iter), timer, formula=formula)
-            self.colourer.warm(timer, target.stream, mappings)
-            first = (tuple(mappings) or ("sqrt",))[0]
-            self.colourer.colour(values, rgba, dataclasses.replace(req, mapping=first),
-                                 req.max_iter, timer, target.stream)
-        timer.finish()
-        self._compiled.add(formula)
-        return (time.perf_counter() - t) * 1e3
-
-    def _warm_for(self, request) -> float | None:
-        """The compile a frame of `request` needs first: milliseconds, None when none."""
-        if request.formula in self._compiled and request.mapping in self.colourer.warm_mappings:
-            return None
-        return self.warmup((request.mapping,), request.formula)
+        return self.compiled.warmup(mappings, formula)
 
     def render(self, request: MandelbrotRequest, cancel=None, keep=()) -> Frame:
         """Render one frame. Frame.rgba comes from a ring of 3 host buffers (pinned on a GPU) and
@@ -209,87 +146,18 @@ class Renderer:
         Overlays (overlays.py): `request.overlay` is drawn in place of the picture, and the layers
         of those named in `keep` come home as host arrays; either way Frame.meta["overlay"] is an
         OverlayInfo. The escape pass is the app's own, except for lane efficiency, which runs the
-        warp launch's counting twin (gpu_target.OverlayWarpLaunch)."""
+        warp launch's counting twin (gpu_target.OverlayWarpLaunch).
+
+        Three steps, each in a module of its own: the request's checks (an overlay's too, before
+        any compile), the first-use compile (warm.Compiled, outside the frame's timer: reported
+        as its "compile"), the frame's work (frame_steps.FrameSteps)."""
         request.validate()
         w, h = int(request.size[0]), int(request.size[1])
-        target = self.target
         counting = ov.counting(request, keep, False, bool(self.backend.is_gpu),
                                self.number_type == "float32",
-                               target.counts_lanes(h, w, request.max_iter))
-        lanes = None
-        if counting is not None and counting.lanes:
-            lanes = target.lanes(self.pool, h, w, request.max_iter)
-        compile_ms = self._warm_for(request)
-        timer = JobTimer(self.backend, target.stream,
-                         f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
-        if compile_ms is not None:
-            timer.add_host_ms("compile", compile_ms)
-
-        key = (request.center_re, request.center_im, request.width, w, h, request.max_iter,
-               request.formula)
-        # a frame that counts runs its escape pass: lane-iterations exist only while it runs
-        recolour = (self.reuse_values and counting is None and self._slot >= 0
-                    and self._slot_key[self._slot] == key)
-        if not recolour:
-            self._slot = (self._slot + 1) % self.VALUE_SLOTS
-            # invalid until the escape pass has finished (older frames' read-outs answer NaN)
-            self._slot_key[self._slot] = None
-            self._slot_gen[self._slot] = -1
-        slot = self._slot
-        # every slot is sized on the first frame of a size, so later frames never allocate
-        slots = [target.values(self.pool, f"values{s}", h, w) for s in range(self.VALUE_SLOTS)]
-        values = slots[slot]
-        rgba = target.rgba(self.pool, "rgba", h, w)
-        counts = None if recolour else target.counts(self.pool, "counts", h, w)
-        args = PixelGrid.of(request).args(0, request.max_iter)
-        drawn = None
-        if counting is not None and counting.name:
-            drawn = ov.Drawn(counting.name, counting.scale, args,
-                             None if lanes is None else lanes.slots)
-        self._pipeline(request, 0, values, counts, rgba, timer, cancel, escape=not recolour,
-                       lanes=lanes, drawn=drawn)
-        # the roofline's counted work (frame_work.py): one pass where the values lie
-        work = None if recolour else start_count(
-            self.backend, self.pool, target.stream, values, args, timer,
-            kind="f32" if self.number_type == "float32" else "f64",
-            kernel=getattr(target, "kernel", None), formula=request.formula)
-        if not recolour:
-            self._gen += 1
-            self._slot_key[slot] = key
-            self._slot_gen[slot] = self._gen
-
-        frame_rgba = self._rgba_home(rgba, target.host(self.pool, "rgba", (h, w, 4), np.uint8,
-                                                       ring=3), timer)
-        host_values = None
-        if request.want_values or (counting is not None and counting.keep):
-            host_values = target.download(
-                values, target.host(self.pool, "values", (h, w), np.float64, ring=3), timer)
-        slots_home = None
-        if lanes is not None and counting.keep:
-            slots_home = target.download(lanes.slots, np.empty((h, w), np.int32), timer)
-        timings = timer.finish()
-        if work is not None:
-            work.finish(timings)
-        meta = {"recoloured": recolour, "max_iter": request.max_iter,
-                "precision": precision_state(request.center_re, request.center_im,
-                                             request.width, w)[0],
-                "number_type": self.number_type, "backend": self.backend.label}
-        if counting is not None:
-            totals = {"pixels": w * h, "useful": work.useful()}
-            if lanes is not None:
-                totals["lane_iterations"] = lanes.issued()
-            kept = {}
-            if counting.keep:
-                from .overlay_device import float64_layers     # numba.cuda: overlay frames only
-                layers = float64_layers(host_values, args, slots=slots_home)
-                kept = {n: ov.shown_values(n, layers) for n in counting.keep}
-            meta["overlay"] = info = ov.OverlayInfo(counting.name, counting.scale, totals,
-                                                    counting.why, kept)
-            timings.label = info.label(timings.label)
-        return Frame(rgba=frame_rgba, timings=timings, request=request,
-                     values=host_values if request.want_values else None,
-                     fetch_value=self._fetcher(slot, self._slot_gen[slot], values, h, w),
-                     meta=meta)
+                               self.target.counts_lanes(h, w, request.max_iter))
+        compile_ms = self.compiled.before(request)
+        return self.steps.whole_frame(request, counting, compile_ms, cancel)
 
     def strips(self, request: MandelbrotRequest, values: bool, rows: int | None = None,
                cancel=None, progress=None, folder: str | None = None):
@@ -317,7 +185,7 @@ class Renderer:
 
     def _strips(self, request: MandelbrotRequest, want_values: bool, rows: int, cancel):
         w, h = int(request.size[0]), int(request.size[1])
-        self._warm_for(request)
+        self.compiled.before(request)
         target = self.target
         pool = BufferPool(self.backend)   # strip buffers go when the strips are done
         # buffers for a whole strip; the last, shorter strip uses their first rows
@@ -337,7 +205,7 @@ class Renderer:
             got = target.download(src[:n], None if host is None else host[:n], timer)
             target.sync()
             timer.finish()
-            yield r0, (got if want_values else _bytes(got))
+            yield r0, (got if want_values else rgba_bytes(got))
 
     def band(self, request: MandelbrotRequest, row0: int, rows: int, values: bool, cancel=None,
              into: np.ndarray | None = None) -> np.ndarray:
@@ -387,7 +255,7 @@ class Renderer:
         row0, rows = int(row0), int(rows)
         if not (0 <= row0 and rows >= 1 and row0 + rows <= h):
             raise ValueError(f"band of rows {row0}..{row0 + rows} is outside the picture's {h} rows")
-        self._warm_for(request)
+        self.compiled.before(request)
         target = self.target
         vals = target.values(self.pool, "band-values", rows, w)
         counts = target.counts(self.pool, "band-counts", rows, w)
@@ -424,8 +292,8 @@ class Renderer:
         """The colours as uint8 RGBA on the host: copied into `out` (h, w, 4) when the target
         copies, else the buffer itself (or copied into `out` when one is given)."""
         if out is None:
-            return _bytes(self.target.download(rgba, None, timer))
-        self.target.download(rgba, _words(out), timer)
+            return rgba_bytes(self.target.download(rgba, None, timer))
+        self.target.download(rgba, words(out), timer)
         return out
 
     def _fetcher(self, slot, gen, values, h, w):

@@ -1,12 +1,20 @@
 """What a first start compiles: whether numba's disk cache already holds the CPU kernels a frame
-needs, a rough estimate of the wait where it does not, and the words for it. Only the check
-imports the kernels (numba); the estimates and words are plain data.
+needs, a rough estimate of the wait where it does not, and the words for it; and a renderer's
+compile itself (Compiled). Only the check and the compile import the kernels (numba); the
+estimates and words are plain data.
 
 The estimates are an idle 2-core laptop's compile times (docs/PERFORMANCE.md, "Cold and warm
 start"), rounded up. Under load the same compile took two to three times as long, so the words
 shown to a user carry no number: the window counts the seconds up instead (wait_line.py).
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .formulas import MANDELBROT
+
+if TYPE_CHECKING:
+    from .colourer import Colourer
 
 # seconds a cold compile of each part takes on the 2-core machine (rounded up)
 ESTIMATE_S = {"float64": 4.0, "sqrt": 2.0, "log": 1.0, "histogram": 1.5,
@@ -83,3 +91,58 @@ def compile_notice(request, backend) -> str | None:
     fmt = request.format if isinstance(request, DeepFrameRequest) else "float64"
     need = missing(parts_of(fmt, getattr(request, "mapping", "sqrt")))
     return waiting_words(need) if need else None
+
+
+class Compiled:
+    """What one float64/float32 renderer has compiled (the escape kernels of each formula, the
+    colourer's mappings), and the compile itself: a tiny render on the renderer's own target and
+    colourer, before a frame's timer exists so that its time is the frame's "compile", not its
+    kernel time. Imports the kernels only when it compiles."""
+
+    def __init__(self, backend, target, colourer: Colourer):
+        self.backend, self.target = backend, target
+        self.colourer: Colourer = colourer
+        self.formulas: set[str] = set()
+
+    def before(self, request) -> float | None:
+        """The compile a frame of `request` needs first: milliseconds, None when none."""
+        if request.formula in self.formulas and request.mapping in self.colourer.warm_mappings:
+            return None
+        return self.warmup((request.mapping,), request.formula)
+
+    def warmup(self, mappings=("sqrt",), formula: str = MANDELBROT) -> float:
+        """Renderer.warmup: milliseconds spent compiling `formula` and `mappings` (0 when
+        already compiled)."""
+        if formula in self.formulas and self.colourer.warm_mappings.issuperset(mappings):
+            return 0.0
+        import dataclasses
+        import time
+        import warnings
+
+        from ..buffers import BufferPool
+        from ..timing import JobTimer
+        from .escape import PixelGrid
+        from .frame_work import start_count
+        from .request import MandelbrotRequest
+        t = time.perf_counter()
+        req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8, formula=formula)
+        args = PixelGrid.of(req).args(0, req.max_iter)
+        pool = BufferPool(self.backend)
+        target = self.target
+        values = target.values(pool, "warm-values", 3, 4)
+        counts = target.counts(pool, "warm-counts", 3, 4)
+        rgba = target.rgba(pool, "warm-rgba", 3, 4)
+        timer = JobTimer(self.backend, target.stream, "warm-up")
+        with warnings.catch_warnings():
+            # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
+            warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
+            target.warm(values, counts, args, timer, formula)
+            # the roofline's count too: compiled here, not inside a frame's kernel time
+            start_count(self.backend, pool, target.stream, values, args, timer, formula=formula)
+            self.colourer.warm(timer, target.stream, mappings)
+            first = (tuple(mappings) or ("sqrt",))[0]
+            self.colourer.colour(values, rgba, dataclasses.replace(req, mapping=first),
+                                 req.max_iter, timer, target.stream)
+        timer.finish()
+        self.formulas.add(formula)
+        return (time.perf_counter() - t) * 1e3

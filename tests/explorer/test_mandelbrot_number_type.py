@@ -1,6 +1,8 @@
 """The Mandelbrot view's number type, driven as a user would: the side panel's auto / float32 /
 float64 choice reaching the frames, the type shown with its reason (a simulated GeForce through
 number_type.RATES_SOURCE), and the comparison mode's window (CPU backend)."""
+import dataclasses
+
 import numpy as np
 import pytest
 from PyQt6.QtCore import Qt
@@ -69,7 +71,7 @@ def test_comparison_marks_where_float32_departs(qtbot, view, cpu_backend):
     req = c.request
     # the marked pixels are those whose escape counts the two renderers give differently
     counts = [m.iteration_counts(m.Renderer(cpu_backend, number_type=t).render(
-        m.dataclasses.replace(req, want_values=True, number_type=t)).values, req.max_iter)
+        dataclasses.replace(req, want_values=True, number_type=t)).values, req.max_iter)
         for t in ("float32", "float64")]
     np.testing.assert_array_equal(c.departs, counts[0] != counts[1])
     assert c.departed > 0

@@ -140,13 +140,13 @@ def test_auto_iterations_grow_with_zoom():
 
 
 def test_precision_state():
-    assert m.precision_state(-0.5, 0.0, 3.0, 1920)[0] == "ok"
-    assert m.precision_state(*SEAHORSE, 1e-9, 1920)[0] == "ok"
-    state, msg = m.precision_state(*SEAHORSE, 1e-11, 1920)
+    assert mreq.precision_state(-0.5, 0.0, 3.0, 1920)[0] == "ok"
+    assert mreq.precision_state(*SEAHORSE, 1e-9, 1920)[0] == "ok"
+    state, msg = mreq.precision_state(*SEAHORSE, 1e-11, 1920)
     assert state == "warn" and "precision" in msg
-    state, msg = m.precision_state(*SEAHORSE, 1e-13, 1920)
+    state, msg = mreq.precision_state(*SEAHORSE, 1e-13, 1920)
     assert state == "limit" and msg
-    assert m.precision_state(0.0, 0.0, 1e-20, 1920)[0] == "ok"   # tiny numbers near 0 are exact
+    assert mreq.precision_state(0.0, 0.0, 1e-20, 1920)[0] == "ok"   # tiny numbers near 0 are exact
 
 
 # ---------------------------------------------------------------- CLI
