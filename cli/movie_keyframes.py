@@ -114,7 +114,7 @@ def keyframe_summary(em, kt) -> str:
     return (f"keyframes: {em.count} of {em.samples} samples in {len(em.sectors)} sectors "
             f"({kt.keyframes} drawn in {kt.keyframe_s:.2f} s of jobs, the first batch's in "
             f"{kt.keyframe_wall_s:.2f} s before any frame; {kt.loaded} read back); frames: "
-            f"{kt.frames} assembled in {kt.assemble_s:.2f} s of jobs ({per_frame:.2f} ms a frame, "
-            "with its colouring and copy)")
+            f"{kt.frames} made in {kt.assemble_s:.2f} s of jobs ({per_frame:.2f} ms a frame, "
+            f"with its colouring and copy; {kt.direct} of them drawn directly)")
 
 

@@ -2,7 +2,9 @@
 log-polar keyframe per octave of zoom (kernels/mandelbrot/expmap.py) drawn by the deep renderer
 around one pinned orbit, and every frame resampled from the keyframes it needs and coloured on
 the device (expmap_assemble.py), then encoded as any movie (services/movie_writer.py: the
-segments, the lanes, the lock, resuming at segment level). Cost follows depth, not length.
+segments, the lanes, the lock, resuming at segment level). Cost follows depth, not length. Frames
+that float64 draws (the zoom's first octaves) are drawn directly instead (DirectChunk): a few ms
+each, and sharper than resampled near the whole set.
 
 The frames are made in the writer's order, in batches of about BATCH_FRAMES: each batch first
 draws the keyframes it needs that nobody has drawn yet, spread over the pool's workers (every GPU,
@@ -38,6 +40,11 @@ KEYFRAMES_FOLDER = "keyframes"
 # keyframes waiting to be written to the movie's own folder, at most (KeyframeFiles says why)
 MAX_PENDING = 4
 MANIFEST = "keyframes.json"
+# frames no narrower than 2^this (widths) may be drawn directly, as a per-frame movie draws them,
+# where float64 draws them: a float64 frame costs a few ms, and near the whole set a frame
+# resampled from log-polar keyframes blurs the detail a direct frame keeps; below it a frame is
+# always deep (cheap test first: float64 cannot place pixels 2^-60 widths apart)
+DIRECT_MIN_LOG2 = -60.0
 
 
 def keyframes_dir(out: str) -> str:
@@ -233,6 +240,37 @@ class FrameChunk:
         return out, time.perf_counter() - t0
 
 
+@dataclass(frozen=True)
+class DirectChunk:
+    """A pool job: consecutive frames [(k, width_log2, limit, -1, -2)] too wide for keyframes to
+    serve well, each drawn as a per-frame movie draws it (MovieFrameJob). Returns (list of
+    RGBA, seconds)."""
+    path: object
+    frames: tuple
+    palette: str | None
+    size: tuple
+    colouring: tuple = ()
+
+    def __call__(self, worker):
+        from .movie import MovieFrameJob
+        t0 = time.perf_counter()
+        out = []
+        for f in self.frames:
+            worker.check()
+            rgba, _ = MovieFrameJob(self.path, f[0], self.palette, self.size, self.colouring)(worker)
+            out.append(rgba)
+        return out, time.perf_counter() - t0
+
+
+def drawn_directly(movie, loc, lw: float) -> bool:
+    """Whether the frame at `loc` (2^lw wide) is drawn directly: float64 draws it at the movie's
+    size (kernels' one rule, number_format.float64_draws)."""
+    if lw < DIRECT_MIN_LOG2:
+        return False
+    from kernels.mandelbrot.number_format import float64_draws
+    return float64_draws(loc.center_re, loc.center_im, loc.width, movie.spec.size[0])
+
+
 @dataclass
 class KeyframeTimes:
     keyframes: int = 0          # drawn by this run
@@ -240,6 +278,7 @@ class KeyframeTimes:
     keyframe_s: float = 0.0     # the jobs' own time, summed over the workers
     keyframe_wall_s: float = 0.0    # the first batch's keyframes, before any frame
     frames: int = 0
+    direct: int = 0             # of them drawn directly (DirectChunk), not from keyframes
     assemble_s: float = 0.0     # the jobs' own time, summed over the workers
     assemble_wall_s: float = 0.0    # the frames and the next keyframes, encoder waits included
 
@@ -252,10 +291,13 @@ def schedule(movie, em, order):
     for k in order:
         loc = movie.path.frame(k)
         lw = width_log2(loc.width)
-        infos.append((k, lw, int(loc.iters)) + em.needs(lw))
+        # a frame drawn directly needs no keyframe: (first, last) an empty run
+        needs = (-1, -2) if drawn_directly(movie, loc, lw) else em.needs(lw)
+        infos.append((k, lw, int(loc.iters)) + needs)
     chunks, run = [], []
     for info in infos:
-        if run and (info[0] != run[-1][0] + 1 or len(run) >= CHUNK_FRAMES):
+        if run and (info[0] != run[-1][0] + 1 or len(run) >= CHUNK_FRAMES
+                    or (info[3] < 0) != (run[-1][3] < 0)):
             chunks.append(run)
             run = []
         run.append(info)
@@ -329,7 +371,9 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
     for b, chunks in enumerate(batches):
         batch = frozenset(needs[b])
         frames = [FrameChunk(em, tuple(c), colouring, {k: held[k] for k in chunk_keyframes(c)},
-                             batch) for c in chunks]
+                             batch) if c[0][3] >= 0 else
+                  DirectChunk(movie.path, tuple(c), movie.palette, movie.spec.size,
+                              movie.spec.colouring) for c in chunks]
         ahead = to_draw(b + 1)
         jobs, kinds = interleave(frames, [KeyframeJob(em, k) for k in ahead])
         t0 = time.perf_counter()
@@ -341,6 +385,7 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
                 continue
             rgbas, seconds = result
             times.assemble_s += seconds
+            times.direct += len(rgbas) if chunks[j][0][3] < 0 else 0
             for f, rgba in zip(chunks[j], rgbas):
                 times.frames += 1
                 yield ("frame", f[0], rgba)

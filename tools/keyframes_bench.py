@@ -107,7 +107,7 @@ def part_movie(a) -> None:
         print(text[-3000:])
         m = re.search(r"keyframes: (\d+) of (\d+) samples in (\d+) sectors \((\d+) drawn in "
                       r"([\d.]+) s of jobs, the first batch's in ([\d.]+) s", text)
-        f = re.search(r"frames: (\d+) assembled in ([\d.]+) s of jobs \(([\d.]+) ms", text)
+        f = re.search(r"frames: (\d+) (?:assembled|made) in ([\d.]+) s of jobs \(([\d.]+) ms", text)
         e = re.search(r"encode ([\d.]+) s on (\d+) lane", text)
         figures = {"rc": run.returncode, "whole_command_s": round(wall, 2), "encoded": True,
                    "frames": a.frames, "gpus": a.gpus or "default"}
@@ -229,7 +229,7 @@ def part_quality(a) -> None:
     from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
     from kernels.mandelbrot.jobs import make_renderer
     from services.movie import frame_request, prepare
-    from services.movie_keyframes import keyframe_map
+    from services.movie_keyframes import drawn_directly, keyframe_map
     movie = prepare(_spec(a, os.path.join(a.out, "unused%05d.png")), open_encoder=False)
     em = keyframe_map(movie)
     path, be = movie.path, resolve(a.backend)
@@ -264,7 +264,11 @@ def part_quality(a) -> None:
             near, dist, which = nearest_samples(em, lw, kept, loc.iters, which=True)
             on = dist < SAME_POINT_PX
             mid = (first + last) // 2
+            # the movie draws it directly (services/movie_keyframes.drawn_directly): its frame is
+            # the direct one; "ssim" stays the assembled frame's
+            own = drawn_directly(movie, loc, lw)
             rows.append({"frame": f, "width": f"{Decimal(loc.width):.3e}", "iters": loc.iters,
+                         "in_movie": "direct" if own else "keyframes",
                          "ssim": round(ssim(got, direct.rgba), 4),
                          "keyframe_samples_pm1": _samples_checked(em, mid, kept[mid], checker),
                          "counts_pm1_same_point": round(counts_within(near, values, 1, on), 4),
@@ -275,6 +279,8 @@ def part_quality(a) -> None:
                              _assembled_values(asm, lw, loc.iters, first, last), values), 4)})
             print(rows[-1], flush=True)
     _emit(a, "quality", {"frames": rows, "min_ssim": min(r["ssim"] for r in rows),
+                         "min_ssim_as_in_movie": min(1.0 if r["in_movie"] == "direct"
+                                                     else r["ssim"] for r in rows),
                          "min_keyframe_samples_pm1": min(r["keyframe_samples_pm1"] for r in rows),
                          "min_counts_pm1_same_point": min(r["counts_pm1_same_point"]
                                                           for r in rows),

@@ -5,6 +5,7 @@ manifest, and a per-frame movie's parts are never resumed as a keyframe movie's.
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import numpy as np
@@ -36,6 +37,13 @@ def frames(pattern, n=8):
     return [read_png(str(pattern) % k) for k in range(n)]
 
 
+@pytest.fixture(autouse=True)
+def from_keyframes_only(monkeypatch):
+    """Every frame from keyframes (at 64×36 float64 draws the whole zoom, which a movie draws
+    directly): these tests are about the keyframes; the direct frames have their own."""
+    monkeypatch.setattr(movie_keyframes, "DIRECT_MIN_LOG2", math.inf)
+
+
 @pytest.fixture
 def short(monkeypatch):
     """One lane, small batches: the 8 frames come in several batches, keyframes dropped between."""
@@ -53,6 +61,7 @@ def whole(tmp_path_factory):
     mp.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
     mp.setattr(movie_keyframes, "BATCH_FRAMES", 3)
     mp.setattr(movie_keyframes, "CHUNK_FRAMES", 2)
+    mp.setattr(movie_keyframes, "DIRECT_MIN_LOG2", math.inf)
     pattern = tmp_path_factory.mktemp("whole") / "f%02d.png"
     try:
         assert movie(pattern) == 0
@@ -216,3 +225,22 @@ def test_lent_frames_and_keyframes_come_back_and_change_no_frame(tmp_path, monke
     assert any(len(s) == 1 for s in given)              # a keyframe, once no batch needed it
     for a, b in zip(frames(pattern), whole):
         assert np.array_equal(a, b)
+
+
+def test_frames_float64_draws_are_drawn_directly_and_the_rest_from_keyframes(tmp_path, monkeypatch,
+                                                                             capsys):
+    """The zoom's first frames, which float64 draws at the movie's size, are drawn as a per-frame
+    movie draws them (the same pixels), the deeper ones from keyframes, in one movie."""
+    monkeypatch.setattr(movie_keyframes, "DIRECT_MIN_LOG2", -60.0)
+    monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
+    place = ["--center", ",".join(CENTRE), "--width", "1e-16"]
+    common = ["--backend", "cpu", "--size", SIZE, "--fps", "2", "--seconds", "3", *place]
+    mixed, direct = tmp_path / "m%02d.png", tmp_path / "d%02d.png"
+    assert main.main(["--movie", str(mixed), *common, "--keyframes"]) == 0
+    out = capsys.readouterr().out
+    made = int(out.split(" of them drawn directly")[0].rsplit("; ", 1)[1])
+    assert 0 < made < 6
+    assert main.main(["--movie", str(direct), *common]) == 0
+    a, b = frames(mixed, 6), frames(direct, 6)
+    assert all(np.array_equal(a[k], b[k]) for k in range(made))
+    assert not np.array_equal(a[5], b[5])          # the deepest: resampled from keyframes

@@ -25,6 +25,7 @@ def fresh_session(monkeypatch):
     monkeypatch.setattr(movie_parts, "SEGMENT_SECONDS", 0.5)
     monkeypatch.setattr(movie_writer, "default_lanes", lambda kind, size: 1)
     monkeypatch.setattr(movie_keyframes, "BATCH_FRAMES", 3)
+    monkeypatch.setattr(movie_keyframes, "DIRECT_MIN_LOG2", float("inf"))   # keyframes only
     monkeypatch.setattr(movie_keyframes, "CHUNK_FRAMES", 2)
 
 

@@ -72,7 +72,8 @@ def test_frames_octaves_apart_need_only_their_own_keyframes():
     from types import SimpleNamespace
     path = zoom_in("-0.75", "0.1", "1e-60", None, 6)
     em = expmap_of(path, (32, 18))
-    batches, last_use = mk.schedule(SimpleNamespace(path=path), em, list(range(6)))
+    movie = SimpleNamespace(path=path, spec=SimpleNamespace(size=(32, 18)))
+    batches, last_use = mk.schedule(movie, em, list(range(6)))
     per_frame = max(b - a + 1 for a, b in (em.needs(mk_width(path, k)) for k in range(6)))
     assert len(last_use) <= 6 * per_frame < em.count
     for chunks in batches:
