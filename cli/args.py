@@ -15,9 +15,9 @@ import os
 import re
 
 from kernels.distance.request import STRATEGIES, UNITS
-from kernels.mandelbrot.formulas import EQUATIONS, FORMULAS
-from kernels.mandelbrot.number_type import NUMBER_TYPES
-from kernels.mandelbrot.request import MAPPINGS
+from kernels.mandelbrot.requests.formulas import EQUATIONS, FORMULAS
+from kernels.mandelbrot.requests.number_type import NUMBER_TYPES
+from kernels.mandelbrot.requests.request import MAPPINGS
 
 from services.movie import DEFAULT_FPS, DEFAULT_MOVIE_SECONDS, MAX_FPS
 from services.requests import MANDELBROT_OPTIONS, RENDER_VIEWS

@@ -17,7 +17,7 @@ from .movie_writing import failed, run_writing
 
 def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: Timeline,
                   keyframes_out: str | None = None) -> int:
-    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap_render import pinned_orbit
     from kernels.scheduler import CancelToken
     from services.movie_keyframes import (
         KeyframeTimes,

@@ -9,7 +9,7 @@ from .failures import USAGE, fail
 
 def overlay_value(text: str) -> tuple:
     """The overlay names of 'NAME[,NAME]'; an unknown one is refused with every name there is."""
-    from kernels.mandelbrot.overlays import parse_names
+    from kernels.mandelbrot.colouring.overlays import parse_names
     try:
         return parse_names(text)
     except ValueError as exc:

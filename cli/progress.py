@@ -63,8 +63,8 @@ def progress_rows(request, gpu: bool = False) -> int | None:
     most the usual strip height) so that the bar advances during the render. float64 pixels index
     the whole picture's grid, so any cut gives the same values; deep frames, and pictures too
     quick for a bar (PROGRESS_MIN_WORK on the `gpu` or the CPU), keep their usual cut (None)."""
-    from kernels.mandelbrot.request import MandelbrotRequest
-    from kernels.mandelbrot.strips import strip_rows
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.strips import strip_rows
     if type(request) is not MandelbrotRequest:
         return None
     w, h = int(request.size[0]), int(request.size[1])

@@ -4,7 +4,7 @@ most of its first seconds on this orbit; without the line a user cannot tell a c
 fresh one, or why a second run was quicker."""
 from __future__ import annotations
 
-from kernels.mandelbrot.formulas import LABELS, MANDELBROT
+from kernels.mandelbrot.requests.formulas import LABELS, MANDELBROT
 
 SOURCES = {"disk": "from the disk cache", "pinned": "shared with another frame"}
 

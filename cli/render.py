@@ -9,7 +9,7 @@ import dataclasses
 import os
 
 # what a deep picture's bar says it is doing, by its renderer's stage
-from kernels.mandelbrot.request import DEEP_STAGE_WORDS as STAGE_WORDS
+from kernels.mandelbrot.requests.request import DEEP_STAGE_WORDS as STAGE_WORDS
 from kernels.numba_cache import compile_when
 from services.files import FORMATS, check_export_path
 from services.render import view_renderer, write_frame
@@ -95,7 +95,7 @@ def run_render(args) -> int:
         if not cuda_status().usable:
             note(f"rendering on the CPU: {cuda_status().reason}")
     if view == "mandelbrot":     # float32 or float64 for this device (number_type.py's rule)
-        from kernels.mandelbrot.number_type import resolve
+        from kernels.mandelbrot.requests.number_type import resolve
         # overlays are drawn by the float64 kernels only: asked for one, auto means float64
         asked = args.number_type or ("float64" if getattr(args, "overlay", None) else "auto")
         request, choice = resolve(request, be, asked)
@@ -129,7 +129,7 @@ def run_render(args) -> int:
     except RuntimeError as exc:      # deep zoom without gmpy2: say how to get it
         return fail(UNUSABLE, str(exc))
     if view == "mandelbrot":     # a first start compiles for seconds: say so, not a silent bar
-        from kernels.mandelbrot.warm import compile_notice
+        from kernels.mandelbrot.frames.warm import compile_notice
         waiting = compile_notice(request, be)
         if waiting:
             print(f"{waiting[0].upper()}{waiting[1:]}…", flush=True)

@@ -20,7 +20,7 @@ ENV = "GPU_EXPLORER_NUMBA_CACHE"
 MEMORY = "memory"       # ENV's value: cached kernels with no folder to go to compile in memory
 
 # a module with numba-cached kernels: its folder is where numba would put the cache in-tree
-PROBE_MODULE = "kernels.mandelbrot.escape"
+PROBE_MODULE = "kernels.mandelbrot.loops.escape"
 
 
 def _probe():  # stands in for a kernel of PROBE_MODULE when numba is asked where to cache it

@@ -5,7 +5,7 @@ Why a copy under a new name rather than a factory's closure: numba's disk cache 
 function by its file and qualified name, and keys a closure by its cells too, which pickle
 differently in each process, so a factory's kernels compile again at every start; a twin reads
 module globals (frozen as constants at compile time) and is served by the cache. Used for the
-Mandelbrot's formulas (kernels/mandelbrot/formula_twins.py) and the random numbers' kernels.
+Mandelbrot's formulas (kernels/mandelbrot/loops/formula_twins.py) and the random numbers' kernels.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ numba turns `arr[i] = v` into one 4- or 8-byte store, with a fix-up for negative
 warp moves 128 or 256 bytes per store instruction. A kernel that writes a whole 16-byte group per
 thread and iteration (`st.global.v4.f32` / `.v2.f64`) issues a quarter of the store instructions
 for the same bytes, which leaves the issue slots to the kernel's arithmetic (kernels/rng's
-generators; a load of a whole row of the deep float32 loop's orbit, deep/perturbation_loop.py).
+generators; a load of a whole row of the deep float32 loop's orbit, loops/perturbation_loop.py).
 
 The caller guarantees what the instruction needs: `arr` is one-dimensional and C-contiguous, its
 data are 16-byte aligned (device allocations are), `i` is a multiple of WIDTH[dtype] and

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kernels.backend import Backend
 from kernels.mandelbrot.jobs import DEEP, releasing, renderer_kind, renderer_of
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 from kernels.scheduler import ExportProgress, Exported, JobContext
 
 from .files import StripWriter, check_writable
@@ -21,7 +21,7 @@ from .render import VALUE_PASS_SHARE
 
 
 def needs_whole_picture(request, values: bool) -> bool:
-    from kernels.mandelbrot.picture_colour import needs_whole_picture as needs
+    from kernels.mandelbrot.colouring.picture_colour import needs_whole_picture as needs
     return needs(request, values)
 
 
@@ -71,7 +71,7 @@ def export_mandelbrot(ctx: JobContext, job: MandelbrotExport):
 
 
 def _whole_picture(job: MandelbrotExport, colourer, stream, rows: int):
-    from kernels.mandelbrot.picture_colour import WholePicture
+    from kernels.mandelbrot.colouring.picture_colour import WholePicture
     req = job.request
     return WholePicture(colourer, req.size, req, req.max_iter, rows, stream,
                         folder=os.path.dirname(os.path.abspath(job.path)))
@@ -102,7 +102,7 @@ def _write_whole(ctx: JobContext, job: MandelbrotExport, pic, parts):
 
 def _export_whole(ctx: JobContext, job: MandelbrotExport, renderer):
     """A picture in a mapping that rests on its statistics (log, histogram), coloured as one."""
-    from kernels.mandelbrot.strips import strip_rows
+    from kernels.mandelbrot.requests.strips import strip_rows
     w, h = job.request.size
     rows = min(strip_rows(w), h)
     values = renderer.strips(job.request, values=True, rows=rows, cancel=ctx.token)
@@ -121,7 +121,7 @@ def _export_on_gpus(ctx: JobContext, job: MandelbrotExport):
     cut = bands(h, rows)
     if needs_whole_picture(job.request, values):
         # every band's values from the GPUs, then coloured as one picture on this one's device
-        from kernels.mandelbrot.colourer import Colourer
+        from kernels.mandelbrot.colouring.colourer import Colourer
         with LocalPool(job.backend, job.gpus) as pool:
             parts = ((cut[i][0], band) for i, band in pool.ordered(
                 [BandJob(job.request, r0, n, values=True) for r0, n in cut], cancel=ctx.token))

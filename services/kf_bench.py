@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from kernels.mandelbrot.deep.place_bench import place_workload
+from kernels.mandelbrot.benches.place_bench import place_workload
 
 from .location_file import load_location_file
 from .shipped_data import shipped_file
@@ -47,7 +47,7 @@ def _workload(name: str, path: str, about: str, kf_seconds: float | None):
     loc = load_location_file(path).place((1, 1))     # square: the width is KF's height
     iters = loc.iterations
     if iters is None:
-        from kernels.mandelbrot.request import auto_iterations
+        from kernels.mandelbrot.requests.request import auto_iterations
         iters = auto_iterations(str(loc.width))
     formula = getattr(loc, "formula", "mandelbrot")
     what = "" if formula == "mandelbrot" else f"{formula} "

@@ -3,7 +3,7 @@
 A .kfr file is lines of `Key: value` (CR LF in the files KF writes). The place is
 `Re:` and `Im:` (the centre, decimal strings of any length), `Zoom:` (a magnification, in plain or
 E notation) and `Iterations:` (the iteration limit); `FractalType:` names the formula by KF's
-number (kernels/mandelbrot/formulas.py: 0 Mandelbrot, 1 Burning Ship; absent means 0, any other is
+number (kernels/mandelbrot/requests/formulas.py: 0 Mandelbrot, 1 Burning Ship; absent means 0, any other is
 refused); KF also wants a `Colors:` line (its palette, r,g,b,r,g,b,…) and ignores keys it does not
 know. KF's Zoom sets the view's half-height: the
 picture spans 2/Zoom above and below the centre (Kalles Fraktaler 2+, CFraktalSFT::SetPosition,
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Context, Decimal, InvalidOperation
 
-from kernels.mandelbrot import formulas
-from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
+from kernels.mandelbrot.requests import formulas
+from kernels.mandelbrot.requests.deep_request import MIN_WIDTH_EXP10
 
 from .requests import iteration_count, location_number
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from kernels.mandelbrot import formulas
-from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, log10_of
+from kernels.mandelbrot.requests import formulas
+from kernels.mandelbrot.requests.deep_request import MAX_CENTRE_CHARS, log10_of
 from . import kfr
 from .requests import check_location, iteration_count, location_number
 

@@ -1,6 +1,6 @@
 """Zoom to a minibrot: from a region of the plane (a box the user drew, or the view around its
-centre), the lowest period of a nucleus it holds (kernels/mandelbrot/deep/region_period.py), that
-nucleus by Newton's method (kernels/mandelbrot/deep/newton.py), and the view that shows the
+centre), the lowest period of a nucleus it holds (kernels/mandelbrot/reference/region_period.py), that
+nucleus by Newton's method (kernels/mandelbrot/reference/newton.py), and the view that shows the
 minibrot: centred on its nucleus, about twice its extent wide, with iterations enough to see it.
 Both front ends use it: the window as a scheduler job (`HANDLERS`, a generator whose steps let
 frames render in between; a cancel stops it between steps) and the command line's `--newton`
@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Context, Decimal, localcontext
 
-from kernels.mandelbrot.deep.newton import NewtonFailed, Nucleus, nucleus_steps
-from kernels.mandelbrot.deep.orbit_scan import run
-from kernels.mandelbrot.deep.region_period import period_steps
-from kernels.mandelbrot.deep.request import add_decimal
-from kernels.mandelbrot.request import MAX_ITER_LIMIT, auto_iterations
+from kernels.mandelbrot.reference.newton import NewtonFailed, Nucleus, nucleus_steps
+from kernels.mandelbrot.reference.orbit_scan import run
+from kernels.mandelbrot.reference.region_period import period_steps
+from kernels.mandelbrot.requests.deep_request import add_decimal
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT, auto_iterations
 
 from .requests import check_location, location_number
 
@@ -23,7 +23,7 @@ from .requests import check_location, location_number
 # (the whole set, from −2 to 0.25), so it fills about half of a view this wide around the nucleus
 WIDTH_IN_SIZES = 5
 # iterations per period that show a minibrot and its surroundings (the deep tests' minibrots,
-# kernels/mandelbrot/deep/locations.py, use 14 to 22)
+# kernels/mandelbrot/benches/locations.py, use 14 to 22)
 ITERATIONS_PER_PERIOD = 20
 
 

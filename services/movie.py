@@ -1,7 +1,7 @@
 """Zoom movies: what a movie is (`MovieSpec`, as the user gave it), its checks before any work
 (`prepare`: the output, the frame count, the place, the codec) and its frames' requests.
 
-Frame k is the location kernels.mandelbrot.zoom_path gives, turned into a request by the same
+Frame k is the location kernels.mandelbrot.keyframes.zoom_path gives, turned into a request by the same
 function `--render` uses (services.requests.mandelbrot_request with that frame's --center,
 --width, --iters and --palette), so a frame equals `--render` of its location. The parts folder
 and resuming are services/movie_parts.py, the encoder lanes services/movie_writer.py; the command
@@ -14,8 +14,8 @@ import os
 import time
 from dataclasses import dataclass
 
-from kernels.mandelbrot.formulas import LABELS, MANDELBROT, WHOLE_SETS
-from kernels.mandelbrot.formulas import check as check_formula
+from kernels.mandelbrot.requests.formulas import LABELS, MANDELBROT, WHOLE_SETS
+from kernels.mandelbrot.requests.formulas import check as check_formula
 
 from .files import check_names_beside, check_writable
 from .requests import DEFAULT_RENDER_SIZE, mandelbrot_request
@@ -186,7 +186,7 @@ class MoviePlace:
 class Movie:
     """A checked MovieSpec: its course, its encoder, and requests for any of its frames."""
     spec: MovieSpec
-    path: object            # kernels.mandelbrot.zoom_path.ZoomPath
+    path: object            # kernels.mandelbrot.keyframes.zoom_path.ZoomPath
     encoder: str | None     # the FFmpeg encoder (None for a PNG sequence)
     palette: str | None
 
@@ -251,7 +251,7 @@ def prepare(spec: MovieSpec, open_encoder: bool = True) -> Movie:
     """Check everything that can be checked before any work: the output, the size and frame
     count, the location, the codec (an encoder opened at this size and rate). MovieError (a
     mistake, or with `unusable` what this machine cannot do) with one line."""
-    from kernels.mandelbrot.zoom_path import Keyframe, zoom_in, zoom_out
+    from kernels.mandelbrot.keyframes.zoom_path import Keyframe, zoom_in, zoom_out
     kind = check_output(spec.out)
     spec = one_mapping(spec)
     w, h = spec.size

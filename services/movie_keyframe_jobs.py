@@ -41,7 +41,7 @@ class InlinePool:
 def keyframe_steps(ctx, movie, writer, progress, pool, step_wait_s: float):
     """Every frame still to make from keyframes, put to the writer's lanes, yielding progress
     between keyframes and frames (and while the lanes are full)."""
-    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap_render import pinned_orbit
 
     from .movie_keyframes import keyframe_files, keyframe_frames, keyframe_map
     em = keyframe_map(movie)

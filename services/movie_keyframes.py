@@ -1,5 +1,5 @@
 """A zoom movie made from exponential-map keyframes (`--movie OUT --keyframes`, issue 37): one
-log-polar keyframe per octave of zoom (kernels/mandelbrot/expmap.py) drawn by the deep renderer
+log-polar keyframe per octave of zoom (kernels/mandelbrot/keyframes/expmap.py) drawn by the deep renderer
 around one pinned orbit, and every frame resampled from the keyframes it needs and coloured on
 the device (expmap_assemble.py), then encoded as any movie (services/movie_writer.py: the
 segments, the lanes, the lock, resuming at segment level). Cost follows depth, not length. Frames
@@ -58,7 +58,7 @@ def keyframes_dir(out: str) -> str:
 
 def keyframe_map(movie):
     """The movie's ExpMap (its keyframes' layout and iteration limits)."""
-    from kernels.mandelbrot.expmap import expmap_of
+    from kernels.mandelbrot.keyframes.expmap import expmap_of
     return expmap_of(movie.path, movie.spec.size, float(movie.spec.oversample))
 
 
@@ -219,7 +219,7 @@ class FrameChunk:
     batch: frozenset = frozenset()
 
     def __call__(self, worker):
-        from kernels.mandelbrot.expmap_assemble import worker_assembler
+        from kernels.mandelbrot.keyframes.expmap_assemble import worker_assembler
         t0 = time.perf_counter()
         need = set(self.keyframes)
         # room for this batch's keyframes and the next batch's, which this worker's GPU copies in
@@ -267,7 +267,7 @@ def drawn_directly(movie, loc, lw: float) -> bool:
     size (kernels' one rule, number_format.float64_draws)."""
     if lw < DIRECT_MIN_LOG2:
         return False
-    from kernels.mandelbrot.number_format import float64_draws
+    from kernels.mandelbrot.requests.number_format import float64_draws
     return float64_draws(loc.center_re, loc.center_im, loc.width, movie.spec.size[0])
 
 
@@ -286,7 +286,7 @@ class KeyframeTimes:
 def schedule(movie, em, order):
     """The writer's `order` cut into batches of chunks: [[(k, lw, limit, first, last), ...] per
     chunk, ...] per batch, and for every keyframe the last batch that needs it."""
-    from kernels.mandelbrot.expmap import width_log2
+    from kernels.mandelbrot.keyframes.expmap import width_log2
     infos = []
     for k in order:
         loc = movie.path.frame(k)
@@ -333,7 +333,7 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
     are made with the next batch's keyframes in between, on all the pool's workers: the encoders
     get frames while keyframes are drawn. Call inside expmap_render.pinned_orbit(em) so every
     renderer of this process shares the orbit."""
-    from kernels.mandelbrot.expmap_render import KeyframeJob
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeJob
     times = times if times is not None else KeyframeTimes()
     colouring = Colouring.of(movie.request(0))
     batches, last_use = schedule(movie, em, order)

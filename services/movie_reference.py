@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import contextmanager
 
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 
 
 def deepest_request(movie):
@@ -38,7 +38,7 @@ def movie_reference(movie, cancel=None, progress=None):
     if request is None:
         yield None
         return
-    from kernels.mandelbrot.deep.reference_store import compute_pinned, shared_store
+    from kernels.mandelbrot.reference.reference_store import compute_pinned, shared_store
     from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM
     orbit = compute_pinned(request.validate(), PRECISION_HEADROOM, cancel=cancel,
                            progress=progress)

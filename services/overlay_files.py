@@ -20,7 +20,7 @@ def check_overlays(request, names, gpu: bool) -> None:
     (lane efficiency on the CPU or on a deep frame, deep steps on a float64 frame, any on a
     frame computed in float32)."""
     from kernels.mandelbrot.jobs import DEEP, renderer_kind
-    from kernels.mandelbrot.overlays import check_names
+    from kernels.mandelbrot.colouring.overlays import check_names
     check_names(names, renderer_kind(request) == DEEP, gpu,
                 getattr(request, "number_type", "float64") == "float32",
                 getattr(request, "formula", "mandelbrot"))
@@ -29,7 +29,7 @@ def check_overlays(request, names, gpu: bool) -> None:
 def write_overlays(renderer, request, out: str, names, cancel=None) -> dict:
     """Render `request` with its overlays and write each of `names` beside `out`; returns the
     paths written (name -> path) and the frame's totals line per name (name -> text)."""
-    from kernels.mandelbrot.overlays import totals_text
+    from kernels.mandelbrot.colouring.overlays import totals_text
     names = tuple(names)
     frame = renderer.render(request, cancel=cancel, keep=names)
     info = frame.meta["overlay"]

@@ -25,7 +25,7 @@ from .poster_marks import BandMarks
 
 # a --render picture larger than this goes in resumable bands even on one GPU
 POSTER_MIN_PIXELS = 64 * 2 ** 20
-# mappings that colour by the whole picture's statistics (kernels/mandelbrot/colour.py)
+# mappings that colour by the whole picture's statistics (kernels/mandelbrot/colouring/colour.py)
 WHOLE_MAPPINGS = ("log", "histogram")
 
 
@@ -192,7 +192,7 @@ class Poster:
         self.w, self.h = w, h = int(request.size[0]), int(request.size[1])
         self.npy = self.out.lower().endswith(".npy")
         # log and histogram colour the whole picture with its own statistics: the bands' values
-        # are kept, and coloured as one once they are all in (kernels/mandelbrot/picture_colour.py)
+        # are kept, and coloured as one once they are all in (kernels/mandelbrot/colouring/picture_colour.py)
         self.whole = not self.npy and getattr(request, "mapping", "sqrt") in WHOLE_MAPPINGS
         self.values = self.npy or self.whole
         rows = picture_rows(request)
@@ -302,9 +302,9 @@ class Poster:
         parts folder (its disk space claimed first), then encoded. The statistics are the
         values' own, so a write begun again after an interruption colours alike."""
         from kernels.backend import resolve
-        from kernels.mandelbrot.colourer import Colourer
-        from kernels.mandelbrot.picture_colour import ArrayValues, WholePicture
-        from kernels.mandelbrot.strips import strip_rows
+        from kernels.mandelbrot.colouring.colourer import Colourer
+        from kernels.mandelbrot.colouring.picture_colour import ArrayValues, WholePicture
+        from kernels.mandelbrot.requests.strips import strip_rows
         path = os.path.join(self.parts.folder, "rgba.npy")
         nbytes = self.w * self.h * 4
         free = shutil.disk_usage(self.parts.folder).free

@@ -49,11 +49,11 @@ def write_frame(renderer, request, path: str, cancel=None, progress=None, stages
     if hasattr(renderer, "strips"):
         w, h = request.size
         from kernels.mandelbrot.jobs import DEEP, renderer_kind
-        from kernels.mandelbrot.picture_colour import needs_whole_picture
+        from kernels.mandelbrot.colouring.picture_colour import needs_whole_picture
         deep = {"stages": stages} if renderer_kind(request) == DEEP else None
         if needs_whole_picture(request, npy):
             # coloured as one picture: every strip's values first (most of the time), then the
-            # colours (kernels/mandelbrot/picture_colour.py); the values wait beside the output
+            # colours (kernels/mandelbrot/colouring/picture_colour.py); the values wait beside the output
             # when memory is short
             first = _scaled(progress, 0.0, VALUE_PASS_SHARE)
             strips = renderer.strips(request, values=False, rows=rows, cancel=cancel, progress=first,

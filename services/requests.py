@@ -6,7 +6,7 @@ one-line message naming the valid choices; `check_location` holds every place to
 
 Mandelbrot places are decimal strings of any length: where float64 still draws the place at that
 many pixels across they give a MandelbrotRequest, else a DeepFrameRequest, rendered by
-perturbation around an arbitrary-precision reference orbit (kernels/mandelbrot/number_format.py
+perturbation around an arbitrary-precision reference orbit (kernels/mandelbrot/requests/number_format.py
 is the rule)."""
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from kernels.distance.request import (
     WORLD,
     DistanceRequest,
 )
-from kernels.mandelbrot.deep.request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
-from kernels.mandelbrot.formulas import FORMULAS
-from kernels.mandelbrot.number_format import number_format
-from kernels.mandelbrot.request import (
+from kernels.mandelbrot.requests.deep_request import MAX_CENTRE_CHARS, MIN_WIDTH_EXP10, log10_of
+from kernels.mandelbrot.requests.formulas import FORMULAS
+from kernels.mandelbrot.requests.number_format import number_format
+from kernels.mandelbrot.requests.request import (
     MAPPINGS,
     MAX_ITER_LIMIT,
     DeepFrameRequest,

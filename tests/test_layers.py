@@ -64,6 +64,14 @@ def test_the_contracts_catch_violations(tmp_path):
         for other in others:
             module(other)
         module(first, f"import {others[0]}\n")                # one workload -> another
+    layered = [c for c in contracts() if c["type"] == "layers"]
+    assert layered, "no layers contract in pyproject.toml"
+    for c in layered:                                          # the lowest layer -> the highest
+        for container in c["containers"]:
+            names = [n.strip() for layer in c["layers"] for n in layer.split(":")]
+            for name in names[:-1]:
+                module(f"{container}.{name}")
+            module(f"{container}.{names[-1]}", f"import {container}.{names[0]}\n")
     r = lint(str(tmp_path))
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"Contracts: 0 kept, {len(contracts())} broken" in r.stdout, r.stdout

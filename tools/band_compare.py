@@ -20,7 +20,7 @@ class _Band:
     def __call__(self, worker):
         from kernels.mandelbrot.deep_frames import band_request
         from kernels.mandelbrot.jobs import renderer_of
-        from kernels.mandelbrot.request import DeepFrameRequest
+        from kernels.mandelbrot.requests.request import DeepFrameRequest
         from kernels.mandelbrot.tiles import ROLE, BandJob
         t = time.perf_counter()
         into = self.picture[self.row0:self.row0 + self.rows]

@@ -7,7 +7,7 @@ The default course is the seahorse-valley zoom of the README's movie example, fr
 float64's reach (widths 3e-14 .. 1e-17, 20,000 iterations, 64x36), where the approximation alone
 left 47-78 of 2,304 pixels off at the default ε = 2^-32 (by hundreds of iterations at some; brute
 force in MPFR sides with plain perturbation) and even 2^-48 left up to 13. The kernels' accuracy
-guard (deep/guard.py) now redoes the doubtful pixels; per ε the tool prints the pixels off, the pixels
+guard (loops/guard.py) now redoes the doubtful pixels; per ε the tool prints the pixels off, the pixels
 redone, and the cost as perturbation steps + BLA steps per pixel (all passes counted):
 
     .venv/bin/python tools/bla_accuracy.py [--frames 12,13,14,15] [--eps 24,32,40,48]
@@ -29,7 +29,7 @@ def main() -> int:
     from services.requests import mandelbrot_request
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.zoom_path import zoom_in
+    from kernels.mandelbrot.keyframes.zoom_path import zoom_in
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", default="12,13,14,15")
     ap.add_argument("--eps", default="24,32,40,48")

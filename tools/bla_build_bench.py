@@ -1,5 +1,5 @@
 """The BLA table's build and the perturbation loop's layout of it, on one CPU thread against all
-of them (kernels/mandelbrot/deep/bla.py, flat_build.py), for reference orbits of 100,000 and
+of them (kernels/mandelbrot/tables/bla.py, flat_build.py), for reference orbits of 100,000 and
 1,000,000 points: median and best of a few runs each, with a check that both give the same
 arrays bit for bit. The layout is also timed as NumPy made it before (column by column).
 Run from the repository root:
@@ -16,12 +16,12 @@ import time
 import numba
 import numpy as np
 
-from kernels.mandelbrot.deep import bla
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep import perturbation_loop as pl
-from kernels.mandelbrot.deep.flat_build import loop_layout
-from kernels.mandelbrot.deep.layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
+from kernels.mandelbrot.tables import bla
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.loops import perturbation_loop as pl
+from kernels.mandelbrot.tables.flat_build import loop_layout
+from kernels.mandelbrot.tables.layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
 
 
 def layout_numpy(orbit, tab, tabe, levels):

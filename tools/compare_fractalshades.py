@@ -6,7 +6,7 @@ venv with fractalshades==1.2.1 and numpy<2.4 renders theirs. This one file runs 
 ours, theirs, so that load from other users of a shared machine falls on both alike; the `ours`
 and `theirs` modes render one frame twice on one instance (the second render is the warm one:
 kernels compiled, reference orbit kept) and write the iteration counts to a .npy file; `exact` iterates chosen pixels by brute force
-(kernels/mandelbrot/deep/exact.py) to say which side is right where they disagree.
+(kernels/mandelbrot/redo/exact.py) to say which side is right where they disagree.
 Fractalshades is driven as a black box through its public zoom / calc_std_div / calc_raw calls.
 Each side reports the wall time and the CPU time (all threads, getrusage) of its warm render: on a
 machine shared with other work the wall time follows the others' load, the CPU time much less.
@@ -35,7 +35,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (name, width, max_iter): the issue's counts at 1e-30 (1e5) and 1e-300 (~9.2e4 -> 1e5); at 1e-100
-# the issue's ~1e4 lies below this coordinate's escapes (~28,500-29,000, see deep/bench.py), which
+# the issue's ~1e4 lies below this coordinate's escapes (~28,500-29,000, see benches/bench.py), which
 # would leave every pixel inside, so that frame gets bench.py's 50,000
 FRAMES = (("1e-30", "1e-30", 100_000), ("1e-100", "1e-100", 50_000), ("1e-300", "1e-300", 100_000))
 BAILOUT = 256.0   # sqrt of kernels/mandelbrot/escape.BAILOUT2
@@ -53,7 +53,7 @@ def _cpu_s():
 
 def _location():
     sys.path.insert(0, ROOT)
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP
     return KORMANYOS_VERY_DEEP
 
 
@@ -61,7 +61,7 @@ def render_ours(width, size, max_iter, out):
     sys.path.insert(0, ROOT)
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     loc = _location()
     r = DeepRenderer(resolve("cpu"))
     t = time.perf_counter()
@@ -121,10 +121,10 @@ def render_theirs(width, size, max_iter, out):
 
 def brute_force(width, size, max_iter, pixels_file, out):
     """Counts of the pixels (rows, cols) in pixels_file by plain iteration in arbitrary precision
-    (kernels/mandelbrot/deep/exact.py: no perturbation, no approximation)."""
+    (kernels/mandelbrot/redo/exact.py: no perturbation, no approximation)."""
     sys.path.insert(0, ROOT)
-    from kernels.mandelbrot.deep.exact import exact_values
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.redo.exact import exact_values
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     loc = _location()
     req = DeepRequest(loc.center_re, loc.center_im, width, size, max_iter)
     pix = np.load(pixels_file)

@@ -60,16 +60,16 @@ def main():
 
     only = set(args.only or ("float64", "colour", "deep"))
     if "float64" in only:
-        from kernels.mandelbrot.cpu_target import CpuTarget
+        from kernels.mandelbrot.frames.cpu_target import CpuTarget
         from kernels.mandelbrot.renderer import PixelGrid, _cuts
-        from kernels.mandelbrot.request import MandelbrotRequest
+        from kernels.mandelbrot.requests.request import MandelbrotRequest
         import numpy as np
         req = MandelbrotRequest(-0.5, 0.0, 3.0, (4, 3), 8)
         timer = JobTimer(cpu, None, "census")
         step("float64 escape pass", lambda: CpuTarget(cpu, _cuts).escape(
             np.zeros((3, 4)), PixelGrid.of(req).args(0, 8), timer, None, None))
     if "colour" in only:
-        from kernels.mandelbrot.colourer import Colourer
+        from kernels.mandelbrot.colouring.colourer import Colourer
         step("colouring (3 mappings)", lambda: Colourer(cpu).warm(JobTimer(cpu, None, "census")))
     if "deep" in only:
         from kernels.mandelbrot.deep.renderer import FORMATS, DeepRenderer

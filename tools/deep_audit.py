@@ -6,7 +6,7 @@
 
 Draws pixels of A (at random, every pixel whose escape count B disagrees with, and pixels past the
 reference's escape: `--past auto` computes the picture's reference orbit to find it), iterates each
-in MPFR at the precision that settles its count (kernels/mandelbrot/deep/audit.py), on all cores,
+in MPFR at the precision that settles its count (kernels/mandelbrot/redo/audit.py), on all cores,
 and prints the agreement, the worst error and the pixels off by more than 1. With B, the same for
 B, and how many counts and values the two renders differ in. Exit status 1 when any pixel is off.
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from anywhe
 
 
 def request_of(location: str, size):
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     from services.location_file import location_options
     opts = location_options(location, size)
     re_, im_ = opts["center"].split(",")
@@ -32,7 +32,7 @@ def request_of(location: str, size):
 
 def reference_escape(request) -> int | None:
     """The iteration at which the picture's reference orbit escapes (None: it does not)."""
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     orbit = ReferenceOrbit(request.center_re, request.center_im, request.precision)
     orbit.extend(request.max_iter)
     return orbit.length - 1 if orbit.escaped else None
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     p.add_argument("--compare-only", action="store_true",
                    help="only count where the two renders differ (exit 1 when they do)")
     a = p.parse_args(argv)
-    from kernels.mandelbrot.deep.audit import choose, compare, counts, truths
+    from kernels.mandelbrot.redo.audit import choose, compare, counts, truths
     w, h = (int(v) for v in a.size.lower().split("x"))
     req = request_of(a.location, (w, h))
     renders = [np.load(f) for f in a.values]

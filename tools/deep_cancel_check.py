@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 import kernels.mandelbrot.renderer as m  # noqa: E402
 from kernels import backend  # noqa: E402
-from kernels.mandelbrot.request import MandelbrotRequest  # noqa: E402
+from kernels.mandelbrot.requests.request import MandelbrotRequest  # noqa: E402
 from kernels.scheduler import Cancelled, CancelToken  # noqa: E402
 
 DEEP = (-0.743643887037151, 0.131825904205330, 2e-6)

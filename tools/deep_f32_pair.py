@@ -43,10 +43,10 @@ def main(argv=None) -> int:
     from kernels import backend as backends
     from kernels import bench
     from kernels.mandelbrot.bench import FLOAT32_DEEP
-    from kernels.mandelbrot.deep import perturbation_loop
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.loops import perturbation_loop
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     try:
         be = backends.resolve(args.backend)
         w, _, h = args.size.partition("x")

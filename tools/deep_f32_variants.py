@@ -35,7 +35,7 @@ def _first_kernel(regs: int):
     """deep_kernel_flat32 compiled anew with a cap of `regs` registers a thread."""
     from numba import cuda
 
-    from kernels.mandelbrot.deep import perturbation_loop as pl
+    from kernels.mandelbrot.loops import perturbation_loop as pl
     return _jit(cuda, regs)(pl.deep_kernel_flat32.py_func)
 
 
@@ -68,11 +68,11 @@ def main(argv=None) -> int:
     from kernels import bench
     from kernels.mandelbrot.bench import FLOAT32_DEEP
     from kernels.mandelbrot.deep import gpu_pixels
-    from kernels.mandelbrot.deep import perturbation_loop as pl
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.loops import perturbation_loop as pl
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
-    from kernels.mandelbrot.deep.targets import LoopCode
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
+    from kernels.mandelbrot.loops.targets import LoopCode
     be = backends.resolve("cuda")
     w, _, h = args.size.partition("x")
     width, iters, _ = FLOAT32_DEEP

@@ -17,10 +17,10 @@ CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 # the loop modules import the guard's constants: set them there, before the loops compile
-from kernels.mandelbrot.deep import extended_loop, perturbation_loop
+from kernels.mandelbrot.loops import extended_loop, perturbation_loop
 for mod in (extended_loop, perturbation_loop):
     mod.REDO_SHIFT, mod.LAST_SHIFT, mod.ERR_TOL2 = {redo}, {last}, {tol}
-from kernels.mandelbrot.deep import bench
+from kernels.mandelbrot.benches import bench
 sys.exit(bench.main(["--backend", "cuda", "--only", {only!r}, "--repeats", "{repeats}"]))
 """
 

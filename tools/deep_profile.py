@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 
 from kernels.backend import resolve
-from kernels.mandelbrot.deep import extended_loop as ext
-from kernels.mandelbrot.deep import perturbation_loop as pl
-from kernels.mandelbrot.deep.bench import DEPTHS, FULL_HD, _request
+from kernels.mandelbrot.loops import extended_loop as ext
+from kernels.mandelbrot.loops import perturbation_loop as pl
+from kernels.mandelbrot.benches.bench import DEPTHS, FULL_HD, _request
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 

@@ -33,9 +33,9 @@ def main() -> int:
     from numba import njit, prange
 
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep import extended_loop, guard, targets
-    from kernels.mandelbrot.deep.step_helpers import make_offset
-    from kernels.mandelbrot.deep.bench import _request
+    from kernels.mandelbrot.loops import extended_loop, guard, targets
+    from kernels.mandelbrot.loops.step_helpers import make_offset
+    from kernels.mandelbrot.benches.bench import _request
     from kernels.mandelbrot.deep.renderer import DeepRenderer, FrameGeometry
 
     req = _request(a.width, (1920, 1080), a.iters)

@@ -1,5 +1,5 @@
 """Where a deep frame's per-pixel work goes: an instrumented copy of the CPU twin's
-perturbation-format loop (kernels/mandelbrot/deep/perturbation_loop.py) that records every operation of
+perturbation-format loop (kernels/mandelbrot/loops/perturbation_loop.py) that records every operation of
 every pixel of a frame (or of every `--every`-th row and column) and sums them up:
 
 * perturbation steps by why no BLA step was taken: m = 0 (just after a rebase, where the table
@@ -26,7 +26,7 @@ from numba import njit
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from kernels.mandelbrot.deep.flat_build import (
+from kernels.mandelbrot.tables.flat_build import (
     B_AI,
     B_AR,
     B_BI,
@@ -37,9 +37,9 @@ from kernels.mandelbrot.deep.flat_build import (
     Z_RE,
     loop_tables,
 )
-from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu
-from kernels.mandelbrot.deep.step_helpers import make_step_helpers
-from kernels.mandelbrot.escape import BAILOUT2
+from kernels.mandelbrot.loops.perturbation_loop import delta_c_cpu
+from kernels.mandelbrot.loops.step_helpers import make_step_helpers
+from kernels.mandelbrot.loops.escape import BAILOUT2
 
 _closer_to_zero = make_step_helpers(operator.mul, operator.add, njit(inline="always"))[1]
 
@@ -138,9 +138,9 @@ def _frame(rows, cols, geo, zo, bt, levels, max_iter, why, dist, by_m, by_level)
 
 def main(argv=None) -> int:
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP
     from kernels.mandelbrot.deep.renderer import DeepRenderer, FrameGeometry
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--width", default="1e-30")

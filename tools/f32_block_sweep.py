@@ -48,7 +48,7 @@ def _alone_ms(renderer, req, launches: int) -> tuple[float, float] | None:
 
     from numba import cuda
 
-    from kernels.mandelbrot import escape_gpu as mk
+    from kernels.mandelbrot.loops import escape_gpu as mk
     target, seen = renderer.target, {}
     launch = target.launch
     real = launch.escape
@@ -84,10 +84,10 @@ def _ms(v) -> str:
 def parse_variant(text: str) -> tuple[int, int, int, int]:
     """(steps, blocks, thresh, warps) from "[steps,blocks][/thresh][@warps]" (by default
     escape_variants' grouping, targets_f32.THRESH, gpu_target.WARPS_PER_SM)."""
-    from kernels.mandelbrot import escape_variants as ev
-    from kernels.mandelbrot.gpu_target import WARPS_PER_SM
-    from kernels.mandelbrot.launch_settings import parse
-    from kernels.mandelbrot.targets_f32 import THRESH
+    from kernels.mandelbrot.benches import escape_variants as ev
+    from kernels.mandelbrot.frames.gpu_target import WARPS_PER_SM
+    from kernels.mandelbrot.benches.launch_settings import parse
+    from kernels.mandelbrot.frames.targets_f32 import THRESH
     spec = text
     text, _, warps = text.partition("@")
     w = int(warps) if warps.isdigit() else (WARPS_PER_SM if not warps else 0)
@@ -106,7 +106,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def main(argv=None) -> int:
-    from kernels.mandelbrot import escape_variants as ev
+    from kernels.mandelbrot.benches import escape_variants as ev
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", nargs="+",
                     default=[f"{ev.BLOCK_STEPS},{ev.BLOCKS_PER_LOOK}"])
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     from kernels import backend as backends
     from kernels.mandelbrot import renderer as m
     from kernels.mandelbrot.bench import FLOAT32_FRAMES, _request
-    from kernels.mandelbrot.escape_variants import warp_kernel32
+    from kernels.mandelbrot.benches.escape_variants import warp_kernel32
     try:
         variants = [parse_variant(v) for v in args.variants]
         sizes = [_size(s) for s in args.sizes]

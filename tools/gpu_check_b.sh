@@ -21,7 +21,7 @@ echo "== parallel table, newton (CPU, 16 cores)"
 timeout 120 python3 -m pytest -q -p no:cacheprovider tests/kernels/test_bla_parallel.py tests/kernels/test_minibrot_newton.py tests/kernels/test_gil_free.py 2>&1 | tail -2
 timeout 90 python3 tools/bla_build_bench.py --repeats 9 2>&1 | tail -8
 echo "== deep first frames"
-timeout 200 python3 -m kernels.mandelbrot.deep.bench --backend cuda --repeats 10 --json $out/deep.json > $out/deep.txt 2>&1; echo "rc=$?"
+timeout 200 python3 -m kernels.mandelbrot.benches.bench --backend cuda --repeats 10 --json $out/deep.json > $out/deep.txt 2>&1; echo "rc=$?"
 grep -E "first|re-render" $out/deep.txt | cut -c1-260
 echo "== reference engines per precision"
 timeout 100 python3 tools/reference_bench.py --bits-only --repeats 3 2>&1 | tail -14

@@ -12,7 +12,7 @@ SECONDS=0
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; echo "cores $(nproc)"; } > "$out/device.txt" 2>&1
 cat "$out/device.txt"
 echo "== deep bench"
-timeout 150 python3 -m kernels.mandelbrot.deep.bench --backend cuda --repeats 10 > "$out/deepbench.txt" 2>&1
+timeout 150 python3 -m kernels.mandelbrot.benches.bench --backend cuda --repeats 10 > "$out/deepbench.txt" 2>&1
 echo "rc=$? (${SECONDS}s)"; grep -E "first frame|re-render  " "$out/deepbench.txt"
 echo "== GPU tests"
 timeout 420 python3 -m pytest -m gpu -q -p no:cacheprovider -ra > "$out/tests.log" 2>&1

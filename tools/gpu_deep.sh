@@ -14,6 +14,6 @@ echo "== deep-zoom GPU tests (real GPU: full sizes)"
 python3 -m pytest -m gpu -q -p no:cacheprovider tests/kernels/test_deep_gpu.py > "$out/deep_gpu_tests.log" 2>&1
 echo "gpu tests rc=$?"; tail -4 "$out/deep_gpu_tests.log"
 echo "== deep-zoom workloads (first frame, re-render, pan) on the GPU"
-python3 -m kernels.mandelbrot.deep.bench --backend cuda --repeats ${DEEP_REPEATS:-10} \
+python3 -m kernels.mandelbrot.benches.bench --backend cuda --repeats ${DEEP_REPEATS:-10} \
   --json "$out/deep_bench.json" > "$out/deep_bench.txt" 2>&1
 echo "bench rc=$?"; tail -14 "$out/deep_bench.txt"

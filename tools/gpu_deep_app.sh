@@ -32,7 +32,7 @@ for r in rows:
               f"   {m['% of ceiling'] or 0:5.1f} % of ceiling   escape {m['escape ms'] or 0:.3f} ms")
 PY
 echo "== --render 1920x1080 at 1e-1000 (first frame: reference orbit + table + pixels)"
-C=$(python3 -c "from kernels.mandelbrot.deep import locations as l; print(l.KORMANYOS_VERY_DEEP.center_re+','+l.KORMANYOS_VERY_DEEP.center_im)")
+C=$(python3 -c "from kernels.mandelbrot.benches import locations as l; print(l.KORMANYOS_VERY_DEEP.center_re+','+l.KORMANYOS_VERY_DEEP.center_im)")
 ( time timeout 300 python3 main.py --render mandelbrot --backend cuda --size 1920x1080 --center "$C" \
     --width 1e-1000 --iters 1000000 --out "$out/render_1e1000.png" ) > "$out/render_1e1000.txt" 2>&1
 echo "render rc=$?"; tail -4 "$out/render_1e1000.txt"

@@ -6,7 +6,7 @@
 # 2. the roofs check (target: every ratio within 10 %)
 # 3. the GPU tests of the float32 kernels, the roofs and the Mandelbrot kernels
 # 4. a sweep of the float32 kernel's step grouping (GPU_EXPLORER_F32_BLOCK="steps,blocks",
-#    kernels/mandelbrot/escape_variants.py): one line per grouping, the same `counts` digest on every
+#    kernels/mandelbrot/benches/escape_variants.py): one line per grouping, the same `counts` digest on every
 #    line (else a grouping changed the counts), and the best grouping by the seahorse speed-up
 set -u
 out=${1:?usage: gpu_f32_check.sh OUTDIR}

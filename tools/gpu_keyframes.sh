@@ -36,7 +36,7 @@ for stage in $STAGES; do
     warm)
       timeout 200 python3 main.py --movie /tmp/kf/w.mp4 --keyframes --restart --backend cuda \
         --size 64x36 --fps 10 --seconds 2 --width 1e-300 \
-        --center "$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:400] + ',' + L.center_im[:400])")" \
+        --center "$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:400] + ',' + L.center_im[:400])")" \
         > "$OUT/warm.txt" 2>&1
       echo "warm rc=$? (${SECONDS}s)"; tail -4 "$OUT/warm.txt" | cut -c1-300 ;;
     movie)

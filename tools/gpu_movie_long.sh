@@ -22,7 +22,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 timeout 120 python3 tools/movie_job_profile.py --frames 120 --top 30 > "$out/profile.txt" 2>&1
 echo "profile rc=$? (${SECONDS}s)"; head -3 "$out/profile.txt"
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 python3 main.py --movie $s/w.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width 1e-100 --restart > $s/warm.txt 2>&1
 echo "warm rc=$? (${SECONDS}s)"
 first=""

@@ -10,7 +10,7 @@ out=${1:?usage: gpu_movie_spy.sh OUT}; mkdir -p "$out"; export PYTHONUNBUFFERED=
 s=/tmp/spy; rm -rf $s; mkdir -p $s; SECONDS=0
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores $(nproc)"; } > "$out/device.txt"
 cat "$out/device.txt"
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 deep=(--backend cuda --size 1920x1080 --fps 60 --seconds ${MOVIE_SECONDS:-20} --center "$c" --width 1e-100 --restart)
 python3 main.py --movie $s/w.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width 1e-100 --restart > $s/warm.txt 2>&1
 echo "warm rc=$? (${SECONDS}s)"

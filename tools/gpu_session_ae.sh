@@ -10,7 +10,7 @@ bash tools/device_head.sh unpack
 source .device-av/activate.sh
 export PYTHONPATH=.:$PYTHONPATH NUMBA_CACHE_DIR=$PWD/.numba-cache
 SECONDS=0
-C="$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:400] + ',' + L.center_im[:400])")"
+C="$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:400] + ',' + L.center_im[:400])")"
 M="--keyframes --restart --backend cuda --size 1920x1080 --fps 60 --seconds 60 --width 1e-100 --center $C"
 timeout 120 python3 main.py --movie /tmp/w.mp4 --keyframes --restart --backend cuda --size 64x36 --fps 10 \
   --seconds 2 --width 1e-300 --center "$C" > "$OUT/warm.txt" 2>&1; echo "warm rc=$? (${SECONDS}s)"

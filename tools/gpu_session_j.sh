@@ -27,7 +27,7 @@ for g in 0 all; do
   echo "poster --gpus $g rc=$? (${SECONDS}s): $(grep -m1 'whole command' "$OUT/poster-$g.txt")"
 done
 for i in 1 2 3 4 5; do
-  timeout 40 python3 -m kernels.mandelbrot.deep.bench --backend cuda --repeats 2 --json "$OUT/deep-$i.json" \
+  timeout 40 python3 -m kernels.mandelbrot.benches.bench --backend cuda --repeats 2 --json "$OUT/deep-$i.json" \
     > "$OUT/deep-$i.txt" 2>&1
   echo "deep bench call $i rc=$? (${SECONDS}s)"; [ $i = 1 ] && grep -E "^deep" "$OUT/deep-1.txt" | head -3 | cut -c1-120
 done

@@ -15,6 +15,6 @@ echo "gpu tests rc=$? (${SECONDS}s)"; grep -E "passed|failed|FAILED|^ERROR" "$OU
 timeout 150 python3 tools/ship_vs_mandelbrot.py --backend cuda --size 1920x1080 --repeats 5 \
   > "$OUT/ship.txt" 2>&1
 echo "ship vs mandelbrot rc=$? (${SECONDS}s)"; cat "$OUT/ship.txt"
-timeout 120 python3 -m kernels.mandelbrot.deep.bench --backend cuda --repeats 5 > "$OUT/deep.txt" 2>&1
+timeout 120 python3 -m kernels.mandelbrot.benches.bench --backend cuda --repeats 5 > "$OUT/deep.txt" 2>&1
 echo "deep bench rc=$? (${SECONDS}s)"; grep -E "re-render|first frame" "$OUT/deep.txt" | cut -c1-160
 echo "session done in ${SECONDS}s"

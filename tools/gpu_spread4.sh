@@ -35,7 +35,7 @@ timeout 300 python3 tools/spread_bench.py --json "$out/posters.json" --size ${PO
 echo "rc=$? ($(elapsed) s)"
 grep -E "^poster |not run|Error|error" "$scratch/posters.txt" | grep -vE "^INFO|distributed\." | head -40
 
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 secs=${MOVIE_SECONDS:-20}
 deep=(--backend cuda --size ${MOVIE_SIZE:-1920x1080} --fps ${MOVIE_FPS:-60} --seconds $secs --center "$c" --width ${MOVIE_WIDTH:-1e-100} --restart)
 gpus_of() { seq -s, 0 $(( $1 - 1 )); }

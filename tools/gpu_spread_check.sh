@@ -14,7 +14,7 @@ cat "$out/device.txt"
 echo "== posters (spread_bench)"
 timeout ${POSTER_TIMEOUT:-300} python3 tools/spread_bench.py --json $out/spread.json --size ${POSTER_SIZE:-16384} --repeats 2 --movie-seconds 0 > $out/spread.txt 2>&1
 echo "rc=$?"; grep -vE "warmed|^GPUs" $out/spread.txt | tail -24
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 deep=(--backend cuda --size 1920x1080 --fps 60 --seconds ${MOVIE_SECONDS:-20} --center "$c" --width 1e-100 --restart)
 run() { local name=$1; shift; local t0=$(now)
   "$@" > "$out/$name.txt" 2>&1; local rc=$?

@@ -65,8 +65,8 @@ def main(argv=None) -> int:
         timing.set_method(a.timing)
         print(f"timing: {a.timing}", flush=True)
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
-    from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, pinned_orbit
     from services.movie import MovieSpec, prepare
     from services.movie_keyframes import keyframe_map
     w, h = (int(v) for v in a.size.split("x"))
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
           f"(cols x rows: {[(s[0], s[2]) for s in em.sectors]})", flush=True)
     be = resolve(a.backend)
     counts = [None] if a.streams is None else [int(x) for x in a.streams.split(",") if x]
-    from kernels.mandelbrot.expmap_render import LAUNCH
+    from kernels.mandelbrot.keyframes.expmap_render import LAUNCH
     # --streams alone compares streams of the sector-by-sector launch, as it did before --launch
     launch = a.launch or ("sectors" if a.streams else LAUNCH)
     # one renderer per (launch, streams): streams matter to the sector-by-sector launch alone

@@ -47,7 +47,7 @@ CENTRE = None        # --center X,Y: the zoom's target (default Kormanyos's very
 def _place():
     if CENTRE:
         return tuple(v.strip() for v in CENTRE.split(","))
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     return loc.center_re[:1200], loc.center_im[:1200]
 
 
@@ -130,7 +130,7 @@ def part_movie(a) -> None:
 def _in_process(a) -> dict:
     """The keyframes and every frame's assembly on the pool, no encoding (said in the JSON)."""
     from kernels.backend import resolve
-    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap_render import pinned_orbit
     from kernels.spread import open_pool
     from services.movie import prepare
     from services.movie_keyframes import KeyframeFiles, KeyframeTimes, keyframe_frames, keyframe_map
@@ -161,7 +161,7 @@ def part_keyframes(a) -> None:
     """The zoom's keyframes alone (the deepest --keyframes-limit of them, or all) on the pool,
     the wall time from the first job to the last: what more GPUs do for the keyframes."""
     from kernels.backend import resolve
-    from kernels.mandelbrot.expmap_render import KeyframeJob, pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeJob, pinned_orbit
     from kernels.spread import open_pool
     from services.movie import prepare
     from services.movie_keyframes import keyframe_map
@@ -223,10 +223,10 @@ def part_quality(a) -> None:
     import numpy as np
 
     from kernels.backend import resolve
-    from kernels.mandelbrot.expmap import width_log2
-    from kernels.mandelbrot.expmap_assemble import Assembler
-    from kernels.mandelbrot.expmap_quality import counts_within, nearest_samples, ssim
-    from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap import width_log2
+    from kernels.mandelbrot.keyframes.expmap_assemble import Assembler
+    from kernels.mandelbrot.keyframes.expmap_quality import counts_within, nearest_samples, ssim
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, pinned_orbit
     from kernels.mandelbrot.jobs import make_renderer
     from services.movie import frame_request, prepare
     from services.movie_keyframes import drawn_directly, keyframe_map
@@ -238,7 +238,7 @@ def part_quality(a) -> None:
     ks = [_frame_at(path, d) for d in depths]
     rows = []
     renderer, kept = KeyframeRenderer(be), {}
-    from kernels.mandelbrot.deep.reference_store import shared_store
+    from kernels.mandelbrot.reference.reference_store import shared_store
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     checker = DeepRenderer(be)          # one-pixel frames on the pinned orbit (_samples_checked)
     checker.references, checker.precision_headroom = shared_store(), 0
@@ -297,7 +297,7 @@ def _samples_checked(em, k: int, values, deep, n: int = 16, seed: int = 0) -> fl
     against orbits of their own points)."""
     import numpy as np
 
-    from kernels.mandelbrot.expmap_quality import direct_at_samples
+    from kernels.mandelbrot.keyframes.expmap_quality import direct_at_samples
     rng = np.random.default_rng(seed + k)
     ms = rng.integers(em.samples, size=n)
     return direct_at_samples(em, [(k, m, values[m], int(em.limits[k])) for m in ms], deep)
@@ -309,7 +309,7 @@ def _pixels_checked(em, near, which, limit: int, deep, n: int, seed: int = 0) ->
     assembled frame against direct rendering at the same point, pixel by pixel."""
     import numpy as np
 
-    from kernels.mandelbrot.expmap_quality import direct_at_samples
+    from kernels.mandelbrot.keyframes.expmap_quality import direct_at_samples
     ks, ms = which
     ok = np.flatnonzero(np.isfinite(near).ravel())
     pick = np.random.default_rng(seed).choice(ok, size=min(n, ok.size), replace=False)
@@ -325,7 +325,7 @@ def _assembled_values(asm, lw, limit, first, last):
 
 def _frame_at(path, depth10: float) -> int:
     """The frame whose width is nearest 10^-depth10 (bisection: widths shrink with k)."""
-    from kernels.mandelbrot.expmap import width_log2
+    from kernels.mandelbrot.keyframes.expmap import width_log2
     target = -depth10 * math.log2(10)
     lo, hi = 0, path.frames - 1
     while lo < hi:

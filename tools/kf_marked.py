@@ -27,7 +27,7 @@ FILES = ("1e14", "1e50", "5e113", "5e227", "4e533", "1e1086")
 
 
 def request(name: str, n: int):
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     from services.kfr import parse_kfr
     loc = parse_kfr((ROOT / "resources" / f"kf-{name}.kfr").read_text(errors="replace"))
     return DeepRequest(loc.center_re, loc.center_im, str(loc.width(n, n)), (n, n), loc.iterations)
@@ -35,7 +35,7 @@ def request(name: str, n: int):
 
 def main(argv=None) -> int:
     from kernels import backend
-    from kernels.mandelbrot.deep import exact_redo
+    from kernels.mandelbrot.redo import exact_redo
     from kernels.mandelbrot.deep.renderer import DeepRenderer
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--backend", default="cpu")
@@ -99,7 +99,7 @@ def audit(name: str, n: int, be) -> None:
     """One line: the handed-back pixels of file `name` at n x n against MPFR."""
     import numpy as np
 
-    from kernels.mandelbrot.deep import dd_pixels, mpfr_escape
+    from kernels.mandelbrot.redo import dd_pixels, mpfr_escape
     req, loop, places = handed_back(name, n, be)
     if not places:
         print(f"{name} {n}x{n}: nothing handed back")
@@ -123,8 +123,9 @@ def tier_cost(name: str, n: int, be) -> None:
     pixels found by the redone overlay's 2)."""
     import numpy as np
 
-    from kernels.mandelbrot.deep import dd_bla, dd_pixels
-    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS, dd_orbit
+    from kernels.mandelbrot.tables import dd_bla
+    from kernels.mandelbrot.redo import dd_pixels
+    from kernels.mandelbrot.redo.dd_orbit import EXTRA_BITS, dd_orbit
     req, _, places = handed_back(name, n, be)
     whole = req.picture()
     if not places or not dd_pixels.reaches(whole):

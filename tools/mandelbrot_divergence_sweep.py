@@ -26,7 +26,7 @@ def main() -> int:
     args = ap.parse_args()
     from kernels import backend as kb
     from kernels.mandelbrot import bench as mb
-    from kernels.mandelbrot.escape_variants import variant
+    from kernels.mandelbrot.benches.escape_variants import variant
     variants = [("persistent", {"launch": "persistent"}), ("warp", {"launch": "warp"})]
     ints = lambda text: [int(v) for v in text.split(",")]  # noqa: E731
     for w in ints(args.warps):

@@ -26,10 +26,10 @@ def main() -> int:
     from numba import cuda
     from numba import types as t
 
-    from kernels.mandelbrot import colour_gpu as mc
-    from kernels.mandelbrot import escape_gpu as mk
-    from kernels.mandelbrot import escape_variants as ev
-    from kernels.mandelbrot import escape_warp as ew
+    from kernels.mandelbrot.colouring import colour_gpu as mc
+    from kernels.mandelbrot.loops import escape_gpu as mk
+    from kernels.mandelbrot.benches import escape_variants as ev
+    from kernels.mandelbrot.loops import escape_warp as ew
     f2, u2, i2 = t.float64[:, :], t.uint32[:, :], t.int32[:, :]
     i1, f1, u1 = t.int64[:], t.float64[:], t.uint32[:]
     i, d = t.int64, t.float64

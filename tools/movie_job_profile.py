@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--size", default="1920x1080")
     args = ap.parse_args(argv)
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.spread import LocalPool
     from services.movie import MovieFrameJob, MovieSpec, prepare
     from services.movie_warm import warm_job

@@ -8,7 +8,7 @@ now() { date +%s.%N; }
 run() { local name=$1; shift; local t0=$(now)
   "$@" > "$out/$name.txt" 2>&1; local rc=$?
   echo "-- $name rc=$rc whole $(python3 -c "print(f'{$(now)-$t0:.2f}')") s"; tail -2 "$out/$name.txt"; }
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 deep=(--backend cuda --size 1920x1080 --fps 60 --seconds $seconds --center "$c" --width 1e-100 --restart)
 run deepwarm python3 main.py --movie $scratch/dw.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width 1e-100 --restart
 for rep in 1 2; do

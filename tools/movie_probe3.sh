@@ -1,6 +1,6 @@
 set -u
 out=$1; w=/tmp/p3; mkdir -p $w; export PYTHONUNBUFFERED=1
-c=$(python3 -c "from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
+c=$(python3 -c "from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as L; print(L.center_re[:140] + ',' + L.center_im[:140])")
 deep=(--backend cuda --size 1920x1080 --fps 60 --seconds 20 --center "$c" --width 1e-100 --restart)
 python3 main.py --movie $w/w.mp4 --gpus all --backend cuda --size 64x36 --fps 10 --seconds 2 --center "$c" --width 1e-100 --restart > $w/warm.txt 2>&1
 for g in all 0; do

@@ -78,7 +78,7 @@ def _rows(frame, runs):
 
 
 def float64_rows(backend, size, repeats):
-    from kernels.mandelbrot import overlays as ov
+    from kernels.mandelbrot.colouring import overlays as ov
     from kernels.mandelbrot.renderer import MandelbrotRequest, Renderer
     cx, cy, width = SEAHORSE
     base = MandelbrotRequest(cx, cy, width, size, 2000)
@@ -90,10 +90,10 @@ def float64_rows(backend, size, repeats):
 
 
 def deep_rows(backend, size, repeats):
-    from kernels.mandelbrot import overlays as ov
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.colouring import overlays as ov
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     iters = 50_000
     base = DeepFrameRequest(loc.center_re, loc.center_im, "1e-100", size, iters)
     r = DeepFrameRenderer(backend)

@@ -53,7 +53,7 @@ def main():
     app = QApplication([])
     from explorer.app import MainWindow
     from explorer.views.mandelbrot_controls import BOOKMARKS_PATH, load_bookmarks
-    from kernels.mandelbrot import overlays as ov
+    from kernels.mandelbrot.colouring import overlays as ov
     settings = QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.Format.IniFormat)
     win = MainWindow(args.backend, "mandelbrot", settings=settings)
     win.resize(w, h)

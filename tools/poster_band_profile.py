@@ -77,7 +77,7 @@ def _gpu_ms(pool, request, cut):
     """Each deep band's GPU phases (kernel, h2d, d2h), summed, from its frame's timings; [] for
     a float64 poster (its bands keep no frame timings)."""
     from kernels.mandelbrot.deep_frames import band_request
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     if not isinstance(request, DeepFrameRequest):
         return []
 

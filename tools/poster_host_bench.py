@@ -84,7 +84,7 @@ def fake_bands(gpu_s: float, host_s: float, rows: int, width: int):
 
 def one(args, gpus: int, before: bool, replace: bool, folder: str) -> dict:
     from kernels.backend import Backend
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     from kernels.spread import LocalPool
     from services import poster, poster_marks
     req = MandelbrotRequest(-0.75, 0.1, 3.0, (args.size, args.size), 100)

@@ -139,7 +139,7 @@ TIMED = (("services.poster", "Parts.open", "parts folder opened"),
          ("kernels.mandelbrot.deep.renderer", "DeepRenderer._reference", "reference"),
          ("kernels.mandelbrot.deep.renderer", "DeepRenderer._table_for", "table"),
          ("kernels.mandelbrot.deep.renderer", "DeepRenderer.start_values", "band queued"),
-         ("kernels.mandelbrot.deep.gpu_untrusted", "settle_on_device", "doubtful pixels settled"),
+         ("kernels.mandelbrot.redo.gpu_untrusted", "settle_on_device", "doubtful pixels settled"),
          ("kernels.mandelbrot.tiles", "BandInto.__call__", "band (BandInto)"))
 
 

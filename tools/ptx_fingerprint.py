@@ -88,7 +88,7 @@ def _record(out_path: str, tree: str) -> None:
     # a table without single steps (kmin > 0) takes perturbation_loop.KMIN_CODE: no option asks
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     DeepRenderer(resolve("cuda"), kmin=2).render_values(
         DeepRequest(DEEP_CENTRE, "0", "1e-100", (12, 8), 3000))
     rows = [{"module": m, "global": g, "name": n, "sig": list(s), **opts}

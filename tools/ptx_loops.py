@@ -106,11 +106,11 @@ def arithmetic_share(ops: collections.Counter, kind: str) -> tuple[int, int]:
 def _kernels():
     from numba import types as t
 
-    from kernels.mandelbrot import escape_warp as ew
+    from kernels.mandelbrot.loops import escape_warp as ew
     from kernels.roofs import chains
     f2, i2, u1, i1 = t.float64[:, ::1], t.int32[:, ::1], t.uint32[::1], t.int32[::1]
     i, d, s1 = t.int64, t.float64, t.float32[::1]
-    from kernels.mandelbrot import escape_variants as ev
+    from kernels.mandelbrot.benches import escape_variants as ev
     # at GPU_EXPLORER_F32_BLOCK's grouping where that is set (escape_variants.py)
     yield "escape_warp_kernel32", "f32", ev.warp_kernel32().py_func, \
         (f2, i2, u1, i, i, i, s1, s1, i)
@@ -127,18 +127,18 @@ def _deep_walks():
     integers, packed and carried loads) and its 64-bit one, the same float32 operations; and
     make_walk's float64 pass, the loop float64 deltas run."""
     try:
-        from kernels.mandelbrot.deep import perturbation_loop as pl
+        from kernels.mandelbrot.loops import perturbation_loop as pl
     except ImportError:         # gmpy2 missing: the deep package needs it
         return
-    from kernels.mandelbrot.deep.perturbation_loop import make_walk
-    from kernels.mandelbrot.deep.targets import GPU_ADD32, GPU_MUL32, GPU_SQRT32, gpu_jit
+    from kernels.mandelbrot.loops.perturbation_loop import make_walk
+    from kernels.mandelbrot.loops.targets import GPU_ADD32, GPU_MUL32, GPU_SQRT32, gpu_jit
     old = make_walk(GPU_MUL32, GPU_ADD32, GPU_SQRT32, gpu_jit(), None, pl.LIMITS32)[0]
     sig = ("float64[::1], int64[::1], float32[::1], float32[::1], float32[::1], float32[::1], "
            "int64[:, ::1], int64, float64")
     for name, walk in (("deep float32 walk, int32", pl._walk_gpu32),
                        ("deep float32 walk, int64", old)):
         yield name, "f32", _one_pixel(walk), sig
-    from kernels.mandelbrot.deep.perturbation_loop import _walk_gpu as walk64
+    from kernels.mandelbrot.loops.perturbation_loop import _walk_gpu as walk64
     yield "deep float64 walk", "f64", _one_pixel(walk64), (
         "float64[::1], int64[::1], float64[::1], float64[::1], float64[::1], float64[::1], "
         "int64[:, ::1], int64, float64")

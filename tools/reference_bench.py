@@ -38,7 +38,7 @@ SIZE = (32, 32)
 
 
 def request_of(name: str):
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     from services.kfr import parse_kfr
     loc = parse_kfr((KF_DIR / f"kf-{name}.kfr").read_text(errors="replace"))
     return DeepRequest(loc.center_re, loc.center_im, str(loc.width(*SIZE)), SIZE,
@@ -72,7 +72,7 @@ def main_loop(gmpy2, c, n: int, precision: int) -> None:
 
 
 def orbit_time(req, bits, engine, radius=None):
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     orbit = ReferenceOrbit(req.center_re, req.center_im, bits, engine=engine)
     dt, _ = timed(lambda: orbit.extend(req.max_iter, radius_log2=radius))
     return dt, orbit
@@ -91,7 +91,7 @@ def frame_time(req, table_ahead=True):
 
 def per_iteration(engines, rounds: int, iters: int = 10_000, bits_list=BITS) -> None:
     import gmpy2
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     print(f"\nper iteration (µs), {iters:,} iterations, best of {rounds} rounds of every column")
     print(f"{'bits':>6} {'plain':>8} " + " ".join(f"{e:>8}" for e in engines))
     for bits in bits_list:
@@ -115,7 +115,7 @@ def plain_only(name: str) -> int:
     import gmpy2
 
     from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     req = request_of(name)
     bits = req.precision_deeper(PRECISION_HEADROOM)
     n = ReferenceOrbit(req.center_re, req.center_im, bits).extend(req.max_iter).length - 1
@@ -147,10 +147,10 @@ def main(argv=None) -> int:
     flags = {"orbit-threads"} if args.orbit_threads else set()
     import gmpy2
 
-    from kernels.mandelbrot.deep import mpfr_lib
-    from kernels.mandelbrot.deep.period_stop import radius_log2
+    from kernels.mandelbrot.numbers import mpfr_lib
+    from kernels.mandelbrot.reference.period_stop import radius_log2
     from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM, FrameGeometry
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     engines = ["fixed", "mpfr", "threads2", "threads"] if mpfr_lib.LIBRARY is not None else []
     engines = [e for e in engines if e not in skip]
     print(f"MPFR library: {mpfr_lib.LIBRARY._name if mpfr_lib.LIBRARY else mpfr_lib.WHY_NOT}; "

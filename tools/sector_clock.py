@@ -23,8 +23,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     from kernels import timing
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
-    from kernels.mandelbrot.expmap_render import KeyframeRenderer, keyframe_request, pinned_orbit
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, keyframe_request, pinned_orbit
     from services.movie import MovieSpec, prepare
     from services.movie_keyframes import keyframe_map
     spec = MovieSpec(out="/tmp/sector%05d.png", size=(1920, 1080), fps=60, seconds=600,

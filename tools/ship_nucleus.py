@@ -1,4 +1,4 @@
-"""Burning Ship nuclei, as kernels/mandelbrot/deep/locations.py's places were found.
+"""Burning Ship nuclei, as kernels/mandelbrot/benches/locations.py's places were found.
 
     python3 tools/ship_nucleus.py 85 --bits 800          # SHIP_85, SHIP_252 (period 252, 1,300 bits)
     python3 tools/ship_nucleus.py --chain 1e-100         # SHIP_447

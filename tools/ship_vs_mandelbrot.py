@@ -18,8 +18,8 @@ from decimal import Decimal
 
 
 def places():
-    from kernels.mandelbrot.deep import locations as loc
-    from kernels.mandelbrot.deep.request import add_decimal
+    from kernels.mandelbrot.benches import locations as loc
+    from kernels.mandelbrot.requests.deep_request import add_decimal
 
     def off(p, w):
         return (add_decimal(p.center_re, Decimal(w) * Decimal("0.1234567")),
@@ -44,7 +44,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     from kernels.backend import resolve
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     w, h = (int(v) for v in a.size.lower().split("x"))
     be = resolve(a.backend)
     print(f"{be.name}: {w}x{h}, kernel ms (median of {a.repeats} re-renders)")

@@ -37,11 +37,11 @@ def main() -> int:
 
     from kernels import backend as kb
     from kernels.launch import PreparedKernel
-    from kernels.mandelbrot import escape_gpu as mk
-    from kernels.mandelbrot import escape_variants as ev
-    from kernels.mandelbrot import escape_warp as ew
+    from kernels.mandelbrot.loops import escape_gpu as mk
+    from kernels.mandelbrot.benches import escape_variants as ev
+    from kernels.mandelbrot.loops import escape_warp as ew
     from kernels.mandelbrot import renderer as m
-    from kernels.mandelbrot.escape_variants import variant
+    from kernels.mandelbrot.benches.escape_variants import variant
     from kernels.mandelbrot.bench import SEAHORSE
 
     be = kb.resolve("cuda")

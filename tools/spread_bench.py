@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, ".")
 
-from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP  # noqa: E402
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
+from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP  # noqa: E402
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest  # noqa: E402
 from kernels.mandelbrot.tiles import BandInto, BandIntoFile, BandJob, bands, picture_rows  # noqa: E402
 from kernels.spans import covered  # noqa: E402
 from kernels.spread import LocalPool, Ready, gpu_list, open_pool  # noqa: E402

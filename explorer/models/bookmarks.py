@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable
 
-from kernels.mandelbrot.deep.request import MIN_WIDTH_EXP10
-from kernels.mandelbrot.formulas import MANDELBROT
-from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from kernels.mandelbrot.requests.deep_request import MIN_WIDTH_EXP10
+from kernels.mandelbrot.requests.formulas import MANDELBROT
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT
 from services.file_lock import file_lock
 from services.requests import MAX_CENTRE, MAX_VIEW_WIDTH
 

@@ -21,7 +21,7 @@ from typing import Callable
 CENTRE_DIGITS = 60
 # digits beyond the width's decades: pixels (~4 decades) and sub-pixel positions, with room to spare
 GUARD_DIGITS = 40
-MIN_WIDTH = Decimal("1e-10000")     # the deep renderer's deepest (kernels/mandelbrot/deep/request.py)
+MIN_WIDTH = Decimal("1e-10000")     # the deep renderer's deepest (kernels/mandelbrot/requests/deep_request.py)
 _CTX = decimal.Context(prec=CENTRE_DIGITS, Emin=-10 ** 6, Emax=10 ** 6)
 
 PAN_STEP = 0.10     # arrow keys move the view by this fraction of its size

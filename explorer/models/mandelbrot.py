@@ -17,12 +17,12 @@ from decimal import Decimal
 from typing import Callable
 
 from kernels import palettes
-from kernels.mandelbrot import formulas
-from kernels.mandelbrot import request as km
-from kernels.mandelbrot.number_format import number_format
-from kernels.mandelbrot.number_type import resolve as resolve_number_type
-from kernels.mandelbrot.overlays import with_usable_overlay
-from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from kernels.mandelbrot.requests import formulas
+from kernels.mandelbrot.requests import request as km
+from kernels.mandelbrot.requests.number_format import number_format
+from kernels.mandelbrot.requests.number_type import resolve as resolve_number_type
+from kernels.mandelbrot.colouring.overlays import with_usable_overlay
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT
 from services.export_jobs import MandelbrotExport
 from services.files import check_export_path
 from services.kfr import format_kfr, parse_kfr
@@ -37,7 +37,7 @@ PROGRESSIVE_MIN_PIXELS = 160 * 120
 # a deep frame slower than this makes the next ones coarse-first on the GPU too (on the CPU they
 # always are): the reference orbit of a new place, or millions of iterations
 DEEP_PROGRESSIVE_MS = 150.0
-# colour mappings offered (kernels/mandelbrot/colour.py); "auto" = sqrt for float64 frames, log for
+# colour mappings offered (kernels/mandelbrot/colouring/colour.py); "auto" = sqrt for float64 frames, log for
 # deep ones, whose counts are large and close together
 MAPPING_CHOICES = ("auto", "sqrt", "log", "histogram")
 
@@ -125,7 +125,7 @@ class MandelbrotModel:
         self.number_choice = None        # number_type.Choice of the last request built
         self.overlay = ""                # drawn instead of the picture where it has a meaning
         # deep frames' pixels float64 cannot place: False marks them (frames stay interactive),
-        # True iterates them in double-double as a --render does (deep/exact_redo.py)
+        # True iterates them in double-double as a --render does (redo/exact_redo.py)
         self.prove_pixels = False
         self.exporting = False           # a picture export is running
         self._tickets: dict[int, Ticket] = {}   # generation -> what that submission shows

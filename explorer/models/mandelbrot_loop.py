@@ -11,9 +11,9 @@ import time
 from typing import Protocol
 
 from kernels.frame import Frame
-from kernels.mandelbrot import request as km
-from kernels.mandelbrot import warm
-from kernels.mandelbrot.preview import PreviewRequest, render_preview
+from kernels.mandelbrot.requests import request as km
+from kernels.mandelbrot.frames import warm
+from kernels.mandelbrot.frames.preview import PreviewRequest, render_preview
 from kernels.numba_cache import compile_when
 from kernels.scheduler import ColdStart, Compiled, Warmup
 from kernels.timing import Timings
@@ -81,7 +81,7 @@ class FrameLoop:
     def _warm_up(self):
         """The kernels, in three steps on a first start: ask what numba's disk cache holds (a
         warm start loads it there and then); where they must compile, a NumPy preview of the
-        picture drawn here on the GUI thread (kernels/mandelbrot/preview.py: tenths of a second,
+        picture drawn here on the GUI thread (kernels/mandelbrot/frames/preview.py: tenths of a second,
         and no job of another view can hold it up), then the compile on the worker."""
         view, m = self.view, self.model
         be = view.backend

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kernels.mandelbrot.request import DEEP_STAGE_WORDS as STAGE_WORDS
+from kernels.mandelbrot.requests.request import DEEP_STAGE_WORDS as STAGE_WORDS
 from kernels.numba_cache import compile_when
 
 # the bar's share of each stage: (start, end); a progressive frame's pixels come twice

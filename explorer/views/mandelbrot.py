@@ -21,7 +21,7 @@ from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QHBoxLayout, QSplitter
 
-from kernels.mandelbrot.formulas import EQUATIONS, LABELS
+from kernels.mandelbrot.requests.formulas import EQUATIONS, LABELS
 
 from ..models.camera import KEY_ZOOM, PAN_STEP
 from ..models.location import parse_location, width_text

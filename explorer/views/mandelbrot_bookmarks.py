@@ -13,7 +13,7 @@ from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtWidgets import (QGroupBox, QHBoxLayout, QInputDialog, QLineEdit, QListView,
                              QListWidget, QListWidgetItem, QPushButton, QVBoxLayout)
 
-from kernels.mandelbrot.formulas import EQUATIONS, LABELS, MANDELBROT
+from kernels.mandelbrot.requests.formulas import EQUATIONS, LABELS, MANDELBROT
 
 from ..models.bookmarks import Bookmark, BookmarkList, UserBookmarks
 from ..models.location import width_text

@@ -27,8 +27,8 @@ from PyQt6.QtWidgets import (
 )
 
 from kernels import palettes
-from kernels.mandelbrot.formulas import EQUATIONS, FORMULAS, LABELS
-from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from kernels.mandelbrot.requests.formulas import EQUATIONS, FORMULAS, LABELS
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT
 
 from ..models.bookmarks import (  # noqa: F401  (BadBookmarkFile, load_bookmarks: read from here too)
     BOOKMARKS_PATH,
@@ -76,7 +76,7 @@ class MandelbrotControls(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
 
-        # formula: what is iterated (kernels/mandelbrot/formulas.py)
+        # formula: what is iterated (kernels/mandelbrot/requests/formulas.py)
         fm_box = QGroupBox("Formula")
         fm_lay = QHBoxLayout(fm_box)
         self.formula_combo = QComboBox()

@@ -15,8 +15,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QKeySequence
 from PyQt6.QtWidgets import QPushButton
 
-from kernels.mandelbrot.formulas import LABELS, MANDELBROT
-from kernels.mandelbrot.request import auto_iterations
+from kernels.mandelbrot.requests.formulas import LABELS, MANDELBROT
+from kernels.mandelbrot.requests.request import auto_iterations
 from services.minibrot import (
     HANDLERS,
     MinibrotFound,

@@ -1,5 +1,5 @@
 """The Mandelbrot view's number type: a side-panel box to choose auto / float32 / float64 for
-float64-depth frames, which says what the frame uses and why (kernels/mandelbrot/number_type.py's
+float64-depth frames, which says what the frame uses and why (kernels/mandelbrot/requests/number_type.py's
 rule), and the comparison mode: the current frame drawn both ways in a window beside the view,
 the pixels where float32 departs from the exact (float64) picture marked, and the widths at which
 each type runs out at this place. The comparison runs on the worker under the view's "compare"
@@ -24,8 +24,8 @@ from PyQt6.QtWidgets import (
 )
 
 from kernels.mandelbrot.compare import NumberTypeComparison
-from kernels.mandelbrot.deep.request import log10_of, parse_width
-from kernels.mandelbrot.number_type import NUMBER_TYPES, choose, choose_deep, device_rates
+from kernels.mandelbrot.requests.deep_request import log10_of, parse_width
+from kernels.mandelbrot.requests.number_type import NUMBER_TYPES, choose, choose_deep, device_rates
 
 TYPE_COLOURS = {"float32": "#00838f", "float64": "#2e7d32"}
 COMPARE_SHORTCUT = "Ctrl+Shift+F"

@@ -9,8 +9,8 @@ mandelbrot-divergence (GPU) measures what divergence costs: each launch variant 
 "ceiling" frame, every pixel inside the period-3 bulb (no shortcut applies, so every pixel runs all
 2000 iterations: no lane of a warp ever waits for another), and the seahorse frame;
 "% of ceiling" = the seahorse's useful G iter/s ÷ the same variant's ceiling G iter/s, both from
-this run. The deep-zoom workloads (kernels/mandelbrot/deep/bench.py) join the list on the GPU as
-mandelbrot-deep-*; on the CPU run `python -m kernels.mandelbrot.deep.bench --backend cpu`.
+this run. The deep-zoom workloads (kernels/mandelbrot/benches/bench.py) join the list on the GPU as
+mandelbrot-deep-*; on the CPU run `python -m kernels.mandelbrot.benches.bench --backend cpu`.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ NUMBER_TYPE = "float64"
 
 
 def _typed(req, backend):
-    from .number_type import resolve
+    from .requests.number_type import resolve
     return resolve(req, backend, NUMBER_TYPE)[0]
 
 
@@ -85,7 +85,7 @@ def _measure(name, backend, repeats, req, variant="default", block=None, iterati
     benches run the variants (escape_variants.py)."""
     from .renderer import Renderer
     if launch.get("launch", "warp") != "warp" and isinstance(launch["launch"], str):
-        from .escape_variants import variant as variant_of       # numba.cuda: GPU benches only
+        from .benches.escape_variants import variant as variant_of       # numba.cuda: GPU benches only
         knobs = {k: launch[k] for k in ("thresh", "warps_per_sm") if launch.get(k) is not None}
         launch = {**launch, "launch": variant_of(launch["launch"], **knobs)}
     renderer = Renderer(backend, block=block, reuse_values=False, number_type=req.number_type,
@@ -184,9 +184,9 @@ def _deep_frame(backend, repeats):
 def _deep_frame_rows(backend, repeats, width, iters):
     from dataclasses import replace
 
-    from .deep.locations import KORMANYOS_VERY_DEEP as loc
+    from .benches.locations import KORMANYOS_VERY_DEEP as loc
     from .deep_frames import DeepFrameRenderer
-    from .request import DeepFrameRequest
+    from .requests.request import DeepFrameRequest
     r = DeepFrameRenderer(backend)
     base = DeepFrameRequest(loc.center_re, loc.center_im, width, FULL_HD, iters)
     r.render(base)                                       # reference, table, compile
@@ -218,7 +218,7 @@ def _deep_frame_rows(backend, repeats, width, iters):
 def _deep_workloads() -> list[Workload]:
     """The deep-zoom workloads, named mandelbrot-deep-* so that `--only mandelbrot` includes them;
     GPU only here (the CPU twin takes minutes per depth). Without gmpy2 they report nothing."""
-    from .deep.bench import workloads as deep_workloads
+    from .benches.bench import workloads as deep_workloads
     out = []
     for w in deep_workloads():
         def run(backend, repeats, _w=w):
@@ -247,7 +247,7 @@ def _float32_pairs(backend, repeats):
     """G iter/s of each type, counted from its own frame, and float32's speed-up on this device."""
     from dataclasses import replace
 
-    from .number_type import float32_state
+    from .requests.number_type import float32_state
     rows = []
     for size in (FULL_HD, UHD) if backend.is_gpu else (FULL_HD,):
         for label, view, iters in FLOAT32_FRAMES:
@@ -280,9 +280,9 @@ def _deep_float32_pair(backend, repeats):
         return []
     import numpy as np
 
-    from .deep.locations import KORMANYOS_VERY_DEEP as loc
+    from .benches.locations import KORMANYOS_VERY_DEEP as loc
     from .deep.renderer import DeepRenderer
-    from .deep.request import DeepRequest
+    from .requests.deep_request import DeepRequest
     width, iters, cpu_size = FLOAT32_DEEP
     size = FULL_HD if backend.is_gpu else cpu_size
     req = DeepRequest(loc.center_re, loc.center_im, width, size, iters)

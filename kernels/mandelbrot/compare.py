@@ -4,7 +4,7 @@ when it ends) and what it finds (`Comparison`: both pictures, the pixels whose e
 float32 changes, and where each type runs out at this place, from number_type.py's rule). The
 float64 picture is the reference: wherever float64 draws a place its counts are the exact ones
 (tests/kernels/test_float32.py checks them against brute force). A deep frame compares float32
-and float64 deltas (deep/perturbation_loop.CODE32)."""
+and float64 deltas (loops/perturbation_loop.CODE32)."""
 from __future__ import annotations
 
 import math
@@ -14,14 +14,14 @@ import numpy as np
 
 from ..backend import Backend
 from ..timing import Timings
-from .deep.request import EXTENDED_BELOW
-from .number_type import (
+from .requests.deep_request import EXTENDED_BELOW
+from .requests.number_type import (
     DELTAS_MIN_SPACING_LOG2,
     float32_deltas_reach,
     float32_state,
     run_out_widths,
 )
-from .request import DeepFrameRequest, MandelbrotRequest
+from .requests.request import DeepFrameRequest, MandelbrotRequest
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import numpy as np
 from ..buffers import BufferPool, ensure_device_fits
 from ..frame import Frame
 from ..timing import JobTimer, Timings
-from . import overlays as ov
-from .colourer import Colourer
-from .picture_colour import needs_whole_picture, whole_strips
-from .deep.request import add_decimal, band_shift
-from .request import DeepFrameRequest
-from .strips import strip_rows
+from .colouring import overlays as ov
+from .colouring.colourer import Colourer
+from .colouring.picture_colour import needs_whole_picture, whole_strips
+from .requests.deep_request import add_decimal, band_shift
+from .requests.request import DeepFrameRequest
+from .requests.strips import strip_rows
 
 # a deep picture's share of its progress bar per stage: the reference orbit (computed once, in the
 # first strip: most of the time only at great depths), the approximation table, then the pixels of
@@ -86,7 +86,7 @@ class DeepFrameRenderer:
         from .deep.renderer import DeepRenderer  # numba kernels: compiled on first use
         self.backend = backend
         self.deep = DeepRenderer(backend)
-        from .deep.reference_store import shared_store
+        from .reference.reference_store import shared_store
         self.deep.references = shared_store()   # a movie's pinned orbit; the disk cache
         self.colourer = Colourer(backend)
         self.pool = BufferPool(backend)

@@ -10,12 +10,12 @@ import time
 
 from ..scheduler import ColdStart, Compiled, JobContext, Warmup, WarmupStep
 from ..timing import JobTimer
-from . import warm
-from .colour import MAPPINGS
+from .frames import warm
+from .colouring.colour import MAPPINGS
 from .compare import NumberTypeComparison, compare
-from .preview import PreviewRequest, render_preview
+from .frames.preview import PreviewRequest, render_preview
 from .renderer import Renderer
-from .request import (
+from .requests.request import (
     DeepFrameRequest,
     DeepProgress,
     MandelbrotRequest,
@@ -34,7 +34,7 @@ def renderer_kind(request) -> str:
     """Which renderer draws `request`: DEEP (deep_frames.DeepFrameRenderer, perturbation around a
     reference orbit) for a DeepFrameRequest, FLOAT64 or FLOAT32 (renderer.Renderer with that
     number type) for a MandelbrotRequest. Which request a place gets is
-    kernels/mandelbrot/number_format.py's rule, its number type number_type.py's."""
+    kernels/mandelbrot/requests/number_format.py's rule, its number type number_type.py's."""
     if isinstance(request, DeepFrameRequest):
         return DEEP
     return FLOAT32 if getattr(request, "number_type", FLOAT64) == FLOAT32 else FLOAT64
@@ -56,7 +56,7 @@ def check_renderer(request) -> None:
     """RuntimeError saying how to install what `request`'s renderer needs and this machine lacks
     (gmpy2 for a deep frame's reference orbit), before any work."""
     if renderer_kind(request) == DEEP:
-        from .deep.reference import gmpy2_module
+        from .reference.reference import gmpy2_module
         gmpy2_module()
 
 

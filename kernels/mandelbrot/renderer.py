@@ -14,18 +14,18 @@ import numpy as np
 from ..buffers import BufferPool
 from ..frame import Frame
 from ..timing import JobTimer
-from . import escape as mk
-from . import overlays as ov
-from .colourer import Colourer
-from .cpu_target import CpuTarget
-from .escape import PixelGrid
-from .formulas import MANDELBROT
-from .frame_steps import FrameSteps, rgba_bytes, words
-from .gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
-from .picture_colour import needs_whole_picture, whole_strips
-from .request import MandelbrotRequest
-from .warm import Compiled
-from .strips import strip_rows
+from .loops import escape as mk
+from .colouring import overlays as ov
+from .colouring.colourer import Colourer
+from .frames.cpu_target import CpuTarget
+from .loops.escape import PixelGrid
+from .requests.formulas import MANDELBROT
+from .frames.frame_steps import FrameSteps, rgba_bytes, words
+from .frames.gpu_target import THRESH, WARPS_PER_SM, GpuTarget, WarpLaunch
+from .colouring.picture_colour import needs_whole_picture, whole_strips
+from .requests.request import MandelbrotRequest
+from .frames.warm import Compiled
+from .requests.strips import strip_rows
 
 
 # How finely an escape pass is cut so that a cancel lands within a fraction of a second at any
@@ -109,7 +109,7 @@ class Renderer:
         self.launch = launch
         self.number_type = number_type
         if number_type != "float64":
-            from .targets_f32 import float32_target
+            from .frames.targets_f32 import float32_target
             self.target = float32_target(backend, self.pool, launch, block, thresh, warps_per_sm,
                                          _cuts)
         elif backend.is_gpu:

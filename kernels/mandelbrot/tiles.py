@@ -15,8 +15,8 @@ import numpy as np
 
 from ..spread.base import Ready
 from .jobs import renderer_of
-from .request import DeepFrameRequest, MandelbrotRequest
-from .strips import strip_rows
+from .requests.request import DeepFrameRequest, MandelbrotRequest
+from .requests.strips import strip_rows
 
 # a picture is cut into at least this many bands (when it has the rows), so that several GPUs
 # share it evenly; the cut does not depend on how many workers there are, so a poster begun on one
@@ -52,7 +52,7 @@ ROLE = "pool"
 
 def exact_counts(worker, request) -> dict:
     """The last deep band's pixels float64 deltas could not place, as the worker's renderer
-    settled them (deep/exact_redo.py: dd_pixels, exact_pixels, marked_pixels); {} for a float64
+    settled them (redo/exact_redo.py: dd_pixels, exact_pixels, marked_pixels); {} for a float64
     picture. Read once the band is finished: its settling sets them."""
     deep = getattr(renderer_of(worker, request, ROLE), "deep", None)
     return dict(getattr(deep, "last_exact", None) or {})

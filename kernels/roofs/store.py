@@ -19,7 +19,7 @@ ENV_DIR = ENV_FOLDER                   # the folder the reference cache also use
 
 def cache_dir() -> str | None:
     """$GPU_EXPLORER_CACHE_DIR (None when it is "off"), else the platform's user cache folder
-    for the app, as the reference cache (kernels/mandelbrot/deep/reference_cache.py) finds it."""
+    for the app, as the reference cache (kernels/mandelbrot/reference/reference_cache.py) finds it."""
     env = os.environ.get(ENV_DIR)
     if env:
         return None if env == OFF else os.path.expanduser(env)

@@ -9,8 +9,8 @@ import pytest
 import main
 from services import kfr
 from services.requests import check_location, mandelbrot_request
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 
 CENTRE_60 = (loc.KORMANYOS_VERY_DEEP.center_re[:62], loc.KORMANYOS_VERY_DEEP.center_im[:62])
 

@@ -10,7 +10,7 @@ import pytest
 import main
 from kernels.backend import resolve
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 
 SHIP = "burning-ship"
 PLACE = ("--center=-1.7557,-0.0284", "--width", "0.128", "--iters", "300")
@@ -100,7 +100,7 @@ def test_a_deep_ship_s_marked_pixels_are_said_as_the_ship_s(tmp_path, capsys):
     """A deep Burning Ship render in its chaotic sea (locations.SHIP_SEA): its
     pixels float64 cannot place are marked, and the note offers MPFR, not double-double."""
     pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
-    from kernels.mandelbrot.deep.locations import SHIP_SEA as SEA
+    from kernels.mandelbrot.benches.locations import SHIP_SEA as SEA
     assert render(tmp_path / "sea.npy", f"--center={SEA.center_re},{SEA.center_im}", "--width",
                   "1e-100", "--iters", "4000", "--formula", SHIP, size="8x6") == 0
     err = capsys.readouterr().err

@@ -74,7 +74,7 @@ def test_a_movie_zooms_to_the_location(tmp_path, capsys):
 
 
 def test_the_bench_benches_the_location(tmp_path, capsys, monkeypatch):
-    from kernels.mandelbrot.deep import place_bench
+    from kernels.mandelbrot.benches import place_bench
     monkeypatch.setattr(place_bench, "CPU_SIZE", (24, 24))     # the method, not the speed
     path = tmp_path / "place.txt"
     path.write_text(OURS)
@@ -103,7 +103,7 @@ def test_kfs_six_locations_are_workloads_read_from_the_shipped_files():
 
 
 def test_a_kf_workload_renders_its_file(monkeypatch):
-    from kernels.mandelbrot.deep import place_bench
+    from kernels.mandelbrot.benches import place_bench
     monkeypatch.setattr(place_bench, "CPU_SIZE", (16, 16))
     (w,) = [w for w in kf_bench.kf_workloads() if w.name == "deep-kf-1e14"]
     rows = w.run(resolve("cpu"), 1)
@@ -185,8 +185,8 @@ def test_a_missing_file_or_a_folder_is_one_line_and_status_2(tmp_path, capsys, w
 
 def test_reopening_a_location_from_the_command_line_reads_its_reference_from_disk(
         tmp_path, capsys, monkeypatch):
-    from kernels.mandelbrot.deep import reference as reference_module
-    from kernels.mandelbrot.deep import reference_store
+    from kernels.mandelbrot.reference import reference as reference_module
+    from kernels.mandelbrot.reference import reference_store
     monkeypatch.setenv("GPU_EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(reference_store, "_shared", None)        # a new start of the app
     monkeypatch.setattr(reference_store, "SAVE_MS", 0.0)          # even a quick orbit is kept

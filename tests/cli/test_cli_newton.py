@@ -13,8 +13,8 @@ from PIL import Image
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 import main
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import add_decimal
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import add_decimal
 from kernels.scheduler import Delivered, Failed, Progress, Scheduler, Stopped
 from services.minibrot import (
     HANDLERS,

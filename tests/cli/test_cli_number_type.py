@@ -8,7 +8,7 @@ import pytest
 
 import main
 from kernels.backend import Backend
-from kernels.mandelbrot import number_type as nt
+from kernels.mandelbrot.requests import number_type as nt
 from kernels.mandelbrot import renderer as m
 
 BASE = ["--render", "mandelbrot", "--backend", "cpu", "--size", "40x30", "--center", "-0.1,0.9",

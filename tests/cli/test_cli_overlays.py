@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import main
-from kernels.mandelbrot import overlays as ov
+from kernels.mandelbrot.colouring import overlays as ov
 
 BASE = ["--render", "mandelbrot", "--size", "40x30", "--center", "-0.5,0", "--width", "3",
         "--iters", "50"]
@@ -88,7 +88,7 @@ def test_gpu_writes_lane_efficiency(tmp_path, capsys, gpu_backend, simulated):
 def test_an_overlay_on_a_device_that_prefers_float32_draws_float64(tmp_path, capsys, monkeypatch):
     """The overlays are drawn by the float64 kernels: where Auto would pick float32 (float64 at
     1/64 of float32's rate), asking for an overlay makes the frame float64 instead of refusing."""
-    from kernels.mandelbrot import number_type as nt
+    from kernels.mandelbrot.requests import number_type as nt
     monkeypatch.setattr(nt, "RATES_SOURCE", lambda backend: (64.0, 1.0))
     out = tmp_path / "m.png"
     assert main.main(BASE + ["--backend", "cpu", "--out", str(out), "--overlay", "iterations"]) == 0

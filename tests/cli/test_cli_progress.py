@@ -6,7 +6,7 @@ import numpy as np
 import main
 from cli import progress as cli_progress
 from kernels import backend
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 from services.render import view_renderer, write_frame
 
 

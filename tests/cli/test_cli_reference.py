@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 import main
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep import reference_store
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference import reference_store
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 

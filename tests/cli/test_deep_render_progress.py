@@ -9,7 +9,7 @@ import main
 from cli import render as cli_render
 from kernels import backend
 from kernels.mandelbrot.deep_frames import PIXELS_SHARE, REFERENCE_SHARE, PictureProgress
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 from services.render import view_renderer, write_frame
 
 CENTRE = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")

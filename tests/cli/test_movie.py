@@ -12,7 +12,7 @@ import pytest
 
 import main
 from kernels.mandelbrot import tiles
-from kernels.mandelbrot.zoom_path import zoom_in, zoom_out
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in, zoom_out
 from services import movie_parts, movie_writer, video
 
 av = pytest.importorskip("av", reason="the movie extra (PyAV) is not installed")
@@ -350,7 +350,7 @@ def test_deep_frames_of_a_movie_are_the_render_of_their_location(tmp_path, short
                       "--iters", "20000"]) == 0
     course = zoom_in(*centre, "1e-17", 20000, 16)
     from services.requests import mandelbrot_request
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     deep = [k for k in range(16) if isinstance(
         mandelbrot_request(course.frame(k).options(), 64, 36, False), DeepFrameRequest)]
     assert deep == [12, 13, 14, 15]

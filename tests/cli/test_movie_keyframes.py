@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("gmpy2", reason="keyframes are drawn by the deep renderer")
 
 import main
-from kernels.mandelbrot import expmap_render
+from kernels.mandelbrot.keyframes import expmap_render
 from services import movie_keyframes, movie_parts, movie_writer
 
 CENTRE = ("-0.7436438870371587", "0.1318259042053119")
@@ -71,7 +71,7 @@ def whole(tmp_path_factory):
 
 
 def test_keyframe_frames_look_like_the_rendered_frames(tmp_path, whole, capsys):
-    from kernels.mandelbrot.expmap_quality import ssim
+    from kernels.mandelbrot.keyframes.expmap_quality import ssim
     direct = tmp_path / "d%02d.png"
     assert main.main(["--movie", str(direct), "--backend", "cpu", "--size", SIZE, "--fps",
                       str(FPS), "--seconds", str(SECONDS), *PLACE]) == 0
@@ -139,7 +139,7 @@ def test_a_movie_stopped_among_its_keyframes_resumes_from_them(tmp_path, monkeyp
 
 def test_keyframes_out_keeps_every_keyframe_with_its_manifest(tmp_path, capsys):
     from kernels.backend import resolve
-    from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
+    from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, pinned_orbit
     keys = tmp_path / "keys"
     assert movie(tmp_path / "f%02d.png", "--keyframes-out", str(keys)) == 0
     manifest = json.loads((keys / "keyframes.json").read_text())
@@ -211,7 +211,7 @@ def test_lent_frames_and_keyframes_come_back_and_change_no_frame(tmp_path, monke
     """Frames and keyframes travel in lent arrays given back by the encoder lane and once no
     batch needs a keyframe (kernels/lent_arrays.py): reused, and every frame as without lending."""
     from kernels import lent_arrays
-    from kernels.mandelbrot import expmap_render
+    from kernels.mandelbrot.keyframes import expmap_render
     lender = lent_arrays.Lender()
     for module in (movie_keyframes, movie_writer, expmap_render):
         monkeypatch.setattr(module, "LENT", lender)

@@ -28,7 +28,7 @@ def _movie(tmp_path):
 
 def test_the_reference_is_computed_while_the_pool_opens(tmp_path, monkeypatch, capsys):
     import kernels.spread
-    from kernels.mandelbrot.deep import reference_store
+    from kernels.mandelbrot.reference import reference_store
     started = threading.Event()
     plain_compute, plain_open = reference_store.compute_pinned, kernels.spread.open_pool
 

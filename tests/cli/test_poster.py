@@ -118,7 +118,7 @@ def test_a_killed_worker_loses_no_band(tmp_path, cpu_backend):
     import cloudpickle
 
     from kernels.mandelbrot.renderer import Renderer
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     from kernels.mandelbrot.tiles import BandJob, bands
     from kernels.spread import open_pool
     cloudpickle.register_pickle_by_value(sys.modules[__name__])   # the workers cannot import tests
@@ -143,7 +143,7 @@ def test_a_poster_in_log_or_histogram_equals_the_one_piece_picture(tmp_path, cap
                                                                     mapping, spread):
     """Coloured with the whole picture's statistics, not each band's own (item 4 of issue 24)."""
     from kernels.mandelbrot.renderer import Renderer
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     from kernels.backend import resolve
     req = MandelbrotRequest(-0.7436438870, 0.1318259043, 0.003, (96, 70), 800, mapping=mapping)
     one_piece = Renderer(resolve("cpu")).render(req).rgba
@@ -182,5 +182,5 @@ def test_a_band_of_the_wrong_shape_or_type_is_refused(tmp_path, bad):
 
 
 def _request():
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     return MandelbrotRequest(-0.75, 0.1, 0.05, (96, 70), 100)

@@ -7,7 +7,7 @@ import pytest
 
 import main
 from kernels.mandelbrot.tiles import BandIntoFile, BandJob
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 from kernels.spread import LocalPool
 
 pytest.importorskip("distributed", reason="the cluster extra (Dask) is not installed")

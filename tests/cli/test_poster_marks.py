@@ -182,7 +182,7 @@ def test_a_killed_poster_lists_only_bands_on_disk_and_resumes(tmp_path, whole, c
 def test_every_band_is_listed_before_render_returns_in_rounds_of_several(tmp_path, whole,
                                                                          monkeypatch, cpu_backend):
     from kernels.spread import LocalPool
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     real_many = poster.Parts.mark_many
     rounds = []
 

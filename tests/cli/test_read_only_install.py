@@ -75,8 +75,8 @@ def test_no_module_with_cached_kernels_is_imported_before_the_cache_check(mode, 
 def test_the_check_above_sees_a_module_with_cached_kernels(tmp_path):
     """The spy is no empty promise: a kernel module imported ahead is named."""
     ahead = _modules_before_the_check(MODES["render float64"], tmp_path,
-                                      imported_first=["kernels.mandelbrot.escape"])
-    assert "kernels.mandelbrot.escape" in ahead
+                                      imported_first=["kernels.mandelbrot.loops.escape"])
+    assert "kernels.mandelbrot.loops.escape" in ahead
 
 
 # ---- as a user who can write nowhere ---------------------------------------------------------
@@ -148,7 +148,7 @@ def test_movie_as_a_user_who_can_write_nowhere(nobody_out):
 
 
 def test_a_compile_under_way_says_it_comes_again_at_every_start(monkeypatch):
-    from kernels.mandelbrot import warm
+    from kernels.mandelbrot.frames import warm
     from kernels.numba_cache import ENV, MEMORY
     monkeypatch.delenv(ENV, raising=False)
     assert warm.waiting_words(("float64",)) == "compiling the kernels, first time only"

@@ -12,7 +12,7 @@ import pytest
 from cli.args import build_parser
 from cli.location import apply_location
 from kernels.backend import Backend
-from kernels.mandelbrot.number_type import resolve
+from kernels.mandelbrot.requests.number_type import resolve
 from services.render import view_renderer
 from services.requests import RENDER_VIEWS
 

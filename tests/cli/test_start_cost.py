@@ -11,8 +11,8 @@ from cli import quick_exit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # loaded by a plain CPU render, none of them used by it
-UNUSED = ("numba.cuda", "services.minibrot", "kernels.mandelbrot.deep.bla",
-          "kernels.mandelbrot.deep.reference", "tqdm", "PyQt6")
+UNUSED = ("numba.cuda", "services.minibrot", "kernels.mandelbrot.tables.bla",
+          "kernels.mandelbrot.reference.reference", "tqdm", "PyQt6")
 
 
 def test_a_cpu_render_imports_only_what_it_uses(tmp_path):

@@ -5,7 +5,8 @@ state is set by hand: nothing here compiles from an empty cache."""
 import pytest
 
 from explorer.views.mandelbrot import MandelbrotView
-from kernels.mandelbrot import jobs, warm
+from kernels.mandelbrot import jobs
+from kernels.mandelbrot.frames import warm
 from kernels.scheduler import Compiled, WarmupStep
 
 
@@ -86,7 +87,7 @@ def test_the_preview_is_drawn_before_the_compile_starts_whatever_the_worker_does
 
 
 def test_the_preview_shrinks_with_the_iterations_to_stay_quick():
-    from kernels.mandelbrot import preview
+    from kernels.mandelbrot.frames import preview
     assert preview.preview_scale(1920, 1080, 256) == preview.SCALE
     k = preview.preview_scale(1920, 1080, 100_000)
     assert k > preview.SCALE

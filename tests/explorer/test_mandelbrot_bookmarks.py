@@ -14,7 +14,7 @@ from explorer.models.bookmarks import (BOOKMARKS_PATH, UserBookmarks, load_bookm
                                        read_bookmark_files)
 from explorer.views import mandelbrot_controls
 from explorer.views.mandelbrot_bookmarks import bookmark_tooltip
-from kernels.mandelbrot.request import auto_iterations
+from kernels.mandelbrot.requests.request import auto_iterations
 
 from explorer.views.mandelbrot import MandelbrotView
 
@@ -55,8 +55,8 @@ def test_the_period_424_minibrots_centre_is_inside_at_its_iterations():
     """The nucleus's reference orbit (gmpy2, no kernels) stays bounded for the bookmark's whole
     iteration count, while a point just off the minibrot escapes within it: the frame holds the
     minibrot and the filaments around it, not one colour."""
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     b = next(b for b in load_bookmarks(BOOKMARKS_PATH)[0] if "period-424" in b.name)
     n = b.iterations or auto_iterations(b.width)
     req = DeepFrameRequest(str(b.center_re), str(b.center_im), str(b.width), (16, 9), n)

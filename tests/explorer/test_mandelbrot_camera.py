@@ -5,7 +5,7 @@ import pytest
 
 from explorer.models.camera import Camera, CameraState
 from explorer.models.location import format_location, parse_location
-from kernels.mandelbrot import request as km
+from kernels.mandelbrot.requests import request as km
 
 W, H = 160, 120
 

@@ -12,8 +12,8 @@ from PyQt6.QtCore import QPoint, QPointF, Qt
 from PyQt6.QtGui import QWheelEvent
 from PyQt6.QtWidgets import QApplication
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 

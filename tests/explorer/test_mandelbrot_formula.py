@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import numpy as np
 
-from kernels.mandelbrot import formulas
-from kernels.mandelbrot.escape import BAILOUT2
+from kernels.mandelbrot.requests import formulas
+from kernels.mandelbrot.loops.escape import BAILOUT2
 
 from test_mandelbrot_view import make_view, wait_full_frame
 

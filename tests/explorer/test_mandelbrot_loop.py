@@ -6,7 +6,7 @@ import numpy as np
 from explorer.models.mandelbrot import MandelbrotModel
 from explorer.models.mandelbrot_loop import MAX_STRETCH, STALE_OPACITY, FrameLoop
 from kernels.frame import Frame
-from kernels.mandelbrot import request as km
+from kernels.mandelbrot.requests import request as km
 from kernels.scheduler import Compiled, Warmup
 from kernels.timing import Timings
 

@@ -12,9 +12,9 @@ from PyQt6.QtCore import Qt
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from explorer.views.mandelbrot_readout import readout_text, reference_text
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
-from kernels.mandelbrot.deep.request import add_decimal
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
+from kernels.mandelbrot.requests.deep_request import add_decimal
 
 from explorer.views.mandelbrot import MandelbrotView
 

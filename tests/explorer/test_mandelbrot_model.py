@@ -14,8 +14,8 @@ from explorer.models.camera import HOME_WIDTH, KEY_ZOOM
 from explorer.models.mandelbrot import (CAMERA, COLOURING, ITERATIONS, Colouring, MandelbrotModel,
                                         Ticket)
 from kernels.backend import resolve
-from kernels.mandelbrot import request as km
-from kernels.mandelbrot.request import MAX_ITER_LIMIT
+from kernels.mandelbrot.requests import request as km
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT
 
 W, H = 160, 120
 SEAHORSE = ("-0.743643887037151", "0.131825904205330")

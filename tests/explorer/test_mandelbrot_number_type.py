@@ -8,7 +8,7 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtWidgets import QApplication
 
-from kernels.mandelbrot import number_type as nt
+from kernels.mandelbrot.requests import number_type as nt
 from kernels.mandelbrot import renderer as m
 
 from test_mandelbrot_view import make_view, wait_full_frame

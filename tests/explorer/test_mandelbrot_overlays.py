@@ -9,7 +9,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 
 from explorer.views.mandelbrot import MandelbrotView
-from kernels.mandelbrot import overlays as ov
+from kernels.mandelbrot.colouring import overlays as ov
 
 W, H = 96, 72
 WAIT_MS = 120_000

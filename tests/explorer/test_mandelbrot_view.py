@@ -67,7 +67,7 @@ def drag(widget, a, b, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifie
 
 
 def test_first_show_compiles_then_displays_a_cpu_frame(qtbot, scheduler, cpu_backend, monkeypatch):
-    from kernels.mandelbrot import warm
+    from kernels.mandelbrot.frames import warm
     # the kernels in numba's disk cache: no preview first (tests/explorer/test_first_start_view.py)
     monkeypatch.setattr(warm, "missing", lambda parts: ())
     v = make_view(qtbot, scheduler, cpu_backend, show=False)

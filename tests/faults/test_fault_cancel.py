@@ -9,8 +9,8 @@ from faultkit import run_python
 
 import kernels.mandelbrot.renderer as m
 from kernels.cpu_chunks import FLAG, control
-from kernels.mandelbrot import escape as mk
-from kernels.mandelbrot.request import MAX_ITER_LIMIT, MandelbrotRequest
+from kernels.mandelbrot.loops import escape as mk
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT, MandelbrotRequest
 from kernels.scheduler import Cancelled, CancelToken
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330)
@@ -65,7 +65,7 @@ def test_cpu_render_at_the_iteration_limit_stops_soon_after_a_cancel():
         import threading, time
         from kernels import backend
         from kernels.mandelbrot.renderer import Renderer
-        from kernels.mandelbrot.request import MandelbrotRequest
+        from kernels.mandelbrot.requests.request import MandelbrotRequest
         from kernels.scheduler import Cancelled, CancelToken
         r = Renderer(backend.resolve("cpu"))
         r.warmup()
@@ -137,7 +137,7 @@ def test_gpu_render_at_the_iteration_limit_stops_soon_after_a_cancel(gpu_backend
         import threading
         from kernels import backend
         from kernels.mandelbrot.renderer import Renderer
-        from kernels.mandelbrot.request import MandelbrotRequest
+        from kernels.mandelbrot.requests.request import MandelbrotRequest
         from kernels.scheduler import Cancelled, CancelToken
         r = Renderer(backend.resolve("cuda"))
         r.warmup()

@@ -140,7 +140,7 @@ import subprocess, sys
 sys.path.insert(0, {str(tmp_path)!r})
 from cli.environment import ensure_numba_cache
 print(ensure_numba_cache())
-import kernels.mandelbrot.escape, kernels.distance.haversine, kernels.native_clock
+import kernels.mandelbrot.loops.escape, kernels.distance.haversine, kernels.native_clock
 import tiny_kernel
 print("parent", tiny_kernel.twice(21), type(tiny_kernel.twice._cache).__name__)
 print("timed", kernels.native_clock.timed(tiny_kernel.twice)(21) >= 0, flush=True)  # a closure

@@ -9,7 +9,7 @@ import pytest
 from PyQt6.QtCore import Qt
 
 import kernels.mandelbrot.renderer as m
-import kernels.mandelbrot.strips as strips
+import kernels.mandelbrot.requests.strips as strips
 import services.files
 from explorer.views.throughput import ThroughputView
 from kernels.scheduler import Progress

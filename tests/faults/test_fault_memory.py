@@ -6,7 +6,7 @@ import pytest
 
 from kernels.backend import Backend
 from kernels.jobs import default_handlers
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 from kernels.scheduler import Delivered, Failed, Scheduler, Stopped
 from services import export_jobs, movie_jobs, movie_parts, movie_writer
 from services.movie import MovieSpec

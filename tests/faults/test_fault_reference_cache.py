@@ -1,4 +1,4 @@
-"""Faults of the reference cache's files (kernels/mandelbrot/deep/reference_cache.py, issue 35):
+"""Faults of the reference cache's files (kernels/mandelbrot/reference/reference_cache.py, issue 35):
 whatever lies under an entry's name (a header with overflowing numbers or deep nesting, a huge
 file, a named pipe, a header changed after the file was written) is set aside with a note at
 once, never a traceback on each render, a hang or the whole file read into memory."""
@@ -8,9 +8,9 @@ import threading
 import pytest
 from faultkit import run_python
 
-from kernels.mandelbrot.deep import reference_cache as rc
-from kernels.mandelbrot.deep.reference_cache import ReferenceCache
-from kernels.mandelbrot.deep.reference_store import ReferenceStore
+from kernels.mandelbrot.reference import reference_cache as rc
+from kernels.mandelbrot.reference.reference_cache import ReferenceCache
+from kernels.mandelbrot.reference.reference_store import ReferenceStore
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
@@ -20,7 +20,7 @@ CENTRE = ("-0.75", "0.1")
 @pytest.fixture
 def saved(tmp_path):
     """(cache, path): a cache holding one real orbit of CENTRE (256 bits, 600 iterations)."""
-    from kernels.mandelbrot.deep.reference import ReferenceOrbit
+    from kernels.mandelbrot.reference.reference import ReferenceOrbit
     cache = ReferenceCache(str(tmp_path))
     path = cache.save(ReferenceOrbit(*CENTRE, 256).extend(600).snapshot())
     assert cache.find(*CENTRE, 256, 600) is not None
@@ -69,7 +69,7 @@ def test_a_deeply_nested_header_sets_the_entry_aside(saved):
 
 def test_a_renderer_over_a_bad_entry_renders_and_notes_it_once(saved):
     """The path a render takes (ReferenceStore.find) twice: no exception, one note."""
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     cache, path = saved
     header, rest = split(open(path, "rb").read())
     with open(path, "wb") as fh:
@@ -103,7 +103,7 @@ def test_a_huge_file_under_an_entrys_name_is_not_read_whole(saved, magic):
     r = run_python(f"""
 import resource
 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-from kernels.mandelbrot.deep.reference_cache import ReferenceCache
+from kernels.mandelbrot.reference.reference_cache import ReferenceCache
 cache = ReferenceCache({os.path.dirname(path)!r})
 print(cache.find({CENTRE[0]!r}, {CENTRE[1]!r}, 256, 600), cache.notes)
 """, timeout=60)

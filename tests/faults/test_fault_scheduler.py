@@ -7,7 +7,7 @@ import pytest
 
 from explorer.views.base import BaseView
 from kernels.mandelbrot import jobs as mandelbrot_jobs
-from kernels.mandelbrot.request import MAX_ITER_LIMIT, MandelbrotRequest
+from kernels.mandelbrot.requests.request import MAX_ITER_LIMIT, MandelbrotRequest
 from kernels.scheduler import Delivered, Failed, Warmup
 
 MINIBROT = (-1.7549, 0.0, 0.04)

@@ -4,7 +4,7 @@ map; a band that does not fit the file is refused before anything is written."""
 import numpy as np
 import pytest
 
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 from kernels.mandelbrot.tiles import BandIntoFile, BandJob
 from kernels.spread.worker import Worker
 

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import bla
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
+from kernels.mandelbrot.tables import bla
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
 
 
 def _orbit(location, precision, iters):
@@ -93,8 +93,8 @@ def test_built_from_two_worker_threads_at_once(orbits):
 
 def _loop_tables_numpy(orbit, tab, tabe, levels):
     """The perturbation loop's layout column by column in NumPy: the slow, obvious reference."""
-    from kernels.mandelbrot.deep import flat_build as pl      # the flat tables' layout
-    from kernels.mandelbrot.deep.layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
+    from kernels.mandelbrot.tables import flat_build as pl      # the flat tables' layout
+    from kernels.mandelbrot.tables.layout import E_B, T_AD, T_ADI, T_ADR, T_BI, T_BR, T_RD
     zo = np.zeros((orbit.shape[0], pl.ZW))
     zo[:, pl.Z_RE], zo[:, pl.Z_IM] = orbit[:, 0], orbit[:, 1]
     if levels.shape[0]:
@@ -116,8 +116,8 @@ def very_deep():
 
 @pytest.mark.parametrize("name", ["spiral", "minibrot-424", "escaping", "very-deep"])
 def test_loop_layout_is_the_numpy_layout(orbits, very_deep, name):
-    from kernels.mandelbrot.deep.layout import empty_table
-    from kernels.mandelbrot.deep.flat_build import flat_tables, loop_tables
+    from kernels.mandelbrot.tables.layout import empty_table
+    from kernels.mandelbrot.tables.flat_build import flat_tables, loop_tables
     arr, e = very_deep if name == "very-deep" else orbits[name]
     tables = [bla.build_table(arr, e, (0.5, -3330)), empty_table()]
     for tab, tabe, levels in tables:
@@ -134,8 +134,8 @@ def test_loop_layout_is_the_numpy_layout(orbits, very_deep, name):
     got = loop_tables(arr, tab, tabe, levels)
     _same(_loop_tables_numpy(arr, tab, tabe, levels), got)
     assert np.isinf(got[1]).any()
-    from kernels.mandelbrot.deep import flat_build as pl      # the flat tables' layout
-    from kernels.mandelbrot.deep.flat_build import loop_layout
+    from kernels.mandelbrot.tables import flat_build as pl      # the flat tables' layout
+    from kernels.mandelbrot.tables.flat_build import loop_layout
     one_thread = loop_layout(arr, tab, tabe, levels, (pl.Z_RE, pl.Z_IM, pl.Z_R0),
                              (pl.B_AR, pl.B_AI, pl.B_BR, pl.B_BI, pl.B_R, pl.B_AA), pl.ZW, pl.BW,
                              pl._CLAMP, parallel=False)

@@ -7,14 +7,14 @@ import pytest
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import locations as loc  # noqa: E402
-from kernels.mandelbrot.deep.bla import EPS_BITS  # noqa: E402
-from kernels.mandelbrot.deep.bla_ship import (  # noqa: E402
+from kernels.mandelbrot.benches import locations as loc  # noqa: E402
+from kernels.mandelbrot.tables.bla import EPS_BITS  # noqa: E402
+from kernels.mandelbrot.tables.bla_ship import (  # noqa: E402
     B_PAR, B_QI, B_QR, E_Q, N_TAB_SHIP, SHIP_BW, T_PAR, T_QI, T_QR, ext_ship_tables,
     flat_ship_tables)
-from kernels.mandelbrot.deep.layout import (  # noqa: E402
+from kernels.mandelbrot.tables.layout import (  # noqa: E402
     E_A, E_B, E_R, T_AD, T_ADI, T_ADR, T_AI, T_AR, T_BI, T_BR, T_RD, T_RM)
-from kernels.mandelbrot.deep.reference import ReferenceOrbit  # noqa: E402
+from kernels.mandelbrot.reference.reference import ReferenceOrbit  # noqa: E402
 
 C_MAX = (0.5, -330)         # |δc| < 2^-331: a frame ~1e-100 wide
 

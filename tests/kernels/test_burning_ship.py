@@ -13,12 +13,13 @@ import textwrap
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import escape as mk
-from kernels.mandelbrot import formulas, preview
-from kernels.mandelbrot.formula_twins import twin
-from kernels.mandelbrot.number_type import Rates, choose, resolve
+from kernels.mandelbrot.loops import escape as mk
+from kernels.mandelbrot.requests import formulas
+from kernels.mandelbrot.frames import preview
+from kernels.mandelbrot.loops.formula_twins import twin
+from kernels.mandelbrot.requests.number_type import Rates, choose, resolve
 from kernels.mandelbrot.renderer import Renderer, executed_iterations, iteration_counts
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 from services.requests import place_request
 
 SHIP = formulas.BURNING_SHIP
@@ -97,7 +98,7 @@ def test_another_formula_at_the_same_place_is_computed_not_recoloured(cpu_backen
 
 def test_the_work_count_has_no_shortcut_for_the_ship(cpu_backend):
     from kernels.buffers import BufferPool
-    from kernels.mandelbrot.frame_work import start_count
+    from kernels.mandelbrot.frames.frame_work import start_count
     from kernels.mandelbrot.renderer import PixelGrid
     from kernels.timing import JobTimer
     req = MandelbrotRequest(-0.5, 0.0, 3.0, (20, 14), 60, want_values=True)
@@ -164,7 +165,7 @@ _CACHED = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import numpy as np
     from kernels.cpu_chunks import control
-    from kernels.mandelbrot import escape as mk
+    from kernels.mandelbrot.loops import escape as mk
 
     def frame(kernel):
         # the band kernels as the renderer calls them: 12 x 16 pixels over the ship's set

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import formulas
+from kernels.mandelbrot.requests import formulas
 from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu
@@ -59,7 +59,7 @@ def test_the_ships_work_count_on_the_gpu_counts_every_pixel(gpu_backend, simulat
 
 
 def test_launches_without_a_ship_twin_refuse_it(gpu_backend):
-    from kernels.mandelbrot.escape_variants import variant
+    from kernels.mandelbrot.benches.escape_variants import variant
     with pytest.raises(ValueError, match="Mandelbrot set only"):
         m.Renderer(gpu_backend, launch=variant("grid")).render(_req(True))
     with pytest.raises(ValueError, match="Mandelbrot set only"):

@@ -19,7 +19,8 @@ SIGS = {
 
 
 def test_the_ships_kernels_take_abs_and_fuse_nothing(monkeypatch, numba_cuda):
-    from kernels.mandelbrot import escape_gpu, escape_warp, frame_work_gpu
+    from kernels.mandelbrot.loops import escape_gpu, escape_warp
+    from kernels.mandelbrot.frames import frame_work_gpu
     kernels = {"warp": (escape_warp.escape_warp_kernel, escape_warp.escape_warp_kernel_ship),
                "slice": (escape_gpu.escape_slice_kernel, escape_gpu.escape_slice_kernel_ship),
                "count": (frame_work_gpu.count_kernel, frame_work_gpu.count_kernel_ship)}

@@ -3,7 +3,7 @@ useful lane-iterations, equal for a uniform frame, useful = the bench's exact it
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import frame_work as fw
+from kernels.mandelbrot.frames import frame_work as fw
 from kernels.mandelbrot.bench import BULB3, SEAHORSE
 from kernels.mandelbrot.renderer import (MandelbrotRequest, PixelGrid, Renderer,
                                          executed_iterations, iteration_counts)
@@ -38,7 +38,7 @@ def segment_counts(req, values):
     """The 32-pixel segments' lane-iterations, computed apart in NumPy."""
     w, h = req.size
     g = PixelGrid.of(req)
-    from kernels.mandelbrot.escape import shortcut_mask
+    from kernels.mandelbrot.loops.escape import shortcut_mask
     cols = g.cx + (np.arange(w) + 0.5 - g.half_w) * g.step
     rows = g.cy - (np.arange(h) + 0.5 - g.half_h) * g.step
     n = iteration_counts(values, req.max_iter)
@@ -122,7 +122,7 @@ def test_random_number_jobs_count_per_value(cpu_backend):
 
 
 def test_deep_frames_weigh_their_steps():
-    from kernels.mandelbrot import deep_work as dw
+    from kernels.mandelbrot.deep import deep_work as dw
     w = dw.frame_work({"perturbation_steps": 1000, "bla_steps": 10}, pixels=100, read_bytes=64)
     assert w.ops == 1000 * dw.PERTURBATION_FLOPS + 10 * dw.BLA_FLOPS
     assert w.bytes == 8 * 100 + 64 and w.minus == ("colourise",)
@@ -130,10 +130,10 @@ def test_deep_frames_weigh_their_steps():
 
 def test_a_deep_render_records_its_steps(cpu_backend):
     pytest.importorskip("gmpy2")
-    from kernels.mandelbrot import deep_work as dw
-    from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as loc
+    from kernels.mandelbrot.deep import deep_work as dw
+    from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     res = DeepRenderer(cpu_backend).render_values(
         DeepRequest(loc.center_re, loc.center_im, "1e-30", (16, 12), 1000))
     (w,) = res.timings.work

@@ -69,9 +69,9 @@ def test_a_deep_cpu_frame_is_timed_by_its_loop_threads(cpu_backend):
     """The deep loops' rows are claimed and timed by their threads too: the kernel phase says so,
     and it is no longer than the frame."""
     from kernels.cpu_chunks import STAMPED
-    from kernels.mandelbrot.deep import locations as loc
+    from kernels.mandelbrot.benches import locations as loc
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     req = DeepRequest(loc.MINIBROT_139.center_re, loc.MINIBROT_139.center_im, "4e-20", (24, 18),
                       3000)
     got = DeepRenderer(cpu_backend).render_values(req)

@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 
 from kernels.cpu_chunks import control
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, add_decimal, deep_format
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import DeepRequest, add_decimal, deep_format
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import exact
-from kernels.mandelbrot.deep.bla import build_table, level_counts
-from kernels.mandelbrot.deep.reference import EZERO, ReferenceOrbit
+from kernels.mandelbrot.redo import exact
+from kernels.mandelbrot.tables.bla import build_table, level_counts
+from kernels.mandelbrot.numbers.orbit_format import EZERO
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 
@@ -51,7 +52,7 @@ def assert_matches_brute_force(values, truth, max_iter, boundary_pixels=3):
 
 def test_deep_format_by_width():
     # whether float64 would do instead depends on the centre and the pixels too: that is
-    # kernels/mandelbrot/number_format.py's number_format, the one place that decides
+    # kernels/mandelbrot/requests/number_format.py's number_format, the one place that decides
     assert deep_format("1e-14") == "perturbation"
     assert deep_format((1.5, -200)) == "perturbation"
     assert deep_format("9.9e-291") == "extended"
@@ -267,8 +268,8 @@ def test_cpu_perturbation_loop_equals_the_shared_loop(cpu, name, location, width
     """perturbation_loop.py's loop (the perturbation format's) against the extended loop compiled
     for the perturbation format (perturbation_loop.KMIN_CODE): the same values and the same counts
     bit for bit, BLA on and off, with rebasing."""
-    from kernels.mandelbrot.deep import perturbation_loop
-    from kernels.mandelbrot.deep.layout import N_STATS
+    from kernels.mandelbrot.loops import perturbation_loop
+    from kernels.mandelbrot.tables.layout import N_STATS
     from kernels.mandelbrot.deep.renderer import FrameGeometry
     cre, cim = near(location, width)
     size = (24, 16)
@@ -318,9 +319,9 @@ def test_frames_just_above_and_below_the_extended_switch_agree(cpu):
 def test_deep_renderer_gives_escape_py_values_where_float64_works(cpu):
     """Same value convention as the float64 kernels (escape.py): where float64 is exact (a shallow
     frame, few iterations) the smooth values agree to round-off, inside points = max_iter."""
-    from kernels.mandelbrot.escape import escape_value
+    from kernels.mandelbrot.loops.escape import escape_value
     cx, cy, width, (w, h), it = -0.75, 0.05, 0.1, (32, 24), 300
-    from kernels.mandelbrot.number_format import number_format
+    from kernels.mandelbrot.requests.number_format import number_format
     assert number_format(repr(cx), repr(cy), repr(width), w) == "float64"
     deep = cpu.render_values(DeepRequest(repr(cx), repr(cy), repr(width), (w, h), it)).values
     step = width / w

@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.reference_store import ReferenceStore  # noqa: E402
+from kernels.mandelbrot.reference.reference_store import ReferenceStore  # noqa: E402
 from kernels.mandelbrot.deep.renderer import FrameGeometry, table_bound  # noqa: E402
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer, band_request  # noqa: E402
-from kernels.mandelbrot.request import DeepFrameRequest  # noqa: E402
+from kernels.mandelbrot.requests.request import DeepFrameRequest  # noqa: E402
 
 CRE, CIM = "-0.743643887037158704752191506114774", "0.131825904205311970493132056385139"
 W, H, ROWS, ITERS = 48, 96, 8, 4000

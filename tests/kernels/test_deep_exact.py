@@ -12,14 +12,14 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import audit, dd_pixels, exact_redo, mpfr_escape  # noqa: E402
-from kernels.mandelbrot.deep.exact import exact_values  # noqa: E402
-from kernels.mandelbrot.deep.reference_store import ReferenceStore  # noqa: E402
+from kernels.mandelbrot.redo import audit, dd_pixels, exact_redo, mpfr_escape  # noqa: E402
+from kernels.mandelbrot.redo.exact import exact_values  # noqa: E402
+from kernels.mandelbrot.reference.reference_store import ReferenceStore  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
-from kernels.mandelbrot.deep.request import DeepRequest  # noqa: E402
-from kernels.mandelbrot.deep.request import add_decimal as add_decimal_  # noqa: E402
+from kernels.mandelbrot.requests.deep_request import DeepRequest  # noqa: E402
+from kernels.mandelbrot.requests.deep_request import add_decimal as add_decimal_  # noqa: E402
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer, band_request  # noqa: E402
-from kernels.mandelbrot.request import DeepFrameRequest  # noqa: E402
+from kernels.mandelbrot.requests.request import DeepFrameRequest  # noqa: E402
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 TRUTH = Path(__file__).with_name("data") / "kf_5e227_16x16_mpfr.txt"
@@ -240,8 +240,8 @@ def test_the_middle_tier_gives_mpfrs_count_where_float64_fails(cpu_backend, monk
     off = np.floor(values).astype(np.int64) - truth[at]
     assert np.abs(off).max() <= 1, off.tolist()
     # with BLA (long steps taken) as step by step
-    from kernels.mandelbrot.deep import dd_bla
-    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS
+    from kernels.mandelbrot.tables import dd_bla
+    from kernels.mandelbrot.redo.dd_orbit import EXTRA_BITS
     orbit, (tab, levels) = next(iter(orbits.values()))
     assert (tab[levels[10, 0]:levels[10, 0] + levels[10, 1], dd_bla.RAD] > 0).any()
     bits = req.picture().precision + EXTRA_BITS
@@ -269,7 +269,7 @@ def test_the_middle_tiers_bound_proves_only_what_its_precision_holds():
     """Every pixel of a 1e-25 frame proved and within ±1 of MPFR; an orbit said to be rounded at
     2^-60 (the bound's noise term) proves none of those that escape: the bound is what decides,
     not a constant."""
-    from kernels.mandelbrot.deep.dd_orbit import EXTRA_BITS
+    from kernels.mandelbrot.redo.dd_orbit import EXTRA_BITS
     req = DeepRequest(CRE, CIM, "1e-25", (6, 4), 20000)
     truth = exact_values(req)
     whole = req.picture()
@@ -303,8 +303,8 @@ def test_an_orbit_cut_short_rebases_and_stays_right(monkeypatch):
 def test_the_middle_tiers_deltas_are_the_pixels_centres_to_106_bits():
     """dd_pixels.deltas (double-double products of the spacing) against exact.pixel_point less
     the centre in MPFR, at KF's 5e227 and 1024x1024: within 2^-104 of each δc."""
-    from kernels.mandelbrot.deep.exact import pixel_point
-    from kernels.mandelbrot.deep.reference import gmpy2_module
+    from kernels.mandelbrot.redo.exact import pixel_point
+    from kernels.mandelbrot.reference.reference import gmpy2_module
     gmpy2 = gmpy2_module()
     whole = kf("5e227", (1024, 1024)).picture()
     bits = whole.precision + 64
@@ -323,7 +323,7 @@ def test_iterating_doubtful_pixels_again_is_a_stage_of_its_own(cpu_backend, pixe
     """A picture whose doubtful pixels are iterated again (seconds at the hardest places) says so
     as a progress stage after its pixels, so the bar's line is not left on 'pixels' meanwhile;
     one that marks them has no such stage."""
-    from kernels.mandelbrot.request import DOUBTFUL_STAGE
+    from kernels.mandelbrot.requests.request import DOUBTFUL_STAGE
     r = DeepRenderer(cpu_backend)
     r.references = ReferenceStore(cache=None)
     req = kf("5e227", (16, 16))

@@ -12,13 +12,13 @@ pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.buffers import BufferPool  # noqa: E402
-from kernels.mandelbrot.deep import exact_redo  # noqa: E402
-from kernels.mandelbrot.deep.exact import exact_values  # noqa: E402
-from kernels.mandelbrot.deep.reference_store import ReferenceStore  # noqa: E402
+from kernels.mandelbrot.redo import exact_redo  # noqa: E402
+from kernels.mandelbrot.redo.exact import exact_values  # noqa: E402
+from kernels.mandelbrot.reference.reference_store import ReferenceStore  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
-from kernels.mandelbrot.deep.request import DeepRequest  # noqa: E402
+from kernels.mandelbrot.requests.deep_request import DeepRequest  # noqa: E402
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer  # noqa: E402
-from kernels.mandelbrot.request import DeepFrameRequest  # noqa: E402
+from kernels.mandelbrot.requests.request import DeepFrameRequest  # noqa: E402
 from kernels.timing import JobTimer  # noqa: E402
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
@@ -66,7 +66,7 @@ def test_handed_back_pixels_are_settled_on_the_device(gpu_backend):
     from numba import cuda
 
     from kernels.mandelbrot.deep.gpu_pixels import GpuPixels
-    from kernels.mandelbrot.deep.gpu_untrusted import queue_listing, settle_on_device
+    from kernels.mandelbrot.redo.gpu_untrusted import queue_listing, settle_on_device
     req = DeepRequest(CRE, CIM, "1e-30", (5, 4), 3000)
     truth = exact_values(req)
     pixels, pool = GpuPixels(gpu_backend), BufferPool(gpu_backend)

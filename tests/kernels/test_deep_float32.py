@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from kernels.backend import simulator_enabled
-from kernels.mandelbrot import number_type as nt
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
+from kernels.mandelbrot.requests import number_type as nt
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import DeepRequest, add_decimal
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.flat_build import B_R, BW, BW32, Z_R0, ZW, flat_tables  # noqa: E402
-from kernels.mandelbrot.deep.perturbation_loop import flat_tables32  # noqa: E402
+from kernels.mandelbrot.tables.flat_build import B_R, BW, BW32, Z_R0, ZW, flat_tables  # noqa: E402
+from kernels.mandelbrot.loops.perturbation_loop import flat_tables32  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
@@ -135,9 +135,9 @@ def test_float32_delta_loop_has_no_float64_arithmetic_per_step(monkeypatch, numb
     cuda = numba_cuda
     from numba.cuda import dispatcher
 
-    from kernels.mandelbrot.deep import perturbation_loop as pl
-    from kernels.mandelbrot.deep.step_helpers import make_step_helpers
-    from kernels.mandelbrot.deep.targets import GPU_ADD32, GPU_MUL32
+    from kernels.mandelbrot.loops import perturbation_loop as pl
+    from kernels.mandelbrot.loops.step_helpers import make_step_helpers
+    from kernels.mandelbrot.loops.targets import GPU_ADD32, GPU_MUL32
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
     smooth = make_step_helpers(GPU_MUL32, GPU_ADD32, cuda.jit(device=True),
@@ -167,9 +167,9 @@ def test_32_bit_loop_counts_as_the_64_bit_one(cpu_backend, monkeypatch):
     carried to the next step, padded table rows) against its 64-bit walk with the same float32
     operations over the unpadded table: the same values and counts on every pixel, at a place
     with BLA steps and rebases."""
-    from kernels.mandelbrot.deep import perturbation_loop as pl
-    from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu, make_walk
-    from kernels.mandelbrot.deep.targets import (CPU_ADD32, CPU_MUL32, CPU_SQRT32, LoopCode,
+    from kernels.mandelbrot.loops import perturbation_loop as pl
+    from kernels.mandelbrot.loops.perturbation_loop import delta_c_cpu, make_walk
+    from kernels.mandelbrot.loops.targets import (CPU_ADD32, CPU_MUL32, CPU_SQRT32, LoopCode,
                                                  cpu_jit, cpu_loop_jit)
     old = make_walk(CPU_MUL32, CPU_ADD32, CPU_SQRT32, cpu_jit(), cpu_loop_jit(), pl.LIMITS32)[1]
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from kernels.frame import Frame
-from kernels.mandelbrot.deep.request import add_decimal
-from kernels.mandelbrot.request import (
+from kernels.mandelbrot.requests.deep_request import add_decimal
+from kernels.mandelbrot.requests.request import (
     DeepFrameRequest,
     DeepProgress,
     ProgressiveRequest,
@@ -19,7 +19,7 @@ from kernels.mandelbrot.request import (
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.jobs import default_handlers
-from kernels.mandelbrot.deep.layout import N_STATS
+from kernels.mandelbrot.tables.layout import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
 from kernels.scheduler import Delivered, Progress, Scheduler, Stopped

@@ -9,13 +9,13 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import DeepRequest, add_decimal
 
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.layout import N_STATS
+from kernels.mandelbrot.tables.layout import N_STATS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 

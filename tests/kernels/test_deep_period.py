@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import exact
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.reference import PERIOD_SLACK_BITS
+from kernels.mandelbrot.redo import exact
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference.reference import PERIOD_SLACK_BITS
 from kernels.mandelbrot.deep.renderer import DeepRenderer
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 
 from test_deep import assert_matches_brute_force, counts, near
 

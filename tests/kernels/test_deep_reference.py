@@ -8,9 +8,9 @@ import pytest
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.orbit_snapshot import OrbitSnapshot
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference.orbit_snapshot import OrbitSnapshot
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
 
 
 
@@ -82,7 +82,7 @@ def test_period_stop_finds_the_nucleus_period_and_snapshots_keep_it():
 
 
 def test_compiled_and_python_engines_agree_to_the_last_bits():
-    from kernels.mandelbrot.deep import mpfr_lib
+    from kernels.mandelbrot.numbers import mpfr_lib
     if mpfr_lib.LIBRARY is None:
         pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
     # c = i: every point exact in binary, so both engines give the same orbit bit for bit
@@ -113,7 +113,7 @@ def test_unknown_engine_is_refused_and_the_variable_picks_one(monkeypatch):
 
 
 def test_threaded_engine_gives_the_single_thread_orbit_bit_for_bit():
-    from kernels.mandelbrot.deep import mpfr_lib
+    from kernels.mandelbrot.numbers import mpfr_lib
     if mpfr_lib.LIBRARY is None:
         pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
     k = loc.KORMANYOS_VERY_DEEP
@@ -132,14 +132,14 @@ def test_threaded_engine_gives_the_single_thread_orbit_bit_for_bit():
 
 
 def test_threads_only_where_they_pay():
-    from kernels.mandelbrot.deep.mpfr_threads import THREADS_FROM_BITS, threads_for
+    from kernels.mandelbrot.reference.mpfr_threads import THREADS_FROM_BITS, threads_for
     assert threads_for(THREADS_FROM_BITS - 64, cores=16) == 1
     assert threads_for(THREADS_FROM_BITS, cores=16) == 3
     assert threads_for(100_000, cores=2) == 1
 
 
 def test_a_snapshot_carries_on_in_the_other_engine():
-    from kernels.mandelbrot.deep import mpfr_lib
+    from kernels.mandelbrot.numbers import mpfr_lib
     if mpfr_lib.LIBRARY is None:
         pytest.skip(f"no MPFR library for the compiled engine: {mpfr_lib.WHY_NOT}")
     whole = ReferenceOrbit("0", "1", 256, engine="mpfr").extend(300)      # c = i: exact points
@@ -159,7 +159,7 @@ def test_a_snapshot_carries_on_in_the_other_engine():
 
 
 def test_fixed_point_engine_follows_the_exact_orbit():
-    from kernels.mandelbrot.deep import mpfr_lib
+    from kernels.mandelbrot.numbers import mpfr_lib
     if mpfr_lib.LIBRARY is None:
         pytest.skip(f"no MPFR library for the compiled engines: {mpfr_lib.WHY_NOT}")
     k = loc.KORMANYOS_VERY_DEEP

@@ -2,7 +2,7 @@
 ~8,000-8,600), where the bilinear approximation alone put 2-3 % of the counts off by more than one
 iteration: those pixels are ill-conditioned (1e-9 of a pixel moves their count by tens to hundreds
 of iterations), so the approximation's relative error ε per step ruins them. The kernels' accuracy
-guard (deep/guard.py) bounds each pixel's error and redoes the doubtful ones with tighter radii, then
+guard (loops/guard.py) bounds each pixel's error and redoes the doubtful ones with tighter radii, then
 without BLA. Held here to brute force (gmpy2) on a window of that frame where the approximation
 alone had 6 of 208 pixels off (97.1 %), and on the GPU to the CPU twin, pixels redone included.
 """
@@ -11,11 +11,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import exact
+from kernels.mandelbrot.redo import exact
 from kernels.mandelbrot.deep.renderer import DeepRenderer
 
 # pixels (6..18, 48..63) of frame 15 of zoom_in(seahorse, "1e-17", 20000, 16) at 64x36 (the course

@@ -7,13 +7,13 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import DeepRequest, add_decimal
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import exact  # noqa: E402
-from kernels.mandelbrot.deep.reference import ReferenceOrbit  # noqa: E402
+from kernels.mandelbrot.redo import exact  # noqa: E402
+from kernels.mandelbrot.reference.reference import ReferenceOrbit  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 
 SHIP = "burning-ship"
@@ -95,7 +95,7 @@ def test_the_ship_s_compiled_functions_have_names_of_their_own():
     """numba's CPU JIT links same-named functions of two cached libraries to one (targets.named):
     with the Mandelbrot's names, a ship frame drawn first turned later Mandelbrot frames into
     ships. Every factory-made function whose code depends on the formula is named apart."""
-    from kernels.mandelbrot.deep import extended_loop, perturbation_loop
+    from kernels.mandelbrot.loops import extended_loop, perturbation_loop
     pairs = [(perturbation_loop._passes_cpu, perturbation_loop._ship_passes_cpu),
              (extended_loop._pixel_ext_cpu, extended_loop._pixel_ship_cpu),
              (perturbation_loop.pert_row, perturbation_loop.ship_row),

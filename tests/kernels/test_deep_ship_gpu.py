@@ -8,7 +8,7 @@ import pytest
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.exact import exact_values  # noqa: E402
+from kernels.mandelbrot.redo.exact import exact_values  # noqa: E402
 from kernels.mandelbrot.deep.renderer import DeepRenderer  # noqa: E402
 
 from test_deep_ship import PLACES, assert_exact, ship_request  # noqa: E402

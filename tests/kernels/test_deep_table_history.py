@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep.reference_store import ReferenceStore, compute_pinned  # noqa: E402
+from kernels.mandelbrot.reference.reference_store import ReferenceStore, compute_pinned  # noqa: E402
 from kernels.mandelbrot.deep.renderer import (  # noqa: E402
     PRECISION_HEADROOM,
     TABLE_SLACK_BITS,
@@ -20,7 +20,7 @@ from kernels.mandelbrot.deep.renderer import (  # noqa: E402
     FrameGeometry,
     table_bound,
 )
-from kernels.mandelbrot.deep.request import DeepRequest  # noqa: E402
+from kernels.mandelbrot.requests.deep_request import DeepRequest  # noqa: E402
 
 CRE, CIM = "-0.743643887037158704752191506114774", "0.131825904205311970493132056385139"
 SIZE, ITERS = (48, 28), 20000

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from kernels.mandelbrot.deep.targets import LoopCode, gpu_getattr
+from kernels.mandelbrot.loops.targets import LoopCode, gpu_getattr
 
 
 def _module(monkeypatch, name: str, build_s: float = 0.0):
@@ -63,7 +63,7 @@ def test_targets_binds_each_gpu_name_once_to_its_final_value(monkeypatch, numba_
     """A second GPU's worker reads a name bound mid-build without waiting for the build (only an
     unbound one goes through the lock): no name may be bound first to a placeholder (a None
     zero_kernel crashed a two-GPU poster)."""
-    from kernels.mandelbrot.deep import targets
+    from kernels.mandelbrot.loops import targets
     names = sorted(targets._GPU_NAMES)
     for n in names:
         monkeypatch.delitem(targets.__dict__, n, raising=False)

@@ -9,18 +9,18 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.expmap import expmap_of, width_log2
-from kernels.mandelbrot.expmap_assemble import Assembler
-from kernels.mandelbrot.expmap_quality import counts_within, nearest_samples, ssim
-from kernels.mandelbrot.expmap_render import KeyframeRenderer, keyframe_request, pinned_orbit
-from kernels.mandelbrot.zoom_path import zoom_in
+from kernels.mandelbrot.keyframes.expmap import expmap_of, width_log2
+from kernels.mandelbrot.keyframes.expmap_assemble import Assembler
+from kernels.mandelbrot.keyframes.expmap_quality import counts_within, nearest_samples, ssim
+from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, keyframe_request, pinned_orbit
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in
 
 SIZE = (64, 36)
 
 
 def escape(c: complex, limit: int) -> float:
     """The whole escape count as escape.py counts it (|z|^2 > 1e6 = BAILOUT2?), plain Python."""
-    from kernels.mandelbrot.escape import BAILOUT2
+    from kernels.mandelbrot.loops.escape import BAILOUT2
     z = 0j
     for n in range(1, limit + 1):
         z = z * z + c
@@ -41,7 +41,7 @@ def movie(tmp_path_factory):
 
 
 def test_the_layout_covers_every_frame_at_its_pixels():
-    from kernels.mandelbrot.expmap import _exit
+    from kernels.mandelbrot.keyframes.expmap import _exit
     path = zoom_in("-0.75", "0.1", "1e-6", None, 60)
     em = expmap_of(path, (1920, 1080))
     half = (0.5, 1080 / 1920 / 2)
@@ -68,7 +68,7 @@ def test_the_layout_covers_every_frame_at_its_pixels():
 
 
 def test_the_loops_take_a_log_polar_grid():
-    from kernels.mandelbrot.deep.perturbation_loop import delta_c_cpu
+    from kernels.mandelbrot.loops.perturbation_loop import delta_c_cpu
     W, row0, R, cexp = 30.0, 17, 0.75, -3
     for row, col in ((0, 0), (17, 5), (271, 29)):
         got = complex(*delta_c_cpu(row, col, 0.125, -0.25, R, cexp, -W, -row0))
@@ -193,7 +193,7 @@ def test_deep_keyframes_hold_the_counts_of_their_points_own_orbits(cpu_backend):
     import gmpy2
 
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     path = zoom_in("-0.7436438870371587", "0.1318259042053119", "1e-35", None, 20)
     em = expmap_of(path, (16, 10))
     k = em.count - 8
@@ -237,9 +237,9 @@ def test_assembled_pixels_agree_with_direct_frames_at_their_samples_points(movie
     sample each pixel is given (expmap_quality.direct_at_samples): the two methods where both
     sample one point agree within ±1, whatever the fractal does between pixels."""
     from kernels.backend import resolve
-    from kernels.mandelbrot.deep.reference_store import shared_store
+    from kernels.mandelbrot.reference.reference_store import shared_store
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.expmap_quality import direct_at_samples, sample_point
+    from kernels.mandelbrot.keyframes.expmap_quality import direct_at_samples, sample_point
     path, em, keys = movie
     deep = DeepRenderer(resolve("cpu"))
     deep.references = shared_store()

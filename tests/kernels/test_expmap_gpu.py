@@ -7,10 +7,10 @@ import pytest
 pytestmark = pytest.mark.gpu
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.expmap import expmap_of, width_log2
-from kernels.mandelbrot.expmap_assemble import Assembler
-from kernels.mandelbrot.expmap_render import KeyframeRenderer, pinned_orbit
-from kernels.mandelbrot.zoom_path import zoom_in
+from kernels.mandelbrot.keyframes.expmap import expmap_of, width_log2
+from kernels.mandelbrot.keyframes.expmap_assemble import Assembler
+from kernels.mandelbrot.keyframes.expmap_render import KeyframeRenderer, pinned_orbit
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in
 
 
 def _size(simulated):
@@ -90,8 +90,8 @@ def test_keyframes_drawn_beside_their_frames_go_to_the_assembler_on_the_device(
     """A keyframe a GPU worker draws once its assembler exists is copied into it on the device
     (Assembler.load_device), not loaded from the host again: the slot holds the keyframe's values
     as the host receives them, and the movie's frames all come."""
-    from kernels.mandelbrot import expmap_assemble
-    from kernels.mandelbrot.expmap_render import pinned_orbit
+    from kernels.mandelbrot.keyframes import expmap_assemble
+    from kernels.mandelbrot.keyframes.expmap_render import pinned_orbit
     from kernels.spread import open_pool
     from services import movie_keyframes as mk
     from services.movie import MovieSpec, prepare

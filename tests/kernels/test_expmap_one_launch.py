@@ -10,10 +10,10 @@ pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels.backend import BackendUnavailable, resolve
 from kernels.mandelbrot.deep.sectors import start_sectors
-from kernels.mandelbrot.expmap import expmap_of
-from kernels.mandelbrot.expmap_render import LAUNCH, KeyframeRenderer, keyframe_request, \
+from kernels.mandelbrot.keyframes.expmap import expmap_of
+from kernels.mandelbrot.keyframes.expmap_render import LAUNCH, KeyframeRenderer, keyframe_request, \
     pinned_orbit
-from kernels.mandelbrot.zoom_path import zoom_in
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in
 
 BACKENDS = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -115,8 +115,8 @@ def test_sectors_of_other_pictures_are_not_one_frame(cpu_backend):
 
 def _kernel_args(module):
     """Arguments of the loop's frame and sector kernels (tiny arrays: only their types count)."""
-    from kernels.mandelbrot.deep.bla import build_table
-    from kernels.mandelbrot.deep.flat_build import flat_tables
+    from kernels.mandelbrot.tables.bla import build_table
+    from kernels.mandelbrot.tables.flat_build import flat_tables
     orbit = np.zeros((8, 4))
     orbit[:, 2] = 0.5
     oexp = np.zeros(8, np.int32)
@@ -140,7 +140,7 @@ def test_the_sector_kernels_compile_with_no_arithmetic_the_frame_kernels_lack(mo
 
     from numba import typeof
     from ptx_compile import compile_ptx  # tests/kernels/ptx_compile.py
-    mod = importlib.import_module(f"kernels.mandelbrot.deep.{module}")
+    mod = importlib.import_module(f"kernels.mandelbrot.loops.{module}")
     first, _ = mod.CODE.gpu_sectors
     frame_args, sector_args = _kernel_args(module)
     got = compile_ptx(monkeypatch, numba_cuda, first.py_func,

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.expmap import expmap_of
-from kernels.mandelbrot.expmap_render import STREAMS, KeyframeRenderer, pinned_orbit
-from kernels.mandelbrot.zoom_path import zoom_in
+from kernels.mandelbrot.keyframes.expmap import expmap_of
+from kernels.mandelbrot.keyframes.expmap_render import STREAMS, KeyframeRenderer, pinned_orbit
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in
 
 
 def test_the_cpu_twin_draws_a_keyframe_on_one_renderer(cpu_backend):

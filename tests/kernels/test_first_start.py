@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import main
-from kernels.mandelbrot import warm
-from kernels.mandelbrot.preview import PreviewRequest, grid, escape_values, render_preview
+from kernels.mandelbrot.frames import warm
+from kernels.mandelbrot.frames.preview import PreviewRequest, grid, escape_values, render_preview
 from kernels.mandelbrot.renderer import Renderer, iteration_counts
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 from kernels.scheduler import Delivered, Progress, Scheduler, Warmup
 
 
@@ -123,7 +123,7 @@ def test_a_background_warmup_steps_only_while_no_other_job_waits(cpu_backend):
 
 def test_the_deep_renderer_compiles_only_the_format_a_frame_needs(cpu_backend, monkeypatch):
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest
+    from kernels.mandelbrot.requests.deep_request import DeepRequest
     r = DeepRenderer(cpu_backend)
     stages = []
     r.render_values(DeepRequest("-0.75", "0.1", "1e-20", (8, 6), 60),

@@ -8,13 +8,13 @@ import pytest
 from numba import njit
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
-from kernels.mandelbrot.deep import mpfr_lib  # noqa: E402
+from kernels.mandelbrot.numbers import mpfr_lib  # noqa: E402
 
 if mpfr_lib.LIBRARY is None:
     pytest.skip(f"no GMP library for the fixed-point engine: {mpfr_lib.WHY_NOT}",
                 allow_module_level=True)
 
-from kernels.mandelbrot.deep import fixed_engine as fe  # noqa: E402
+from kernels.mandelbrot.reference import fixed_engine as fe  # noqa: E402
 
 
 @njit

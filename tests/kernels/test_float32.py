@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from kernels.backend import Backend
-from kernels.mandelbrot import escape as mk
+from kernels.mandelbrot.loops import escape as mk
 from kernels.mandelbrot import jobs
-from kernels.mandelbrot import number_type as nt
+from kernels.mandelbrot.requests import number_type as nt
 from kernels.mandelbrot import renderer as m
-from kernels.mandelbrot.request import DeepFrameRequest, ProgressiveRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, ProgressiveRequest
 
 GEFORCE = nt.Rates(64.0, 1.0, "simulated GeForce")
 H100 = nt.Rates(2.0, 1.0, "simulated H100")
@@ -201,8 +201,8 @@ def test_the_rates_come_from_the_roofs_measured_on_this_device(monkeypatch, tmp_
 
 
 def test_float32_step_grouping_setting_is_parsed_or_refused():
-    from kernels.mandelbrot import launch_settings as u
-    from kernels.mandelbrot.escape_warp import BLOCK_STEPS, BLOCKS_PER_LOOK
+    from kernels.mandelbrot.benches import launch_settings as u
+    from kernels.mandelbrot.loops.escape_warp import BLOCK_STEPS, BLOCKS_PER_LOOK
     assert u.parse("16,2") == (16, 2) and u.parse(" 8, 1") == (8, 1)
     for bad in ("", None, "16", "0,1", "65,1", "8,0", "8,17", "a,b", "8,2,1"):
         assert u.parse(bad) is None, bad

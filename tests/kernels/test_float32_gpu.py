@@ -71,7 +71,7 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch, numba_cuda):
     cuda = numba_cuda
     from numba.cuda import dispatcher
 
-    from kernels.mandelbrot import escape_warp as ew32
+    from kernels.mandelbrot.loops import escape_warp as ew32
     # device functions ask the current device for its compute capability: none is needed here
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))
@@ -84,7 +84,7 @@ def test_float32_warp_kernel_has_no_float64_arithmetic(monkeypatch, numba_cuda):
     assert re.search(r"\bmul\.rn\.f32\b", ptx) and re.search(r"\badd\.rn\.f32\b", ptx)
     assert not _F64_ARITHMETIC.findall(ptx)
     # the float64 warp kernel does its arithmetic in float64, so the check can see it
-    from kernels.mandelbrot import escape_warp as ew
+    from kernels.mandelbrot.loops import escape_warp as ew
     sig64 = ("float64[:, ::1], int32[:, ::1], uint32[::1], int32[::1], int32[::1], int64, int64, "
              "int64, int64, int64, float64, float64, float64, float64, float64, int64")
     ptx64, _ = cuda.compile_ptx(ew.escape_warp_kernel.py_func, sig64, cc=(9, 0))
@@ -95,7 +95,7 @@ def test_float32_step_loop_is_float32_arithmetic(monkeypatch, numba_cuda):
     """At the default grouping, the loop that iterates between two looks at the warp (the look's
     blocks of steps): nearly all float32 arithmetic, no 64-bit integer work (two instructions an
     operation)."""
-    from kernels.mandelbrot import escape_warp as ew32
+    from kernels.mandelbrot.loops import escape_warp as ew32
     from tools.ptx_loops import arithmetic_share, loops
     sig = ("float64[:, ::1], int32[:, ::1], uint32[::1], int64, int64, int64, float32[::1], "
            "float32[::1], int64")

@@ -35,7 +35,7 @@ def test_branchless_kernel_keeps_the_counts(gpu_backend, cpu_backend, simulated,
     """Escapes inside a block (settled from the last accepted one), pixels that reach max_iter
     with a partial block left (max_iter not a multiple of the block) and cardioid pixels: the CPU
     twin's counts and values."""
-    from kernels.mandelbrot.escape_variants import warp_kernel32
+    from kernels.mandelbrot.benches.escape_variants import warp_kernel32
     kernel = warp_kernel32(steps, blocks)
     cases = ([_req(*SEAHORSE, 0.02, (10, 6), 37), _req(-0.5, 0.0, 3.0, (12, 5), 11)]
              if simulated else
@@ -56,7 +56,7 @@ def test_branchless_kernel_keeps_the_counts(gpu_backend, cpu_backend, simulated,
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_branchless_kernel_below_one_block(gpu_backend, cpu_backend):
     """max_iter below one block: no block ever fits, every pixel is settled in single steps."""
-    from kernels.mandelbrot.escape_variants import warp_kernel32
+    from kernels.mandelbrot.benches.escape_variants import warp_kernel32
     req = _req(*SEAHORSE, 0.05, (9, 4), 5)
     g = _render(gpu_backend, req, warp_kernel32(16, 2))
     c = m.Renderer(cpu_backend, number_type="float32").render(req)
@@ -66,9 +66,9 @@ def test_branchless_kernel_below_one_block(gpu_backend, cpu_backend):
 def test_default_kernel_is_the_cached_one(simulated, numba_cuda):
     """The app's kernel is the module's own (cached on disk like the other kernels); another
     grouping is a copy built once a process, outside the cache."""
-    from kernels.mandelbrot import escape_variants as ev
-    from kernels.mandelbrot import escape_warp as ew32
-    from kernels.mandelbrot import targets_f32
+    from kernels.mandelbrot.benches import escape_variants as ev
+    from kernels.mandelbrot.loops import escape_warp as ew32
+    from kernels.mandelbrot.frames import targets_f32
     app = ew32.escape_warp_kernel32
     assert ev.warp_kernel32() is app
     assert targets_f32.WarpLaunch32(None, 16).kernel is app
@@ -92,7 +92,7 @@ def test_branchless_look_is_float32_arithmetic(monkeypatch, numba_cuda):
     from numba.cuda import dispatcher
     cuda = numba_cuda
 
-    from kernels.mandelbrot import escape_variants as ev
+    from kernels.mandelbrot.benches import escape_variants as ev
     from tools.ptx_loops import arithmetic_share, loops
     monkeypatch.setattr(dispatcher, "get_current_device",
                         lambda: types.SimpleNamespace(compute_capability=(9, 0)))

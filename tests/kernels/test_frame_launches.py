@@ -12,12 +12,12 @@ import pytest
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
 from kernels import launch as launch_mod
-from kernels.mandelbrot.deep.request import add_decimal
-from kernels.mandelbrot.deep.targets import zero_kernel
+from kernels.mandelbrot.requests.deep_request import add_decimal
+from kernels.mandelbrot.loops.targets import zero_kernel
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-from kernels.mandelbrot.frame_work_gpu import count_kernel
+from kernels.mandelbrot.frames.frame_work_gpu import count_kernel
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 
 
 def deep(width, size, iters=600):

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import bla
+from kernels.mandelbrot.tables import bla
 
 
 def test_the_deep_frames_host_loops_are_compiled_without_the_gil():
@@ -16,8 +16,8 @@ def test_the_deep_frames_host_loops_are_compiled_without_the_gil():
     of a shared machine."""
     from numba.core.registry import CPUDispatcher
 
-    from kernels.mandelbrot.deep import (bla_blocks, fixed_engine, flat_build, mpfr_engine,
-                                         orbit_floatexp, orbit_scan, period_stop)
+    from kernels.mandelbrot.tables import bla_blocks, flat_build
+    from kernels.mandelbrot.reference import fixed_engine, mpfr_engine, orbit_floatexp, orbit_scan, period_stop
     seen = 0
     for module in (bla, flat_build, orbit_scan, mpfr_engine, fixed_engine, orbit_floatexp,
                    period_stop, bla_blocks):

@@ -41,7 +41,7 @@ def test_a_movies_next_frame_runs_whole_and_gives_the_same_pixels(gpu_backend, s
     import numpy as np
 
     from kernels.mandelbrot.deep.renderer import DeepRenderer
-    from kernels.mandelbrot.deep.request import DeepRequest, add_decimal
+    from kernels.mandelbrot.requests.deep_request import DeepRequest, add_decimal
     if simulated:       # bands of a few pixels: the simulator's frames are tiny
         monkeypatch.setattr(gpu_pixels, "GPU_BAND_PIXELS", 16)
         monkeypatch.setattr(gpu_pixels, "QUICK_FRAME_S", 1e9)

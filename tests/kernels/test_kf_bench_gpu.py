@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from kernels.backend import resolve
-from kernels.mandelbrot.deep import place_bench
+from kernels.mandelbrot.benches import place_bench
 from kernels.mandelbrot.deep.renderer import DeepRenderer
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 from services import kf_bench
 
 pytestmark = pytest.mark.gpu

@@ -9,8 +9,8 @@ import pytest
 from services import requests as cli_requests
 from kernels.mandelbrot import renderer as m
 from kernels.mandelbrot import bench as mbench
-from kernels.mandelbrot import request as mreq
-from kernels.mandelbrot import escape as mk
+from kernels.mandelbrot.requests import request as mreq
+from kernels.mandelbrot.loops import escape as mk
 from kernels import palettes
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330)

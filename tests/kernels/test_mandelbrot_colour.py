@@ -1,4 +1,4 @@
-"""Colouring escape values (kernels/mandelbrot/colour.py): the three mappings against NumPy
+"""Colouring escape values (kernels/mandelbrot/colouring/colour.py): the three mappings against NumPy
 references on the CPU, the statistics the mappings rest on, and (marked gpu) the device kernels
 against the CPU twin.
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from kernels import palettes
-from kernels.mandelbrot import colour as mc
-from kernels.mandelbrot.colourer import Colourer
+from kernels.mandelbrot.colouring import colour as mc
+from kernels.mandelbrot.colouring.colourer import Colourer
 from kernels.timing import JobTimer
 
 INTERIOR = (1, 2, 3, 255)

@@ -168,7 +168,7 @@ class _CancelAfter:
 
 
 def test_every_benchmarked_block_shape_gives_the_same_frame(gpu_backend, cpu, simulated):
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     from kernels.mandelbrot.bench import LAUNCH_SHAPES
     # under the simulator a row of threads and a shape that is no power of two; the grid
     # launch's own square block runs in the persistent and warp tests there
@@ -196,7 +196,7 @@ def test_persistent_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simula
     """Persistent threads (pixels taken from a counter, iterated a chunk at a time) make exactly
     the frame of one thread per pixel and of the CPU: any chunk, any number of pixels per fetch,
     frames smaller than the grid of threads, frames wholly inside the set or the shortcut."""
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     if simulated and (chunk, grab) not in ((3, 2), (64, 16)):
         pytest.skip("two settings under the simulator (each takes ~8 s there): a chunk that does "
                     "not divide every count and one beyond every count, one grab that leaves a "
@@ -224,7 +224,7 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
     threshold, any number of warps, rows shorter and longer than a segment and not a multiple
     of it, frames smaller than the warps, frames wholly inside the set or the shortcut, and
     iteration counts that are not a multiple of the kernel's unrolled steps."""
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     if simulated and (thresh, warps_per_sm) != (4, 12):
         pytest.skip("one refill setting under the simulator (each takes ~15 s there); all three "
                     "on a real GPU")
@@ -247,7 +247,7 @@ def test_warp_launch_gives_the_grid_launchs_frame(gpu_backend, cpu, simulated, t
 
 
 def test_unknown_launch_is_refused(gpu_backend):
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     with pytest.raises(ValueError, match="the app's is 'warp'"):
         m.Renderer(gpu_backend, launch="grid")       # a variant is a bench's object, not a name
     with pytest.raises(ValueError, match="warp, persistent, grid"):

@@ -3,7 +3,7 @@ longest out first, and the frame stays exactly the grid launch's and the CPU twi
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import escape_variants as ev
+from kernels.mandelbrot.benches import escape_variants as ev
 from kernels.mandelbrot import renderer as m
 
 pytestmark = pytest.mark.gpu
@@ -40,7 +40,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
     """Any sample stride (1: every pixel is a sample), probes shorter and longer than max_iter,
     frames not a multiple of the stride, wholly inside the set or the cardioid shortcut, and
     (under the simulator's small band bound) frames cut into bands of rows."""
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     if simulated and sample == 1:
         pytest.skip("two settings under the simulator; all three on a real GPU")
     if simulated:
@@ -64,7 +64,7 @@ def test_sorted_launch_gives_the_grid_launchs_frame(gpu_backend, cpu_backend, si
 def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, simulated, reach):
     """After a frame, the list is a permutation of the pixels the samples did not finish, in
     non-increasing class, and the histogram counts each class."""
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     sample = 3
     size = (20, 11) if simulated else (333, 200)
     iters = 40 if simulated else 1500
@@ -91,7 +91,7 @@ def test_the_list_holds_every_unfinished_pixel_once_longest_first(gpu_backend, s
 
 
 def test_bad_sample_probe_or_reach_is_refused(gpu_backend):
-    from kernels.mandelbrot.escape_variants import variant  # numba.cuda: GPU tests only
+    from kernels.mandelbrot.benches.escape_variants import variant  # numba.cuda: GPU tests only
     for bad in ({"sample": 0}, {"probe": 0}, {"reach": 0}):
         with pytest.raises(ValueError, match="sample, probe and reach"):
             variant("sorted", **bad)

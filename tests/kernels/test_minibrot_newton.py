@@ -10,11 +10,11 @@ import pytest
 
 gmpy2 = pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.newton import NewtonFailed, nucleus_steps, size_estimate
-from kernels.mandelbrot.deep.orbit_scan import run, scan
-from kernels.mandelbrot.deep.region_period import period_steps
-from kernels.mandelbrot.deep.request import add_decimal
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.reference.newton import NewtonFailed, nucleus_steps, size_estimate
+from kernels.mandelbrot.reference.orbit_scan import run, scan
+from kernels.mandelbrot.reference.region_period import period_steps
+from kernels.mandelbrot.requests.deep_request import add_decimal
 
 
 def period_of(re_, im_, radius, limit=5000):

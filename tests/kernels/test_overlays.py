@@ -8,9 +8,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import overlays as ov
+from kernels.mandelbrot.colouring import overlays as ov
 from kernels.mandelbrot import renderer as m
-from kernels.mandelbrot.gpu_target import THRESH
+from kernels.mandelbrot.frames.gpu_target import THRESH
 
 SEAHORSE = (-0.743643887037151, 0.131825904205330)
 
@@ -236,7 +236,7 @@ def test_gpu_layers_equal_the_counts_and_the_one_warp_model(gpu_backend, cpu, mo
     launch's band of rows (the whole frame, or bands of 4 rows). The values equal the GPU's own
     frame without overlays bit for bit; the counts equal the CPU's (its log may differ by an ulp).
     """
-    from kernels.mandelbrot.gpu_target import OverlayWarpLaunch
+    from kernels.mandelbrot.frames.gpu_target import OverlayWarpLaunch
     monkeypatch.setattr(OverlayWarpLaunch, "grid", lambda self, g: (1, 32))
     gpu = m.Renderer(gpu_backend)
     for req in (_req(size=(40, 9), iters=60),                      # segments of 32 and of 8
@@ -318,7 +318,7 @@ def test_gpu_iterations_overlay_runs_the_apps_own_kernels(gpu_backend, cpu, monk
     """No twin for the iterations overlay: the frame runs the plain warp launch (the lanes twin
     would fail here), its values are the plain frame's bit for bit, and its colours and total
     are those of the CPU's iterations layer."""
-    from kernels.mandelbrot.gpu_target import OverlayWarpLaunch
+    from kernels.mandelbrot.frames.gpu_target import OverlayWarpLaunch
 
     def no_twin(*a, **k):
         raise AssertionError("the iterations overlay ran the lane-efficiency twin")

@@ -1,4 +1,4 @@
-"""Overlays of deep frames (the deep loops' layer twins, deep/loop_args.with_layers): each
+"""Overlays of deep frames (the deep loops' layer twins, loops/loop_args.with_layers): each
 pixel's perturbation steps, BLA steps, rebases and redone flag summed over the frame equal the
 stats the renderer already reports, the iteration layer is the values' escape iteration, the
 values are those of the loop without overlays, and the CPU and the GPU (or its simulator) agree
@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot import overlays as ov
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.request import add_decimal
+from kernels.mandelbrot.colouring import overlays as ov
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.requests.deep_request import add_decimal
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 
 DEEP_NAMES = (ov.ITERATIONS, ov.STEPS, ov.BLA, ov.REBASES, ov.REDONE)
 

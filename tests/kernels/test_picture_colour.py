@@ -1,4 +1,4 @@
-"""One colour per value in a picture made of parts (kernels/mandelbrot/picture_colour.py): strips
+"""One colour per value in a picture made of parts (kernels/mandelbrot/colouring/picture_colour.py): strips
 and bands coloured with the whole picture's statistics equal the picture rendered in one piece
 (CPU, and the GPU path under the simulator with tiny sizes)."""
 import dataclasses
@@ -6,9 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import picture_colour as pc
+from kernels.mandelbrot.colouring import picture_colour as pc
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 
 MAPPINGS = ("log", "histogram")
 
@@ -106,7 +106,7 @@ def test_deep_strips_give_equal_values_equal_colours(cpu_backend, mapping):
     picture: the picture's values and colours, strip by strip, agree everywhere."""
     pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     req = DeepFrameRequest("-1.7490812690", "0.0000000012", "1e-20", (24, 20), 800,
                            mapping=mapping)
     frames = DeepFrameRenderer(cpu_backend)
@@ -114,7 +114,7 @@ def test_deep_strips_give_equal_values_equal_colours(cpu_backend, mapping):
     rgba = np.concatenate([s.copy() for _, s in frames.strips(req, values=False, rows=6)])
     assert equal_values_equal_colours(values, rgba) == 0
     # the strips' colours are those of their values coloured in one piece
-    from kernels.mandelbrot.colourer import Colourer
+    from kernels.mandelbrot.colouring.colourer import Colourer
     from kernels.timing import JobTimer
     one = np.empty(values.shape, np.uint32)
     timer = JobTimer(cpu_backend, None, "test")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from numba import njit
 
-from kernels.mandelbrot.deep import pow2_scale
+from kernels.mandelbrot.numbers import pow2_scale
 
 
 @njit

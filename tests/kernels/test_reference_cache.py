@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from kernels.backend import resolve
-from kernels.mandelbrot.deep import reference_cache as rc
-from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
-from kernels.mandelbrot.deep.reference_cache import ReferenceCache, cache_folder
-from kernels.mandelbrot.deep.reference_store import ReferenceStore
+from kernels.mandelbrot.reference import reference_cache as rc
+from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
+from kernels.mandelbrot.reference.reference_cache import ReferenceCache, cache_folder
+from kernels.mandelbrot.reference.reference_store import ReferenceStore
 from kernels.mandelbrot.deep.renderer import DeepRenderer
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 

@@ -7,9 +7,9 @@ from decimal import Decimal, localcontext
 import pytest
 
 from kernels.backend import resolve
-from kernels.mandelbrot.deep.locations import KORMANYOS_VERY_DEEP as LOC
+from kernels.mandelbrot.benches.locations import KORMANYOS_VERY_DEEP as LOC
 from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM, DeepRenderer
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 

@@ -9,7 +9,8 @@ pytest.importorskip("gmpy2")
 
 @pytest.fixture
 def engines_made(monkeypatch):
-    from kernels.mandelbrot.deep import mpfr_lib, reference
+    from kernels.mandelbrot.numbers import mpfr_lib
+    from kernels.mandelbrot.reference import reference
     if mpfr_lib.LIBRARY is None:
         pytest.skip(f"no compiled engines here: {mpfr_lib.WHY_NOT}")
     monkeypatch.delenv(reference.ENGINE_VARIABLE, raising=False)
@@ -26,7 +27,7 @@ def engines_made(monkeypatch):
 
 
 def test_warm_engine_runs_mpfr_only_when_asked(engines_made):
-    from kernels.mandelbrot.deep import reference
+    from kernels.mandelbrot.reference import reference
     reference.warm_engine()
     assert engines_made == ["FixedEngine"]
     reference.warm_engine(mpfr=True)

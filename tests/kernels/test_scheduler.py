@@ -214,7 +214,7 @@ def test_cancel_token():
 
 def test_default_handlers_cover_every_workload_request():
     from kernels.distance.request import DistanceRequest
-    from kernels.mandelbrot.request import MandelbrotRequest, ProgressiveRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest, ProgressiveRequest
     from kernels.scheduler import ReadPixel, Warmup
     from kernels.vector.jobs import SweepRequest
     from kernels.jobs import default_handlers
@@ -225,7 +225,7 @@ def test_default_handlers_cover_every_workload_request():
 
 def test_a_mandelbrot_frame_through_the_scheduler():
     from kernels.frame import Frame
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     from kernels.scheduler import Compiled, Warmup
     from kernels.jobs import default_handlers
     ev = Events()

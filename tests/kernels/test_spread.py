@@ -8,8 +8,8 @@ import pytest
 
 from kernels.backend import Backend
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import MandelbrotRequest
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 from kernels.mandelbrot.tiles import MIN_BANDS, BandJob, FrameJob, band_rows, bands, picture_rows
 from kernels.scheduler import Cancelled, CancelToken
 from kernels.spread import GpuInfo, LocalPool, open_pool, parse_gpus

@@ -205,9 +205,9 @@ def deep_picture(simulated):
     pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
     from decimal import Decimal
 
-    from kernels.mandelbrot.deep.request import add_decimal
+    from kernels.mandelbrot.requests.deep_request import add_decimal
     from kernels.mandelbrot.deep_frames import DeepFrameRenderer
-    from kernels.mandelbrot.request import DeepFrameRequest
+    from kernels.mandelbrot.requests.request import DeepFrameRequest
     w = Decimal("1e-40")
     size = (8, 6) if simulated else (512, 384)
     req = DeepFrameRequest(str(w * Decimal("0.1234567")), add_decimal(1, w * Decimal("-0.0765432")),
@@ -217,7 +217,7 @@ def deep_picture(simulated):
 
 def float64_picture(simulated):
     from kernels.mandelbrot.renderer import Renderer
-    from kernels.mandelbrot.request import MandelbrotRequest
+    from kernels.mandelbrot.requests.request import MandelbrotRequest
     size = (9, 6) if simulated else (1000, 700)
     req = MandelbrotRequest(-0.75, 0.1, 0.05, size, 120 if simulated else 2000)
     return Renderer, req, 3 if simulated else 64

@@ -13,12 +13,12 @@ import pytest
 
 pytest.importorskip("gmpy2", reason="deep zoom needs gmpy2")
 
-from kernels.mandelbrot.deep import locations as loc
-from kernels.mandelbrot.deep.bla import CHUNK_LEVELS, build_table
-from kernels.mandelbrot.deep.flat_build import BW, loop_tables
-from kernels.mandelbrot.deep.reference import ReferenceOrbit
+from kernels.mandelbrot.benches import locations as loc
+from kernels.mandelbrot.tables.bla import CHUNK_LEVELS, build_table
+from kernels.mandelbrot.tables.flat_build import BW, loop_tables
+from kernels.mandelbrot.reference.reference import ReferenceOrbit
 from kernels.mandelbrot.deep.renderer import DeepRenderer
-from kernels.mandelbrot.deep.request import DeepRequest
+from kernels.mandelbrot.requests.deep_request import DeepRequest
 from kernels.mandelbrot.deep.table_ahead import BUNCH, TableAhead
 
 from test_deep import near
@@ -107,7 +107,7 @@ def test_points_below_float64s_range_are_exact():
 
 @pytest.mark.parametrize("catch_up", [None, 1, 7, 0])
 def test_a_long_orbit_stopped_at_its_period_mid_chunk(catch_up):
-    from kernels.mandelbrot.deep.period_stop import radius_log2
+    from kernels.mandelbrot.reference.period_stop import radius_log2
     from kernels.mandelbrot.deep.renderer import FrameGeometry
     req = kf("4e533")
     probe = ReferenceOrbit(req.center_re, req.center_im, req.precision)

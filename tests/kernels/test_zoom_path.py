@@ -1,4 +1,4 @@
-"""The zoom movie's course (kernels.mandelbrot.zoom_path): exponential widths, a zoom about one
+"""The zoom movie's course (kernels.mandelbrot.keyframes.zoom_path): exponential widths, a zoom about one
 fixed point, keyframes exactly as given, enough digits at any depth, iterations that follow the
 depth without jumps."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from decimal import Decimal, localcontext
 
 import pytest
 
-from kernels.mandelbrot.request import auto_iterations
-from kernels.mandelbrot.zoom_path import (
+from kernels.mandelbrot.requests.request import auto_iterations
+from kernels.mandelbrot.keyframes.zoom_path import (
     CENTRE_DIGITS_BELOW_WIDTH,
     WHOLE_SET,
     Keyframe,

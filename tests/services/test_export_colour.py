@@ -6,9 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernels.mandelbrot import strips as mstrips
+from kernels.mandelbrot.requests import strips as mstrips
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import MandelbrotRequest
+from kernels.mandelbrot.requests.request import MandelbrotRequest
 from kernels.scheduler import CancelToken, ExportProgress
 from services.export_jobs import MandelbrotExport, export_mandelbrot
 

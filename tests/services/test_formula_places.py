@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from explorer.models.bookmarks import UserBookmarks, bookmark_from_entry, load_bookmarks
-from kernels.mandelbrot import formulas
+from kernels.mandelbrot.requests import formulas
 from services import kfr
 from services.location_text import format_location, location_from_values, parse_location
 from services.movie import MovieError, MovieSpec, formula_field, prepare

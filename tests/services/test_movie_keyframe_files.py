@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from kernels.mandelbrot.expmap import expmap_of
-from kernels.mandelbrot.zoom_path import zoom_in
+from kernels.mandelbrot.keyframes.expmap import expmap_of
+from kernels.mandelbrot.keyframes.zoom_path import zoom_in
 from services import movie_keyframes as mk
 
 
@@ -82,7 +82,7 @@ def test_frames_octaves_apart_need_only_their_own_keyframes():
 
 
 def mk_width(path, k):
-    from kernels.mandelbrot.expmap import width_log2
+    from kernels.mandelbrot.keyframes.expmap import width_log2
     return width_log2(path.frame(k).width)
 
 

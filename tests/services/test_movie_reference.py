@@ -11,10 +11,10 @@ import pytest
 
 import main
 from kernels.backend import resolve
-from kernels.mandelbrot.deep import reference as reference_module
-from kernels.mandelbrot.deep.reference_store import shared_store
+from kernels.mandelbrot.reference import reference as reference_module
+from kernels.mandelbrot.reference.reference_store import shared_store
 from kernels.mandelbrot.deep.renderer import DeepRenderer
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 from services import movie_reference
 from services.movie import MovieSpec, prepare
 

@@ -1,4 +1,4 @@
-"""The one number-format rule (kernels/mandelbrot/number_format.py) and the one renderer choice
+"""The one number-format rule (kernels/mandelbrot/requests/number_format.py) and the one renderer choice
 (kernels.mandelbrot.jobs.renderer_kind), as the services layer builds requests with them: float64
 while float64 draws the place at that many pixels across (the centre matters: a double's digits sit
 at the centre's magnitude), perturbation below that, extended below 1e-290."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernels.mandelbrot.deep.request import EXTENDED_BELOW, DeepRequest
+from kernels.mandelbrot.requests.deep_request import EXTENDED_BELOW, DeepRequest
 from kernels.mandelbrot.deep_frames import DeepFrameRenderer
 from kernels.mandelbrot.jobs import (
     DEEP,
@@ -16,9 +16,9 @@ from kernels.mandelbrot.jobs import (
     renderer_kind,
     renderer_of,
 )
-from kernels.mandelbrot.number_format import float64_draws, number_format
+from kernels.mandelbrot.requests.number_format import float64_draws, number_format
 from kernels.mandelbrot.renderer import Renderer
-from kernels.mandelbrot.request import DeepFrameRequest, MandelbrotRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest, MandelbrotRequest
 from services.requests import mandelbrot_request, place_request
 
 

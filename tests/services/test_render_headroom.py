@@ -4,7 +4,7 @@ import numpy as np
 
 from kernels import backend
 from kernels.mandelbrot.deep.renderer import PRECISION_HEADROOM
-from kernels.mandelbrot.request import DeepFrameRequest
+from kernels.mandelbrot.requests.request import DeepFrameRequest
 from services.render import view_renderer
 
 CENTRE = ("-0.743643887037158704752191506114774", "0.131825904205311970493132056385139")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...cpu_chunks import control
-from ..escape import row_stride
-from . import exact_redo
-from .layout import N_STATS
+from ..loops.escape import row_stride
+from ..redo import exact_redo
+from ..tables.layout import N_STATS
 
 # rows per band at least this many pixels, for a cancellation check between bands
 CPU_BAND_PIXELS = 2 ** 16

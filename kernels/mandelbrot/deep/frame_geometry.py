@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
-from .loop_args import PixelGrid
-from .reference import ReferenceOrbit, gmpy2_module
-from .request import DeepRequest
+from ..loops.loop_args import PixelGrid
+from ..reference.reference import ReferenceOrbit, gmpy2_module
+from ..requests.deep_request import DeepRequest
 
 # a table built for |δc| <= 2^b serves frames with bounds down to 2^(b - TABLE_SLACK_BITS)
 TABLE_SLACK_BITS = 4

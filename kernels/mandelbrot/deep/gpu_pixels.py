@@ -20,9 +20,9 @@ import numpy as np
 
 from ...buffers import ensure_device_fits
 from ...launch import Launchers
-from .gpu_untrusted import queue_listing, settle_on_device
-from .layout import N_STATS
-from .targets import cuda, zero_kernel
+from ..redo.gpu_untrusted import queue_listing, settle_on_device
+from ..tables.layout import N_STATS
+from ..loops.targets import cuda, zero_kernel
 
 # persistent GPU threads: threads per block, and blocks per SM when the kernel's register count
 # cannot be asked (otherwise as many blocks as fit at once, by the kernel's registers: blocks

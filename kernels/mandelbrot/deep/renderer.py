@@ -21,21 +21,21 @@ import numpy as np
 from ...buffers import BufferPool
 from ...roofs.work import record
 from ...timing import JobTimer
-from ..deep_work import frame_work
-from ..formulas import BURNING_SHIP, LABELS, MANDELBROT
-from ..number_type import float32_deltas_reach
-from . import extended_loop, perturbation_loop
-from .bla import EPS_BITS, build_table
-from .bla_ship import ext_ship_tables, flat_ship_tables
+from .deep_work import frame_work
+from ..requests.formulas import BURNING_SHIP, LABELS, MANDELBROT
+from ..requests.number_type import float32_deltas_reach
+from ..loops import extended_loop, perturbation_loop
+from ..tables.bla import EPS_BITS, build_table
+from ..tables.bla_ship import ext_ship_tables, flat_ship_tables
 from .cpu_pixels import CpuPixels
-from .exact_redo import ExactCache, mode_of
-from .layout import empty_table, stats_dict
-from .loop_args import ExtendedArgs, PerturbationArgs, positional, with_layers
-from .flat_build import flat_tables
-from .period_stop import radius_log2
-from .reference import ReferenceOrbit, warm_engine
+from ..redo.exact_redo import ExactCache, mode_of
+from ..tables.layout import empty_table, stats_dict
+from ..loops.loop_args import ExtendedArgs, PerturbationArgs, positional, with_layers
+from ..tables.flat_build import flat_tables
+from ..reference.period_stop import radius_log2
+from ..reference.reference import ReferenceOrbit, warm_engine
 from .frame_geometry import TABLE_SLACK_BITS, FrameGeometry, table_bound
-from .request import DeepRequest
+from ..requests.deep_request import DeepRequest
 from .result import DeepResult, PendingValues
 from .table_ahead import MAX_RESERVED_BYTES, TableAhead, reserved_bytes, second_core, table_nbytes
 from .table_ahead import cached as ahead_cached
@@ -100,7 +100,7 @@ class DeepRenderer:
         self._compiled = False      # the table builder
         self._warm: set = set()     # formats whose loop is compiled
         if backend.is_gpu:          # numba.cuda is imported here, for a GPU's renderer only
-            from . import targets
+            from ..loops import targets
             if targets.cuda is None:
                 raise RuntimeError(f"numba-cuda failed to import: {targets.GPU_IMPORT_ERROR}")
             from .gpu_pixels import GpuPixels

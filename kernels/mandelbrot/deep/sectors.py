@@ -18,11 +18,11 @@ import numpy as np
 
 from ...roofs.work import record
 from ...timing import JobTimer
-from ..deep_work import frame_work
-from ..formulas import MANDELBROT
+from .deep_work import frame_work
+from ..requests.formulas import MANDELBROT
 from .frame_geometry import FrameGeometry
-from .layout import N_STATS, stats_dict
-from .loop_args import positional
+from ..tables.layout import N_STATS, stats_dict
+from ..loops.loop_args import positional
 from .result import DeepResult, PendingValues
 from .table_ahead import table_nbytes
 

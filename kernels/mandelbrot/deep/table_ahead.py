@@ -20,12 +20,12 @@ import threading
 
 import numpy as np
 
-from .bla import CHUNK_LEVELS, build_table, level_counts
-from .bla_blocks import final_blocks, stream_blocks
-from .layout import N_TAB
-from .orbit_floatexp import fill_rows
-from .flat_build import _CLAMP, B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW
-from .flat_build import loop_tables
+from ..tables.bla import CHUNK_LEVELS, build_table, level_counts
+from ..tables.bla_blocks import final_blocks, stream_blocks
+from ..tables.layout import N_TAB
+from ..reference.orbit_floatexp import fill_rows
+from ..tables.flat_build import _CLAMP, B_AA, B_AI, B_AR, B_BI, B_BR, B_R, BW, Z_IM, Z_R0, Z_RE, ZW
+from ..tables.flat_build import loop_tables
 
 # the arrays of the largest orbit the frame allows are reserved (not touched) up to this size;
 # a frame that could ask for more builds its table after the orbit, as before
@@ -240,7 +240,7 @@ def ready() -> bool:
 
 def cached() -> bool:
     """Whether numba's disk cache holds the table-ahead code (loading it takes a moment)."""
-    from ..warm import on_disk
+    from ..frames.warm import on_disk
     return all(on_disk(d) for d in kernels())
 
 

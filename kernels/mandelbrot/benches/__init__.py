@@ -1,0 +1,1 @@
+"""Bench-only code: deep-zoom workloads and places, published locations, bench launches."""

@@ -1,0 +1,1 @@
+"""Values to RGBA on either backend: the mappings, the Colourer, the overlays' layers."""

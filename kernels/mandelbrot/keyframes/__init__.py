@@ -1,0 +1,1 @@
+"""Zoom movies' paths and exponential-map keyframes: drawn, sampled, assembled, judged."""

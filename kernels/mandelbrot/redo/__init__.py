@@ -1,0 +1,1 @@
+"""Pixels float64 deltas cannot place, iterated again: MPFR, double-double, exact yardstick."""

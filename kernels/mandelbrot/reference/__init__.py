@@ -1,0 +1,1 @@
+"""The reference orbit in arbitrary precision: its engines, period stop, caches, nuclei."""

@@ -1,0 +1,1 @@
+"""What a frame is asked for: formulas, the frozen requests, number format and type; no numba."""
