@@ -1,6 +1,6 @@
 """The Mandelbrot view's overlay selector: none / iterations / lane efficiency / BLA steps /
 perturbation steps / rebases / redone, drawn by the renderer in place of the picture
-(kernels/mandelbrot/colouring/overlay_frames.py), with a legend (the colour bar, its scale and unit) and the
+(kernels/mandelbrot/colouring/overlays.py), with a legend (the colour bar, its scale and unit) and the
 frame's totals. Overlays without a meaning for the frame in view are greyed, their reason in the
 tooltip: lane efficiency on the CPU (no warps) and on deep frames, the deep step counts on float64
 frames. The choice stays while it cannot be drawn: it comes back when the view goes deep again.

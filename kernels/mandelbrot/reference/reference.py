@@ -29,7 +29,7 @@ import numpy as np
 from ...extras import install_hint
 from . import period_stop
 from .orbit_floatexp import fill_orbit
-from ..numbers.orbit_format import EZERO, TINY  # noqa: F401  (EZERO: the loops and tables import it here)
+from ..numbers.orbit_format import EZERO
 from .orbit_snapshot import OrbitSnapshot
 from ..requests import formulas
 from .reference_gmpy2 import ENGINES as FORMULA_ENGINES
