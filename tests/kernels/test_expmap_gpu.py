@@ -99,8 +99,8 @@ def test_keyframes_drawn_beside_their_frames_go_to_the_assembler_on_the_device(
     monkeypatch.setattr(mk, "CHUNK_FRAMES", 1)
     monkeypatch.setattr(mk, "DIRECT_MIN_LOG2", float("inf"))      # every frame from keyframes
     size = (6, 4) if simulated else (96, 54)
-    spec = MovieSpec(out=str(tmp_path / "f%03d.png"), size=size, fps=4, seconds=1,
-                     center="-0.7436438870371587,0.1318259042053119", width="1e-2",
+    spec = MovieSpec(out=str(tmp_path / "f%03d.png"), size=size, fps=3, seconds=1,
+                     center="-0.7436438870371587,0.1318259042053119", width="2e-1",
                      colouring=(("mapping", "sqrt"),), keyframes=True)
     movie = prepare(spec, open_encoder=False)
     em = mk.keyframe_map(movie)
