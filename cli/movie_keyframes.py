@@ -25,6 +25,7 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
         keyframe_frames,
         keyframe_map,
         remove_keyframes_dir,
+        schedule,
     )
 
     from .progress import RenderProgress
@@ -55,8 +56,9 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
     progress = RenderProgress(f"movie {w}×{h} {spec.fps} fps from {em.count} keyframes of "
                               f"{em.samples:,} samples, {what}, on {pool.describe()}")
     order = writer.render_order()
-    # the bar: every keyframe this run draws or reads, then every frame, by their counts
-    steps = max(1, em.count + len(order))
+    # the bar: every keyframe this run draws or reads (the frames drawn directly need none), then
+    # every frame, by their counts
+    steps = max(1, len(schedule(movie, em, order)[1]) + len(order))
     token = CancelToken()
     kt = KeyframeTimes()
     waited = {"frames": 0.0, "wall": 0.0}
