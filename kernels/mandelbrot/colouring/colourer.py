@@ -128,6 +128,14 @@ class Colourer:
             launch(g.colour_kernel, blocks, (bx, by), stream)(values, rgba, max_iter, mode, dens,
                                                               offset, stats, cdf, lut, interior)
 
+    def frame_colours(self, values, rgba, spec, max_iter: int, timer, stream=None, drawn=None):
+        """A float64 frame's rgba: its colours (colour()), or overlay `drawn` (overlays.Drawn) in
+        their place (overlay())."""
+        if drawn is None:
+            self.colour(values, rgba, spec, max_iter, timer, stream)
+        else:
+            self.overlay(values, rgba, drawn, timer, stream)
+
     # ---- overlays, coloured in place of the picture (overlays.py, overlay_device.py) ---------
     def overlay(self, values, rgba, drawn, timer, stream=None):
         """rgba ← overlay `drawn` (overlays.Drawn) of a float64 frame in place of its picture,
@@ -139,15 +147,16 @@ class Colourer:
         if self.backend.is_gpu:
             lut = self._overlay_lut(timer, stream)
             blocks, threads = od.grid2(rgba.shape, self.backend.simulated)
+            lanes = drawn.name == ov.LANES
+            kernel = self._launch(od.colour_lanes_kernel if lanes else od.colour_iterations_kernel,
+                                  blocks, threads, stream)
             span = od.span_of(scale)
             with timer.phase("kernel", gpu=True, detail="overlay"):
-                if drawn.name == ov.LANES:
-                    self._launch(od.colour_lanes_kernel, blocks, threads, stream)(
-                        values, drawn.slots, rgba, args[-1], scale.lo, span, lut,
-                        np.uint32(ov.no_value_word()))
+                if lanes:
+                    kernel(values, drawn.slots, rgba, args[-1], scale.lo, span, lut,
+                           np.uint32(ov.no_value_word()))
                 else:
-                    self._launch(od.colour_iterations_kernel, blocks, threads, stream)(
-                        values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
+                    kernel(values, rgba, args[0], *args[2:], scale.lo, span, bool(scale.log), lut)
             return
         with timer.phase("kernel", detail="overlay"):
             layers = od.float64_layers(values, args, into=self.pool.host(

@@ -77,12 +77,11 @@ class FrameSteps:
         if not recolour:
             target.escape(values, args, timer, cancel, target.counts(self.pool, "counts", h, w),
                           False, formula=request.formula, lanes=lanes)
-        if counting is not None and counting.name:
-            self.colourer.overlay(values, rgba, ov.Drawn(
-                counting.name, counting.scale, args, None if lanes is None else lanes.slots),
-                timer, target.stream)
-        else:
-            self.colourer.colour(values, rgba, request, request.max_iter, timer, target.stream)
+        drawn = ov.Drawn(counting.name, counting.scale, args,
+                         None if lanes is None else lanes.slots) \
+            if counting is not None and counting.name else None
+        self.colourer.frame_colours(values, rgba, request, request.max_iter, timer, target.stream,
+                                    drawn)
         # the roofline's counted work (frame_work.py): one pass where the values lie
         work = None if recolour else start_count(
             self.backend, self.pool, target.stream, values, args, timer,
