@@ -158,19 +158,8 @@ class DeepFrameRenderer:
         else:
             rgba = self.pool.host("rgba", (h, w), np.uint32, pinned=False, ring=3)
         self.colourer.colour(pending.values, rgba, request, request.max_iter, timer, stream)
-        host_values = None
-        if gpu:
-            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
-            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
-                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
-            if request.want_values:
-                host_values = self.pool.host("values", (h, w), np.float64, ring=3)
-                with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
-                    pending.values.copy_to_host(host_values, stream=stream)
-        else:
-            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
-            if request.want_values:
-                host_values = pending.values
+        frame_rgba, host_values = self._home(rgba, pending.values, request.want_values, timer,
+                                             stream)
         timer.queued()
 
         def finish() -> Frame:
@@ -243,17 +232,7 @@ class DeepFrameRenderer:
                     layers.copy_to_host(host, stream=stream)
                 stream.synchronize()
             kept = {n: ov.shown_values(n, np.array(host)) for n in counting.keep}
-        host_values = None
-        if gpu:
-            frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
-            with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
-                rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
-            if request.want_values:
-                host_values = res.values.copy_to_host(stream=stream)
-        else:
-            frame_rgba = rgba.view(np.uint8).reshape(h, w, 4)
-            if request.want_values:
-                host_values = np.array(res.values)
+        frame_rgba, host_values = self._home(rgba, res.values, request.want_values, timer, stream)
         # iterations performed, those the BLA steps skipped and every pass of a redone pixel
         totals = dict(res.stats, pixels=w * h,
                       useful=res.stats["perturbation_steps"] + res.stats["bla_iterations"])
@@ -268,6 +247,23 @@ class DeepFrameRenderer:
                            "precision_bits": getattr(res.reference, "precision", None),
                            "max_iter": max_iter, "backend": self.backend.label, "overlay": info,
                            "number_type": getattr(res, "number_type", "float64")})
+
+    def _home(self, rgba, values, want_values: bool, timer, stream):
+        """A frame's RGBA as (H, W, 4) uint8 on the host and, if wanted, its values there: on a
+        GPU copied into the host rings (each copy a timed phase), valid until the third frame
+        after; on the CPU where they already lie."""
+        h, w = rgba.shape
+        if not self.backend.is_gpu:
+            return rgba.view(np.uint8).reshape(h, w, 4), values if want_values else None
+        frame_rgba = self.pool.host("rgba", (h, w, 4), np.uint8, ring=3)
+        with timer.phase("d2h", gpu=True, nbytes=frame_rgba.nbytes):
+            rgba.copy_to_host(frame_rgba.view(np.uint32).reshape(h, w), stream=stream)
+        host_values = None
+        if want_values:
+            host_values = self.pool.host("values", (h, w), np.float64, ring=3)
+            with timer.phase("d2h", gpu=True, nbytes=host_values.nbytes):
+                values.copy_to_host(host_values, stream=stream)
+        return frame_rgba, host_values
 
     def _fetcher(self, values, h, w):
         """fetch_value(row, col) for hover read-outs: one element (8 bytes from the device). The
