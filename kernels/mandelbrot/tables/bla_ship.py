@@ -145,6 +145,16 @@ def _build(orbit, oexp, cm, ce, eps_bits, offsets, counts, tab, tabe, zo, bt):
             zo[k, 2] = bt[k - 1, 4]
 
 
+def _level_plan(counts):
+    """(offsets, levels (L, 2) int64: each level's first entry and count) of the levels' counts."""
+    offsets = np.zeros(len(counts), dtype=np.int64)
+    offsets[1:] = np.cumsum(counts[:-1])
+    levels = np.empty((len(counts), 2), dtype=np.int64)
+    levels[:, 0] = offsets
+    levels[:, 1] = counts
+    return offsets, levels
+
+
 def flat_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float, int],
                      eps_bits: int, use_bla: bool = True):
     """(zo (N*4,), bt (E*SHIP_BW,), levels (L, 2) int64) flattened as perturbation_loop's walk
@@ -155,8 +165,7 @@ def flat_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[floa
     if not counts:
         zo[:, 0], zo[:, 1] = orbit[:, 0], orbit[:, 1]
         return zo.reshape(-1), np.zeros(SHIP_BW), empty_table()[2]
-    offsets = np.zeros(len(counts), dtype=np.int64)
-    offsets[1:] = np.cumsum(counts[:-1])
+    offsets, levels = _level_plan(counts)
     total = int(sum(counts))
     tab = np.empty((total, N_S), dtype=np.float64)
     tabe = np.empty((total, 4), dtype=np.int32)
@@ -164,9 +173,6 @@ def flat_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[floa
     cm, ce = c_max
     _build(orbit, orbit_exp, float(cm), int(ce), int(eps_bits), offsets,
            np.asarray(counts, dtype=np.int64), tab, tabe, zo, bt)
-    levels = np.empty((len(counts), 2), dtype=np.int64)
-    levels[:, 0] = offsets
-    levels[:, 1] = counts
     return zo.reshape(-1), bt.reshape(-1), levels
 
 
@@ -201,8 +207,7 @@ def ext_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float
     if not counts:
         return (np.zeros((1, N_TAB_SHIP)), np.zeros((1, 4), dtype=np.int32),
                 empty_table()[2])
-    offsets = np.zeros(len(counts), dtype=np.int64)
-    offsets[1:] = np.cumsum(counts[:-1])
+    offsets, levels = _level_plan(counts)
     total = int(sum(counts))
     tab = np.empty((total, N_S), dtype=np.float64)
     tabe = np.empty((total, 4), dtype=np.int32)
@@ -211,7 +216,4 @@ def ext_ship_tables(orbit: np.ndarray, orbit_exp: np.ndarray, c_max: tuple[float
     cm, ce = c_max
     _build_ext(orbit, orbit_exp, float(cm), int(ce), int(eps_bits), offsets,
                np.asarray(counts, dtype=np.int64), tab, tabe, out, oute)
-    levels = np.empty((len(counts), 2), dtype=np.int64)
-    levels[:, 0] = offsets
-    levels[:, 1] = counts
     return out, oute, levels
