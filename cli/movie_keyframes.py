@@ -58,7 +58,8 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
     order = writer.render_order()
     # the bar: every keyframe this run draws or reads (the frames drawn directly need none), then
     # every frame, by their counts
-    steps = max(1, len(schedule(movie, em, order)[1]) + len(order))
+    plan = schedule(movie, em, order)
+    steps = max(1, len(plan[1]) + len(order))
     token = CancelToken()
     kt = KeyframeTimes()
     waited = {"frames": 0.0, "wall": 0.0}
@@ -70,7 +71,7 @@ def run_keyframes(spec: MovieSpec, movie: Movie, pool, restart: bool, timeline: 
             with pinned_orbit(em, cancel=token):
                 timeline.mark("reference")
                 t_loop = time.perf_counter()
-                for event in keyframe_frames(movie, em, order, pool, files, token, kt):
+                for event in keyframe_frames(movie, em, order, pool, files, token, kt, plan):
                     done += 1
                     progress.report(min(1.0, done / steps))
                     if event[0] == "frame":

@@ -327,16 +327,17 @@ def chunk_keyframes(chunk) -> list[int]:
 
 
 def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
-                    times: KeyframeTimes | None = None):
+                    times: KeyframeTimes | None = None, plan=None):
     """The frames of `order` (the writer's) made from keyframes: yields ("keyframe", k) as each
     keyframe is ready and ("frame", k, rgba) for each frame in `order`'s order. A batch's frames
     are made with the next batch's keyframes in between, on all the pool's workers: the encoders
     get frames while keyframes are drawn. Call inside expmap_render.pinned_orbit(em) so every
-    renderer of this process shares the orbit."""
+    renderer of this process shares the orbit. `plan`: schedule(movie, em, order), where the
+    caller has it already."""
     from kernels.mandelbrot.keyframes.expmap_render import KeyframeJob
     times = times if times is not None else KeyframeTimes()
     colouring = Colouring.of(movie.request(0))
-    batches, last_use = schedule(movie, em, order)
+    batches, last_use = plan if plan is not None else schedule(movie, em, order)
     needs = [sorted({k for c in chunks for k in chunk_keyframes(c)}, reverse=True)
              for chunks in batches]
     held: dict[int, np.ndarray] = {}
