@@ -35,6 +35,7 @@ class Lender:
         self._lock = threading.RLock()     # a loan's weak callback may run in a GC inside it
         self.reused = 0
         self.made = 0
+        self.pinned_bytes = 0       # of the pinned arrays made and not released
 
     def take(self, shape, dtype, pinned: bool = False) -> np.ndarray:
         """An array of that shape and dtype (contents undefined), lent until `give`; `pinned`:
@@ -51,11 +52,24 @@ class Lender:
             if pinned:
                 from numba import cuda
                 arr = cuda.pinned_array(key[0], dtype=np.dtype(dtype))
+                with self._lock:
+                    self.pinned_bytes += arr.nbytes
             else:
                 arr = np.empty(key[0], np.dtype(dtype))
         with self._lock:
             self._lent[id(arr)] = (weakref.ref(arr, self._forget(id(arr))), key)
         return arr
+
+    def take_pinned(self, shape, dtype, limit_bytes: int):
+        """take(shape, dtype, pinned=True) where a free one waits or a new one keeps the pinned
+        arrays made within `limit_bytes`; else None (page-locked memory cannot be swapped out:
+        the caller copies through its own buffer instead)."""
+        key = (tuple(int(s) for s in shape), np.dtype(dtype).str, True)
+        nbytes = int(np.prod(key[0])) * np.dtype(dtype).itemsize
+        with self._lock:
+            if not self._free.get(key) and self.pinned_bytes + nbytes > limit_bytes:
+                return None
+        return self.take(shape, dtype, pinned=True)
 
     def _forget(self, ident: int):
         """The callback that drops a loan's entry once its array is gone unreturned."""
@@ -98,7 +112,7 @@ class Lender:
         (the one that drew the frames)."""
         with self._lock:
             for key in [k for k in self._free if k[2]]:
-                del self._free[key]
+                self.pinned_bytes -= sum(a.nbytes for a in self._free.pop(key))
 
 
 # the process's lender: movie frames and keyframes

@@ -376,20 +376,21 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
                   DirectChunk(movie.path, tuple(c), movie.palette, movie.spec.size,
                               movie.spec.colouring) for c in chunks]
         ahead = to_draw(b + 1)
-        jobs, kinds = interleave(frames, [KeyframeJob(em, k) for k in ahead])
+        groups = interleave(frames, ahead)
+        jobs = [KeyframeGroup(None if kj is None else KeyframeJob(em, ahead[kj]),
+                              tuple(frames[j] for j in fjs)) for kj, fjs in groups]
         t0 = time.perf_counter()
-        for i, result in pool.ordered(jobs, cancel=cancel):
-            kind, j = kinds[i]
-            if kind == "keyframe":
-                drawn(ahead[j], *result)
-                yield ("keyframe", ahead[j])
-                continue
-            rgbas, seconds = result
-            times.assemble_s += seconds
-            times.direct += len(rgbas) if chunks[j][0][3] < 0 else 0
-            for f, rgba in zip(chunks[j], rgbas):
-                times.frames += 1
-                yield ("frame", f[0], rgba)
+        for i, (keyframe, results) in pool.ordered(jobs, cancel=cancel):
+            kj, fjs = groups[i]
+            if kj is not None:
+                drawn(ahead[kj], *keyframe)
+                yield ("keyframe", ahead[kj])
+            for j, (rgbas, seconds) in zip(fjs, results):
+                times.assemble_s += seconds
+                times.direct += len(rgbas) if chunks[j][0][3] < 0 else 0
+                for f, rgba in zip(chunks[j], rgbas):
+                    times.frames += 1
+                    yield ("frame", f[0], rgba)
         times.assemble_wall_s += time.perf_counter() - t0
         for k in [k for k, last in last_use.items() if last == b]:
             values = held.pop(k, None)
@@ -398,23 +399,42 @@ def keyframe_frames(movie, em, order, pool, files: KeyframeFiles, cancel=None,
                 files.release(values)
 
 
-def interleave(frames: list, keyframes: list):
-    """One job list with the keyframe jobs spread evenly among the frame jobs, and for each job
-    ("frame" | "keyframe", its index in its own list)."""
-    jobs, kinds = [], []
+def interleave(frames: list, keyframes: list) -> list[tuple]:
+    """The keyframes spread evenly among the frame jobs, in groups: [(keyframe index or None,
+    [frame job indices])], each keyframe with the frame jobs up to the next one (KeyframeGroup:
+    made while the keyframe's GPU work runs)."""
+    groups = [(None, [])]
     n_f, n_k, done = len(frames), len(keyframes), 0
-    for i, job in enumerate(frames):
-        jobs.append(job)
-        kinds.append(("frame", i))
+    for i in range(n_f):
+        groups[-1][1].append(i)
         upto = (i + 1) * n_k // n_f
         while done < upto:
-            jobs.append(keyframes[done])
-            kinds.append(("keyframe", done))
+            groups.append((done, []))
             done += 1
-    for j in range(done, n_k):
-        jobs.append(keyframes[j])
-        kinds.append(("keyframe", j))
-    return jobs, kinds
+    groups += [(j, []) for j in range(done, n_k)]
+    return [g for g in groups if g[0] is not None or g[1]]
+
+
+@dataclass(frozen=True)
+class KeyframeGroup:
+    """A pool job: a keyframe (KeyframeJob, or None) and frame jobs (FrameChunk, DirectChunk) on
+    one worker, the keyframe's GPU work queued first: the worker's host part of the frames is done
+    while the GPU draws the keyframe, instead of the GPU idling behind the host between frames.
+    The frames never need that keyframe (a batch's frames use keyframes drawn before it). Returns
+    (the keyframe's (values, seconds) or None, [each frame job's result])."""
+    keyframe: object
+    chunks: tuple
+
+    def __call__(self, worker):
+        finish = self.keyframe.start(worker) if self.keyframe is not None else None
+        try:
+            results = [chunk(worker) for chunk in self.chunks]
+        except BaseException:
+            if finish is not None:      # the renderer's work settled before the error goes on
+                with contextlib.suppress(Exception):
+                    finish()
+            raise
+        return (finish() if finish is not None else None), results
 
 
 def _affordable(backend, em, slots: int) -> int:

@@ -101,9 +101,9 @@ def test_an_interrupted_keyframe_movie_resumes_into_the_same_frames(tmp_path, mo
     assert any(n.endswith(".npy") for n in os.listdir(kept))
     monkeypatch.setattr(movie_writer._PngSink, "add", real_add)
     drawn = []
-    real_call = expmap_render.KeyframeJob.__call__
-    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__",
-                        lambda self, w: drawn.append(self.k) or real_call(self, w))
+    real_start = expmap_render.KeyframeJob.start
+    monkeypatch.setattr(expmap_render.KeyframeJob, "start",
+                        lambda self, w: drawn.append(self.k) or real_start(self, w))
     assert movie(pattern) == 0
     out = capsys.readouterr().out
     read_back = int(out.split(" read back")[0].rsplit(" ", 1)[1])
@@ -116,21 +116,21 @@ def test_an_interrupted_keyframe_movie_resumes_into_the_same_frames(tmp_path, mo
 def test_a_movie_stopped_among_its_keyframes_resumes_from_them(tmp_path, monkeypatch, short,
                                                                whole, capsys):
     pattern = tmp_path / "f%02d.png"
-    real_call = expmap_render.KeyframeJob.__call__
+    real_start = expmap_render.KeyframeJob.start
     drawn = []
 
     def draw_then_stop(self, w):
         if len(drawn) == 5:
             raise KeyboardInterrupt
         drawn.append(self.k)
-        return real_call(self, w)
-    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__", draw_then_stop)
+        return real_start(self, w)
+    monkeypatch.setattr(expmap_render.KeyframeJob, "start", draw_then_stop)
     assert movie(pattern) == 130
     capsys.readouterr()
     first = set(drawn)
     drawn.clear()
-    monkeypatch.setattr(expmap_render.KeyframeJob, "__call__",
-                        lambda self, w: drawn.append(self.k) or real_call(self, w))
+    monkeypatch.setattr(expmap_render.KeyframeJob, "start",
+                        lambda self, w: drawn.append(self.k) or real_start(self, w))
     assert movie(pattern) == 0
     assert first and not first & set(drawn)     # none of the first run's keyframes drawn again
     for a, b in zip(frames(pattern), whole):

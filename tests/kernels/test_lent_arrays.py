@@ -72,3 +72,28 @@ def test_pinned_arrays_are_kept_until_released_on_the_gpu_thread(monkeypatch):
     lender.give(a)
     lender.release_pinned()
     assert lender.take((4,), np.uint8, pinned=True) is not a and made == [(4,), (4,)]
+
+
+def test_pinned_loans_stay_within_their_byte_limit(monkeypatch):
+    """take_pinned makes a new pinned array only within the limit (a free one is always lent
+    again), and release_pinned gives the bytes back."""
+    import kernels.lent_arrays as la
+
+    class FakeCuda:
+        @staticmethod
+        def pinned_array(shape, dtype):
+            return np.empty(shape, dtype)
+    import numba
+    monkeypatch.setattr(numba, "cuda", FakeCuda, raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "numba.cuda", FakeCuda)
+    lender = la.Lender()
+    a = lender.take_pinned((4,), np.float64, 64)
+    b = lender.take_pinned((4,), np.float64, 64)
+    assert a is not None and b is not None and lender.pinned_bytes == 64
+    assert lender.take_pinned((4,), np.float64, 64) is None      # a third would pass 64 bytes
+    lender.give(a)
+    assert lender.take_pinned((4,), np.float64, 64) is a         # a free one: no new bytes
+    lender.give(a)
+    lender.give(b)
+    lender.release_pinned()
+    assert lender.pinned_bytes == 0 and lender.take_pinned((4,), np.float64, 32) is not None

@@ -87,11 +87,45 @@ def mk_width(path, k):
 
 
 def test_the_next_batchs_keyframes_are_spread_among_the_frames():
-    jobs, kinds = mk.interleave(["f0", "f1", "f2", "f3"], ["k0", "k1"])
-    assert sorted(jobs) == ["f0", "f1", "f2", "f3", "k0", "k1"]
-    assert [jobs.index(f) for f in ("f0", "f1", "f2", "f3")] == sorted(
-        jobs.index(f) for f in ("f0", "f1", "f2", "f3"))           # frames stay in order
-    assert jobs.index("k0") < jobs.index("f3") and jobs.index("k1") > jobs.index("f1")
-    assert all(jobs[i] == (("f" if kind == "frame" else "k") + str(j))
-               for i, (kind, j) in enumerate(kinds))
-    assert mk.interleave([], ["k0"])[0] == ["k0"] and mk.interleave(["f0"], [])[0] == ["f0"]
+    groups = mk.interleave(["f0", "f1", "f2", "f3"], ["k0", "k1"])
+    # every frame job once, in order; every keyframe once, in order
+    assert [j for _, fjs in groups for j in fjs] == [0, 1, 2, 3]
+    assert [k for k, _ in groups if k is not None] == [0, 1]
+    order = [("k", k) if k is not None else None for k, _ in groups]
+    flat = [x for (k, fjs) in groups for x in ([("k", k)] if k is not None else [])
+            + [("f", j) for j in fjs]]
+    assert flat.index(("k", 0)) < flat.index(("f", 3)) and flat.index(("k", 1)) > flat.index(("f", 1))
+    assert None not in order[1:]            # only the first group may lack a keyframe
+    assert mk.interleave([], ["k0"]) == [(0, [])] and mk.interleave(["f0"], []) == [(None, [0])]
+
+
+class _Worker:
+    """A pool worker's face for KeyframeGroup: jobs are called with it."""
+
+
+def test_a_group_queues_its_keyframe_before_its_frames_and_waits_for_it_after():
+    calls = []
+
+    class Keyframe:
+        def start(self, worker):
+            calls.append("start")
+            return lambda: (calls.append("finish"), ("values", 0.5))[1]
+
+    class Chunk:
+        def __init__(self, name, fail=False):
+            self.name, self.fail = name, fail
+
+        def __call__(self, worker):
+            calls.append(self.name)
+            if self.fail:
+                raise RuntimeError("cancelled")
+            return [self.name], 0.1
+
+    got = mk.KeyframeGroup(Keyframe(), (Chunk("a"), Chunk("b")))(_Worker())
+    assert calls == ["start", "a", "b", "finish"]
+    assert got == (("values", 0.5), [(["a"], 0.1), (["b"], 0.1)])
+    assert mk.KeyframeGroup(None, (Chunk("c"),))(_Worker()) == (None, [(["c"], 0.1)])
+    calls.clear()
+    with pytest.raises(RuntimeError):      # a frame's error still lets the keyframe settle
+        mk.KeyframeGroup(Keyframe(), (Chunk("d", fail=True),))(_Worker())
+    assert calls == ["start", "d", "finish"]

@@ -7,6 +7,8 @@ The sampling (expmap_sample.py) is one description compiled for both targets.
 """
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 from numba import njit, prange
 
@@ -18,6 +20,8 @@ from .expmap_sample import make_sample
 # GPU launch: threads per block (x, y); the simulator runs one Python thread per CUDA thread
 BLOCK = (32, 8)
 SIM_BLOCK = (4, 2)
+# frames queued before the first is waited for, at most (each holds a lent pinned array)
+MAX_AHEAD = 16
 
 
 _value_cpu = make_sample(njit(inline="always"))
@@ -61,6 +65,8 @@ class Assembler:
             return
         grown = 0 if self.stack is None else self.stack.shape[0] * 5 // 4
         shape = (max(1, int(slots), min(grown, int(slots) * 5 // 4)), em.samples)
+        for ev in getattr(self, "_loading", {}).values():
+            ev.synchronize()        # no copy into the old stack may be left running
         self.stack = None           # the old stack's memory goes first
         if self.backend.is_gpu:
             from numba import cuda
@@ -69,6 +75,7 @@ class Assembler:
             self.stack = np.empty(shape, np.float64)
         self.slot_of = np.full(em.count, -1, np.int64)
         self._free = list(range(shape[0] - 1, -1, -1))
+        self._loading = {}          # slot -> event after its copy from another stream (load_device)
         self._slots_changed = True
 
     @property
@@ -82,6 +89,7 @@ class Assembler:
             raise RuntimeError(f"no free slot for keyframe {k} ({self.stack.shape[0]} slots)")
         slot = self._free.pop()
         if self.backend.is_gpu:
+            self._ready(slot)
             self.stack[slot].copy_to_device(np.ascontiguousarray(values), stream=self._stream)
         else:
             self.stack[slot] = values
@@ -96,10 +104,24 @@ class Assembler:
         if not self.backend.is_gpu or self.slot_of[k] >= 0 or not self._free:
             return False
         slot = self._free.pop()
+        self._ready(slot)
         self.stack[slot].copy_to_device(values, stream=stream)
+        if stream is not self._stream and not self.backend.simulated:
+            # this assembler's stream waits for it on the GPU, not the host, before the slot
+            # is read or written again: frames from other slots go on meanwhile
+            from numba import cuda
+            ev = cuda.event(timing=False)
+            ev.record(stream)
+            self._loading[slot] = ev
         self.slot_of[k] = slot
         self._slots_changed = True
         return True
+
+    def _ready(self, slot: int) -> None:
+        """This assembler's stream made to wait for a copy into `slot` queued on another."""
+        ev = self._loading.pop(slot, None)
+        if ev is not None:
+            ev.wait(self._stream)
 
     def drop(self, k: int) -> None:
         slot = int(self.slot_of[k])
@@ -123,6 +145,8 @@ class Assembler:
             assemble_cpu(out, self.stack, self.slot_of, self.sec, *args)
             return out
         s = self._stream
+        for k in range(first, last + 1):
+            self._ready(int(self.slot_of[k]))
         if self._slots_changed:
             self._slot_dev.copy_to_device(self.slot_of, stream=s)
             self._slots_changed = False
@@ -140,33 +164,43 @@ class Assembler:
         return self._take(self._queue(spec, lw, limit, first, last))
 
     def frames(self, spec, frames, check=None, lender=None):
-        """frame() for each (lw, limit, first, last) of `frames`, in order, each valid until the
-        second one after it is asked for: on a GPU the next frame's kernels are queued before this
-        one is waited for, so the GPU draws it while the host takes this one. `check()` (a cancel)
+        """frame() for each (lw, limit, first, last) of `frames`, in order. `check()` (a cancel)
         before each frame is queued. `lender` (kernels.lent_arrays): each frame comes in an array
-        it lent, the caller's to hand on (pinned on a GPU, copied into straight from the device)."""
-        pending = None
+        it lent, the caller's to hand on (pinned on a GPU, copied into straight from the device),
+        and on a GPU every frame's kernels and copy are queued before the first is waited for: the
+        host's part of them is done while the GPU still draws (a keyframe drawn beside them, on
+        another stream). Without one, each frame is valid until the second one after it is asked
+        for (the ring), and only the next frame is queued ahead. One timer for them all: the
+        frames' phases summed."""
+        lent = lender is not None and self.backend.is_gpu and not self.backend.simulated
+        ahead = min(len(frames), MAX_AHEAD) if lent else 1
+        timer = JobTimer(self.backend, self._stream, f"keyframe assembly of {len(frames)} frames")
+        pending = deque()
         for f in frames:
             if check is not None:
                 check()
-            queued = self._queue(spec, *f, lender=lender)
-            if pending is not None:
-                yield self._take(pending, lender)
-            pending = queued
-        if pending is not None:
-            yield self._take(pending, lender)
+            pending.append(self._queue(spec, *f, lender=lender, timer=timer))
+            if len(pending) > ahead:
+                yield self._take(pending.popleft(), lender)
+        while pending:
+            yield self._take(pending.popleft(), lender)
+        timer.finish()
 
-    def _queue(self, spec, lw, limit, first, last, lender=None):
+    def _queue(self, spec, lw, limit, first, last, lender=None, timer=None):
         """A frame's kernels and its copy to the host queued (all done, on the CPU): into the
-        ring, or on a GPU with a `lender` into a pinned array lent by it."""
+        ring, or on a GPU with a `lender` into a pinned array lent by it. Returns (what to wait
+        for: a timer to finish or an event, None on the CPU; the frame)."""
         wpx, hpx = self.em.size
-        timer = JobTimer(self.backend, self._stream, "keyframe assembly")
+        own = timer is None
+        if own:
+            timer = JobTimer(self.backend, self._stream, "keyframe assembly")
         values = self.values(lw, limit, first, last, timer)
         if self.backend.is_gpu:
             rgba = self.pool.device("rgba", (hpx, wpx), np.uint32, stream=self._stream)
         else:
             rgba = self.pool.host("rgba", (hpx, wpx), np.uint32, pinned=False, ring=3)
         self.colourer.colour(values, rgba, spec, int(limit), timer, self._stream)
+        done = timer if own else None
         if self.backend.is_gpu:
             if lender is not None and not self.backend.simulated:
                 host = lender.take((hpx, wpx, 4), np.uint8, pinned=True)
@@ -174,15 +208,35 @@ class Assembler:
             else:
                 host = self.pool.host("rgba-host", (hpx, wpx), np.uint32, ring=3)
                 rgba.copy_to_host(host, stream=self._stream)
-            timer.queued()
+            if own:
+                timer.queued()
+            elif not self.backend.simulated:
+                done = self._event()
+                done.record(self._stream)
             rgba = host
-        return timer, rgba
+        return done, rgba
+
+    def _event(self):
+        """A (non-timing) event from a ring as long as the frames' lent arrays need: one per
+        frame in flight."""
+        from numba import cuda
+        if not hasattr(self, "_events"):
+            self._events = deque()
+        if len(self._events) < 64:
+            ev = cuda.event(timing=False)
+        else:
+            ev = self._events.popleft()
+        self._events.append(ev)
+        return ev
 
     def _take(self, queued, lender=None) -> np.ndarray:
-        """A queued frame once it is on the host (its timer finished: its GPU span alone), as
-        (Hpx, Wpx, 4) uint8: lent by `lender` where given."""
-        timer, rgba = queued
-        timer.finish()
+        """A queued frame once it is on the host (its own timer finished: its GPU span alone;
+        or its event met), as (Hpx, Wpx, 4) uint8: lent by `lender` where given."""
+        done, rgba = queued
+        if isinstance(done, JobTimer):
+            done.finish()
+        elif done is not None:
+            done.synchronize()
         if rgba.ndim == 3:          # already the lender's
             return rgba
         wpx, hpx = self.em.size

@@ -7,6 +7,7 @@ renderer of the movie, on every GPU, takes a copy of it.
 """
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 
@@ -32,6 +33,16 @@ STREAMS = 2
 # "sectors" = each sector its own frame, round robin on STREAMS renderers. The same bits
 LAUNCHES = ("one", "sectors")
 LAUNCH = "one"
+
+
+def pinned_keyframe_bytes() -> int:
+    """How much page-locked memory keyframes' host copies may hold (the GPU copies straight into
+    them): an eighth of the machine's memory, 4 GiB at most; beyond, through one pinned buffer."""
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        ram = 8 << 30
+    return min(4 << 30, ram // 8)
 
 
 def keyframe_request(em, k: int, sector: int = 0) -> DeepRequest:
@@ -115,21 +126,35 @@ class KeyframeRenderer:
         array the caller keeps. `on_device(values, stream)`: handed the keyframe where a GPU drew
         it in one launch (a device array valid until the stream's next work) before it is copied
         to the host."""
+        return self.start(em, k, cancel, on_device)()
+
+    def start(self, em, k: int, cancel=None, on_device=None):
+        """render() in two halves: the keyframe's work queued on the GPU (all of it, where it is
+        drawn in one launch), and the returned function waits for it and gives its values. The
+        caller's thread may queue other work on other streams in between."""
         # where no orbit is pinned (a Dask worker's process), the first one made serves every
         # deeper keyframe too
         for deep in self.deeps:
             deep.precision_headroom = em.count - 1 - int(k)
         t0 = time.perf_counter()
         self.last_stats = {}
-        values = self._render_one(em, k, cancel, on_device) if self.launch == "one" else None
-        if values is None:
+        finish = self._start_one(em, k, cancel, on_device) if self.launch == "one" else None
+        if finish is None:
             values = self._render_sectors(em, k, cancel)
+            finish = lambda: values     # noqa: E731
         self.seconds += time.perf_counter() - t0
-        self.pixels += values.size
-        return values
 
-    def _render_one(self, em, k: int, cancel, on_device=None):
-        """The keyframe as one frame (deep/sectors.py), or None where its sectors cannot be."""
+        def done() -> np.ndarray:
+            t1 = time.perf_counter()
+            values = finish()
+            self.seconds += time.perf_counter() - t1
+            self.pixels += values.size
+            return values
+        return done
+
+    def _start_one(self, em, k: int, cancel, on_device=None):
+        """The keyframe as one frame (deep/sectors.py) queued, and the function that waits for
+        its values; None where its sectors cannot be one frame."""
         from ..deep.sectors import start_sectors
         gpu = self.backend.is_gpu
         span = self._span_start() if gpu else None
@@ -137,18 +162,25 @@ class KeyframeRenderer:
         p = start_sectors(self.deep, reqs, cancel=cancel, to_host=not gpu)
         if p is None:
             return None
-        values = p.values
-        if gpu:     # into a pinned buffer, then into the array the caller keeps
+        values, via = p.values, None
+        if gpu:     # into a pinned array the caller keeps, or through the pool's pinned buffer
             if on_device is not None:
                 on_device(p.values, self.deep.stream)
-            values = self.deep.pool.host("keyframe-values", (em.samples,), np.float64)
+            values = None if self.backend.simulated else LENT.take_pinned(
+                (em.samples,), np.float64, pinned_keyframe_bytes())
+            if values is None:
+                values = via = self.deep.pool.host("keyframe-values", (em.samples,), np.float64)
             p.values.copy_to_host(values, stream=self.deep.stream)
-        self._done(p)
-        if gpu:
+            span = self._span_record(span)
+
+        def finish() -> np.ndarray:
+            self._done(p)
+            if not gpu:
+                return values
             self._span_end(span)
             self.deep.stream.synchronize()
-            values = LENT.copy_of(values)
-        return values
+            return values if via is None else LENT.copy_of(via)
+        return finish
 
     def _render_sectors(self, em, k: int, cancel):
         """The keyframe sector by sector, round robin on self.deeps."""
@@ -183,7 +215,7 @@ class KeyframeRenderer:
             for p in queue:
                 self._done(p)
         if gpu:
-            self._span_end(span)
+            self._span_end(self._span_record(span))
             for deep in self.deeps:
                 deep.stream.synchronize()
             values = LENT.copy_of(values)
@@ -199,12 +231,11 @@ class KeyframeRenderer:
         start.record(self.deep.stream)
         return start
 
-    def _span_end(self, start) -> None:
-        """The span from `start` to the end of every stream's work (the others joined into the
-        first's with events), added to span_ms."""
-        self.last_span_ms = None
+    def _span_record(self, start):
+        """(start, end): the end event recorded once every stream's work for the keyframe is
+        queued (the others joined into the first's with events), or None untimed."""
         if start is None:
-            return
+            return None
         from numba import cuda
         first = self.deep.stream
         for deep in self.deeps[1:]:
@@ -213,6 +244,15 @@ class KeyframeRenderer:
             joined.wait(first)
         end = cuda.event(timing=True)
         end.record(first)
+        return start, end
+
+    def _span_end(self, span) -> None:
+        """The span between _span_record's events (waited for) added to span_ms."""
+        self.last_span_ms = None
+        if span is None:
+            return
+        from numba import cuda
+        start, end = span
         end.synchronize()
         self.last_span_ms = cuda.event_elapsed_time(start, end)
         self.span_ms += self.last_span_ms
@@ -233,6 +273,11 @@ class KeyframeJob:
         self.em, self.k = em, int(k)
 
     def __call__(self, worker):
+        return self.start(worker)()
+
+    def start(self, worker):
+        """The keyframe queued on the worker's GPU; returns the function that waits for it and
+        gives (values, seconds: the worker's time in both halves)."""
         # role "movie" at [2]: the window drops a movie's renderers when it ends (jobs.releasing)
         renderer = worker.renderer(("mandelbrot", "keyframes", "movie"),
                                    lambda: KeyframeRenderer(worker.backend))
@@ -245,5 +290,11 @@ class KeyframeJob:
         from .expmap_assemble import worker_assembler
         asm = worker_assembler(worker, self.em) if worker.backend.is_gpu else None
         on_device = None if asm is None else (lambda v, s: asm.load_device(self.k, v, s))
-        values = renderer.render(self.em, self.k, cancel=cancel, on_device=on_device)
-        return values, time.perf_counter() - t0
+        finish = renderer.start(self.em, self.k, cancel=cancel, on_device=on_device)
+        queued_s = time.perf_counter() - t0
+
+        def done():
+            t1 = time.perf_counter()
+            values = finish()
+            return values, queued_s + time.perf_counter() - t1
+        return done
