@@ -1,7 +1,7 @@
 """What a first start compiles: whether numba's disk cache already holds the CPU kernels a frame
 needs, a rough estimate of the wait where it does not, and the words for it; and a renderer's
-compile itself (Compiled). Only the check and the compile import the kernels (numba); the
-estimates and words are plain data.
+compile itself (Compiled), with a timer that times nothing (WarmUpTimer). Only the check and the
+compile import the kernels (numba); the estimates and words are plain data.
 
 The estimates are an idle 2-core laptop's compile times (docs/PERFORMANCE.md, "Cold and warm
 start"), rounded up. Under load the same compile took two to three times as long, so the words
@@ -9,6 +9,9 @@ shown to a user carry no number: the window counts the seconds up instead (wait_
 """
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from ..requests.formulas import MANDELBROT
@@ -118,11 +121,9 @@ class Compiled:
         if formula in self.formulas and self.colourer.warm_mappings.issuperset(mappings):
             return 0.0
         import dataclasses
-        import time
         import warnings
 
         from ...buffers import BufferPool
-        from ...timing import JobTimer
         from ..loops.escape import PixelGrid
         from .frame_work import start_count
         from ..requests.request import MandelbrotRequest
@@ -134,7 +135,8 @@ class Compiled:
         values = target.values(pool, "warm-values", 3, 4)
         counts = target.counts(pool, "warm-counts", 3, 4)
         rgba = target.rgba(pool, "warm-rgba", 3, 4)
-        timer = JobTimer(self.backend, target.stream, "warm-up")
+        # its times would be thrown away: it times nothing, but sets up what a frame's timer uses
+        timer = WarmUpTimer(self.backend, target.stream)
         with warnings.catch_warnings():
             # numba-cuda warns about grids under 128 blocks; this one is tiny on purpose
             warnings.filterwarnings("ignore", message=r"Grid size \d+ will likely result in GPU")
@@ -148,3 +150,112 @@ class Compiled:
         timer.finish()
         self.formulas.add(formula)
         return (time.perf_counter() - t) * 1e3
+
+
+class WarmUpTimer:
+    """JobTimer's face for the warm-up's calls (phase, wait, native, add_host_ms, queued, finish
+    and timings.bytes), with none of its clocks."""
+
+    def __init__(self, backend, stream=None):
+        self.backend, self.stream = backend, stream
+        self.timings = SimpleNamespace(bytes={"h2d": 0, "d2h": 0})     # targets count copies here
+        self._gpu = bool(getattr(backend, "is_gpu", False))
+        self._real = self._gpu and not getattr(backend, "simulated", False)
+        self._how = None            # "cupti", "gate" or "events", once a GPU phase asked
+        self._spans = 0             # the spans a JobTimer would have held events for
+        self._open = False
+        self._pids: list[int] = []
+
+    def _prepare(self) -> str:
+        """What a JobTimer's first GPU phase sets up: CUPTI where the method allows it and it
+        starts, else the thread's gate (unless bare events), closed and opened once on the
+        stream so that its launch there is prepared too."""
+        from ... import timing
+        method = timing.method_setting()
+        if method in ("auto", "cupti"):
+            from ... import cupti_records
+            on = cupti_records.started()
+            if on is None:
+                from ...host_costs import note_host_cost
+                t = time.perf_counter()
+                on = cupti_records.start()
+                note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
+            if on:
+                return "cupti"
+        if method == "events":
+            return "events"
+        from ...stream_gate import gate_for_thread
+        gate = gate_for_thread()        # notes its own setup's cost
+        gate.close(self.stream)
+        gate.open()
+        return "gate"
+
+    @contextmanager
+    def phase(self, name: str, *, gpu: bool = False, nbytes: int = 0, detail: str | None = None,
+              gate: bool = True):
+        if not (gpu and self._real):
+            yield
+            return
+        if self._how is None:
+            self._how = self._prepare()
+        self._spans += 1
+        if self._how != "cupti":
+            self._open = self._how == "gate" and gate
+            try:
+                yield
+            finally:
+                self._open = False
+            return
+        from ... import cupti_records
+        self._pids.append(cupti_records.push())     # its records claimed at finish, not left
+        try:
+            yield
+        finally:
+            cupti_records.pop()
+
+    def wait(self) -> None:
+        """Wait for the work queued so far (a gated span would end here and a new one start)."""
+        if self._open:
+            self._spans += 1
+        self._sync()
+
+    def native(self, name: str, kernel, *args, detail: str | None = None,
+               stamped: bool = False) -> None:
+        """Run a numba CPU kernel in the wrapper JobTimer.native times it with, so that the
+        wrapper is compiled here; its clock is dropped."""
+        from numba.core.registry import CPUDispatcher
+        if not isinstance(kernel, CPUDispatcher):   # a Python function (a test's stand-in)
+            kernel(*args)
+        elif stamped:
+            from ...cpu_chunks import stamped as wrap
+            wrap(kernel)(*args)
+        else:
+            from ...native_clock import timed_cached
+            timed_cached(kernel)(*args)
+
+    def add_host_ms(self, name: str, ms: float, detail: str | None = None) -> None:
+        pass
+
+    def queued(self) -> None:
+        pass                        # finish() waits for the stream
+
+    def _sync(self) -> None:
+        if self.stream is not None:
+            self.stream.synchronize()
+        elif self._gpu:
+            from numba import cuda
+            cuda.synchronize()
+
+    def finish(self) -> None:
+        """Wait for the warm-up's work; leave on this thread's free list the timing events a
+        JobTimer's spans would have left (the first frame then creates none, as later frames),
+        and claim and drop its CUPTI records (else the first frame's flush would take them)."""
+        if self._gpu:
+            self._sync()
+        if not self._spans:
+            return
+        from ...timing import spare_events
+        spare_events(2 * self._spans)
+        if self._pids:
+            from ... import cupti_records
+            cupti_records.busy_ms(self._pids)
