@@ -17,7 +17,7 @@ for p in ${PREFIXES:-mandelbrot-full deep-kf-5e113 deep-kf-4e533}; do
   for round in $(seq "${ROUNDS:-2}"); do
     for tree in new base; do
       dir=$here; [ "$tree" = base ] && dir=$base
-      (cd "$dir" && PYTHONPATH="$dir" timeout 200 python3 "$here/tools/cupti_kernel_census.py" \
+      (cd "$dir" && PYTHONPATH="$dir:${PYTHONPATH:-}" timeout 200 python3 "$here/tools/cupti_kernel_census.py" \
          "$OUT/al/$tree-$p-$round.json" -- --bench --backend cuda --only "$p" --repeats "${REPEATS:-5}" \
          > "$OUT/al/$tree-$p-$round.txt" 2>&1)
       echo "$tree $p round $round rc=$? (${SECONDS}s)"
