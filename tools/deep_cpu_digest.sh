@@ -14,6 +14,7 @@ c="-1.99999911758766165543764649311537154663,0"
 ov="iterations,bla-steps,perturbation-steps,rebases,redone"
 run() {
   name=$1; shift
+  case " ${ONLY:-$name} " in *" $name "*) ;; *) return ;; esac    # ONLY="ext kf5": those alone
   (cd "$tree" && "$py" main.py --render mandelbrot --backend "${BACKEND:-cpu}" --out "$out/$name.npy" "$@" \
      > "$out/$name.log" 2>&1)
   echo "$name rc=$?"
