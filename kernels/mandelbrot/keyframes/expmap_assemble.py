@@ -55,6 +55,8 @@ class Assembler:
             self._slot_dev = cuda.device_array((em.count,), np.int64, stream=self._stream)
             self._sec_dev = cuda.to_device(self.sec, stream=self._stream)
         self.stack = None
+        self._loading = {}          # slot -> event after its copy from another stream (load_device)
+        self._events = deque()      # the frames' wait events, a ring (_event)
         self.ensure(slots)
 
     def ensure(self, slots: int) -> None:
@@ -65,7 +67,7 @@ class Assembler:
             return
         grown = 0 if self.stack is None else self.stack.shape[0] * 5 // 4
         shape = (max(1, int(slots), min(grown, int(slots) * 5 // 4)), em.samples)
-        for ev in getattr(self, "_loading", {}).values():
+        for ev in self._loading.values():
             ev.synchronize()        # no copy into the old stack may be left running
         self.stack = None           # the old stack's memory goes first
         if self.backend.is_gpu:
@@ -75,7 +77,7 @@ class Assembler:
             self.stack = np.empty(shape, np.float64)
         self.slot_of = np.full(em.count, -1, np.int64)
         self._free = list(range(shape[0] - 1, -1, -1))
-        self._loading = {}          # slot -> event after its copy from another stream (load_device)
+        self._loading = {}
         self._slots_changed = True
 
     @property
@@ -220,8 +222,6 @@ class Assembler:
         """A (non-timing) event from a ring as long as the frames' lent arrays need: one per
         frame in flight."""
         from numba import cuda
-        if not hasattr(self, "_events"):
-            self._events = deque()
         if len(self._events) < 64:
             ev = cuda.event(timing=False)
         else:

@@ -7,6 +7,7 @@ renderer of the movie, on every GPU, takes a copy of it.
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ LAUNCHES = ("one", "sectors")
 LAUNCH = "one"
 
 
+@functools.lru_cache(maxsize=1)
 def pinned_keyframe_bytes() -> int:
     """How much page-locked memory keyframes' host copies may hold (the GPU copies straight into
     them): an eighth of the machine's memory, 4 GiB at most; beyond, through one pinned buffer."""
