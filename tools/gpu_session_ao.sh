@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# For the next stop (issue 36's last GPU part): the window's and the fault suite's GPU tests on the
-# real GPU (22 tests, pytest -m gpu tests/explorer tests/faults), which stop 50 ran under the
-# simulator only: the overlay pipeline, the renderer split, the layout and the warm-up's stand-in
-# timer reach the window through them. Qt bundle, so no numba cache fits beside it (cold: minutes).
-#   bash tools/device_head.sh pack; carry .device-win .device-head.tgz
+# Issue 36's last GPU part: the window's and the fault suite's GPU tests on the real GPU (pytest -m
+# gpu tests/explorer tests/faults), which stop 50 ran under the simulator only: the overlay
+# pipeline, the renderer split, the layout and the warm-up's stand-in timer reach the window through
+# them. Qt bundle, so no numba cache fits beside it (cold).
+#   bash tools/device_win_bundle.sh; bash tools/device_head.sh pack; carry .device-win .device-head.tgz
 set -u
 OUT=${1:?usage: gpu_session_ao.sh OUT}; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1
 SECONDS=0
