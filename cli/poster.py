@@ -89,6 +89,7 @@ def run_poster(args, view: str, request, out: str, backend) -> int:
                                                                    "mandelbrot")))
         if line:
             note(line)
-    print(f"wrote {out} ({w}x{h}, {view}, {total} bands on {pool.describe()}; "
+    shown = getattr(request, "formula", None) or view    # the formula drawn, e.g. burning-ship
+    print(f"wrote {out} ({w}x{h}, {shown}, {total} bands on {pool.describe()}; "
           f"rendering {poster.render_s:.2f} s, writing {write_s:.2f} s)")
     return 0

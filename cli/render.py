@@ -156,7 +156,8 @@ def run_render(args) -> int:
                       getattr(request, "formula", "mandelbrot"))
     if line:
         note(line)
-    print(f"wrote {args.out} ({w}x{h}, {view}, {be.label})")
+    shown = getattr(request, "formula", None) or view    # the formula drawn, e.g. burning-ship
+    print(f"wrote {args.out} ({w}x{h}, {shown}, {be.label})")
     if args.overlay:
         try:
             for line in run_interruptibly(lambda: write_overlay_files(args, renderer, request,

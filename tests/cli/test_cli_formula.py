@@ -24,6 +24,7 @@ def render(out, *extra, size="16x10"):
 
 def test_formula_burning_ship_renders_the_ship(tmp_path, capsys):
     assert render(tmp_path / "ship.npy", *PLACE, "--formula", SHIP) == 0, capsys.readouterr().err
+    assert "(16x10, burning-ship, CPU)" in capsys.readouterr().out     # the formula it drew, named
     got = np.load(tmp_path / "ship.npy")
     req = MandelbrotRequest(-1.7557, -0.0284, 0.128, (16, 10), 300, want_values=True,
                             formula=SHIP)
