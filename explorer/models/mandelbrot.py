@@ -198,6 +198,16 @@ class MandelbrotModel:
         self.observers.notify(FORMULA, formula)
         return True
 
+    def choose_formula(self, formula: str) -> bool:
+        """The panel's choice: as set_formula, and a view showing the old formula's whole set
+        moves to the new one's (the ship's lies elsewhere, half of it outside the old view)."""
+        at_home = self.camera.state == self.camera.home
+        if not self.set_formula(formula):
+            return False
+        if at_home:
+            self._moved(self.camera.reset())
+        return True
+
     # ---- number format and requests --------------------------------------------------------------
     def number_format(self, w: int | None = None, width: Decimal | None = None) -> str:
         """"float64" | "perturbation" | "extended": the arithmetic frames of the current camera use

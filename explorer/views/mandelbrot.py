@@ -118,7 +118,7 @@ class MandelbrotView(BaseView):
         self.canvas.hovered.connect(self.hover.moved)
 
         c = self.controls
-        c.formula_changed.connect(self.model.set_formula)
+        c.formula_changed.connect(self.model.choose_formula)
         c.colouring_changed.connect(self._panel_changed)
         c.bookmark_chosen.connect(self.go_to_bookmark)
         c.bookmark_box.add_requested.connect(self.add_bookmark)

@@ -170,7 +170,7 @@ class DeepFrameRenderer:
                     self._last = None       # nothing to recolour
                 raise
             timings = res.timings if not recolour else Timings(
-                backend=self.backend.name, label=f"deep mandelbrot {w}×{h}, recolour ({res.format})")
+                backend=self.backend.name, label=f"deep {request.formula} {w}×{h}, recolour ({res.format})")
             if compile_ms:
                 timings.add("compile", compile_ms)
             colour_t = timer.finish()

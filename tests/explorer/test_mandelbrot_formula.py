@@ -49,6 +49,7 @@ def test_choosing_burning_ship_draws_a_frame_of_it(qtbot, scheduler, cpu_backend
     frame = v.last_frame
     assert frame is not mandelbrot and frame.request.formula == SHIP
     assert not frame.meta["recoloured"]          # another formula is never a recolouring
+    assert frame.timings.label.startswith(SHIP)   # the timing panel names what was drawn
     # the hover read-out's values are the new formula's: a pixel's count is the plain loop's
     req = frame.request
     for row, col in ((0, 0), (v.canvas_size()[1] // 2, v.canvas_size()[0] // 3)):
@@ -58,10 +59,23 @@ def test_choosing_burning_ship_draws_a_frame_of_it(qtbot, scheduler, cpu_backend
         assert got == want
 
 
+def test_choosing_a_formula_at_the_whole_set_shows_the_new_ones(qtbot, scheduler, cpu_backend):
+    """At Home the combo moves the view to the new formula's whole set (the ship's lies elsewhere);
+    anywhere else the place stays, to compare the formulas there."""
+    v = make_view(qtbot, scheduler, cpu_backend, show=False)
+    _choose(v, SHIP)
+    re_, im_, width = formulas.WHOLE_SETS[SHIP]
+    assert v.camera.center == (Decimal(re_), Decimal(im_)) and v.camera.width == Decimal(width)
+    _choose(v, formulas.MANDELBROT)
+    assert v.camera.center == (Decimal("-0.75"), Decimal(0))
+
+
 def test_home_goes_to_the_formulas_whole_set(qtbot, scheduler, cpu_backend):
     v = make_view(qtbot, scheduler, cpu_backend, show=False)
     v.model.zoom_centre(8.0)
+    zoomed = (v.camera.center, v.camera.width)
     _choose(v, SHIP)
+    assert (v.camera.center, v.camera.width) == zoomed      # away from Home the place stays
     assert v.model.reset()
     re_, im_, width = formulas.WHOLE_SETS[SHIP]
     assert v.camera.center == (Decimal(re_), Decimal(im_)) and v.camera.width == Decimal(width)

@@ -212,7 +212,7 @@ class DeepRenderer:
                 progress(0.0, "compile")
             compile_ms = self.warmup((fmt,), formula)
         timer = JobTimer(self.backend, self.stream,
-                         f"deep mandelbrot {w}×{h}, {request.max_iter:,} iterations, {fmt}")
+                         f"deep {request.formula} {w}×{h}, {request.max_iter:,} iterations, {fmt}")
         if compile_ms is not None:
             timer.add_host_ms("compile", compile_ms)
 

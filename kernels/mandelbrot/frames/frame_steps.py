@@ -54,7 +54,7 @@ class FrameSteps:
         if counting is not None and counting.lanes:
             lanes = target.lanes(self.pool, h, w, request.max_iter)
         timer = JobTimer(self.backend, target.stream,
-                         f"mandelbrot {w}×{h}, {request.max_iter:,} iterations")
+                         f"{request.formula} {w}×{h}, {request.max_iter:,} iterations")
         if compile_ms is not None:
             timer.add_host_ms("compile", compile_ms)
 

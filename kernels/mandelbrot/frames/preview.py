@@ -151,7 +151,7 @@ def render_preview(req: PreviewRequest, cancel=None, backend=None) -> Frame:
     cx, cy = grid(small)
     values = escape_values(cx, cy, small.max_iter, cancel, small.formula)
     rgba = colour(values, small)
-    t = Timings(backend="cpu", label=f"mandelbrot preview {small.size[0]}×{small.size[1]} "
+    t = Timings(backend="cpu", label=f"{small.formula} preview {small.size[0]}×{small.size[1]} "
                                      "(NumPy, while the kernels compile)")
     t.add("host", (time.perf_counter() - t0) * 1e3)
     t.phases_ms["total"] = t.phases_ms.get("host")
