@@ -47,8 +47,21 @@ def test_every_shipped_bookmark_has_at_least_the_automatic_iterations():
     found, problems = load_bookmarks(BOOKMARKS_PATH)
     assert found and not problems
     for b in found:
-        if b.iterations is not None:      # None: the automatic policy itself
+        # None: the automatic policy itself, which is the Mandelbrot set's depth rule
+        if b.iterations is not None and b.formula == "mandelbrot":
             assert b.iterations >= auto_iterations(b.width), b.name
+
+
+def test_the_deep_burning_ship_bookmarks_are_the_places_tested_against_mpfr():
+    """The ship's deep bookmarks are locations.SHIP_447 and SHIP_662 digit for digit, at the
+    widths and iterations tests/kernels/test_deep_ship*.py check against MPFR brute force."""
+    from kernels.mandelbrot.benches import locations as loc
+    ships = {b.name: b for b in load_bookmarks(BOOKMARKS_PATH)[0] if b.formula == "burning-ship"}
+    assert len(ships) == 4
+    deep = [b for b in ships.values() if b.width < Decimal("1e-50")]
+    want = {(loc.SHIP_447.center_re, loc.SHIP_447.center_im, Decimal("1e-100"), 6000),
+            (loc.SHIP_662.center_re, loc.SHIP_662.center_im, Decimal("1e-301"), 20000)}
+    assert {(str(b.center_re), str(b.center_im), b.width, b.iterations) for b in deep} == want
 
 
 def test_the_period_424_minibrots_centre_is_inside_at_its_iterations():
