@@ -53,7 +53,8 @@ def method_setting() -> str:
     return _method
 
 
-def _use_cupti() -> bool:
+def use_cupti() -> bool:
+    """Whether GPU phases are timed by CUPTI's records now (starting CUPTI on the first ask)."""
     if _method not in ("auto", "cupti"):
         return False
     from . import cupti_records
@@ -197,7 +198,7 @@ class JobTimer:
                 if detail:
                     self.timings.detail.setdefault(detail, None)
                 return
-            if _use_cupti():
+            if use_cupti():
                 from . import cupti_records
                 start = _take_event()
                 self._record(start)
@@ -287,7 +288,7 @@ class JobTimer:
         pairs): on a GPU issued with its events from compiled code (native_copy.py), so no wait
         for the GIL enters it; elsewhere, or if that fails, an ordinary ungated phase."""
         nbytes = sum(int(d.nbytes) for d, _ in pairs)
-        if self._events_ok and not _use_cupti() and _method != "events" and not _native_failed:
+        if self._events_ok and not use_cupti() and _method != "events" and not _native_failed:
             from . import native_copy
             start, end = _take_event(), _take_event()
             try:

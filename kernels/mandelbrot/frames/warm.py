@@ -171,18 +171,9 @@ class WarmUpTimer:
         starts, else the thread's gate (unless bare events), closed and opened once on the
         stream so that its launch there is prepared too."""
         from ... import timing
-        method = timing.method_setting()
-        if method in ("auto", "cupti"):
-            from ... import cupti_records
-            on = cupti_records.started()
-            if on is None:
-                from ...host_costs import note_host_cost
-                t = time.perf_counter()
-                on = cupti_records.start()
-                note_host_cost("timing setup", (time.perf_counter() - t) * 1e3)
-            if on:
-                return "cupti"
-        if method == "events":
+        if timing.use_cupti():
+            return "cupti"
+        if timing.method_setting() == "events":
             return "events"
         from ...stream_gate import gate_for_thread
         gate = gate_for_thread()        # notes its own setup's cost
